@@ -1,0 +1,92 @@
+"""The communication primitives a learner may call, and the bytes each one puts on the wire.
+
+Both runtimes (real torch and the simulation) describe every communication call with one
+*canonical op* and account its bytes with :func:`bytes_sent`, so their traces are comparable.
+"""
+
+from __future__ import annotations
+
+#: learner-facing name -> canonical op recorded in the trace
+CANONICAL: dict[str, str] = {
+    "send": "send",
+    "isend": "send",
+    "recv": "recv",
+    "irecv": "recv",
+    "batch_isend_irecv": "send",
+    "all_reduce": "all_reduce",
+    "reduce_scatter": "reduce_scatter",
+    "reduce_scatter_tensor": "reduce_scatter",
+    "all_gather": "all_gather",
+    "all_gather_into_tensor": "all_gather",
+    "all_to_all": "all_to_all",
+    "all_to_all_single": "all_to_all",
+    "broadcast": "broadcast",
+    "reduce": "reduce",
+    "gather": "gather",
+    "scatter": "scatter",
+    "barrier": "barrier",
+}
+
+#: canonical ops that are point-to-point
+P2P_OPS = frozenset({"send", "recv"})
+
+#: canonical op -> the learner-facing name used in messages
+DISPLAY: dict[str, str] = {
+    "send": "send/isend",
+    "recv": "recv/irecv",
+    "all_reduce": "all_reduce",
+    "reduce_scatter": "reduce_scatter_tensor",
+    "all_gather": "all_gather_into_tensor",
+    "all_to_all": "all_to_all_single",
+    "broadcast": "broadcast",
+    "reduce": "reduce",
+    "gather": "gather",
+    "scatter": "scatter",
+    "barrier": "barrier",
+}
+
+
+def allowed_ops(names: list[str]) -> frozenset[str]:
+    """Canonical ops allowed by an exercise's list of learner-facing names.
+
+    ``batch_isend_irecv`` allows both directions of point-to-point traffic.
+    """
+    ops: set[str] = set()
+    for name in names:
+        if name not in CANONICAL:
+            raise ValueError(f"unknown primitive {name!r}; known: {', '.join(sorted(CANONICAL))}")
+        ops.add(CANONICAL[name])
+        if name == "batch_isend_irecv":
+            ops.add("recv")
+    return frozenset(ops)
+
+
+def bytes_sent(op: str, world: int, rank: int, nbytes: int, root: int | None = None,
+               split_bytes: list[int] | None = None) -> int:
+    """Bytes this rank sends for one call, by the bandwidth-optimal algorithm's volume.
+
+    ``nbytes`` is the size of the tensor the op is about: the sent/received tensor for p2p,
+    the reduced tensor for all_reduce, the *input* for reduce_scatter and scatter (root), the
+    *output* for all_gather, the input for all_to_all (``split_bytes`` gives its blocks per
+    destination when uneven) and the tensor for broadcast/reduce/gather.
+    """
+    n = world
+    if op == "send":
+        return nbytes
+    if op in ("recv", "barrier") or n == 1:
+        return 0
+    if op == "all_reduce":
+        return 2 * (n - 1) * nbytes // n
+    if op in ("reduce_scatter", "all_gather"):
+        return (n - 1) * nbytes // n
+    if op == "all_to_all":
+        if split_bytes is not None:
+            return sum(b for dst, b in enumerate(split_bytes) if dst != rank)
+        return (n - 1) * nbytes // n
+    if op == "broadcast":
+        return (n - 1) * nbytes if rank == root else 0
+    if op in ("reduce", "gather"):
+        return 0 if rank == root else nbytes
+    if op == "scatter":
+        return (n - 1) * nbytes // n if rank == root else 0
+    raise ValueError(f"unknown canonical op {op!r}")

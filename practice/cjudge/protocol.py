@@ -1,0 +1,90 @@
+"""The data that crosses between the trusted grader and an (untrusted) runtime.
+
+The trusted side turns an exercise and a seed into :class:`CaseSpec` s (inputs included, no
+expected values), a runtime runs the learner's code on every rank of one case and answers a
+:class:`RawCase`; the trusted side grades it. Everything here is plain JSON so that it can cross
+a sandbox boundary or the JavaScript/Python boundary in the browser unchanged.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, NotRequired, TypedDict
+
+RankState = Literal["starting", "running", "blocked", "returned", "failed", "killed"]
+Stop = Literal["deadlock", "time_limit", "output_limit", "memory_limit"]
+
+
+class TensorData(TypedDict):
+    """A tensor as plain data: shape, dtype name ("float32", "float64", "int64") and flat values."""
+
+    shape: list[int]
+    dtype: str
+    data: list[float] | list[int]
+
+
+class CaseSpec(TypedDict):
+    """One case as a runtime needs it: who runs, with which inputs, under which rules."""
+
+    name: str
+    world_size: int
+    sample: bool
+    params: dict[str, int | str]
+    inputs: list[TensorData]  # one per rank
+
+
+class JobSpec(TypedDict):
+    """What a runtime needs besides the case: the learner's code and the exercise's rules."""
+
+    function: str  # the graded function's name, e.g. "ring_all_reduce"
+    output: Literal["inplace", "return"]  # what to compare: the argument after the call, or the return
+    allowed: list[str]  # canonical ops allowed inside the graded function
+    code: str
+    filename: str  # the learner's file name, as shown in tracebacks
+    time_limit_s: float
+    output_limit_bytes: int
+
+
+class TraceEvent(TypedDict):
+    """One communication call made inside the graded function, counted once."""
+
+    rank: int
+    seq: int
+    op: str  # canonical op (see primitives.py)
+    peer: int | None  # the other rank for p2p, the root for rooted collectives
+    bytes: int  # bytes this rank sends for the call (primitives.bytes_sent)
+    count: int  # elements in the tensor the call is about
+    dtype: str
+    line: int | None  # the learner's line that made the call
+    api: str  # what the learner called, as far as it is known (e.g. "isend", "pg.send")
+
+
+class RankError(TypedDict):
+    """An exception raised on one rank, with the learner's own frames only."""
+
+    kind: Literal["exception", "forbidden", "memory", "signal"]
+    type: str
+    message: str
+    traceback: str
+    line: int | None
+    op: NotRequired[str]  # for "forbidden": the canonical op refused
+
+
+class RankReport(TypedDict):
+    """How one rank ended."""
+
+    rank: int
+    state: RankState
+    output: TensorData | None
+    error: RankError | None
+    waiting: NotRequired[str | None]  # canonical op it was blocked in, if blocked at the stop
+
+
+class RawCase(TypedDict):
+    """A runtime's answer for one case: facts only, no judgement."""
+
+    name: str
+    ranks: list[RankReport]
+    events: list[TraceEvent]
+    stdout: str  # the ranks' output, bounded, each line prefixed with its rank
+    stop: Stop | None  # why the runtime stopped the ranks early, if it did
+    wall_ms: float
