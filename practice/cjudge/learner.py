@@ -1,0 +1,63 @@
+"""Loading a learner's file on a rank, and showing its errors in the learner's own terms.
+
+Runtime-agnostic (no torch import): the real runtime, the simulation and ``bench`` use it.
+"""
+
+from __future__ import annotations
+
+import sys
+import traceback
+import types
+
+from .protocol import RankError
+
+#: the learner's functions are compiled under this name prefix so that tracebacks can be told apart
+MODULE_PREFIX = "learner_rank"
+
+
+def compile_learner(code: str, filename: str) -> types.CodeType:
+    """Compile the learner's source; a ``SyntaxError`` propagates with line and column."""
+    return compile(code, filename, "exec", dont_inherit=True)
+
+
+def exec_learner(codeobj: types.CodeType, module_name: str) -> dict[str, object]:
+    """Run the learner's module-level code in a fresh module namespace and return it.
+
+    The module is registered in ``sys.modules`` while it runs so that dataclasses, pickling
+    and ``__name__`` checks behave as in a normal import (``__name__`` is not ``"__main__"``).
+    """
+    module = types.ModuleType(module_name)
+    module.__file__ = codeobj.co_filename
+    sys.modules[module_name] = module
+    exec(codeobj, module.__dict__)  # noqa: S102 - running the learner's code is the point
+    return module.__dict__
+
+
+def learner_frames(tb: types.TracebackType | None, filename: str) -> list[traceback.FrameSummary]:
+    """The frames of ``tb`` that belong to the learner's file, outermost first."""
+    return [f for f in traceback.extract_tb(tb) if f.filename == filename]
+
+
+def learner_error(exc: BaseException, filename: str, kind: str = "exception") -> RankError:
+    """Describe ``exc`` with only the learner's frames and line numbers."""
+    frames = learner_frames(exc.__traceback__, filename)
+    lines = ["Traceback (most recent call last):\n"]
+    lines += traceback.format_list(frames)
+    lines += traceback.format_exception_only(type(exc), exc)
+    return RankError(
+        kind=kind,  # type: ignore[typeddict-item]
+        type=type(exc).__name__,
+        message=str(exc),
+        traceback="".join(lines),
+        line=frames[-1].lineno if frames else None,
+    )
+
+
+def caller_line(filename: str) -> int | None:
+    """The line of the innermost frame on the current stack that belongs to the learner's file."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        if frame.f_code.co_filename == filename:
+            return frame.f_lineno
+        frame = frame.f_back
+    return None
