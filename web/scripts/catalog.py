@@ -1,0 +1,34 @@
+"""Print the web app's catalog as JSON: every exercise learners see, and the verdict titles.
+
+Run by ``scripts/build.mjs`` with ``practice/`` on ``sys.path``; it uses the kernel's own loader,
+so a malformed exercise fails the build with the loader's message.
+"""
+
+import json
+import sys
+from pathlib import Path
+
+from cjudge.exercises import load_exercises
+from cjudge.verdicts import TITLES
+
+
+def entry(ex):
+    return {
+        "id": ex.id,
+        "title": ex.title,
+        "signature": ex.signature,
+        "allowed": list(ex.allowed),
+        "statement": {"en": ex.statement("en"), "zh": ex.statement("zh")},
+        "starter": ex.starter,
+        "hash": ex.content_hash,
+    }
+
+
+def main(root: str) -> None:
+    exercises = [entry(ex) for ex in load_exercises(Path(root)).values()]
+    verdicts = {code.value: {"en": en, "zh": zh} for code, (en, zh) in TITLES.items()}
+    json.dump({"exercises": exercises, "verdicts": verdicts}, sys.stdout, ensure_ascii=False)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
