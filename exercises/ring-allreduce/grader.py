@@ -1,0 +1,52 @@
+"""Trusted grading code for ring-allreduce: inputs, expected sums, byte bound, diagnosis."""
+
+from __future__ import annotations
+
+import math
+import random
+
+#: inputs are multiples of 1/16 below 256 in magnitude: every sum of up to 8 of them is exact in
+#: float32 in any order, so a wrong element can be traced back to the ranks it came from.
+SCALE = 16
+LIMIT = 4096
+
+
+def make_input(params: dict, world: int, rank: int, rng: random.Random) -> dict:
+    """Rank ``rank``'s 1-D tensor of ``params["numel"]`` exact values."""
+    n = int(params["numel"])
+    data = [rng.randint(-LIMIT, LIMIT) / SCALE for _ in range(n)]
+    return {"shape": [n], "dtype": params["dtype"], "data": data}
+
+
+def expected(params: dict, world: int, inputs: list[dict]) -> list[dict]:
+    """Every rank ends with the elementwise sum of all ranks' inputs."""
+    total = [math.fsum(col) for col in zip(*(i["data"] for i in inputs), strict=True)]
+    return [{"shape": list(i["shape"]), "dtype": i["dtype"], "data": total} for i in inputs]
+
+
+def bytes_bound(params: dict, world: int, itemsize: int) -> int:
+    """No rank may send more than 2(n-1)·⌈N/n⌉ elements."""
+    return 2 * (world - 1) * math.ceil(int(params["numel"]) / world) * itemsize
+
+
+def diagnose(params: dict, world: int, inputs: list[dict], rank: int, index: int,
+             got: float) -> tuple[str, str] | None:
+    """Name the rank whose contribution at ``index`` is missing or counted twice, if one is."""
+    want = math.fsum(i["data"][index] for i in inputs)
+    diff = got - want
+    if diff == 0:
+        return None
+    if math.isclose(got, inputs[rank]["data"][index], rel_tol=1e-6):
+        return ("the element still holds this rank's own input: it was never reduced",
+                "该元素仍是本 rank 的输入：没有参与归约")
+    for r, inp in enumerate(inputs):
+        x = inp["data"][index]
+        if x == 0:
+            continue
+        if math.isclose(diff, -x, rel_tol=1e-6):
+            return (f"rank {r}'s contribution ({x:g}) is missing from this element",
+                    f"该元素缺少 rank {r} 的贡献（{x:g}）")
+        if math.isclose(diff, x, rel_tol=1e-6):
+            return (f"rank {r}'s contribution ({x:g}) is counted twice in this element",
+                    f"该元素把 rank {r} 的贡献（{x:g}）加了两次")
+    return None

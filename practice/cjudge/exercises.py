@@ -1,0 +1,218 @@
+"""Exercise folders: loading, validating, and saying precisely what is wrong with a bad one.
+
+An exercise is a folder ``exercises/<id>/`` holding ``exercise.toml`` (metadata, rules, cases),
+``statement.md`` and ``statement.zh.md``, ``starter.py``, ``solution.py``, ``wrong/*.py`` (each
+declares its expected verdict on a first-lines comment ``# expect: <verdict>``) and ``grader.py``
+(trusted code: inputs, expected values, byte bound, diagnosis).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import re
+import tomllib
+import types
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .primitives import CANONICAL, allowed_ops
+from .protocol import JobSpec
+from .verdicts import Verdict
+
+ID_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+EXPECT_RE = re.compile(r"^#\s*expect:\s*([a-z_]+)\s*$", re.MULTILINE)
+DTYPES = ("float32", "float64", "int64")
+GRADER_FUNCTIONS = ("make_input", "expected", "bytes_bound", "diagnose")
+REQUIRED_FILES = ("exercise.toml", "statement.md", "statement.zh.md", "starter.py",
+                  "solution.py", "grader.py")
+
+
+class ExerciseError(ValueError):
+    """A malformed exercise folder: the message names the file, the field and the expected form."""
+
+
+@dataclass(frozen=True)
+class Case:
+    """One case of an exercise: its name, world size, whether learners see it, and parameters."""
+
+    name: str
+    world_size: int
+    sample: bool
+    params: dict[str, int | str]
+
+
+@dataclass(frozen=True)
+class WrongSolution:
+    """A known-wrong solution and the verdict it must get."""
+
+    path: Path
+    expect: Verdict
+
+
+@dataclass(frozen=True)
+class Exercise:
+    """A validated exercise folder."""
+
+    id: str
+    path: Path
+    title: dict[str, str]
+    function: str
+    signature: str
+    output: str
+    allowed: tuple[str, ...]
+    builtin: str
+    time_limit_s: float
+    output_limit_bytes: int
+    seed: int
+    cases: tuple[Case, ...]
+    wrong: tuple[WrongSolution, ...]
+    content_hash: str
+    grader: types.ModuleType = field(repr=False, compare=False)
+
+    def statement(self, lang: str = "en") -> str:
+        """The statement in Markdown, in English (``en``) or Chinese (``zh``)."""
+        name = "statement.zh.md" if lang == "zh" else "statement.md"
+        return (self.path / name).read_text(encoding="utf-8")
+
+    @property
+    def starter(self) -> str:
+        """The starter file a learner begins from."""
+        return (self.path / "starter.py").read_text(encoding="utf-8")
+
+    @property
+    def solution(self) -> str:
+        """The reference solution (never shown by the server)."""
+        return (self.path / "solution.py").read_text(encoding="utf-8")
+
+    def job_spec(self, code: str, filename: str) -> JobSpec:
+        """What a runtime needs to run ``code`` for this exercise."""
+        return JobSpec(function=self.function, output=self.output,  # type: ignore[typeddict-item]
+                       allowed=sorted(allowed_ops(list(self.allowed))), code=code,
+                       filename=filename, time_limit_s=self.time_limit_s,
+                       output_limit_bytes=self.output_limit_bytes)
+
+
+def _need(table: dict, key: str, kind: type | tuple[type, ...], where: str, form: str):
+    if key not in table:
+        raise ExerciseError(f"{where}: missing field `{key}` (expected {form})")
+    value = table[key]
+    if not isinstance(value, kind) or isinstance(value, bool) and kind is not bool:
+        raise ExerciseError(f"{where}: field `{key}` is {value!r}; expected {form}")
+    return value
+
+
+def _load_cases(raw: list, where: str) -> tuple[Case, ...]:
+    if not isinstance(raw, list) or not raw:
+        raise ExerciseError(f"{where}: needs at least one [[cases]] table")
+    cases, names = [], set()
+    for i, table in enumerate(raw):
+        at = f"{where} [[cases]] #{i + 1}"
+        name = _need(table, "name", str, at, "a string")
+        if name in names:
+            raise ExerciseError(f"{at}: duplicate case name {name!r}")
+        names.add(name)
+        world = _need(table, "world_size", int, at, "an integer from 1 to 64")
+        if not 1 <= world <= 64:
+            raise ExerciseError(f"{at}: field `world_size` is {world}; expected 1 to 64")
+        dtype = _need(table, "dtype", str, at, f"one of {', '.join(DTYPES)}")
+        if dtype not in DTYPES:
+            raise ExerciseError(f"{at}: field `dtype` is {dtype!r}; expected one of {DTYPES}")
+        sample = table.get("sample", False)
+        if not isinstance(sample, bool):
+            raise ExerciseError(f"{at}: field `sample` is {sample!r}; expected true or false")
+        params = {k: v for k, v in table.items() if k not in ("name", "world_size", "sample")}
+        cases.append(Case(name=name, world_size=world, sample=sample, params=params))
+    if not any(c.sample for c in cases):
+        raise ExerciseError(f"{where}: no case has `sample = true`; learners must see one")
+    return tuple(cases)
+
+
+def _load_wrong(folder: Path) -> tuple[WrongSolution, ...]:
+    wrong = []
+    for path in sorted(folder.glob("wrong/*.py")):
+        head = "\n".join(path.read_text(encoding="utf-8").splitlines()[:5])
+        match = EXPECT_RE.search(head)
+        if not match:
+            raise ExerciseError(f"{path}: the first lines must declare `# expect: <verdict>`")
+        try:
+            verdict = Verdict(match.group(1))
+        except ValueError:
+            codes = ", ".join(v.value for v in Verdict)
+            raise ExerciseError(f"{path}: unknown verdict {match.group(1)!r}; one of {codes}")
+        wrong.append(WrongSolution(path=path, expect=verdict))
+    return tuple(wrong)
+
+
+def _load_grader(folder: Path, exercise_id: str) -> types.ModuleType:
+    path = folder / "grader.py"
+    spec = importlib.util.spec_from_file_location(f"cjudge_grader_{exercise_id.replace('-', '_')}",
+                                                  path)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    for name in GRADER_FUNCTIONS:
+        if not callable(getattr(module, name, None)):
+            raise ExerciseError(f"{path}: must define a function `{name}`")
+    return module
+
+
+def content_hash(folder: Path) -> str:
+    """A short hash of every file of the exercise, to tell which version a submission met."""
+    digest = hashlib.sha256()
+    for path in sorted(p for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
+        digest.update(path.relative_to(folder).as_posix().encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def load_exercise(folder: Path) -> Exercise:
+    """Load and validate one exercise folder, raising :class:`ExerciseError` on any fault."""
+    folder = Path(folder)
+    for name in REQUIRED_FILES:
+        if not (folder / name).is_file():
+            raise ExerciseError(f"{folder / name}: missing file (every exercise needs "
+                                f"{', '.join(REQUIRED_FILES)})")
+    where = str(folder / "exercise.toml")
+    try:
+        meta = tomllib.loads((folder / "exercise.toml").read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise ExerciseError(f"{where}: not valid TOML: {exc}") from None
+    exercise_id = _need(meta, "id", str, where, "the folder's name, in kebab-case")
+    if not ID_RE.match(exercise_id) or exercise_id != folder.name:
+        raise ExerciseError(f"{where}: field `id` is {exercise_id!r}; expected the folder's name "
+                            f"{folder.name!r} in kebab-case (a-z, 0-9, '-')")
+    title = _need(meta, "title", dict, where, '{ en = "...", zh = "..." }')
+    if not all(isinstance(title.get(k), str) for k in ("en", "zh")):
+        raise ExerciseError(f'{where}: field `title` needs both en and zh strings')
+    output = _need(meta, "output", str, where, '"inplace" or "return"')
+    if output not in ("inplace", "return"):
+        raise ExerciseError(f'{where}: field `output` is {output!r}; expected "inplace" or "return"')
+    allowed = _need(meta, "allowed", list, where, "a list of primitive names")
+    unknown = [a for a in allowed if a not in CANONICAL]
+    if unknown:
+        raise ExerciseError(f"{where}: field `allowed` names unknown primitives {unknown}; "
+                            f"known: {', '.join(sorted(CANONICAL))}")
+    function = _need(meta, "function", str, where, "the graded function's name")
+    if not function.isidentifier():
+        raise ExerciseError(f"{where}: field `function` is {function!r}; expected an identifier")
+    return Exercise(
+        id=exercise_id, path=folder, title={"en": title["en"], "zh": title["zh"]},
+        function=function, signature=meta.get("signature", f"{function}(...)"), output=output,
+        allowed=tuple(allowed), builtin=_need(meta, "builtin", str, where, "a torch collective"),
+        time_limit_s=float(_need(meta, "time_limit_s", (int, float), where, "seconds")),
+        output_limit_bytes=_need(meta, "output_limit_bytes", int, where, "bytes"),
+        seed=_need(meta, "seed", int, where, "an integer"),
+        cases=_load_cases(meta.get("cases"), where), wrong=_load_wrong(folder),
+        content_hash=content_hash(folder), grader=_load_grader(folder, exercise_id),
+    )
+
+
+def load_exercises(root: Path) -> dict[str, Exercise]:
+    """Every exercise under ``root``, by id, in name order."""
+    folders = sorted(p for p in Path(root).iterdir() if (p / "exercise.toml").exists())
+    return {ex.id: ex for ex in map(load_exercise, folders)}
+
+
+def default_root() -> Path:
+    """The repository's ``exercises/`` folder (beside ``practice/``)."""
+    return Path(__file__).resolve().parents[2] / "exercises"

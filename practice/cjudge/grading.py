@@ -1,0 +1,197 @@
+"""The trusted side of grading: plan cases from a seed, grade what a runtime reports, summarise.
+
+Nothing here runs learner code: these functions run outside any sandbox (and in the browser
+beside the simulated ranks) and are the only place where verdicts are decided.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+
+from . import __version__
+from .exercises import Exercise
+from .primitives import DISPLAY
+from .protocol import CaseSpec, RawCase, TensorData
+from .verdicts import Verdict
+from .waits import explain_waits
+
+ITEMSIZE = {"float32": 4, "float64": 8, "int64": 8}
+STOP_VERDICTS = {"deadlock": Verdict.DEADLOCK, "time_limit": Verdict.TIME_LIMIT,
+                 "output_limit": Verdict.OUTPUT_LIMIT, "memory_limit": Verdict.MEMORY_LIMIT}
+
+
+def case_seed(seed: int, case_name: str) -> int:
+    """A per-case seed: changing the exercise seed (a secret one on the server) changes every case."""
+    return random.Random(f"{seed}:{case_name}").getrandbits(63)
+
+
+def plan_cases(exercise: Exercise, seed: int | None = None,
+               only_samples: bool = False) -> list[CaseSpec]:
+    """The cases to run, with every rank's inputs made from ``seed`` (the exercise's by default)."""
+    seed = exercise.seed if seed is None else seed
+    specs = []
+    for case in exercise.cases:
+        if only_samples and not case.sample:
+            continue
+        rng = random.Random(case_seed(seed, case.name))
+        inputs = [exercise.grader.make_input(case.params, case.world_size, r, rng)
+                  for r in range(case.world_size)]
+        specs.append(CaseSpec(name=case.name, world_size=case.world_size, sample=case.sample,
+                              params=dict(case.params), inputs=inputs))
+    return specs
+
+
+def check_compiles(code: str, filename: str) -> tuple[str, str, int | None, int | None] | None:
+    """None if ``code`` compiles, else (English message, Chinese message, line, column)."""
+    try:
+        compile(code, filename, "exec", dont_inherit=True)
+    except SyntaxError as exc:
+        line, col = exc.lineno, exc.offset
+        text = (exc.text or "").rstrip("\n")
+        pointer = f"\n    {text}\n    {' ' * max((col or 1) - 1, 0)}^" if text else ""
+        return (f"{filename}, line {line}, column {col}: {exc.msg}{pointer}",
+                f"{filename} 第 {line} 行第 {col} 列：{exc.msg}{pointer}", line, col)
+    except ValueError as exc:  # e.g. null bytes
+        return (f"{filename}: {exc}", f"{filename}：{exc}", None, None)
+    return None
+
+
+def _bytes_per_rank(raw: RawCase, world: int) -> tuple[list[int], list[int]]:
+    sent, msgs = [0] * world, [0] * world
+    for event in raw["events"]:
+        sent[event["rank"]] += event["bytes"]
+        msgs[event["rank"]] += 1 if event["bytes"] else 0
+    return sent, msgs
+
+
+def _fmt(x: float | int) -> str:
+    return f"{x:g}" if isinstance(x, float) else str(x)
+
+
+def _compare(exercise: Exercise, spec: CaseSpec, rank: int, got: TensorData | None,
+             want: TensorData) -> tuple[str, str] | None:
+    """None if ``got`` matches ``want``, else a learner-facing (English, Chinese) explanation."""
+    where, where_zh = f"case {spec['name']}, rank {rank}", f"用例 {spec['name']}，rank {rank}"
+    if got is None:
+        what = "the argument" if exercise.output == "inplace" else "the return value"
+        return (f"{where}: {what} is not a tensor", f"{where_zh}：结果不是张量")
+    if list(got["shape"]) != list(want["shape"]):
+        return (f"{where}: shape {tuple(got['shape'])}, expected {tuple(want['shape'])}",
+                f"{where_zh}：形状为 {tuple(got['shape'])}，应为 {tuple(want['shape'])}")
+    if got["dtype"] != want["dtype"]:
+        return (f"{where}: dtype {got['dtype']}, expected {want['dtype']}",
+                f"{where_zh}：dtype 为 {got['dtype']}，应为 {want['dtype']}")
+    tol = 1e-5 if want["dtype"] == "float32" else 1e-9
+    for index, (g, w) in enumerate(zip(got["data"], want["data"], strict=True)):
+        if g == w or (isinstance(w, float) and math.isclose(g, w, rel_tol=tol, abs_tol=tol)):
+            continue
+        wrong = sum(1 for a, b in zip(got["data"], want["data"], strict=True)
+                    if not math.isclose(a, b, rel_tol=tol, abs_tol=tol))
+        en = (f"{where}: first wrong element at index {index}: expected {_fmt(w)}, got {_fmt(g)} "
+              f"({wrong} of {len(want['data'])} elements wrong)")
+        zh = (f"{where_zh}：第一个错误元素在下标 {index}：应为 {_fmt(w)}，实际为 {_fmt(g)}"
+              f"（共 {len(want['data'])} 个元素中 {wrong} 个错误）")
+        why = exercise.grader.diagnose(spec["params"], spec["world_size"], spec["inputs"], rank,
+                                       index, g)
+        if why:
+            en, zh = f"{en}; {why[0]}", f"{zh}；{why[1]}"
+        return en, zh
+    return None
+
+
+def _rank_failure(raw: RawCase) -> tuple[Verdict, str, str, list[str]] | None:
+    """The first rank's error as a verdict, message pair and traceback, if any rank failed."""
+    for report in raw["ranks"]:
+        err = report["error"]
+        if err is None:
+            continue
+        r = report["rank"]
+        if err["kind"] == "forbidden":
+            op = DISPLAY.get(err.get("op", ""), err.get("op", "?"))
+            at = f" at line {err['line']}" if err["line"] else ""
+            at_zh = f"（第 {err['line']} 行）" if err["line"] else ""
+            return (Verdict.FORBIDDEN_PRIMITIVE, f"rank {r}: {err['message']}{at}",
+                    f"rank {r}：调用了本题禁止的 {op}{at_zh}", [])
+        if err["kind"] == "memory":
+            return (Verdict.MEMORY_LIMIT, f"rank {r} ran out of memory: {err['message']}",
+                    f"rank {r} 内存不足：{err['message']}", [err["traceback"]])
+        if err["kind"] == "signal":
+            return (Verdict.RUNTIME_ERROR, f"rank {r} was killed: {err['message']}",
+                    f"rank {r} 被终止：{err['message']}", [])
+        return (Verdict.RUNTIME_ERROR, f"rank {r} raised {err['type']}: {err['message']}",
+                f"rank {r} 抛出 {err['type']}：{err['message']}", [err["traceback"]])
+    return None
+
+
+def grade_case(exercise: Exercise, spec: CaseSpec, raw: RawCase) -> dict:
+    """One case of the verdict JSON from a runtime's raw report."""
+    world = spec["world_size"]
+    sent, msgs = _bytes_per_rank(raw, world)
+    itemsize = ITEMSIZE[str(spec["inputs"][0]["dtype"])]
+    bound = exercise.grader.bytes_bound(spec["params"], world, itemsize)
+    result = {"name": spec["name"], "sample": spec["sample"], "world_size": world,
+              "bytes_sent": sent, "bytes_bound": bound, "messages_sent": msgs,
+              "wall_ms": round(raw["wall_ms"], 1), "trace": raw["events"]}
+    details: list[str] = []
+    failure = _rank_failure(raw)
+    if failure is not None and failure[0] is Verdict.FORBIDDEN_PRIMITIVE:
+        verdict, en, zh, details = failure
+    elif raw["stop"] is not None:
+        verdict = STOP_VERDICTS[raw["stop"]]
+        en, zh = _stop_message(raw, verdict, exercise.time_limit_s)
+    elif failure is not None:
+        verdict, en, zh, details = failure
+    else:
+        verdict, en, zh = _judge_outputs(exercise, spec, raw, sent, bound)
+    result.update(verdict=verdict.value, message=en, message_zh=zh, details=details)
+    return result
+
+
+def _stop_message(raw: RawCase, verdict: Verdict, limit: float) -> tuple[str, str]:
+    if verdict is Verdict.DEADLOCK:
+        waits = explain_waits(raw["ranks"], raw["events"])
+        return ("deadlock: " + "; ".join(w[0] for w in waits) if waits else "deadlock",
+                "死锁：" + "；".join(w[1] for w in waits) if waits else "死锁")
+    if verdict is Verdict.TIME_LIMIT:
+        busy = [r["rank"] for r in raw["ranks"] if r["state"] in ("running", "blocked")]
+        return (f"ranks {busy} were still running after the {limit:g} s limit",
+                f"rank {busy} 在 {limit:g} 秒限制后仍在运行")
+    if verdict is Verdict.OUTPUT_LIMIT:
+        return ("the ranks printed more than the output limit", "输出超过了限制")
+    return ("a rank went over the memory limit", "有 rank 超出了内存限制")
+
+
+def _judge_outputs(exercise: Exercise, spec: CaseSpec, raw: RawCase, sent: list[int],
+                   bound: int) -> tuple[Verdict, str, str]:
+    wants = exercise.grader.expected(spec["params"], spec["world_size"], spec["inputs"])
+    for report, want in zip(raw["ranks"], wants, strict=True):
+        wrong = _compare(exercise, spec, report["rank"], report["output"], want)
+        if wrong:
+            return Verdict.WRONG_ANSWER, wrong[0], wrong[1]
+    worst = max(range(len(sent)), key=sent.__getitem__)
+    if sent[worst] > bound:
+        return (Verdict.OVER_BUDGET,
+                f"correct, but rank {worst} sent {sent[worst]} bytes; the bound is {bound}",
+                f"结果正确，但 rank {worst} 发送了 {sent[worst]} 字节，上限为 {bound}")
+    return (Verdict.ACCEPTED, f"correct; at most {sent[worst]} of {bound} bytes per rank",
+            f"正确；每个 rank 最多发送 {sent[worst]} / {bound} 字节")
+
+
+def summarize(exercise: Exercise, cases: list[dict], runtime: str, seed: int, stdout: str = "",
+              compile_error: tuple[str, str, int | None, int | None] | None = None) -> dict:
+    """The verdict JSON: the first failing case's verdict, or compile_error, or accepted."""
+    if compile_error is not None:
+        verdict, message, message_zh = Verdict.COMPILE_ERROR, compile_error[0], compile_error[1]
+    else:
+        failing = next((c for c in cases if c["verdict"] != Verdict.ACCEPTED), None)
+        verdict = Verdict(failing["verdict"]) if failing else Verdict.ACCEPTED
+        message = failing["message"] if failing else f"all {len(cases)} cases passed"
+        message_zh = failing["message_zh"] if failing else f"全部 {len(cases)} 个用例通过"
+    result = {"exercise": exercise.id, "verdict": verdict.value, "message": message,
+              "message_zh": message_zh, "runtime": runtime, "cases": cases,
+              "stdout": stdout, "judge_version": __version__, "seed": seed,
+              "exercise_hash": exercise.content_hash}
+    if compile_error is not None:
+        result["line"], result["column"] = compile_error[2], compile_error[3]
+    return result

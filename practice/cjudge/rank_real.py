@@ -1,0 +1,150 @@
+"""One rank's life on real torch: join the group, import the learner's file, run, report, wait.
+
+Run in a process forked from the judge (``runtime_real``) or started by ``torchrun``
+(``python -m cjudge.rank_real JOB_DIR``): both read the job from ``JOB_DIR`` and write their
+events, result and output there. A rank that has finished stays alive until the judge kills it,
+so that its peers hang (a deadlock the judge can describe) instead of crashing on a closed socket.
+Trace events go to the judge over a socket as they happen, not into a file the learner could edit.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import signal
+import socket
+import sys
+from datetime import timedelta
+from pathlib import Path
+from typing import Any, NoReturn
+
+import torch
+import torch.distributed as dist
+import torch.distributed.distributed_c10d as c10d
+
+from .comm_monitor import CommMonitor, ForbiddenPrimitive
+from .learner import compile_learner, exec_learner, learner_error
+from .protocol import CaseSpec, JobSpec, RankError, TensorData, TraceEvent
+from .rank_status import RankStatus
+
+#: a rank may write at most this much to any file (its output is cut at the job's limit anyway)
+FILE_SIZE_LIMIT = 64 * 2**20
+DTYPES = {"float32": torch.float32, "float64": torch.float64, "int64": torch.int64}
+
+
+def _redirect_output(path: Path) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    os.dup2(fd, 1)
+    os.dup2(fd, 2)
+    os.close(fd)
+    sys.stdout = open(1, "w", buffering=1, encoding="utf-8", errors="replace", closefd=False)  # noqa: SIM115
+    sys.stderr = sys.stdout
+
+
+def _patch_group_lifecycle() -> None:
+    """The judge owns the process group: a learner's own init/destroy become no-ops."""
+    original_init = c10d.init_process_group
+
+    def init_process_group(*args: Any, **kwargs: Any) -> None:
+        if not c10d.is_initialized():
+            original_init(*args, **kwargs)
+
+    def destroy_process_group(*args: Any, **kwargs: Any) -> None:
+        return None
+
+    for module in (dist, c10d):
+        module.init_process_group = init_process_group
+        module.destroy_process_group = destroy_process_group
+
+
+def _patch_wait(status: RankStatus, rank: int) -> None:
+    """Mark the rank blocked while it waits on any communication request."""
+    work = torch._C._distributed_c10d.Work
+    original = work.__dict__["wait"]
+
+    def wait(self: Any, *args: Any, **kwargs: Any) -> Any:
+        status.set(rank, "blocked")
+        try:
+            return original(self, *args, **kwargs)
+        finally:
+            status.set(rank, "running")
+
+    work.wait = wait
+
+
+def to_data(value: Any) -> TensorData | None:
+    """A tensor as plain data, or None if ``value`` is not a tensor."""
+    if not isinstance(value, torch.Tensor):
+        return None
+    flat = value.detach().cpu().contiguous().reshape(-1)
+    return TensorData(shape=list(value.shape), dtype=str(value.dtype).removeprefix("torch."),
+                      data=flat.tolist())
+
+
+def _make_input(spec: TensorData) -> torch.Tensor:
+    return torch.tensor(spec["data"], dtype=DTYPES[spec["dtype"]]).reshape(spec["shape"])
+
+
+def _classify(exc: BaseException, filename: str) -> RankError:
+    if isinstance(exc, ForbiddenPrimitive):
+        err = learner_error(exc, filename, kind="forbidden")
+        err["op"] = exc.op
+        return err
+    if isinstance(exc, MemoryError) or "can't allocate memory" in str(exc):
+        return learner_error(exc, filename, kind="memory")
+    return learner_error(exc, filename)
+
+
+def run_rank(job: JobSpec, case: CaseSpec, rank: int, world: int, job_dir: Path,
+             status: RankStatus) -> dict[str, Any]:
+    """Join the group, import the learner's file, call the graded function; the result record."""
+    channel = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    channel.connect(str(job_dir / "events.sock"))
+    channel.sendall(json.dumps({"rank": rank}).encode() + b"\n")
+
+    def emit(event: TraceEvent) -> None:
+        channel.sendall(json.dumps(event).encode() + b"\n")
+
+    dist.init_process_group("gloo", timeout=timedelta(seconds=job["time_limit_s"] + 60))
+    _patch_group_lifecycle()
+    _patch_wait(status, rank)
+    filename = job["filename"]
+    monitor = CommMonitor(rank, world, job["allowed"], filename, emit)
+    status.set(rank, "running")
+    try:
+        namespace = exec_learner(compile_learner(job["code"], filename), f"learner_rank{rank}")
+        function = namespace.get(job["function"])
+        if not callable(function):
+            raise NameError(f"your file must define a function `{job['function']}` "
+                            f"(你的文件需要定义函数 `{job['function']}`)")
+        argument = _make_input(case["inputs"][rank])
+        with monitor:
+            returned = function(argument)
+        output = argument if job["output"] == "inplace" else returned
+        return {"output": to_data(output), "error": None}
+    except BaseException as exc:  # noqa: BLE001 - every learner failure is reported, none escapes
+        return {"output": None, "error": _classify(exc, filename)}
+
+
+def rank_main(job_dir: Path, rank: int, world: int) -> NoReturn:
+    """The whole life of one rank; never returns (the judge kills it when the case is over)."""
+    status = RankStatus(str(job_dir / "status"), world)
+    _redirect_output(job_dir / f"out.{rank}")
+    resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_SIZE_LIMIT, FILE_SIZE_LIMIT))
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    torch.set_num_threads(1)
+    job: JobSpec = json.loads((job_dir / "job.json").read_text())
+    case: CaseSpec = json.loads((job_dir / "case.json").read_text())
+    record = run_rank(job, case, rank, world, job_dir, status)
+    sys.stdout.flush()
+    tmp = job_dir / f"result.{rank}.tmp"
+    tmp.write_text(json.dumps(record))
+    tmp.rename(job_dir / f"result.{rank}")
+    status.set(rank, "failed" if record["error"] else "returned")
+    while True:
+        signal.pause()
+
+
+if __name__ == "__main__":
+    rank_main(Path(sys.argv[1]), int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"]))

@@ -1,0 +1,216 @@
+"""The real runtime: every case's ranks as processes running real torch.distributed over gloo.
+
+The judge imports torch once, then for each case forks ``world_size`` ranks (``env://`` exactly
+as torchrun sets it, a fresh port and process group each time) or, with ``launcher="torchrun"``,
+starts them through torchrun. It watches them (results, trace, output, states) until they all
+finish, deadlock, print too much or pass the time limit, then kills and reaps every one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from .event_channel import EventChannel
+from .protocol import CaseSpec, JobSpec, RankReport, RawCase, Stop
+from .rank_status import RankStatus
+
+POLL_S = 0.004
+DEADLOCK_GRACE_S = 1.0
+FAILED_GRACE_S = 0.3
+PRACTICE_DIR = Path(__file__).resolve().parents[1]
+
+
+def free_port() -> int:
+    """A TCP port on loopback that nothing listens on right now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _job_dir() -> Path:
+    base = "/dev/shm" if os.access("/dev/shm", os.W_OK) else None
+    return Path(tempfile.mkdtemp(prefix="cjudge-", dir=base))
+
+
+def _rank_env(world: int, port: int) -> dict[str, str]:
+    return {"MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(port), "WORLD_SIZE": str(world),
+            "LOCAL_WORLD_SIZE": str(world), "GROUP_RANK": "0", "OMP_NUM_THREADS": "1"}
+
+
+class ForkLauncher:
+    """Ranks forked from this process (which has imported torch already)."""
+
+    def __init__(self, job_dir: Path, world: int, port: int):
+        from . import rank_real  # torch is imported here, once, before any fork
+
+        sys.stdout.flush()
+        sys.stderr.flush()
+        self.pids: list[int] = []
+        env = _rank_env(world, port)
+        for rank in range(world):
+            pid = os.fork()
+            if pid == 0:
+                try:
+                    os.setpgid(0, self.pids[0] if self.pids else 0)
+                    os.environ.update(env, RANK=str(rank), LOCAL_RANK=str(rank))
+                    rank_real.rank_main(job_dir, rank, world)
+                finally:
+                    os._exit(70)
+            os.setpgid(pid, self.pids[0] if self.pids else pid)
+            self.pids.append(pid)
+        self.exits: dict[int, int] = {}
+
+    def poll(self) -> dict[int, int]:
+        """Ranks that have exited so far, with their wait status."""
+        for rank, pid in enumerate(self.pids):
+            if rank not in self.exits:
+                done, code = os.waitpid(pid, os.WNOHANG)
+                if done:
+                    self.exits[rank] = code
+        return self.exits
+
+    def kill(self) -> None:
+        """Kill every rank and whatever they started in their process group, and reap them."""
+        try:
+            os.killpg(self.pids[0], signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        for rank, pid in enumerate(self.pids):
+            if rank not in self.exits:
+                self.exits[rank] = os.waitpid(pid, 0)[1]
+
+
+class TorchrunLauncher:
+    """Ranks started by ``torchrun`` (``python -m torch.distributed.run``), the faithful path."""
+
+    def __init__(self, job_dir: Path, world: int, port: int):
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+            [str(PRACTICE_DIR), os.environ.get("PYTHONPATH", "")]), "OMP_NUM_THREADS": "1"}
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "torch.distributed.run", f"--nproc-per-node={world}",
+             "--master-addr=127.0.0.1", f"--master-port={port}", "-m", "cjudge.rank_real",
+             str(job_dir)], env=env, start_new_session=True, stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL)
+        self.exits: dict[int, int] = {}
+
+    def poll(self) -> dict[int, int]:
+        """torchrun exits only when every rank has; ranks never exit on their own here."""
+        return self.exits
+
+    def kill(self) -> None:
+        """Kill torchrun and every rank (they share its session's process group)."""
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        self.proc.wait()
+
+
+LAUNCHERS = {"fork": ForkLauncher, "torchrun": TorchrunLauncher}
+
+
+def _output_size(job_dir: Path, world: int) -> int:
+    return sum((job_dir / f"out.{r}").stat().st_size for r in range(world)
+               if (job_dir / f"out.{r}").exists())
+
+
+def _watch(job: JobSpec, world: int, job_dir: Path, status: RankStatus, channel: EventChannel,
+           launcher: ForkLauncher | TorchrunLauncher) -> Stop | None:
+    """Wait until every rank is done, or the reason to stop them early."""
+    start = time.monotonic()
+    quiet_since, last_seen = start, None
+    while True:
+        channel.poll(POLL_S)
+        now = time.monotonic()
+        exited = launcher.poll()
+        states = status.read()
+        done = [s in ("returned", "failed") or r in exited for r, (s, _) in enumerate(states)]
+        if all(done):
+            return None
+        if _output_size(job_dir, world) > job["output_limit_bytes"]:
+            return "output_limit"
+        if now - start > job["time_limit_s"]:
+            return "time_limit"
+        seen = (states, len(channel.events))
+        if seen != last_seen:
+            quiet_since, last_seen = now, seen
+        waiting = [s == "blocked" for r, (s, _) in enumerate(states) if not done[r]]
+        failed = any(s == "failed" or r in exited for r, (s, _) in enumerate(states))
+        if failed and all(waiting) and now - quiet_since > FAILED_GRACE_S:
+            return None
+        if all(waiting) and now - quiet_since > DEADLOCK_GRACE_S:
+            return "deadlock"
+
+
+def _exit_error(code: int) -> dict:
+    if os.WIFSIGNALED(code):
+        sig = signal.Signals(os.WTERMSIG(code)).name
+        kind = "memory" if sig == "SIGKILL" else "signal"
+        return {"kind": kind, "type": sig, "message": f"killed by {sig}", "traceback": "",
+                "line": None}
+    return {"kind": "exception", "type": "SystemExit",
+            "message": f"the rank's process exited with status {os.WEXITSTATUS(code)} "
+                       "before its function returned", "traceback": "", "line": None}
+
+
+def _reports(job_dir: Path, states: list[tuple[str, int]], exits: dict[int, int]) -> list[RankReport]:
+    reports = []
+    for rank, (state, _) in enumerate(states):
+        path = job_dir / f"result.{rank}"
+        record = json.loads(path.read_text()) if path.exists() else None
+        if record is not None:
+            state = "failed" if record["error"] else "returned"
+            reports.append(RankReport(rank=rank, state=state, output=record["output"],
+                                      error=record["error"]))
+        elif rank in exits:
+            reports.append(RankReport(rank=rank, state="failed", output=None,
+                                      error=_exit_error(exits[rank])))  # type: ignore[typeddict-item]
+        else:
+            reports.append(RankReport(rank=rank, state=state if state != "starting" else "killed",
+                                      output=None, error=None))
+    return reports
+
+
+def _merged_output(job_dir: Path, world: int, limit: int) -> str:
+    lines = []
+    for rank in range(world):
+        path = job_dir / f"out.{rank}"
+        if path.exists():
+            with path.open("rb") as f:
+                text = f.read(limit + 1).decode("utf-8", "replace")
+            lines += [f"[rank {rank}] {line}" for line in text.splitlines()]
+    merged = "\n".join(lines)
+    return merged if len(merged) <= limit else merged[:limit] + "\n… (output cut)"
+
+
+def run_case(job: JobSpec, case: CaseSpec, launcher: str = "fork") -> RawCase:
+    """Run one case on real ranks and report what happened, without judging it."""
+    world = case["world_size"]
+    job_dir = _job_dir()
+    try:
+        (job_dir / "job.json").write_text(json.dumps(job))
+        (job_dir / "case.json").write_text(json.dumps(case))
+        status = RankStatus(str(job_dir / "status"), world, create=True)
+        channel = EventChannel(job_dir / "events.sock")
+        start = time.monotonic()
+        ranks = LAUNCHERS[launcher](job_dir, world, free_port())
+        try:
+            stop = _watch(job, world, job_dir, status, channel, ranks)
+        finally:
+            wall_ms = (time.monotonic() - start) * 1000
+            states, exited = status.read(), dict(ranks.poll())
+            ranks.kill()
+        return RawCase(name=case["name"], ranks=_reports(job_dir, states, exited),
+                       events=channel.drain(), stop=stop, wall_ms=wall_ms,
+                       stdout=_merged_output(job_dir, world, job["output_limit_bytes"]))
+    finally:
+        shutil.rmtree(job_dir, ignore_errors=True)
