@@ -139,7 +139,7 @@ def _load_wrong(folder: Path) -> tuple[WrongSolution, ...]:
             verdict = Verdict(match.group(1))
         except ValueError:
             codes = ", ".join(v.value for v in Verdict)
-            raise ExerciseError(f"{path}: unknown verdict {match.group(1)!r}; one of {codes}")
+            raise ExerciseError(f"{path}: unknown verdict {match.group(1)!r}; one of {codes}") from None
         wrong.append(WrongSolution(path=path, expect=verdict))
     return tuple(wrong)
 
