@@ -1,0 +1,1 @@
+"""The HTTP API (FastAPI): routes, dependencies, middleware and the app factory."""

@@ -1,0 +1,63 @@
+"""The FastAPI application: start-up (migrate, sync exercises, start workers) and routes."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from cjudge.exercises import load_exercises
+from fastapi import FastAPI
+from sqlmodel import Session
+
+from .. import jobqueue
+from ..accounts import ensure_admin
+from ..db import make_engine, migrate
+from ..exercise_sync import sync_exercises
+from ..settings import Settings, settings_env
+from ..supervisor import Supervisor
+from . import auth, events, exercises, submissions
+from .deps import EngineDep
+from .middleware import Guard
+from .web import mount_web
+
+log = logging.getLogger("server")
+
+
+def create_app(settings: Settings | None = None, embedded_workers: bool = True) -> FastAPI:
+    """The app; on start it migrates, syncs exercises and starts ``settings.workers`` workers."""
+    settings = settings or Settings()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        migrate(settings.url)
+        engine = make_engine(settings.url)
+        sync_exercises(engine, load_exercises(settings.exercises_dir))
+        ensure_admin(engine, settings)
+        _ = settings.secret  # create it now, not in the first request
+        supervisor = Supervisor(settings.workers if embedded_workers else 0,
+                                settings_env(settings))
+        supervisor.start()
+        app.state.settings, app.state.engine, app.state.supervisor = settings, engine, supervisor
+        try:
+            yield
+        finally:
+            supervisor.stop()
+            engine.dispose()
+
+    app = FastAPI(title="collective judge", version="0.1.0", lifespan=lifespan,
+                  description="Online judge for collective-communication exercises.")
+    for module in (auth, exercises, submissions, events):
+        app.include_router(module.router)
+
+    @app.get("/healthz", tags=["health"])
+    def healthz(engine: EngineDep) -> dict:
+        """Liveness: the database answers; queue counts and running embedded workers."""
+        with Session(engine) as session:
+            queue = jobqueue.counts(session)
+        return {"status": "ok", "queue": queue, "workers": app.state.supervisor.alive(),
+                "sandbox": settings.sandbox}
+
+    mount_web(app, settings.web_dist)
+    app.add_middleware(Guard, max_body=6 * settings.max_code_bytes + 4096)
+    return app

@@ -1,0 +1,34 @@
+"""Routes for exercises: the list and one exercise (never its reference or wrong solutions)."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, HTTPException
+from sqlmodel import select
+
+from ..models import Exercise
+from .deps import SessionDep
+from .schemas import ExerciseDetail, ExerciseSummary
+
+router = APIRouter(prefix="/api/exercises", tags=["exercises"])
+
+
+def _summary(row: Exercise) -> dict:
+    return {"id": row.id, "title": {"en": row.title_en, "zh": row.title_zh},
+            "content_hash": row.content_hash}
+
+
+@router.get("")
+def list_exercises(session: SessionDep) -> list[ExerciseSummary]:
+    """Every installed exercise."""
+    rows = session.exec(select(Exercise).where(Exercise.active).order_by(Exercise.id)).all()
+    return [ExerciseSummary(**_summary(row)) for row in rows]
+
+
+@router.get("/{exercise_id}")
+def get_exercise(exercise_id: str, session: SessionDep) -> ExerciseDetail:
+    """One exercise: statement (en, zh), starter and sample cases."""
+    row = session.get(Exercise, exercise_id)
+    if row is None or not row.active:
+        raise HTTPException(404, f"no exercise {exercise_id!r}")
+    return ExerciseDetail(**_summary(row), starter=row.starter, samples=row.samples,
+                          statement={"en": row.statement_en, "zh": row.statement_zh})

@@ -1,0 +1,89 @@
+"""Request and response bodies of the HTTP API."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+
+class Credentials(BaseModel):
+    """A username and password, to register or log in."""
+
+    username: str = Field(pattern=r"^[A-Za-z0-9_.-]{3,32}$")
+    password: str = Field(min_length=8, max_length=256)
+
+
+class UserOut(BaseModel):
+    """A user as the API shows it."""
+
+    id: int
+    username: str
+    role: str
+
+
+class AuthOut(BaseModel):
+    """The logged-in user and a bearer token (also set as an httpOnly cookie)."""
+
+    user: UserOut
+    token: str
+
+
+class ExerciseSummary(BaseModel):
+    """An exercise in the list."""
+
+    id: str
+    title: dict[str, str]
+    content_hash: str
+
+
+class ExerciseDetail(ExerciseSummary):
+    """An exercise with its statement in both languages, its starter and its sample cases."""
+
+    statement: dict[str, str]
+    starter: str
+    samples: list[dict[str, Any]]
+
+
+class SubmissionIn(BaseModel):
+    """A submission: the exercise id and the learner's file."""
+
+    exercise: str = Field(min_length=1, max_length=64)
+    code: str
+    filename: str = Field(default="solution.py", pattern=r"^[A-Za-z0-9_.-]{1,60}\.py$")
+
+
+class SubmissionCreated(BaseModel):
+    """The answer to a new submission (202): poll it, or follow its events."""
+
+    id: int
+    status: str
+
+
+class SubmissionSummary(BaseModel):
+    """A submission in a history list."""
+
+    id: int
+    exercise: str
+    user_id: int
+    status: str
+    verdict: str | None
+    created_at: datetime
+    finished_at: datetime | None
+
+
+class SubmissionOut(SubmissionSummary):
+    """A submission in full: the verdict JSON when done, the cases graded so far before."""
+
+    result: dict[str, Any] | None
+    progress: list[dict[str, Any]]
+    code: str
+    filename: str
+    content_hash: str
+    attempts: int
+    started_at: datetime | None
+    queue_ms: float | None
+    grading_ms: float | None
+    worker_id: str | None = None  # admins only
+    judge_log: str | None = None  # admins only

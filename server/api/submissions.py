@@ -1,0 +1,99 @@
+"""Routes for submissions: create (queued, 202), read one, the caller's history."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, HTTPException, Query
+from sqlmodel import Session, select
+
+from .. import jobqueue
+from ..db import write_session
+from ..models import Exercise, Submission, User
+from .deps import EngineDep, SessionDep, SettingsDep, UserDep
+from .schemas import SubmissionCreated, SubmissionIn, SubmissionOut, SubmissionSummary
+
+router = APIRouter(prefix="/api/submissions", tags=["submissions"])
+ADMIN_ONLY = ("seed",)  # verdict fields learners do not see (the secret seed of hidden cases)
+
+
+def visible(session: Session, submission_id: int, user: User) -> Submission:
+    """The submission if ``user`` may see it (their own, or any for admins); 404 otherwise."""
+    row = session.get(Submission, submission_id)
+    if row is None or (row.user_id != user.id and user.role != "admin"):
+        raise HTTPException(404, f"no submission {submission_id}")
+    return row
+
+
+def present(row: Submission, user: User) -> SubmissionOut:
+    """The submission as ``user`` may see it."""
+    admin = user.role == "admin"
+    result = row.result
+    if result is not None and not admin:
+        result = {k: v for k, v in result.items() if k not in ADMIN_ONLY}
+    return SubmissionOut(
+        **_summary(row).model_dump(), result=result, progress=row.progress, code=row.code,
+        filename=row.filename, content_hash=row.content_hash, attempts=row.attempts,
+        started_at=row.started_at, queue_ms=_ms(row.created_at, row.started_at),
+        grading_ms=_ms(row.started_at, row.finished_at),
+        worker_id=row.worker_id if admin else None, judge_log=row.judge_log if admin else None,
+    )
+
+
+@router.post("", status_code=202, responses={
+    404: {"description": "unknown exercise"}, 413: {"description": "code too large"},
+    429: {"description": "rate or per-user bound (see Retry-After)"},
+    503: {"description": "the queue is full (see Retry-After)"}})
+def create_submission(body: SubmissionIn, user: UserDep, settings: SettingsDep,
+                      engine: EngineDep) -> SubmissionCreated:
+    """Queue a submission for grading."""
+    size = len(body.code.encode("utf-8", "surrogatepass"))
+    if size > settings.max_code_bytes:
+        raise HTTPException(413, f"code is {size} bytes; the limit is {settings.max_code_bytes}")
+    with write_session(engine) as session:
+        exercise = session.get(Exercise, body.exercise)
+        if exercise is None or not exercise.active:
+            raise HTTPException(404, f"no exercise {body.exercise!r}")
+        try:
+            row = jobqueue.enqueue(session, settings, user, exercise.id, exercise.content_hash,
+                                   body.code, body.filename)
+        except jobqueue.Refused as refused:
+            raise HTTPException(refused.status, str(refused),
+                                headers={"Retry-After": str(refused.retry_after)}) from None
+        return SubmissionCreated(id=row.id, status=row.status)
+
+
+@router.get("")
+def list_submissions(
+    user: UserDep, session: SessionDep,
+    exercise: Annotated[str | None, Query(max_length=64)] = None,
+    before: Annotated[int | None, Query(description="only ids below this (paging)")] = None,
+    limit: Annotated[int, Query(ge=1, le=200)] = 50,
+    everyone: Annotated[bool, Query(description="admins: every user's submissions")] = False,
+) -> list[SubmissionSummary]:
+    """The caller's submissions, newest first (admins may ask for everyone's)."""
+    query = select(Submission)
+    if not (everyone and user.role == "admin"):
+        query = query.where(Submission.user_id == user.id)
+    if exercise is not None:
+        query = query.where(Submission.exercise_id == exercise)
+    if before is not None:
+        query = query.where(Submission.id < before)
+    rows = session.exec(query.order_by(Submission.id.desc()).limit(limit)).all()
+    return [_summary(row) for row in rows]
+
+
+@router.get("/{submission_id}")
+def get_submission(submission_id: int, user: UserDep, session: SessionDep) -> SubmissionOut:
+    """One submission: status, verdict and result when done, cases graded so far before."""
+    return present(visible(session, submission_id, user), user)
+
+
+def _summary(row: Submission) -> SubmissionSummary:
+    return SubmissionSummary(id=row.id, exercise=row.exercise_id, user_id=row.user_id,
+                             status=row.status, verdict=row.verdict, created_at=row.created_at,
+                             finished_at=row.finished_at)
+
+
+def _ms(start, end) -> float | None:
+    return None if start is None or end is None else round((end - start).total_seconds() * 1e3, 1)

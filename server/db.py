@@ -1,0 +1,70 @@
+"""Engines and sessions: SQLite in WAL mode (with immediate write transactions) or Postgres."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from alembic import command
+from alembic.config import Config
+from sqlalchemy import Engine, event, inspect
+from sqlmodel import Session, create_engine
+
+MIGRATIONS = Path(__file__).resolve().parent / "migrations"
+
+
+def make_engine(url: str) -> Engine:
+    """An engine for ``url``; SQLite gets WAL, a busy timeout and explicit ``BEGIN``s."""
+    if not url.startswith("sqlite"):
+        return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20)
+    if url.startswith("sqlite:///"):
+        Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
+    engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
+
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_conn, _record) -> None:
+        dbapi_conn.isolation_level = None  # we emit BEGIN ourselves (see _on_begin)
+        for pragma in (
+            "journal_mode=WAL",
+            "synchronous=NORMAL",
+            "busy_timeout=30000",
+            "foreign_keys=ON",
+        ):
+            dbapi_conn.execute(f"PRAGMA {pragma}")
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(conn) -> None:
+        immediate = conn.get_execution_options().get("sqlite_immediate", False)
+        conn.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
+
+    return engine
+
+
+@contextmanager
+def write_session(engine: Engine) -> Iterator[Session]:
+    """A session whose transaction takes the write lock at once on SQLite (``BEGIN IMMEDIATE``).
+
+    Commits on success, rolls back on any exception: nothing is ever half-written.
+    """
+    with Session(engine.execution_options(sqlite_immediate=True)) as session:
+        with session.begin():
+            yield session
+
+
+def migrate(url: str) -> None:
+    """Bring the database at ``url`` to the newest Alembic revision."""
+    command.upgrade(alembic_config(url), "head")
+
+
+def alembic_config(url: str) -> Config:
+    """An Alembic configuration for ``url`` using ``server/migrations``."""
+    cfg = Config()
+    cfg.set_main_option("script_location", str(MIGRATIONS))
+    cfg.set_main_option("sqlalchemy.url", url.replace("%", "%%"))
+    return cfg
+
+
+def schema_ready(engine: Engine) -> bool:
+    """Whether the tables exist (the server has run the migrations)."""
+    return inspect(engine).has_table("submission")

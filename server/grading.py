@@ -1,0 +1,90 @@
+"""Grading one submission: the kernel's ``judge_code``, with the cases run in a warm sandbox."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from cjudge.exercises import Exercise
+from cjudge.grading import plan_cases
+from cjudge.judge import judge_code
+from cjudge.protocol import CaseSpec, JobSpec, RawCase
+
+from .sandbox import SandboxError, SandboxProcess, WarmPool
+
+RUNTIME = "torch-gloo"
+STOP_NOTES = {
+    "time_limit": "the ranks were stopped at the time limit",
+    "memory_limit": "the ranks were stopped at the memory limit",
+    "output_limit": "the ranks were stopped at the output limit",
+    "killed": "the judge's runner process was killed while your code ran",
+}
+
+
+class SandboxCases:
+    """A ``run_case`` for ``judge_code`` backed by one sandbox from ``pool``.
+
+    The runner takes one job with every case, so the first call takes a sandbox and sends
+    them all; each call then returns the next case's raw report. After the sandbox stopped
+    early, the case it stopped in gets the reason and later cases are reported as not run.
+    """
+
+    def __init__(self, pool: WarmPool, cases: list[CaseSpec]) -> None:
+        self.pool = pool
+        self.cases = cases
+        self.sandbox: SandboxProcess | None = None
+        self.reported_stop = False
+
+    def __call__(self, job: JobSpec, spec: CaseSpec) -> RawCase:
+        if self.sandbox is None:
+            self.sandbox = self.pool.take()
+            self.sandbox.send({"job": job, "cases": self.cases})
+        raw = self.sandbox.next_raw(job["time_limit_s"])
+        if raw is None:
+            return self._stopped(spec, self.sandbox.stop or "killed")
+        if raw.get("name") != spec["name"]:
+            raise SandboxError(f"runner answered case {raw.get('name')!r} for {spec['name']!r}")
+        return raw  # type: ignore[return-value]
+
+    def abort(self) -> None:
+        """Kill the sandbox now (the lease was lost, or the worker is stopping)."""
+        if self.sandbox is not None:
+            self.sandbox.kill()
+
+    def close(self) -> None:
+        """Kill and clean up the sandbox, if one was taken."""
+        if self.sandbox is not None:
+            self.sandbox.close()
+
+    def _stopped(self, spec: CaseSpec, stop: str) -> RawCase:
+        first, self.reported_stop = not self.reported_stop, True
+        if first and stop != "killed":
+            state, error, raw_stop = "running", None, stop
+        else:
+            note = STOP_NOTES[stop] if first else "not run: the judge stopped at an earlier case"
+            state, raw_stop = "killed", None
+            error = {"kind": "signal", "type": "Killed", "message": note, "traceback": "",
+                     "line": None}
+        ranks = [{"rank": r, "state": state, "output": None, "error": error}
+                 for r in range(spec["world_size"])]
+        return RawCase(name=spec["name"], ranks=ranks, events=[], stdout="",  # type: ignore[typeddict-item]
+                       stop=raw_stop, wall_ms=0.0)
+
+
+def grade(exercise: Exercise, code: str, filename: str, seed: int, runner: SandboxCases,
+          on_case: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
+    """The verdict JSON for ``code``, exactly as ``practice/judge.py`` grades it."""
+    return judge_code(exercise, code, filename, runner, RUNTIME, seed=seed, on_case=on_case)
+
+
+def runner_for(exercise: Exercise, seed: int, pool: WarmPool) -> SandboxCases:
+    """A sandbox-backed ``run_case`` prepared with the submission's cases."""
+    return SandboxCases(pool, plan_cases(exercise, seed))
+
+
+def judge_error_result(exercise_id: str, seed: int, message: str) -> dict[str, Any]:
+    """The verdict JSON for the judge's own failure (never the learner's fault)."""
+    return {"exercise": exercise_id, "verdict": "judge_error", "runtime": RUNTIME, "cases": [],
+            "stdout": "", "seed": seed,
+            "message": f"the judge failed ({message}); this is not your code's fault",
+            "message_zh": "评测机出错，这不是你的代码的问题"}

@@ -1,0 +1,157 @@
+"""The queue is the submissions table: enqueue with bounds, claim with a lease, finish once.
+
+Every write is one transaction (``BEGIN IMMEDIATE`` on SQLite, row locks with ``SKIP LOCKED``
+on Postgres). Only the holder of a submission's current lease token can record progress or
+its verdict, and only while it is running: a verdict is written exactly once.
+"""
+
+from __future__ import annotations
+
+import secrets
+import uuid
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+from sqlalchemy import func, or_, update
+from sqlmodel import Session, select
+
+from .models import DONE, QUEUED, RUNNING, Submission, User, utcnow
+from .settings import Settings
+
+RATE_WINDOW_S = 60
+
+
+class Refused(Exception):
+    """A submission refused by a bound: the HTTP status and the seconds to wait."""
+
+    def __init__(self, status: int, retry_after: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.retry_after = retry_after
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A job handed to a worker: the submission and the lease token that proves ownership."""
+
+    id: int
+    token: str
+    exercise_id: str
+    code: str
+    filename: str
+    seed: int
+    attempts: int
+
+
+def enqueue(session: Session, settings: Settings, user: User, exercise_id: str,
+            content_hash: str, code: str, filename: str) -> Submission:
+    """Insert a queued submission, or raise ``Refused`` (rate, per-user and global bounds).
+
+    ``session`` must be a write session (see ``db.write_session``); the user's row is locked
+    so that one user's concurrent submissions are counted one after the other.
+    """
+    session.exec(select(User.id).where(User.id == user.id).with_for_update()).one()
+    now = utcnow()
+    window_start = now - timedelta(seconds=RATE_WINDOW_S)
+    recent = session.exec(
+        select(Submission.created_at)
+        .where(Submission.user_id == user.id, Submission.created_at > window_start)
+        .order_by(Submission.created_at)
+    ).all()
+    if len(recent) >= settings.rate_per_minute:
+        wait = RATE_WINDOW_S - (now - recent[-settings.rate_per_minute]).total_seconds()
+        raise Refused(429, max(1, int(wait) + 1), "too many submissions; try again later")
+    pending = _count(session, Submission.user_id == user.id,
+                     Submission.status.in_([QUEUED, RUNNING]))
+    if pending >= settings.max_queued_per_user:
+        raise Refused(429, 5, f"you already have {pending} submissions waiting to be judged")
+    if _count(session, Submission.status == QUEUED) >= settings.max_queued_total:
+        raise Refused(503, 30, "the judge is busy; try again in a minute")
+    submission = Submission(user_id=user.id, exercise_id=exercise_id, content_hash=content_hash,
+                            code=code, filename=filename, seed=secrets.randbits(62))
+    session.add(submission)
+    session.flush()
+    return submission
+
+
+def claim(session: Session, worker_id: str, lease_s: float, max_attempts: int) -> Claim | None:
+    """Lease the oldest queued submission (or one whose lease expired) to ``worker_id``.
+
+    A submission whose lease expired after ``max_attempts`` attempts is not handed out again:
+    it is returned with ``attempts`` past the bound so the caller records a judge error.
+    """
+    now = utcnow()
+    row = session.exec(
+        select(Submission)
+        .where(or_(Submission.status == QUEUED,
+                   (Submission.status == RUNNING) & (Submission.lease_expires_at < now)))
+        .order_by(Submission.id)
+        .limit(1)
+        .with_for_update(skip_locked=True)
+    ).first()
+    if row is None:
+        return None
+    row.status = RUNNING
+    row.worker_id = worker_id
+    row.lease_token = uuid.uuid4().hex
+    row.lease_expires_at = now + timedelta(seconds=lease_s)
+    row.started_at = now
+    row.progress = []
+    if row.attempts < max_attempts:
+        row.attempts += 1
+    else:
+        row.attempts = max_attempts + 1  # given up: no new attempt is made
+    session.add(row)
+    return Claim(id=row.id, token=row.lease_token, exercise_id=row.exercise_id, code=row.code,
+                 filename=row.filename, seed=row.seed, attempts=row.attempts)
+
+
+def renew(session: Session, claim_: Claim, lease_s: float) -> bool:
+    """Extend the lease; False if it was lost (expired and taken by another worker)."""
+    return _owned_update(session, claim_, lease_expires_at=utcnow() + timedelta(seconds=lease_s))
+
+
+def record_progress(session: Session, claim_: Claim, cases: list[dict[str, Any]]) -> bool:
+    """Store the cases graded so far (for live progress); False if the lease was lost."""
+    return _owned_update(session, claim_, progress=list(cases))
+
+
+def finish(session: Session, claim_: Claim, result: dict[str, Any], log: str | None) -> bool:
+    """Record the final verdict; False (nothing written) if the lease was lost."""
+    return _owned_update(
+        session, claim_, status=DONE, verdict=result["verdict"], result=result,
+        progress=list(result.get("cases", [])), judge_log=log, finished_at=utcnow(),
+        lease_token=None, lease_expires_at=None,
+    )
+
+
+def release(session: Session, claim_: Claim, log: str | None, count_attempt: bool) -> bool:
+    """Put a claimed submission back in the queue (after a judge error, or on shutdown)."""
+    values: dict[str, Any] = dict(status=QUEUED, worker_id=None, lease_token=None,
+                                  lease_expires_at=None, progress=[], judge_log=log)
+    if not count_attempt:
+        values["attempts"] = Submission.attempts - 1
+    return _owned_update(session, claim_, **values)
+
+
+def counts(session: Session) -> dict[str, int]:
+    """How many submissions are queued, running and done."""
+    rows = session.exec(select(Submission.status, func.count()).group_by(Submission.status))
+    found = {QUEUED: 0, RUNNING: 0, DONE: 0}
+    found.update({status: n for status, n in rows})
+    return found
+
+
+def _owned_update(session: Session, claim_: Claim, **values: Any) -> bool:
+    result = session.exec(
+        update(Submission)
+        .where(Submission.id == claim_.id, Submission.lease_token == claim_.token,
+               Submission.status == RUNNING)
+        .values(**values)
+    )
+    return result.rowcount == 1
+
+
+def _count(session: Session, *conditions: Any) -> int:
+    return session.exec(select(func.count()).select_from(Submission).where(*conditions)).one()

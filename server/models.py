@@ -1,0 +1,70 @@
+"""Database tables: users, exercises (synced from ``exercises/``) and submissions (the queue)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import JSON, BigInteger, Column, Index, Text
+from sqlmodel import Field, SQLModel
+
+QUEUED, RUNNING, DONE = "queued", "running", "done"
+
+
+def utcnow() -> datetime:
+    """Now, as an aware UTC datetime."""
+    return datetime.now(UTC)
+
+
+class User(SQLModel, table=True):
+    """An account; ``role`` is "learner" or "admin"."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    username: str = Field(max_length=64, unique=True, index=True)
+    password_hash: str = Field(max_length=255)
+    role: str = Field(default="learner", max_length=16)
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class Exercise(SQLModel, table=True):
+    """What learners may see of an exercise folder, as of the last start-up."""
+
+    id: str = Field(primary_key=True, max_length=64)
+    title_en: str
+    title_zh: str
+    statement_en: str = Field(sa_column=Column(Text, nullable=False))
+    statement_zh: str = Field(sa_column=Column(Text, nullable=False))
+    starter: str = Field(sa_column=Column(Text, nullable=False))
+    samples: list[Any] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    content_hash: str = Field(max_length=128)
+    active: bool = True
+    synced_at: datetime = Field(default_factory=utcnow)
+
+
+class Submission(SQLModel, table=True):
+    """A learner's submission and its place in the queue (status queued -> running -> done)."""
+
+    __table_args__ = (
+        Index("ix_submission_status_id", "status", "id"),
+        Index("ix_submission_user_created", "user_id", "created_at"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    user_id: int = Field(foreign_key="user.id")
+    exercise_id: str = Field(foreign_key="exercise.id", max_length=64, index=True)
+    content_hash: str = Field(max_length=128)
+    code: str = Field(sa_column=Column(Text, nullable=False))
+    filename: str = Field(default="solution.py", max_length=128)
+    seed: int = Field(sa_column=Column(BigInteger, nullable=False))
+    status: str = Field(default=QUEUED, max_length=16)
+    verdict: str | None = Field(default=None, max_length=32)
+    result: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON))
+    progress: list[Any] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    attempts: int = 0
+    worker_id: str | None = Field(default=None, max_length=128)
+    lease_token: str | None = Field(default=None, max_length=64)
+    lease_expires_at: datetime | None = None
+    judge_log: str | None = Field(default=None, sa_column=Column(Text))
+    created_at: datetime = Field(default_factory=utcnow)
+    started_at: datetime | None = None
+    finished_at: datetime | None = None

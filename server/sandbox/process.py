@@ -1,0 +1,156 @@
+"""One sandboxed runner process: started warm, given one job, then killed with all it started."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from .cgroups import Cgroup, Hierarchies, Limits
+from .channel import ChannelError, LineChannel
+from .drain import Drain
+from .launch import RLimits, bwrap_argv, launcher_argv, plain_argv, runner_argv
+
+#: seconds allowed per case beyond its own time limit (loading the learner's module, forking)
+CASE_SLACK_S = 5.0
+LOG_KEEP = 16 * 1024
+
+
+class SandboxError(Exception):
+    """The sandbox failed before or outside the learner's code: the judge's fault."""
+
+
+@dataclass(frozen=True)
+class SandboxSpec:
+    """How to start runners: isolated or not, and every limit."""
+
+    sandboxed: bool
+    limits: Limits
+    rlimits: RLimits
+    tmpfs_bytes: int
+    stdout_limit: int
+    result_limit: int
+    ready_timeout_s: float
+
+
+class SandboxProcess:
+    """A runner started in its own sandbox and cgroups, waiting (warm) for its one job."""
+
+    def __init__(self, spec: SandboxSpec, hier: Hierarchies) -> None:
+        self.spec = spec
+        self.cgroup = Cgroup(hier, spec.limits) if hier.controllers() or hier.v2 else None
+        read_fd, write_fd = os.pipe()
+        inner = runner_argv(write_fd)
+        wrapped = bwrap_argv(inner, spec.tmpfs_bytes) if spec.sandboxed else plain_argv(inner)
+        procs = self.cgroup.procs_files if self.cgroup else []
+        try:
+            self.proc = subprocess.Popen(
+                launcher_argv(procs, spec.rlimits, wrapped),
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                pass_fds=(write_fd,), start_new_session=True,
+            )
+        except BaseException:
+            os.close(read_fd)
+            self._remove_cgroup()
+            raise
+        finally:
+            os.close(write_fd)
+        self.channel = LineChannel(read_fd, spec.result_limit)
+        self.stdout = Drain(self.proc.stdout, LOG_KEEP, spec.stdout_limit, self.kill)
+        self.stderr = Drain(self.proc.stderr, LOG_KEEP)
+        self.closed = False
+        self.stop: str | None = None
+
+    def wait_ready(self) -> None:
+        """Block until the runner says it is ready; ``SandboxError`` if it does not."""
+        try:
+            hello = self.channel.read(time.monotonic() + self.spec.ready_timeout_s)
+        except (TimeoutError, ChannelError) as exc:
+            raise SandboxError(f"runner not ready: {exc or 'timeout'}; {self.log()}") from None
+        if hello != {"ready": True}:
+            raise SandboxError(f"runner not ready (said {hello!r}); {self.log()}")
+
+    def send(self, payload: dict[str, Any]) -> None:
+        """Give the runner its one job (from a thread: a runner that does not read can't block)."""
+        if self.cgroup:
+            self.cgroup.set_priority(high=True)
+        threading.Thread(target=self._send, args=(payload,), daemon=True).start()
+
+    def next_raw(self, limit_s: float) -> dict[str, Any] | None:
+        """The next case's raw report, or None once the runner stopped early (``self.stop``
+        says why: "time_limit", "memory_limit", "output_limit" or "killed")."""
+        if self.stop is not None:
+            return None
+        try:
+            raw = self.channel.read(time.monotonic() + limit_s + CASE_SLACK_S)
+        except TimeoutError:
+            self.kill()
+            self.stop = "time_limit"
+            return None
+        except ChannelError as exc:
+            raise SandboxError(f"{exc}; {self.log()}") from None
+        if raw is None:
+            self.stop = self._why_stopped()
+            if self.stop is None:
+                raise SandboxError(f"runner ended before its last case; {self.log()}")
+        return raw
+
+    def kill(self) -> None:
+        """Kill every process of the sandbox (safe to call from any thread, repeatedly)."""
+        if self.cgroup:
+            self.cgroup.kill()
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+    def close(self) -> None:
+        """Kill everything, reap, and free the cgroups and pipes."""
+        if self.closed:
+            return
+        self.closed = True
+        self.kill()
+        self.proc.wait()
+        self._remove_cgroup()
+        self.channel.close()
+        if self.proc.stdin:
+            try:
+                self.proc.stdin.close()
+            except OSError:
+                pass
+
+    def log(self) -> str:
+        """Exit status and the head of the runner's stderr, for the judge log."""
+        status = self.proc.poll()
+        return f"exit status {status}; stderr: {self.stderr.text(timeout=0.5)[-4000:]}"
+
+    def _why_stopped(self) -> str | None:
+        """Classify an early end: the learner's output, memory, a signal (the learner's code
+        killed the runner), or None when the runner exited by itself (the judge's fault)."""
+        try:
+            status = self.proc.wait(timeout=2)
+        except subprocess.TimeoutExpired:
+            self.kill()
+            status = self.proc.wait()
+        if self.stdout.flooded:
+            return "output_limit"
+        if self.cgroup and self.cgroup.oom_killed():
+            return "memory_limit"
+        killed = status < 0 or status > 128  # a signal; bwrap reports one as 128 + signal
+        return "killed" if killed else None
+
+    def _send(self, payload: dict[str, Any]) -> None:
+        try:
+            self.proc.stdin.write(json.dumps(payload).encode() + b"\n")
+            self.proc.stdin.close()
+        except (BrokenPipeError, ValueError, OSError):
+            pass  # the runner is gone; run() sees that on the result channel
+
+    def _remove_cgroup(self) -> None:
+        if self.cgroup:
+            self.cgroup.remove()

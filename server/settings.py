@@ -1,0 +1,101 @@
+"""Server settings from the environment (prefix ``CJUDGE_``), with a persisted generated secret."""
+
+from __future__ import annotations
+
+import os
+import secrets
+from functools import cached_property
+from pathlib import Path
+
+from pydantic import AliasChoices, Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+
+
+class Settings(BaseSettings):
+    """Everything the server and its workers can be told; every field is ``CJUDGE_<NAME>``."""
+
+    model_config = SettingsConfigDict(env_prefix="CJUDGE_", extra="ignore")
+
+    data_dir: Path = Path("data")
+    database_url: str | None = Field(
+        default=None, validation_alias=AliasChoices("CJUDGE_DATABASE_URL", "DATABASE_URL")
+    )
+    secret_key: str | None = None
+    exercises_dir: Path = REPO_ROOT / "exercises"
+    web_dist: Path = REPO_ROOT / "web" / "dist"
+
+    # accounts
+    admin_username: str | None = None
+    admin_password: str | None = None
+    token_ttl_s: int = 7 * 24 * 3600
+    cookie_secure: bool = False
+
+    # bad input and fairness
+    max_code_bytes: int = 64 * 1024
+    rate_per_minute: int = 12
+    max_queued_per_user: int = 5
+    max_queued_total: int = 500
+
+    # queue and workers
+    workers: int = 2
+    lease_s: float = 20.0
+    poll_s: float = 0.1
+    max_attempts: int = 3
+
+    # sandbox
+    sandbox: str = "bwrap"  # "bwrap" or "none" (trusted single user only)
+    pool_size: int = 1
+    memory_limit_mb: int = 2048
+    pids_limit: int = 1024
+    tmpfs_mb: int = 64
+    cpu_quota: float = 0.0  # cores; 0 means all cores
+    stdout_limit_bytes: int = 1 << 20
+    result_limit_bytes: int = 16 << 20
+    ready_timeout_s: float = 60.0
+
+    @cached_property
+    def url(self) -> str:
+        """The SQLAlchemy URL: ``database_url`` or SQLite in the data directory."""
+        if self.database_url:
+            url = self.database_url
+            return url.replace("postgresql://", "postgresql+psycopg://", 1)
+        return f"sqlite:///{self.data_dir.resolve() / 'judge.db'}"
+
+    @cached_property
+    def secret(self) -> str:
+        """The token-signing secret: from the environment, else generated once in the data dir."""
+        if self.secret_key:
+            return self.secret_key
+        return persisted_secret(self.data_dir / "secret_key")
+
+
+def persisted_secret(path: Path) -> str:
+    """Read the secret at ``path``, creating it (mode 0600, atomically) on first use."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if not path.exists():
+        tmp = path.with_name(f".{path.name}.{os.getpid()}")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as f:
+            f.write(secrets.token_urlsafe(48))
+        try:
+            os.link(tmp, path)  # atomic: the first process to link wins
+        except FileExistsError:
+            pass
+        finally:
+            tmp.unlink()
+    return path.read_text().strip()
+
+
+def settings_env(settings: Settings) -> dict[str, str]:
+    """``settings`` as ``CJUDGE_*`` variables, for worker processes started by the server."""
+    env = dict(os.environ)
+    for name, value in settings.model_dump().items():
+        if value is None:
+            continue
+        if isinstance(value, Path):
+            value = value.resolve()
+        text = str(value).lower() if isinstance(value, bool) else str(value)
+        env[f"CJUDGE_{name.upper()}"] = text
+    return env

@@ -1,0 +1,148 @@
+"""A judge worker: claims submissions from the database, grades them in sandboxes, stores the
+verdict. Run embedded by the server, or standalone: ``python -m server.worker``."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import signal
+import socket
+import threading
+import time
+import traceback
+from typing import Any
+
+from cjudge.exercises import Exercise, load_exercises
+
+from . import jobqueue
+from .db import make_engine, schema_ready, write_session
+from .grading import SandboxCases, grade, judge_error_result, runner_for
+from .lease import LeaseKeeper
+from .sandbox import SandboxError, make_pool
+from .settings import Settings
+
+log = logging.getLogger("server.worker")
+
+
+class Worker:
+    """One worker process's loop: one submission at a time, with a warm pool of sandboxes."""
+
+    def __init__(self, settings: Settings, worker_id: str) -> None:
+        self.settings = settings
+        self.worker_id = worker_id
+        self.engine = make_engine(settings.url)
+        self.exercises: dict[str, Exercise] = load_exercises(settings.exercises_dir)
+        self.pool = make_pool(settings)
+        self.stopping = threading.Event()
+        self.runner: SandboxCases | None = None
+
+    def stop(self) -> None:
+        """Stop after (aborting) the current submission; it goes back to the queue."""
+        self.stopping.set()
+        if self.runner is not None:
+            self.runner.abort()
+
+    def run(self, parent_pid: int | None = None) -> None:
+        """Claim and grade until stopped (or until ``parent_pid`` is gone)."""
+        try:
+            while not self.stopping.is_set():
+                if parent_pid is not None and os.getppid() != parent_pid:
+                    break
+                if not self.step():
+                    self.stopping.wait(self.settings.poll_s)
+        finally:
+            self.pool.close()
+
+    def step(self) -> bool:
+        """Grade one submission if one is waiting; False if the queue was empty."""
+        s = self.settings
+        with write_session(self.engine) as session:
+            claim = jobqueue.claim(session, self.worker_id, s.lease_s, s.max_attempts)
+        if claim is None:
+            return False
+        exercise = self.exercises.get(claim.exercise_id)
+        if claim.attempts > s.max_attempts:
+            self._store(claim, self._error(claim, f"gave up after {s.max_attempts} attempts"))
+        elif exercise is None:
+            self._store(claim, self._error(claim, "this exercise is not installed on the worker"))
+        else:
+            self._grade(claim, exercise)
+        return True
+
+    def _grade(self, claim: jobqueue.Claim, exercise: Exercise) -> None:
+        runner = self.runner = runner_for(exercise, claim.seed, self.pool)
+        keeper = LeaseKeeper(self.engine, claim, self.settings.lease_s, runner.abort)
+        cases: list[dict[str, Any]] = []
+
+        def on_case(case: dict[str, Any]) -> None:
+            cases.append(case)
+            with write_session(self.engine) as session:
+                if not jobqueue.record_progress(session, claim, cases):
+                    runner.abort()
+
+        log_text = None
+        started = time.monotonic()
+        try:
+            result = grade(exercise, claim.code, claim.filename, claim.seed, runner, on_case)
+        except SandboxError as exc:
+            log_text = f"sandbox: {exc}"
+            result = self._error(claim, "the sandbox failed")
+        except Exception:  # noqa: BLE001 - any bug here is the judge's, never the learner's
+            log_text = traceback.format_exc()
+            result = self._error(claim, "internal error")
+        finally:
+            keeper.stop()
+            runner.close()
+            self.runner = None
+        log.info("submission %s: %s in %.2f s (attempt %s)", claim.id, result["verdict"],
+                 time.monotonic() - started, claim.attempts)
+        if keeper.lost:
+            return  # another worker owns it now; nothing of ours may be written
+        self._store(claim, result, log_text)
+
+    def _store(self, claim: jobqueue.Claim, result: dict[str, Any],
+               log_text: str | None = None) -> None:
+        """Finish, or put back in the queue: on shutdown, or after a retryable judge error."""
+        with write_session(self.engine) as session:
+            if self.stopping.is_set():
+                jobqueue.release(session, claim, log_text, count_attempt=False)
+            elif result["verdict"] == "judge_error" and claim.attempts < self.settings.max_attempts:
+                jobqueue.release(session, claim, log_text, count_attempt=True)
+            else:
+                jobqueue.finish(session, claim, result, log_text)
+
+    def _error(self, claim: jobqueue.Claim, message: str) -> dict[str, Any]:
+        return judge_error_result(claim.exercise_id, claim.seed, message)
+
+
+def wait_for_schema(settings: Settings, timeout_s: float = 120.0) -> None:
+    """Wait until the server has created the tables (it runs the migrations)."""
+    engine = make_engine(settings.url)
+    deadline = time.monotonic() + timeout_s
+    while not schema_ready(engine):
+        if time.monotonic() > deadline:
+            raise SystemExit("the database has no tables: start the server first (it migrates)")
+        time.sleep(1.0)
+    engine.dispose()
+
+
+def main(argv: list[str] | None = None) -> None:
+    """``python -m server.worker``: one worker against ``CJUDGE_DATABASE_URL`` or the data dir."""
+    parser = argparse.ArgumentParser(prog="python -m server.worker", description=__doc__)
+    parser.add_argument("--id", help="worker id (default: host:pid)")
+    parser.add_argument("--parent-pid", type=int, help="exit when this process is gone")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
+    settings = Settings()
+    if settings.sandbox == "none":
+        log.warning("NO SANDBOX: submissions run unisolated; for a single trusted user only")
+    wait_for_schema(settings)
+    worker = Worker(settings, args.id or f"{socket.gethostname()}:{os.getpid()}")
+    signal.signal(signal.SIGTERM, lambda *_: worker.stop())
+    signal.signal(signal.SIGINT, lambda *_: worker.stop())
+    worker.run(args.parent_pid)
+
+
+if __name__ == "__main__":
+    main()
