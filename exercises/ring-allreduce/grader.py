@@ -11,11 +11,11 @@ SCALE = 16
 LIMIT = 4096
 
 
-def make_input(params: dict, world: int, rank: int, rng: random.Random) -> dict:
-    """Rank ``rank``'s 1-D tensor of ``params["numel"]`` exact values."""
+def make_inputs(params: dict, world: int, rng: random.Random) -> list[dict]:
+    """Every rank's 1-D tensor of ``params["numel"]`` exact values."""
     n = int(params["numel"])
-    data = [rng.randint(-LIMIT, LIMIT) / SCALE for _ in range(n)]
-    return {"shape": [n], "dtype": params["dtype"], "data": data}
+    return [{"shape": [n], "dtype": params["dtype"],
+             "data": [rng.randint(-LIMIT, LIMIT) / SCALE for _ in range(n)]} for _ in range(world)]
 
 
 def expected(params: dict, world: int, inputs: list[dict]) -> list[dict]:

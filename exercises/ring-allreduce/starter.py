@@ -4,12 +4,12 @@
 Run the tests: python practice/judge.py test ring-allreduce
 """
 
-import torch  # noqa: F401
+import torch
 import torch.distributed as dist
 
 
 def ring_all_reduce(t):
-    """Afterwards t must hold the elementwise sum over all ranks (t 最终应为所有 rank 的逐元素和)."""
+    """Afterwards t holds the elementwise sum over all ranks (t 最终为所有 rank 的逐元素和)."""
     rank, n = dist.get_rank(), dist.get_world_size()
     right, left = (rank + 1) % n, (rank - 1) % n
     chunks = list(t.chunk(n))

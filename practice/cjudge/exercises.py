@@ -23,7 +23,7 @@ from .verdicts import Verdict
 ID_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 EXPECT_RE = re.compile(r"^#\s*expect:\s*([a-z_]+)\s*$", re.MULTILINE)
 DTYPES = ("float32", "float64", "int64")
-GRADER_FUNCTIONS = ("make_input", "expected", "bytes_bound", "diagnose")
+GRADER_FUNCTIONS = ("make_inputs", "expected", "bytes_bound", "diagnose")
 REQUIRED_FILES = ("exercise.toml", "statement.md", "statement.zh.md", "starter.py",
                   "solution.py", "grader.py")
 

@@ -35,8 +35,7 @@ def plan_cases(exercise: Exercise, seed: int | None = None,
         if only_samples and not case.sample:
             continue
         rng = random.Random(case_seed(seed, case.name))
-        inputs = [exercise.grader.make_input(case.params, case.world_size, r, rng)
-                  for r in range(case.world_size)]
+        inputs = exercise.grader.make_inputs(case.params, case.world_size, rng)
         specs.append(CaseSpec(name=case.name, world_size=case.world_size, sample=case.sample,
                               params=dict(case.params), inputs=inputs))
     return specs

@@ -1,0 +1,44 @@
+"""Trusted grading code for alltoall-transpose: rows of M, the expected blocks of Mᵀ, diagnosis."""
+
+from __future__ import annotations
+
+import random
+
+
+def make_inputs(params: dict, world: int, rng: random.Random) -> list[dict]:
+    """Row r of M for every rank r: n·n·k distinct values exact in float32, so that every
+    element of M can be recognised wherever it lands."""
+    width = world * int(params["k"])
+    values = [v / 4 for v in rng.sample(range(1, 1 << 22), world * width)]
+    return [{"shape": [width], "dtype": params["dtype"], "data": values[r * width:(r + 1) * width]}
+            for r in range(world)]
+
+
+def expected(params: dict, world: int, inputs: list[dict]) -> list[dict]:
+    """Rank r gets a (k, n) tensor: element [i][j] = M[j][r·k + i]."""
+    k = int(params["k"])
+    out = []
+    for r in range(world):
+        data = [inputs[j]["data"][r * k + i] for i in range(k) for j in range(world)]
+        out.append({"shape": [k, world], "dtype": params["dtype"], "data": data})
+    return out
+
+
+def bytes_bound(params: dict, world: int, itemsize: int) -> int:
+    """Each rank keeps its own block and sends the other (n-1)·k elements of its row."""
+    return (world - 1) * int(params["k"]) * itemsize
+
+
+def diagnose(params: dict, world: int, inputs: list[dict], rank: int, index: int,
+             got: float) -> tuple[str, str] | None:
+    """Say which element of M was found where another was expected."""
+    k = int(params["k"])
+    i, j = divmod(index, world)
+    where = {v: (row, col) for row, inp in enumerate(inputs) for col, v in enumerate(inp["data"])}
+    if got not in where:
+        return None
+    row, col = where[got]
+    return (f"element [{i}][{j}] should be M[{j}][{rank * k + i}] (rank {j}'s element "
+            f"{rank * k + i}) but is M[{row}][{col}] (rank {row}'s element {col})",
+            f"元素 [{i}][{j}] 应为 M[{j}][{rank * k + i}]（rank {j} 的第 {rank * k + i} 个元素），"
+            f"实际为 M[{row}][{col}]（rank {row} 的第 {col} 个元素）")
