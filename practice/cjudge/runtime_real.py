@@ -19,6 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from . import rank_real  # imports torch: once, in the judge, before any rank is forked
 from .event_channel import EventChannel
 from .protocol import CaseSpec, JobSpec, RankReport, RawCase, Stop
 from .rank_status import RankStatus
@@ -50,8 +51,6 @@ class ForkLauncher:
     """Ranks forked from this process (which has imported torch already)."""
 
     def __init__(self, job_dir: Path, world: int, port: int):
-        from . import rank_real  # torch is imported here, once, before any fork
-
         sys.stdout.flush()
         sys.stderr.flush()
         self.pids: list[int] = []

@@ -1,0 +1,76 @@
+"""Argument parsing for ``python practice/judge.py``."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from . import commands
+
+EPILOG = """examples:
+  python practice/judge.py list
+  python practice/judge.py start ring-allreduce        # copies the starter to practice/workspace/
+  python practice/judge.py test ring-allreduce         # grades your workspace copy
+  python practice/judge.py test ring-allreduce my.py --json
+  python practice/judge.py check                       # proves every exercise's reference and wrong files
+  python practice/judge.py bench -b 1K -e 64M -f 4     # nccl-tests-style sweep of torch's collectives
+  python practice/judge.py bench ring-allreduce        # your implementation against dist.all_reduce
+"""
+
+
+def parser() -> argparse.ArgumentParser:
+    """The CLI's parser, with help that teaches the workflow."""
+    p = argparse.ArgumentParser(
+        prog="judge.py", epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Judge collective-communication exercises on real torch.distributed ranks "
+                    "(gloo, several processes on this machine).")
+    p.add_argument("--exercises", type=Path, help="exercises folder (default: the repo's)")
+    p.add_argument("--lang", choices=("en", "zh"), default="en", help="language of messages")
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    sub.add_parser("list", help="list the exercises and your last verdicts")
+    start = sub.add_parser("start", help="copy an exercise's starter to your workspace")
+    start.add_argument("id")
+    start.add_argument("--force", action="store_true", help="overwrite your workspace copy")
+    test = sub.add_parser("test", help="grade a file; exit status 0 only when accepted")
+    test.add_argument("id")
+    test.add_argument("file", nargs="?", type=Path, help="default: your workspace copy")
+    test.add_argument("--json", action="store_true", help="print the verdict JSON")
+    test.add_argument("--launcher", choices=("fork", "torchrun"), default="fork",
+                      help="fork ranks from this process (fast) or start them with torchrun")
+    test.add_argument("--seed", type=int, help="inputs from another seed")
+    test.add_argument("--samples", action="store_true", help="run only the sample case")
+    test.add_argument("--all", action="store_true", help="run every case even after a failure")
+    sol = sub.add_parser("solution", help="print the reference solution")
+    sol.add_argument("id")
+    check = sub.add_parser("check", help="reference accepted, starter not, wrong files as declared")
+    check.add_argument("ids", nargs="*", metavar="ID")
+    check.add_argument("--launcher", choices=("fork", "torchrun"), default="fork")
+    sub.add_parser("bench", help="bandwidth sweep (see: judge.py bench --help)", add_help=False)
+    sub.add_parser("doctor", help="what this machine can run")
+    return p
+
+
+def main(argv: list[str]) -> int:
+    """Run the CLI; the exit status."""
+    if argv[:1] == ["bench"] or (len(argv) > 2 and argv[2:3] == ["bench"]):
+        from ..bench.cli import main as bench_main
+
+        return bench_main(argv[argv.index("bench") + 1:])
+    args = parser().parse_args(argv)
+    exercises = commands.exercises_or_exit(args.exercises)
+    if args.command == "list":
+        return commands.cmd_list(exercises, args.lang)
+    if args.command == "doctor":
+        from .doctor import doctor
+
+        return doctor(commands.console, exercises)
+    if args.command == "check":
+        chosen = [commands.pick(exercises, i) for i in args.ids] or list(exercises.values())
+        return commands.cmd_check(chosen, args.launcher)
+    ex = commands.pick(exercises, args.id)
+    if args.command == "start":
+        return commands.cmd_start(ex, args.lang, args.force)
+    if args.command == "solution":
+        return commands.cmd_solution(ex)
+    return commands.cmd_test(ex, args.file, args.json, args.lang, args.launcher, args.seed,
+                             args.samples, args.all)

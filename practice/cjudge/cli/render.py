@@ -1,0 +1,71 @@
+"""Showing verdicts: rich tables on a terminal, plain lines when piped."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.table import Table
+
+from ..verdicts import title
+
+STYLE = {"accepted": "green", "wrong_answer": "red", "over_budget": "yellow",
+         "deadlock": "magenta", "time_limit": "magenta", "forbidden_primitive": "red"}
+
+
+def _bytes(case: dict) -> str:
+    sent = case["bytes_sent"]
+    return f"{max(sent) if sent else 0}/{case['bytes_bound']}"
+
+
+def case_line(case: dict, lang: str) -> str:
+    """One case as a plain line: name, ranks, verdict, max bytes sent over the bound, time."""
+    per_rank = " ".join(str(b) for b in case["bytes_sent"])
+    return (f"{case['name']:<24} n={case['world_size']:<2} {case['verdict']:<20} "
+            f"bytes/rank [{per_rank}] bound {case['bytes_bound']}  {case['wall_ms']:.0f} ms")
+
+
+def message(item: dict, lang: str) -> str:
+    """The learner-facing message of a case or a whole result in ``lang``."""
+    return item.get("message_zh" if lang == "zh" else "message", "")
+
+
+def show_case(console: Console, case: dict, lang: str) -> None:
+    """Print one case as soon as it is graded (progress on long suites)."""
+    if console.is_terminal:
+        style = STYLE.get(case["verdict"], "red")
+        console.print(f"  [{style}]{title(case['verdict'], lang):<22}[/] {case['name']:<24} "
+                      f"n={case['world_size']:<2} bytes {_bytes(case):>14}  "
+                      f"{case['wall_ms']:.0f} ms")
+    else:
+        console.print(case_line(case, lang), markup=False, highlight=False)
+
+
+def show_result(console: Console, result: dict, lang: str) -> None:
+    """The whole verdict: per-case table, then the first failure's message and details."""
+    if console.is_terminal and result["cases"]:
+        table = Table(title=f"{result['exercise']} — {result['runtime']}")
+        for col in ("case", "ranks", "verdict", "bytes sent per rank", "bound", "ms"):
+            table.add_column(col, justify="right" if col in ("ranks", "bound", "ms") else "left")
+        for case in result["cases"]:
+            style = STYLE.get(case["verdict"], "red")
+            table.add_row(case["name"], str(case["world_size"]),
+                          f"[{style}]{title(case['verdict'], lang)}[/]",
+                          " ".join(str(b) for b in case["bytes_sent"]), str(case["bytes_bound"]),
+                          f"{case['wall_ms']:.0f}")
+        console.print(table)
+    verdict = result["verdict"]
+    head = f"{title(verdict, lang)} ({verdict}): {message(result, lang)}"
+    if console.is_terminal:
+        console.print(f"[bold {STYLE.get(verdict, 'red')}]{title(verdict, lang)}[/] "
+                      f"({verdict}): {message(result, lang)}", highlight=False)
+    else:
+        console.print(f"verdict: {head}", markup=False, highlight=False)
+    failing = next((c for c in result["cases"] if c["verdict"] != "accepted"), None)
+    for detail in (failing or {}).get("details", []):
+        console.print(detail.rstrip(), markup=False, highlight=False)
+    if result.get("skipped"):
+        names = ", ".join(result["skipped"])
+        console.print(("未运行的用例：" if lang == "zh" else "not run after the failure: ") + names,
+                      markup=False, highlight=False)
+    if result.get("stdout"):
+        console.print("--- output ---" if lang != "zh" else "--- 输出 ---", markup=False)
+        console.print(result["stdout"], markup=False, highlight=False)
