@@ -10,8 +10,10 @@ const web = join(dirname(fileURLToPath(import.meta.url)), "..");
 const repo = join(web, "..");
 const dist = join(web, "dist");
 
-// Kernel modules that import torch (the real runtime, bench) cannot run in Pyodide: left out.
+// Kernel modules that import torch (the real runtime) cannot run in Pyodide, and bench is the
+// CLI's alone: both are left out.
 const IMPORTS_TORCH = /^\s*(import|from) torch\b/m;
+const CLI_ONLY = /^bench\//;
 const PYODIDE_FILES = ["pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json"];
 
 function filesUnder(root) {
@@ -22,13 +24,13 @@ function filesUnder(root) {
 
 function kernelZip() {
   const entries = {};
-  const add = (root, prefix) => {
+  const add = (root, prefix, keep = () => true) => {
     for (const name of filesUnder(root)) {
       const bytes = readFileSync(join(root, name));
-      if (!(name.endsWith(".py") && IMPORTS_TORCH.test(bytes.toString()))) entries[`${prefix}/${name}`] = bytes;
+      if (keep(name, bytes.toString())) entries[`${prefix}/${name}`] = bytes;
     }
   };
-  add(join(repo, "practice", "cjudge"), "cjudge");
+  add(join(repo, "practice", "cjudge"), "cjudge", (name, text) => !CLI_ONLY.test(name) && !IMPORTS_TORCH.test(text));
   add(join(repo, "exercises"), "exercises");
   add(join(web, "src", "py"), "cjudge_web");
   return zipSync(entries, { level: 6 });
@@ -53,7 +55,6 @@ await esbuild.build({
   entryPoints: {
     app: join(web, "src", "app", "main.js"),
     worker: join(web, "src", "runner", "worker.js"),
-    "rank-worker": join(web, "src", "runner", "rank-worker.js"),
     style: join(web, "src", "app", "style.css"),
   },
   bundle: true,

@@ -29,7 +29,10 @@ function drawRunnerStatus() {
   const [state, detail] = runnerState;
   const key = { loading: "runnerLoading", ready: "runnerReady", busy: "runnerBusy", failed: "runnerFailed" }[state];
   $("runner-status").dataset.state = state;
-  $("runner-status").textContent = t(key, { mode: detail, error: detail });
+  // A load failure is a Python traceback: its last line says what went wrong, the rest is a tooltip.
+  const error = detail?.trim().split("\n").at(-1);
+  $("runner-status").textContent = t(key, { mode: detail, error });
+  $("runner-status").title = state === "failed" ? detail : "";
 }
 
 function updateButtons() {
@@ -81,6 +84,9 @@ function open(id) {
 
 const drawHistory = () => current && renderHistory($("history"), current.id, followSubmission);
 
+/** A verdict-shaped view of work in progress: its status as the verdict, the cases so far. */
+const pending = (status, key, cases) => ({ verdict: status, message: t(key), message_zh: t(key), cases });
+
 function finished(result, heading) {
   recordVerdict(current.id, result.verdict);
   drawList();
@@ -95,7 +101,7 @@ async function runTests(samples) {
   try {
     const result = await runner.run(id, editor.code, samples, (c) => {
       cases.push(c);
-      show({ heading, result: { verdict: "running", message: t("running"), message_zh: t("running"), cases } });
+      show({ heading, result: pending("running", "running", cases) });
     });
     if (current?.id === id) finished(result, heading);
   } catch (error) {
@@ -104,11 +110,11 @@ async function runTests(samples) {
 }
 
 async function followSubmission(subId) {
-  const heading = (sub) => () => t("officialResult", { runtime: sub.result?.runtime ?? "torch" });
-  const done = await api.follow(subId, (sub) => {
-    if (sub.status !== "done") show({ status: () => t(sub.status === "queued" ? "queued" : "judging") });
-  });
-  finished(done.result, heading(done));
+  const heading = () => t("officialResult", { runtime: "torch" });
+  const done = await api.follow(subId, ({ status, cases }) =>
+    show({ heading, result: pending(status, status === "queued" ? "queued" : "judging", cases) }),
+  );
+  finished(done.result, () => t("officialResult", { runtime: done.result.runtime }));
   drawHistory();
 }
 

@@ -1,0 +1,62 @@
+// The app in headless Chromium against the static build: no server, Run tests in the browser.
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import { editorText, exerciseFile, openPage, runAndWait, setCode, startApp } from "./harness.mjs";
+
+let app;
+before(async () => (app = await startApp()));
+after(async () => app?.close());
+
+test("the page loads Pyodide offline and lists the exercises with their state", async () => {
+  const page = await openPage(app.browser, `${app.url}#/ring-allreduce`);
+  assert.equal(await page.getAttribute("#runner-status", "data-state"), "ready", await page.textContent("#runner-status"));
+  const item = page.locator('#exercise-list li[data-exercise="ring-allreduce"]');
+  assert.equal(await item.getAttribute("data-progress"), "notStarted");
+  assert.match(await page.textContent("#title"), /ring all-reduce/i);
+  assert.ok(await page.locator("#statement-body .katex").count(), "formulas are rendered");
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test("the language switches statement and UI to Chinese and back, and is remembered", async () => {
+  const page = await openPage(app.browser, `${app.url}#/ring-allreduce`);
+  await page.click("#lang-toggle");
+  assert.equal(await page.textContent("#run-all"), "运行全部测试");
+  assert.match(await page.textContent("#statement-body"), /[\u4e00-\u9fff]/);
+  await page.reload();
+  await page.waitForSelector("#runner-status");
+  assert.equal(await page.textContent("#run-all"), "运行全部测试");
+  await page.click("#lang-toggle");
+  assert.equal(await page.textContent("#run-all"), "Run all tests");
+  await page.close();
+});
+
+test("code is kept between visits and reset brings back the starter", async () => {
+  const page = await openPage(app.browser, `${app.url}#/ring-allreduce`);
+  await setCode(page, "# my attempt\n");
+  await page.reload();
+  await page.waitForSelector("#editor .cm-line");
+  assert.equal(await editorText(page), "# my attempt\n");
+  page.once("dialog", (dialog) => dialog.accept());
+  await page.click("#reset");
+  assert.equal(await editorText(page), exerciseFile("ring-allreduce", "starter.py").replace(/\n$/, "\n"));
+  await page.close();
+});
+
+test("a syntax error is a compile_error with its line", async () => {
+  const page = await openPage(app.browser, `${app.url}#/ring-allreduce`);
+  await setCode(page, "def ring_all_reduce(t):\n    return (\n");
+  const { verdict, text } = await runAndWait(page);
+  assert.equal(verdict, "compile_error");
+  assert.match(text, /line 2/);
+  assert.equal(await page.getAttribute('#exercise-list li[data-exercise="ring-allreduce"]', "data-progress"), "tried");
+  await page.close();
+});
+
+test("Submit without a judge server says the server is unreachable", async () => {
+  const page = await openPage(app.browser, `${app.url}#/ring-allreduce`);
+  await page.click("#submit");
+  await page.waitForSelector(".status.error");
+  assert.match(await page.textContent(".status.error"), /unreachable/);
+  await page.close();
+});

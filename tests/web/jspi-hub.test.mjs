@@ -1,0 +1,73 @@
+// Ranks as suspended stacks in one Pyodide under Node (JSPI): the hub, the coordinator and the
+// Python transport together, with small rank programs instead of the simulated torch.
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { before, test } from "node:test";
+import { bootPython } from "../../web/src/runner/boot.js";
+import { JspiHub } from "../../web/src/runner/jspi-hub.js";
+import { dist, repo } from "./harness.mjs";
+
+const PROGRAMS = `
+import json
+from cjudge_web.transport import Aborted, JsTransport
+
+def rank_main(job_json, spec_json, rank, coordinator, wait):
+    t = JsTransport(coordinator, rank, wait)
+    n = json.loads(spec_json)["world_size"]
+    program = json.loads(job_json)["program"]
+    try:
+        if program == "ring":
+            t.post((rank + 1) % n, 0, {"from": rank})
+            src, got = t.take((rank - 1) % n, 0, "recv")
+            out = [src, got["from"], t.rendezvous("g:0", n, rank, rank * 10, "all_gather")]
+        elif program == "recv_from_finished":
+            out = t.take(1, 0, "recv") if rank == 0 else "done"
+        else:  # everyone receives first
+            out = t.take((rank + 1) % n, 0, "recv")
+    except Aborted as stop:
+        return json.dumps({"aborted": str(stop)})
+    t.finish("returned")
+    return json.dumps({"out": out})
+`;
+
+let py, hub;
+const messages = [];
+before(async () => {
+  py = await bootPython(`${repo}web/node_modules/pyodide/`, new Uint8Array(readFileSync(`${dist}/kernel.zip`)));
+  py.runPython(PROGRAMS);
+  hub = new JspiHub(py, py.globals.get("rank_main"), (m) => messages.push(m));
+});
+
+const run = async (program, world) =>
+  JSON.parse(await hub.run_case(JSON.stringify({ program }), JSON.stringify({ name: program, world_size: world })));
+
+test("a ring exchange and a rendezvous across 4 suspended ranks", async () => {
+  const outcome = await run("ring", 4);
+  assert.equal(outcome.stop, null);
+  assert.deepEqual(outcome.states, ["returned", "returned", "returned", "returned"]);
+  outcome.results.forEach(({ out }, rank) => assert.deepEqual(out, [(rank + 3) % 4, (rank + 3) % 4, [0, 10, 20, 30]]));
+});
+
+test("everyone receiving first is a deadlock; the blocked stacks unwind", async () => {
+  const outcome = await run("deadlock", 3);
+  assert.equal(outcome.stop, "deadlock");
+  assert.deepEqual(outcome.states, ["blocked", "blocked", "blocked"]);
+  assert.deepEqual(outcome.waiting, ["recv", "recv", "recv"]);
+  assert.deepEqual(outcome.results, [{ aborted: "recv" }, { aborted: "recv" }, { aborted: "recv" }]);
+});
+
+test("waiting on a rank that has returned is a deadlock too, and the next case runs clean", async () => {
+  const outcome = await run("recv_from_finished", 2);
+  assert.equal(outcome.stop, "deadlock");
+  assert.deepEqual(outcome.states, ["blocked", "returned"]);
+  assert.equal((await run("ring", 2)).stop, null);
+});
+
+test("progress messages go to the main thread", () => {
+  hub.case_started("sample", 10);
+  hub.case_done('{"name": "sample", "verdict": "accepted"}');
+  assert.deepEqual(messages, [
+    { type: "case-start", name: "sample", limit_s: 10 },
+    { type: "case", case: { name: "sample", verdict: "accepted" } },
+  ]);
+});

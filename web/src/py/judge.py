@@ -1,0 +1,49 @@
+"""Judging in the browser: the kernel's own ``judge_code`` over the simulated runtime.
+
+The JavaScript hub runs each case's ranks and answers a :class:`~cjudge.protocol.RawCase`;
+``wait`` turns its answer into a value (``run_sync`` under JSPI, nothing when the hub answers
+synchronously), so this code reads as the CLI's does.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+from cjudge.exercises import load_exercises
+from cjudge.grading import grade_case, plan_cases, summarize
+from cjudge.judge import judge_code
+from cjudge.protocol import RankReport, RawCase
+
+EXERCISES = load_exercises(Path(__file__).resolve().parents[1] / "exercises")
+RUNTIME = "sim"
+FILENAME = "solution.py"
+
+
+def judge(exercise_id: str, code: str, samples: bool, hub, wait: Callable) -> str:
+    """The verdict JSON for ``code``; ``hub`` runs cases and hears about progress."""
+    exercise = EXERCISES[exercise_id]
+
+    def run_case(job, spec):
+        hub.case_started(spec["name"], job["time_limit_s"])
+        return json.loads(wait(hub.run_case(json.dumps(job), json.dumps(spec))))
+
+    result = judge_code(exercise, code, FILENAME, run_case, RUNTIME, only_samples=samples,
+                        on_case=lambda case: hub.case_done(json.dumps(case)))
+    return json.dumps(result)
+
+
+def timed_out(exercise_id: str, samples: bool, name: str, graded_json: str) -> str:
+    """The verdict JSON after case ``name`` passed its time limit and its ranks were killed.
+
+    ``graded_json`` holds the cases graded before it; their output died with the worker.
+    """
+    exercise = EXERCISES[exercise_id]
+    spec = next(s for s in plan_cases(exercise, only_samples=samples) if s["name"] == name)
+    ranks = [RankReport(rank=r, state="running", output=None, error=None)
+             for r in range(spec["world_size"])]
+    raw = RawCase(name=name, ranks=ranks, events=[], stdout="", stop="time_limit",
+                  wall_ms=exercise.time_limit_s * 1000)
+    cases = [*json.loads(graded_json), grade_case(exercise, spec, raw)]
+    return json.dumps(summarize(exercise, cases, RUNTIME, exercise.seed))

@@ -1,0 +1,43 @@
+// Ranks as suspended stacks in this worker's one Pyodide (JSPI). For each case the hub starts
+// every rank with callPromising; a rank's blocking call is run_sync on a coordinator promise.
+// The judge itself runs the same way, so it waits for run_case like the CLI waits for processes.
+import { Coordinator } from "./coordinator.js";
+
+export class JspiHub {
+  /**
+   * @param py  the Pyodide
+   * @param rankMain  Python callable (job_json, spec_json, rank, coordinator, wait) -> rank result JSON
+   * @param post  where progress messages go (the worker's postMessage)
+   */
+  constructor(py, rankMain, post) {
+    this.rankMain = rankMain;
+    this.post = post;
+    this.wait = py.pyimport("pyodide.ffi").run_sync;
+  }
+
+  case_started(name, limitS) {
+    this.post({ type: "case-start", name, limit_s: limitS });
+  }
+
+  case_done(caseJson) {
+    this.post({ type: "case", case: JSON.parse(caseJson) });
+  }
+
+  /** Run every rank of one case; answers what each rank reported, their states at the end, and why they stopped. */
+  async run_case(jobJson, specJson) {
+    const spec = JSON.parse(specJson);
+    const started = performance.now();
+    let stop = null;
+    const coordinator = new Coordinator(spec.world_size, () => {
+      stop = "deadlock";
+      coordinator.abortBlocked();
+    });
+    const ranks = [];
+    for (let rank = 0; rank < spec.world_size; rank++) {
+      ranks.push(this.rankMain.callPromising(jobJson, specJson, rank, coordinator, this.wait));
+    }
+    const results = (await Promise.all(ranks)).map((text) => JSON.parse(text));
+    const { states, waiting } = coordinator;
+    return JSON.stringify({ results, states, waiting, stop, wall_ms: performance.now() - started });
+  }
+}
