@@ -8,6 +8,7 @@ The store is the launcher's own (ours, or torchrun's agent store), so it outlive
 from __future__ import annotations
 
 import json
+import os
 from datetime import timedelta
 from typing import Any
 
@@ -16,17 +17,23 @@ import torch.distributed as dist
 PREFIX = "cjudge-bench"
 
 
+def run_id() -> str:
+    """Tells apart the runs that share one store (torchrun's restarts); ``local/0`` for ours."""
+    return (f"{os.environ.get('TORCHELASTIC_RUN_ID', 'local')}/"
+            f"{os.environ.get('TORCHELASTIC_RESTART_COUNT', '0')}")
+
+
 class Channel:
     """Rank and watcher ends of the side channel over one store."""
 
-    def __init__(self, store: dist.Store, run_id: str = "0"):
-        self.store = dist.PrefixStore(f"{PREFIX}/{run_id}/", store)
+    def __init__(self, store: dist.Store, run: str):
+        self.store = dist.PrefixStore(f"{PREFIX}/{run}/", store)
 
     @classmethod
-    def connect(cls, host: str, port: int, run_id: str, timeout_s: float = 300) -> Channel:
-        """A client of the store at ``host:port``."""
+    def connect(cls, host: str, port: int, timeout_s: float = 300) -> Channel:
+        """A client of the store at ``host:port``, for this run."""
         store = dist.TCPStore(host, port, is_master=False, timeout=timedelta(seconds=timeout_s))
-        return cls(store, run_id)
+        return cls(store, run_id())
 
     def advance(self, rank: int) -> None:
         """This rank finished one more phase."""

@@ -17,6 +17,9 @@ import torch.distributed as dist
 #: nccl-tests' type names (config.DTYPES) -> torch dtypes
 TORCH_DTYPES = {"float": torch.float32, "double": torch.float64, "half": torch.float16,
                 "bfloat16": torch.bfloat16, "int32": torch.int32, "int64": torch.int64}
+#: torch 2.13 renamed these two (the old names warn); torch >= 2.4 is supported
+REDUCE_SCATTER = getattr(dist, "reduce_scatter_single", dist.reduce_scatter_tensor)
+ALL_GATHER = getattr(dist, "all_gather_single", dist.all_gather_into_tensor)
 #: bits of exact integers per dtype: a sum of ``world`` pattern values must stay below 2**bits
 EXACT_BITS = {torch.float32: 24, torch.float64: 53, torch.float16: 11, torch.bfloat16: 8,
               torch.int32: 31, torch.int64: 63}
@@ -129,7 +132,7 @@ class ReduceScatter(Collective):
         return Layout(count, count * world, count, count * world * itemsize)
 
     def run(self, bufs: Buffers, ctx: RankCtx) -> None:
-        dist.reduce_scatter_tensor(bufs.out, bufs.inp)
+        REDUCE_SCATTER(bufs.out, bufs.inp)
 
     def expected(self, lay: Layout, ctx: RankCtx) -> torch.Tensor:
         return pattern_sum(lay.numel_in, ctx)[ctx.rank * lay.count:(ctx.rank + 1) * lay.count]
@@ -143,7 +146,7 @@ class AllGather(Collective):
         return Layout(count, count, count * world, count * world * itemsize)
 
     def run(self, bufs: Buffers, ctx: RankCtx) -> None:
-        dist.all_gather_into_tensor(bufs.out, bufs.inp)
+        ALL_GATHER(bufs.out, bufs.inp)
 
     def expected(self, lay: Layout, ctx: RankCtx) -> torch.Tensor:
         return torch.cat([pattern(lay.count, r, ctx) for r in range(ctx.world)])

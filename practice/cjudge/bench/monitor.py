@@ -62,10 +62,17 @@ def describe_hang(phases: list[int], steps: list[Step], timeout_s: float) -> str
     return "; ".join(parts)
 
 
-def _exit_message(rank: int, code: int) -> str:
-    if code < 0:
-        return f"rank {rank} was killed by signal {-code}"
-    return f"rank {rank} exited with status {code} without reporting an error"
+def describe_failure(errors: list[dict[str, Any]], dead: dict[int, int]) -> str:
+    """The first error in full (the others usually follow from it), then one line per other."""
+    lines = []
+    for index, error in enumerate(errors):
+        text = error["error"].rstrip()
+        lines.append(f"rank {error['rank']} failed:\n{text}" if index == 0 else
+                     f"rank {error['rank']} then failed too: {text.splitlines()[-1]}")
+    for rank, code in sorted(dead.items()):
+        lines.append(f"rank {rank} was killed by signal {-code}" if code < 0 else
+                     f"rank {rank} exited with status {code} without reporting an error")
+    return "\n".join(lines)
 
 
 def watch(channel: Channel, steps: list[Step], world: int, timeout_s: float, display: Display,
@@ -86,11 +93,12 @@ def watch(channel: Channel, steps: list[Step], world: int, timeout_s: float, dis
         states = [where(p, steps) for p in phases]
         behind = [r for r, p in enumerate(phases) if p < total]
         errors = channel.errors()
-        dead = {r: c for r, c in (exitcodes() if exitcodes else {}).items() if c}
+        reported = {e["rank"] for e in errors}
+        dead = {r: c for r, c in (exitcodes() if exitcodes else {}).items()
+                if c and r not in reported}
         if errors or dead:
-            lines = [f"rank {e['rank']} failed:\n{e['error'].rstrip()}" for e in errors]
-            lines += [_exit_message(r, c) for r, c in sorted(dead.items())]
-            return Outcome("failed", channel.get("env"), rows, "\n".join(lines), behind, states)
+            return Outcome("failed", channel.get("env"), rows, describe_failure(errors, dead),
+                           behind, states)
         if not behind:
             return Outcome("ok", channel.get("env"), rows, where=states)
         if phases != last:

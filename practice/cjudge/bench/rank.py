@@ -19,12 +19,6 @@ from .measure import measure
 from .series import Series, builtin_series
 
 
-def run_id() -> str:
-    """Tells apart the runs that share one store (torchrun's restarts)."""
-    return (f"{os.environ.get('TORCHELASTIC_RUN_ID', 'local')}/"
-            f"{os.environ.get('TORCHELASTIC_RESTART_COUNT', '0')}")
-
-
 def pick_device(backend: str, local_rank: int) -> torch.device:
     """GPU ``LOCAL_RANK`` for NCCL (one rank per GPU), else the CPU."""
     if backend != "nccl":
@@ -73,7 +67,7 @@ def rank_main(cfg: BenchConfig) -> int:
     local_rank = int(os.environ.get("LOCAL_RANK", "0"))
     device = pick_device(cfg.backend, local_rank)
     init_group(cfg, int(os.environ.get("LOCAL_WORLD_SIZE", str(world))))
-    channel = Channel.connect(os.environ["MASTER_ADDR"], int(os.environ["MASTER_PORT"]), run_id())
+    channel = Channel.connect(os.environ["MASTER_ADDR"], int(os.environ["MASTER_PORT"]))
     try:
         ctx = RankCtx(rank, world, cfg.root, TORCH_DTYPES[cfg.dtype], device)
         env = gather_environment(rank_info(rank, local_rank, device), cfg.backend)

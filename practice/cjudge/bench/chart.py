@@ -1,0 +1,51 @@
+"""A chart of busbw against message size: the learner's series beside torch's built-in."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from matplotlib.figure import Figure
+
+from .sizes import format_size
+
+COLORS = {"built-in": "tab:blue", "learner": "tab:purple"}
+
+
+def _size_axis(ax: Any, sizes: list[int]) -> None:
+    ax.set_xscale("log", base=2)
+    step = max(1, len(sizes) // 9)
+    ax.set_xticks(sizes[::step], [format_size(s).replace(" ", "\u2009") for s in sizes[::step]])
+    ax.set_xlabel("message size (nccl-tests' size: the larger of the send and receive buffers)")
+    ax.grid(True, which="major", alpha=0.3)
+
+
+def draw(doc: dict[str, Any], path: Path) -> None:
+    """Write the chart to ``path`` (SVG or PNG, by its suffix)."""
+    series, ratios = doc["series"], doc["comparison"]
+    env, cfg = doc["environment"] or {}, doc["config"]
+    fig = Figure(figsize=(9, 7.5 if ratios else 5.5), layout="constrained")
+    axes = fig.subplots(2, 1, sharex=True, height_ratios=[3, 1.3]) if ratios else [fig.subplots()]
+    ax = axes[0]
+    for index, s in enumerate(series):
+        sizes = [r["size"] for r in s["rows"]]
+        color = COLORS[s["kind"]] if ratios else f"C{index}"
+        who = "learner" if s["kind"] == "learner" else "torch"
+        ax.plot(sizes, [r["busbw"] for r in s["rows"]], marker="o", ms=4, color=color,
+                label=f"{s['label']} ({who}), avg {s['avg_busbw']:.3g} GB/s")
+    ax.set_ylabel("bus bandwidth (GB/s)")
+    ax.legend(loc="upper left")
+    ax.set_title(f"busbw vs size: {cfg['backend']}, {env.get('world_size', '?')} ranks on "
+                 f"{env.get('host_count', '?')} host(s), {cfg['dtype']}, torch {env.get('torch', '?')}, "
+                 f"{cfg['iters']} iters, time {cfg['aggregate']} over ranks", fontsize=10)
+    if ratios:
+        low = axes[1]
+        low.plot([c["size"] for c in ratios], [100 * c["ratio"] for c in ratios], marker="o",
+                 ms=4, color="black")
+        low.axhline(100, color="gray", lw=0.8, ls="--")
+        low.set_ylabel("learner / torch (%)")
+        low.set_ylim(bottom=0)
+        low.grid(True, alpha=0.3)
+    _size_axis(axes[-1], sorted({r["size"] for s in series for r in s["rows"]}))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, metadata={"Date": None} if path.suffix == ".svg" else None)
