@@ -18,8 +18,7 @@ def make_engine(url: str) -> Engine:
     """An engine for ``url``; SQLite gets WAL, a busy timeout and explicit ``BEGIN``s."""
     if not url.startswith("sqlite"):
         return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20)
-    if url.startswith("sqlite:///"):
-        Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
+    _ensure_sqlite_dir(url)
     engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
 
     @event.listens_for(engine, "connect")
@@ -54,6 +53,7 @@ def write_session(engine: Engine) -> Iterator[Session]:
 
 def migrate(url: str) -> None:
     """Bring the database at ``url`` to the newest Alembic revision."""
+    _ensure_sqlite_dir(url)
     command.upgrade(alembic_config(url), "head")
 
 
@@ -68,3 +68,8 @@ def alembic_config(url: str) -> Config:
 def schema_ready(engine: Engine) -> bool:
     """Whether the tables exist (the server has run the migrations)."""
     return inspect(engine).has_table("submission")
+
+
+def _ensure_sqlite_dir(url: str) -> None:
+    if url.startswith("sqlite:///"):
+        Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)

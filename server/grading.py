@@ -13,12 +13,7 @@ from cjudge.protocol import CaseSpec, JobSpec, RawCase
 from .sandbox import SandboxError, SandboxProcess, WarmPool
 
 RUNTIME = "torch-gloo"
-STOP_NOTES = {
-    "time_limit": "the ranks were stopped at the time limit",
-    "memory_limit": "the ranks were stopped at the memory limit",
-    "output_limit": "the ranks were stopped at the output limit",
-    "killed": "the judge's runner process was killed while your code ran",
-}
+KILLED_NOTE = "the judge's runner process was killed while your code ran"
 
 
 class SandboxCases:
@@ -26,14 +21,13 @@ class SandboxCases:
 
     The runner takes one job with every case, so the first call takes a sandbox and sends
     them all; each call then returns the next case's raw report. After the sandbox stopped
-    early, the case it stopped in gets the reason and later cases are reported as not run.
+    early, the case it stopped in is reported with the reason.
     """
 
     def __init__(self, pool: WarmPool, cases: list[CaseSpec]) -> None:
         self.pool = pool
         self.cases = cases
         self.sandbox: SandboxProcess | None = None
-        self.reported_stop = False
 
     def __call__(self, job: JobSpec, spec: CaseSpec) -> RawCase:
         if self.sandbox is None:
@@ -57,18 +51,17 @@ class SandboxCases:
             self.sandbox.close()
 
     def _stopped(self, spec: CaseSpec, stop: str) -> RawCase:
-        first, self.reported_stop = not self.reported_stop, True
-        if first and stop != "killed":
-            state, error, raw_stop = "running", None, stop
-        else:
-            note = STOP_NOTES[stop] if first else "not run: the judge stopped at an earlier case"
+        """The report of the case the sandbox stopped in (``judge_code`` runs no later case)."""
+        if stop == "killed":
             state, raw_stop = "killed", None
-            error = {"kind": "signal", "type": "Killed", "message": note, "traceback": "",
+            error = {"kind": "signal", "type": "Killed", "message": KILLED_NOTE, "traceback": "",
                      "line": None}
+        else:
+            state, raw_stop, error = "running", stop, None
         ranks = [{"rank": r, "state": state, "output": None, "error": error}
                  for r in range(spec["world_size"])]
-        return RawCase(name=spec["name"], ranks=ranks, events=[], stdout="",  # type: ignore[typeddict-item]
-                       stop=raw_stop, wall_ms=0.0)
+        return RawCase(name=spec["name"], ranks=ranks,  # type: ignore[typeddict-item]
+                       events=[], stdout="", stop=raw_stop, wall_ms=0.0)
 
 
 def grade(exercise: Exercise, code: str, filename: str, seed: int, runner: SandboxCases,

@@ -1,0 +1,1 @@
+"""The judge server: HTTP API, database queue, workers and sandbox backends."""
