@@ -4,8 +4,9 @@ What a sandbox runs. It imports torch and the real runtime, announces ``{"ready"
 result channel, then reads ONE job from stdin, ``{"job": JobSpec, "cases": [CaseSpec, ...]}``,
 and answers one :class:`~cjudge.protocol.RawCase` JSON line per case on the result channel (a
 file descriptor of its own, never stdout, which carries whatever the learner prints). It knows no
-expected values: the trusted side grades each line (and may kill it after a failing case). One job per process: a warm pool keeps such
-processes started and waiting, and each is used for one submission only.
+expected values: the trusted side grades each line (and may kill it after a failing case).
+One job per process: a warm pool keeps such processes started and waiting, each used for one
+submission only.
 """
 
 from __future__ import annotations

@@ -27,6 +27,7 @@ from .rank_status import RankStatus
 POLL_S = 0.004
 DEADLOCK_GRACE_S = 1.0
 FAILED_GRACE_S = 0.3
+STARTUP_LIMIT_S = 120.0  # ranks started by torchrun import torch first; the time limit starts after
 PRACTICE_DIR = Path(__file__).resolve().parents[1]
 
 
@@ -124,9 +125,14 @@ def _output_size(job_dir: Path, world: int) -> int:
 
 def _watch(job: JobSpec, world: int, job_dir: Path, status: RankStatus, channel: EventChannel,
            launcher: ForkLauncher | TorchrunLauncher) -> Stop | None:
-    """Wait until every rank is done, or the reason to stop them early."""
-    start = time.monotonic()
-    quiet_since, last_seen = start, None
+    """Wait until every rank is done, or the reason to stop them early.
+
+    The time limit counts from the moment every rank has joined the group (so that torchrun's
+    fresh interpreters importing torch are not charged to the learner).
+    """
+    launched = time.monotonic()
+    start: float | None = None
+    quiet_since, last_seen = launched, None
     while True:
         channel.poll(POLL_S)
         now = time.monotonic()
@@ -137,7 +143,9 @@ def _watch(job: JobSpec, world: int, job_dir: Path, status: RankStatus, channel:
             return None
         if _output_size(job_dir, world) > job["output_limit_bytes"]:
             return "output_limit"
-        if now - start > job["time_limit_s"]:
+        if start is None and all(s != "starting" for s, _ in states):
+            start = now
+        if now - (start or launched) > (job["time_limit_s"] if start else STARTUP_LIMIT_S):
             return "time_limit"
         seen = (states, len(channel.events))
         if seen != last_seen:

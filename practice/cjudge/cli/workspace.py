@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
-WORKSPACE = Path(__file__).resolve().parents[2] / "workspace"
+#: practice/workspace/ (git-ignored); CJUDGE_WORKSPACE moves it (the tests do)
+WORKSPACE = Path(os.environ.get("CJUDGE_WORKSPACE")
+                 or Path(__file__).resolve().parents[2] / "workspace")
 
 
 def file_for(exercise_id: str) -> Path:

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Set up everything the judge and its tests need, from a fresh clone. Idempotent: re-running
+# skips what is already there. Needs root for the Debian packages (bubblewrap, chromium).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need_apt=()
+command -v bwrap >/dev/null || need_apt+=(bubblewrap)
+command -v chromium >/dev/null || need_apt+=(chromium)
+if [ ${#need_apt[@]} -gt 0 ]; then
+  if [ "$(id -u)" = 0 ]; then
+    echo "setup: installing Debian packages: ${need_apt[*]}"
+    apt-get update -q >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${need_apt[@]}" >/dev/null
+  else
+    echo "setup: missing ${need_apt[*]}: run 'sudo apt-get install ${need_apt[*]}'" >&2
+    exit 1
+  fi
+fi
+
+if [ ! -x .venv/bin/python ]; then
+  echo "setup: creating .venv"
+  python3.11 -m venv .venv 2>/dev/null || python3 -m venv .venv
+fi
+stamp=.venv/.setup-$(sha1sum pyproject.toml | cut -c1-12)
+if [ ! -f "$stamp" ]; then
+  echo "setup: installing Python packages (torch 2.13.0 CPU build, pinned)"
+  .venv/bin/pip install -q --upgrade pip
+  .venv/bin/pip install -q "torch==2.13.0"
+  .venv/bin/pip install -q -e ".[server,bench,dev]"
+  touch "$stamp"
+fi
+
+if [ -f web/package.json ]; then
+  if [ ! -d web/node_modules ] || [ web/package-lock.json -nt web/node_modules ]; then
+    echo "setup: installing web packages (npm ci)"
+    (cd web && npm ci --no-audit --no-fund --loglevel=error)
+  fi
+  echo "setup: building the web app"
+  (cd web && npm run --silent build)
+fi
+echo "setup: ready"

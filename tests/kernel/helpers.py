@@ -1,0 +1,35 @@
+"""Shared helpers for the kernel tests: judging a snippet on real ranks."""
+
+from __future__ import annotations
+
+import textwrap
+
+from cjudge.exercises import Exercise, default_root, load_exercises
+from cjudge.grading import grade_case, plan_cases
+from cjudge.judge import judge_code
+from cjudge.runtime_real import run_case
+
+EXERCISES = load_exercises(default_root())
+
+
+def exercise(exercise_id: str) -> Exercise:
+    """An exercise of the repo by id."""
+    return EXERCISES[exercise_id]
+
+
+def judge(exercise_id: str, code: str, **kwargs) -> dict:
+    """The verdict JSON of ``code`` (dedented) on real gloo ranks."""
+    return judge_code(exercise(exercise_id), textwrap.dedent(code), "learner.py", run_case,
+                      "torch-gloo", **kwargs)
+
+
+def judge_first_case(exercise_id: str, code: str, time_limit_s: float | None = None,
+                     launcher: str = "fork") -> tuple[dict, dict]:
+    """(raw report, graded case) of the first case only, optionally with a shorter time limit."""
+    ex = exercise(exercise_id)
+    job = ex.job_spec(textwrap.dedent(code), "learner.py")
+    if time_limit_s is not None:
+        job["time_limit_s"] = time_limit_s
+    spec = plan_cases(ex)[0]
+    raw = run_case(job, spec, launcher=launcher)
+    return raw, grade_case(ex, spec, raw)

@@ -1,0 +1,215 @@
+"""The real runtime (forked gloo ranks) and the grading of what it reports."""
+
+from __future__ import annotations
+
+import pytest
+
+from .helpers import judge, judge_first_case
+
+RING_BLOCKING = """
+import torch
+import torch.distributed as dist
+
+def ring_all_reduce(t):
+    rank, n = dist.get_rank(), dist.get_world_size()
+    chunks = list(t.chunk(n))
+    for phase in range(2):
+        for step in range(n - 1):
+            send_idx = (rank - step + phase) % n
+            recv_idx = (rank - step - 1 + phase) % n
+            buf = torch.empty_like(chunks[recv_idx])
+            if rank % 2 == 0:
+                dist.send(chunks[send_idx].contiguous(), (rank + 1) % n)
+                dist.recv(buf, (rank - 1) % n)
+            else:
+                dist.recv(buf, (rank - 1) % n)
+                dist.send(chunks[send_idx].contiguous(), (rank + 1) % n)
+            if phase == 0:
+                chunks[recv_idx] += buf
+            else:
+                chunks[recv_idx].copy_(buf)
+"""
+
+
+def test_blocking_send_recv_ring_is_accepted_and_each_send_counted_once():
+    result = judge("ring-allreduce", RING_BLOCKING)
+    assert result["verdict"] == "accepted", result["message"]
+    for case in result["cases"]:
+        n = case["world_size"]
+        sends = [e for e in case["trace"] if e["op"] == "send"]
+        assert len(sends) == n * 2 * (n - 1)  # dist.send is isend().wait(): one event, not two
+        assert sum(e["bytes"] for e in sends) == sum(case["bytes_sent"])
+        assert {e["line"] for e in sends} == {14, 18}
+
+
+@pytest.mark.parametrize("call", [
+    "dist.all_reduce(t)",
+    "dist.group.WORLD.allreduce([t]).wait()",
+    "torch.ops.c10d.allreduce_([t], dist.group.WORLD, torch.classes.c10d.ReduceOp(), None, False, -1)",
+])
+def test_forbidden_primitive_fails_at_the_call_through_every_door(call):
+    raw, case = judge_first_case("ring-allreduce", f"""
+        import torch
+        import torch.distributed as dist
+
+        def ring_all_reduce(t):
+            x = 1
+            {call}
+    """)
+    assert case["verdict"] == "forbidden_primitive"
+    assert "all_reduce is not allowed" in case["message"]
+    assert "at line 7" in case["message"]
+    assert case["bytes_sent"] == [0, 0, 0, 0]
+
+
+def test_deadlock_is_reported_quickly_as_who_waits_on_whom():
+    raw, case = judge_first_case("ring-allreduce", """
+        import torch
+        import torch.distributed as dist
+
+        def ring_all_reduce(t):
+            if dist.get_rank() == 0:
+                return
+            dist.recv(torch.empty_like(t), 0)
+    """)
+    assert case["verdict"] == "deadlock"
+    assert "rank 1 waits in recv from rank 0; rank 0 has returned" in case["message"]
+    assert "rank 1 在 recv 中等待 rank 0" in case["message_zh"]
+    assert case["wall_ms"] < 3000
+
+
+def test_a_ring_where_everyone_receives_first_deadlocks_in_a_cycle():
+    raw, case = judge_first_case("ring-allreduce", """
+        import torch
+        import torch.distributed as dist
+
+        def ring_all_reduce(t):
+            rank, n = dist.get_rank(), dist.get_world_size()
+            dist.recv(torch.empty_like(t), (rank - 1) % n)
+            dist.send(t, (rank + 1) % n)
+    """)
+    assert case["verdict"] == "deadlock"
+    for r in range(4):
+        assert f"rank {r} waits in recv from rank {(r - 1) % 4}; rank {(r - 1) % 4} is itself blocked" \
+            in case["message"]
+
+
+def test_runtime_error_shows_only_the_learners_frames_with_its_line_numbers():
+    raw, case = judge_first_case("ring-allreduce", """
+        def helper(x):
+            return x[10 ** 6]
+
+        def ring_all_reduce(t):
+            helper(t)
+    """)
+    assert case["verdict"] == "runtime_error"
+    assert "IndexError" in case["message"]
+    trace = case["details"][0]
+    assert 'File "learner.py", line 3, in helper' in trace
+    assert 'File "learner.py", line 6, in ring_all_reduce' in trace
+    assert "cjudge" not in trace and "torch" not in trace.split("IndexError")[0]
+
+
+def test_missing_function_is_a_runtime_error_naming_it():
+    result = judge("ring-allreduce", "def ring_allreduce(t):\n    pass\n")
+    assert result["verdict"] == "runtime_error"
+    assert "ring_all_reduce" in result["message"]
+
+
+def test_compile_error_gives_line_and_column():
+    result = judge("ring-allreduce", "def ring_all_reduce(t):\n    return (t +\n")
+    assert result["verdict"] == "compile_error"
+    assert result["line"] == 2 and result["column"] is not None
+    assert "line 2" in result["message"] and "第 2 行" in result["message_zh"]
+    assert result["cases"] == []
+
+
+def test_spinning_rank_hits_the_time_limit():
+    raw, case = judge_first_case("ring-allreduce", """
+        import torch.distributed as dist
+
+        def ring_all_reduce(t):
+            while dist.get_rank() == 2:
+                pass
+    """, time_limit_s=1.5)
+    assert case["verdict"] == "time_limit"
+    assert 1400 < case["wall_ms"] < 4000
+    assert "[2]" in case["message"]
+
+
+def test_flooding_output_is_stopped_and_bounded():
+    raw, case = judge_first_case("ring-allreduce", """
+        def ring_all_reduce(t):
+            while True:
+                print("x" * 1000)
+    """)
+    assert case["verdict"] == "output_limit"
+    assert len(raw["stdout"]) <= 65536 + 100
+
+
+def test_module_level_prints_are_captured_per_rank():
+    result = judge("ring-allreduce", """
+        import torch.distributed as dist
+        print("hello from", dist.get_rank())
+
+        def ring_all_reduce(t):
+            pass
+    """, only_samples=True)
+    assert "[rank 3] hello from 3" in result["stdout"]
+
+
+def test_wrong_answer_names_case_rank_index_and_the_missing_contribution():
+    result = judge("ring-allreduce", """
+        import torch
+        import torch.distributed as dist
+
+        def ring_all_reduce(t):
+            # only the right neighbour's contribution is added: others are missing
+            rank, n = dist.get_rank(), dist.get_world_size()
+            buf = torch.empty_like(t)
+            reqs = [dist.isend(t.clone(), (rank + 1) % n), dist.irecv(buf, (rank - 1) % n)]
+            for r in reqs:
+                r.wait()
+            if n == 2:
+                return
+            t += buf
+    """, all_cases=True)
+    two = next(c for c in result["cases"] if c["world_size"] == 2)
+    assert two["verdict"] == "wrong_answer"
+    assert "rank 0: first wrong element at index 0" in two["message"]
+    assert "still holds this rank's own input: it was never reduced" in two["message"]
+    three = next(c for c in result["cases"] if c["world_size"] == 3)
+    assert f"case {three['name']}, rank 0: first wrong element at index 0" in three["message"]
+    assert "rank 1's contribution" in three["message"] and "is missing" in three["message"]
+    assert "缺少 rank 1 的贡献" in three["message_zh"]
+
+
+def test_correct_but_over_the_byte_budget():
+    result = judge("ring-allreduce", """
+        import torch
+        import torch.distributed as dist
+
+        def ring_all_reduce(t):
+            rank, n = dist.get_rank(), dist.get_world_size()
+            total = t.clone()
+            for step in range(1, n):  # send the whole tensor to every other rank
+                buf = torch.empty_like(t)
+                reqs = [dist.isend(t, (rank + step) % n), dist.irecv(buf, (rank - step) % n)]
+                for r in reqs:
+                    r.wait()
+                total += buf
+            t.copy_(total)
+    """)
+    assert result["verdict"] == "over_budget"
+    case = result["cases"][0]
+    assert case["bytes_sent"][0] == 3 * 16 * 4 > case["bytes_bound"] == 96
+    assert f"sent {3 * 16 * 4} bytes; the bound is 96" in case["message"]
+
+
+def test_torchrun_launcher_gives_the_same_verdicts_and_bytes():
+    for code in (RING_BLOCKING, "import torch.distributed as dist\n"
+                                "def ring_all_reduce(t):\n    dist.all_reduce(t)\n"):
+        _, forked = judge_first_case("ring-allreduce", code)
+        _, torchrun = judge_first_case("ring-allreduce", code, launcher="torchrun")
+        assert torchrun["verdict"] == forked["verdict"]
+        assert torchrun["bytes_sent"] == forked["bytes_sent"]
