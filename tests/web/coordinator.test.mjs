@@ -1,59 +1,78 @@
-// The rank coordinator alone, under Node: mailboxes, rendezvous, the deadlock rule.
+// The rank coordinator alone, under Node: gloo's matching rules and the deadlock rule.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { ABORT, ANY_SOURCE, Coordinator } from "../../web/src/runner/coordinator.js";
+import { ABORT, Coordinator } from "../../web/src/runner/coordinator.js";
 
 const tick = () => new Promise((r) => setTimeout(r, 5));
+const never = () => assert.fail("no deadlock here");
 
-test("a message posted before the take is delivered at once, in order per (src, tag)", async () => {
-  const c = new Coordinator(2, () => assert.fail("no deadlock"));
-  c.post(0, 1, 0, "a");
-  c.post(0, 1, 0, "b");
-  assert.deepEqual(await c.take(1, 0, 0, "recv"), { src: 0, payload: "a" });
-  assert.deepEqual(await c.take(1, ANY_SOURCE, 0, "recv"), { src: 0, payload: "b" });
+test("a send matches the oldest posted receive; the receiver gets source and payload", async () => {
+  const c = new Coordinator(2, never);
+  const s1 = c.post_send(0, 1, "t", "a");
+  const s2 = c.post_send(0, 1, "t", "b");
+  assert.equal(c.test(s1), false);
+  const r1 = c.post_recv(1, 0, "t");
+  const r2 = c.post_recv(1, null, "t");
+  assert.equal(c.test(s1), true);
+  assert.deepEqual(c.wait(1, r1, "recv"), [0, "a"]);
+  assert.deepEqual(c.wait(1, r2, "recv"), [0, "b"]);
+  assert.equal(c.wait(0, s1, "send"), undefined);
+  assert.equal(c.wait(0, s2, "send"), undefined);
 });
 
-test("a take waits for its message and the rank runs again when it comes", async () => {
-  const c = new Coordinator(2, () => assert.fail("no deadlock"));
-  const got = c.take(1, 0, 7, "recv");
+test("tags and sources keep messages apart", async () => {
+  const c = new Coordinator(3, never);
+  const r = c.post_recv(2, 1, "x");
+  c.post_send(0, 2, "x", "from 0");
+  c.post_send(1, 2, "y", "other tag");
+  assert.equal(c.test(r), false);
+  c.post_send(1, 2, "x", "mine");
+  assert.deepEqual(c.wait(2, r, "recv"), [1, "mine"]);
+});
+
+test("a wait blocks the rank until the match, and it runs again after", async () => {
+  const c = new Coordinator(2, never);
+  const r = c.post_recv(1, 0, "t");
+  const got = c.wait(1, r, "recv");
   assert.equal(c.states[1], "blocked");
-  assert.equal(c.waiting[1], "recv");
-  c.post(0, 1, 3, "other tag");
-  c.post(0, 1, 7, "mine");
-  assert.deepEqual(await got, { src: 0, payload: "mine" });
+  assert.deepEqual(c.waiting[1], ["recv", 0]);
+  const s = c.post_send(0, 1, "t", "x");
+  assert.deepEqual(await got, [0, "x"]);
   assert.equal(c.states[1], "running");
+  assert.equal(c.wait(0, s, "send"), undefined);
 });
 
-test("a rendezvous answers every member with the contributions in group order", async () => {
-  const c = new Coordinator(3, () => assert.fail("no deadlock"));
-  const first = c.rendezvous(2, "g0:1", 3, 2, "z", "all_reduce");
-  const second = c.rendezvous(0, "g0:1", 3, 0, "x", "all_reduce");
-  const last = await c.rendezvous(1, "g0:1", 3, 1, "y", "all_reduce");
-  assert.deepEqual(last, ["x", "y", "z"]);
-  assert.deepEqual(await first, ["x", "y", "z"]);
-  assert.deepEqual(await second, ["x", "y", "z"]);
-  assert.deepEqual(c.states, ["running", "running", "running"]);
-});
-
-test("deadlock: every unfinished rank blocked, reported once; abort wakes them with ABORT", async () => {
+test("both ranks sending first is a deadlock (gloo's rendezvous), reported once", async () => {
   let reports = 0;
-  const c = new Coordinator(3, () => reports++);
-  c.finish(2, "returned");
-  const a = c.take(0, 1, 0, "recv");
-  const b = c.take(1, 0, 0, "recv");
+  const c = new Coordinator(2, () => reports++);
+  const a = c.wait(0, c.post_send(0, 1, "t", "x"), "send");
+  const b = c.wait(1, c.post_send(1, 0, "t", "y"), "send");
   await tick();
   assert.equal(reports, 1);
-  assert.deepEqual(c.states, ["blocked", "blocked", "returned"]);
+  assert.deepEqual(c.waiting, [["send", 1], ["send", 0]]);
   c.abortBlocked();
   assert.equal(await a, ABORT);
   assert.equal(await b, ABORT);
-  assert.deepEqual(c.states, ["blocked", "blocked", "returned"], "the states at the stop are kept");
+  assert.deepEqual(c.states, ["blocked", "blocked"], "the states at the stop are kept");
+});
+
+test("waiting on a finished rank is a deadlock; its posted sends stay receivable", async () => {
+  let reports = 0;
+  const c = new Coordinator(3, () => reports++);
+  c.post_send(2, 0, "t", "left behind");
+  c.finish(2, "returned");
+  assert.deepEqual(c.wait(0, c.post_recv(0, 2, "t"), "recv"), [2, "left behind"]);
+  c.wait(0, c.post_recv(0, 1, "t"), "recv");
+  c.finish(1, "returned");
+  await tick();
+  assert.equal(reports, 1);
+  assert.deepEqual(c.states, ["blocked", "returned", "returned"]);
 });
 
 test("no deadlock while a woken rank has yet to run, nor once all have finished", async () => {
-  const c = new Coordinator(2, () => assert.fail("no deadlock"));
-  const waiting = c.take(1, 0, 0, "recv");
-  c.post(0, 1, 0, "x");
+  const c = new Coordinator(2, never);
+  const waiting = c.wait(1, c.post_recv(1, 0, "t"), "recv");
+  c.post_send(0, 1, "t", "x");
   c.finish(0, "returned");
   await tick();
   await waiting;

@@ -11,22 +11,28 @@ const PROGRAMS = `
 import json
 from cjudge_web.transport import Aborted, JsTransport
 
-def rank_main(job_json, spec_json, rank, coordinator, wait):
-    t = JsTransport(coordinator, rank, wait)
+def rank_main(job_json, spec_json, rank, coordinator):
+    t = JsTransport(coordinator)
     n = json.loads(spec_json)["world_size"]
     program = json.loads(job_json)["program"]
+    right, left = (rank + 1) % n, (rank - 1) % n
     try:
         if program == "ring":
-            t.post((rank + 1) % n, 0, {"from": rank})
-            src, got = t.take((rank - 1) % n, 0, "recv")
-            out = [src, got["from"], t.rendezvous("g:0", n, rank, rank * 10, "all_gather")]
+            send = t.post_send(rank, right, "p2p", bytes([rank]))
+            src, got = t.wait(rank, t.post_recv(rank, left, "p2p"), "recv")
+            t.wait(rank, send, "send")
+            while not t.test(t.post_recv(rank, None, "poll")) and rank == 0:
+                pass  # rank 0 polls until rank n-1 sends; the others must get turns
+            if rank == n - 1:
+                t.post_send(rank, 0, "poll", b"")
+            out = [src, got[0]]
         elif program == "recv_from_finished":
-            out = t.take(1, 0, "recv") if rank == 0 else "done"
-        else:  # everyone receives first
-            out = t.take((rank + 1) % n, 0, "recv")
+            out = t.wait(rank, t.post_recv(rank, 1, "p2p"), "recv") if rank == 0 else "done"
+        else:  # everyone sends first: gloo's sends wait for the receive
+            out = t.wait(rank, t.post_send(rank, right, "p2p", b"x"), "send")
     except Aborted as stop:
         return json.dumps({"aborted": str(stop)})
-    t.finish("returned")
+    t.finish(rank, "returned")
     return json.dumps({"out": out})
 `;
 
@@ -35,25 +41,25 @@ const messages = [];
 before(async () => {
   py = await bootPython(`${repo}web/node_modules/pyodide/`, new Uint8Array(readFileSync(`${dist}/kernel.zip`)));
   py.runPython(PROGRAMS);
-  hub = new JspiHub(py, py.globals.get("rank_main"), (m) => messages.push(m));
+  hub = new JspiHub(py.globals.get("rank_main"), (m) => messages.push(m));
 });
 
 const run = async (program, world) =>
   JSON.parse(await hub.run_case(JSON.stringify({ program }), JSON.stringify({ name: program, world_size: world })));
 
-test("a ring exchange and a rendezvous across 4 suspended ranks", async () => {
+test("a ring exchange and a polling rank across 4 suspended ranks", async () => {
   const outcome = await run("ring", 4);
   assert.equal(outcome.stop, null);
   assert.deepEqual(outcome.states, ["returned", "returned", "returned", "returned"]);
-  outcome.results.forEach(({ out }, rank) => assert.deepEqual(out, [(rank + 3) % 4, (rank + 3) % 4, [0, 10, 20, 30]]));
+  outcome.results.forEach(({ out }, rank) => assert.deepEqual(out, [(rank + 3) % 4, (rank + 3) % 4]));
 });
 
-test("everyone receiving first is a deadlock; the blocked stacks unwind", async () => {
+test("everyone sending first is a deadlock; the blocked stacks unwind", async () => {
   const outcome = await run("deadlock", 3);
   assert.equal(outcome.stop, "deadlock");
   assert.deepEqual(outcome.states, ["blocked", "blocked", "blocked"]);
-  assert.deepEqual(outcome.waiting, ["recv", "recv", "recv"]);
-  assert.deepEqual(outcome.results, [{ aborted: "recv" }, { aborted: "recv" }, { aborted: "recv" }]);
+  assert.deepEqual(outcome.waiting, [["send", 1], ["send", 2], ["send", 0]]);
+  assert.deepEqual(outcome.results, [{ aborted: "send" }, { aborted: "send" }, { aborted: "send" }]);
 });
 
 test("waiting on a rank that has returned is a deadlock too, and the next case runs clean", async () => {

@@ -1,14 +1,12 @@
 """Judging in the browser: the kernel's own ``judge_code`` over the simulated runtime.
 
-The JavaScript hub runs each case's ranks and answers a :class:`~cjudge.protocol.RawCase`;
-``wait`` turns its answer into a value (``run_sync`` under JSPI, nothing when the hub answers
-synchronously), so this code reads as the CLI's does.
+The JavaScript hub runs each case's ranks; under JSPI its answer is a promise that suspends the
+judge's stack until the ranks are done, so this code reads as the CLI's does.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from pathlib import Path
 
 from cjudge.exercises import load_exercises
@@ -16,18 +14,20 @@ from cjudge.grading import grade_case, plan_cases, summarize
 from cjudge.judge import judge_code
 from cjudge.protocol import RankReport, RawCase
 
+from .transport import settled
+
 EXERCISES = load_exercises(Path(__file__).resolve().parents[1] / "exercises")
 RUNTIME = "sim"
 FILENAME = "solution.py"
 
 
-def judge(exercise_id: str, code: str, samples: bool, hub, wait: Callable) -> str:
+def judge(exercise_id: str, code: str, samples: bool, hub) -> str:
     """The verdict JSON for ``code``; ``hub`` runs cases and hears about progress."""
     exercise = EXERCISES[exercise_id]
 
     def run_case(job, spec):
         hub.case_started(spec["name"], job["time_limit_s"])
-        return json.loads(wait(hub.run_case(json.dumps(job), json.dumps(spec))))
+        return json.loads(settled(hub.run_case(json.dumps(job), json.dumps(spec))))
 
     result = judge_code(exercise, code, FILENAME, run_case, RUNTIME, only_samples=samples,
                         on_case=lambda case: hub.case_done(json.dumps(case)))

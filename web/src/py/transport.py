@@ -1,55 +1,51 @@
-"""A rank's end of the browser transport: calls on the JavaScript coordinator of its case.
+"""The browser's :class:`cjudge.sim.transport.Transport`: calls on the JavaScript coordinator.
 
-Objects cross as pickles (bytes), which both ways of running ranks can carry: a suspended stack
-in the judge's Pyodide (JSPI: the coordinator answers a promise and ``wait`` is ``run_sync``) or a
-worker of its own (the coordinator's proxy answers at once and ``wait`` returns its argument).
+The coordinator (``web/src/runner/coordinator.js``) holds the mailboxes of one case. A rank is a
+suspended stack in the judge's Pyodide (JSPI: a blocking call is ``run_sync`` on the
+coordinator's promise) or a worker of its own (the coordinator's proxy answers every call at once). When the case is abandoned (a deadlock) a blocked ``wait`` raises :class:`Aborted`,
+so the rank's stack unwinds instead of being left suspended.
 """
 
 from __future__ import annotations
 
-import pickle
-from collections.abc import Callable
+from inspect import isawaitable
 from typing import Any
 
-from pyodide.ffi import to_js
+from pyodide.ffi import run_sync, to_js
 
-ANY_SOURCE = -1
+
+def settled(answer: Any) -> Any:
+    """A JavaScript answer as a value: under JSPI a promise suspends this stack until it settles."""
+    return run_sync(answer) if isawaitable(answer) else answer
 
 
 class Aborted(BaseException):
-    """The case was stopped (a deadlock) while this rank was blocked: unwind, run nothing more."""
+    """The case was stopped while this rank was blocked: unwind, run nothing more."""
 
 
 class JsTransport:
-    """Point-to-point mail and collective rendezvous for ``rank``, through ``coordinator``."""
+    """Point-to-point posts and waits on ``coordinator``, whose answers may be promises."""
 
-    def __init__(self, coordinator: Any, rank: int, wait: Callable[[Any], Any]) -> None:
+    def __init__(self, coordinator: Any) -> None:
         self._coordinator = coordinator
-        self._wait = wait
-        self.rank = rank
 
-    def _blocking(self, answer: Any, op: str) -> Any:
-        answer = self._wait(answer)
+    def post_send(self, src: int, dst: int, tag: str, payload: bytes) -> int:
+        return self._coordinator.post_send(src, dst, tag, to_js(payload))
+
+    def post_recv(self, dst: int, src: int | None, tag: str) -> int:
+        return self._coordinator.post_recv(dst, src, tag)
+
+    def wait(self, rank: int, handle: int, op: str) -> tuple[int, bytes] | None:
+        answer = settled(self._coordinator.wait(rank, handle, op))
+        if answer is None:
+            return None
         if getattr(answer, "abort", False):
             raise Aborted(op)
-        return answer
+        return answer[0], answer[1].to_bytes()
 
-    def post(self, dst: int, tag: int, obj: Any) -> None:
-        """Deliver ``obj`` to ``dst``'s mailbox; never blocks."""
-        self._coordinator.post(self.rank, dst, tag, to_js(pickle.dumps(obj)))
+    def test(self, handle: int) -> bool:
+        settled(self._coordinator.pause())  # a rank polling in a loop lets the others run
+        return self._coordinator.test(handle)
 
-    def take(self, src: int, tag: int, op: str) -> tuple[int, Any]:
-        """Block in ``op`` until a message from ``src`` (or ANY_SOURCE) with ``tag`` arrives."""
-        got = self._blocking(self._coordinator.take(self.rank, src, tag, op), op)
-        return got.src, pickle.loads(got.payload.to_bytes())
-
-    def rendezvous(self, key: str, size: int, index: int, obj: Any, op: str) -> list[Any]:
-        """Block in collective ``op`` until all ``size`` members called with ``key``; every
-        member's contribution, in member order."""
-        parts = self._blocking(self._coordinator.rendezvous(self.rank, key, size, index,
-                                                            to_js(pickle.dumps(obj)), op), op)
-        return [pickle.loads(p.to_bytes()) for p in parts]
-
-    def finish(self, state: str) -> None:
-        """This rank's program ended: ``returned`` or ``failed``."""
-        self._coordinator.finish(self.rank, state)
+    def finish(self, rank: int, state: str) -> None:
+        self._coordinator.finish(rank, state)

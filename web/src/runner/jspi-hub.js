@@ -5,14 +5,12 @@ import { Coordinator } from "./coordinator.js";
 
 export class JspiHub {
   /**
-   * @param py  the Pyodide
-   * @param rankMain  Python callable (job_json, spec_json, rank, coordinator, wait) -> rank result JSON
+   * @param rankMain  Python callable (job_json, spec_json, rank, coordinator) -> rank result JSON
    * @param post  where progress messages go (the worker's postMessage)
    */
-  constructor(py, rankMain, post) {
+  constructor(rankMain, post) {
     this.rankMain = rankMain;
     this.post = post;
-    this.wait = py.pyimport("pyodide.ffi").run_sync;
   }
 
   case_started(name, limitS) {
@@ -34,7 +32,7 @@ export class JspiHub {
     });
     const ranks = [];
     for (let rank = 0; rank < spec.world_size; rank++) {
-      ranks.push(this.rankMain.callPromising(jobJson, specJson, rank, coordinator, this.wait));
+      ranks.push(this.rankMain.callPromising(jobJson, specJson, rank, coordinator));
     }
     const results = (await Promise.all(ranks)).map((text) => JSON.parse(text));
     const { states, waiting } = coordinator;

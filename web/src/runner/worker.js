@@ -20,7 +20,7 @@ const handlers = {
     postMessage({ type: "ready", mode: await boot(mode) });
   },
   async run({ exercise, code, samples }) {
-    const result = await judge.judge.callPromising(exercise, code, samples, hub, hub.wait);
+    const result = await judge.judge.callPromising(exercise, code, samples, hub);
     postMessage({ type: "done", result: JSON.parse(result) });
   },
   async timeout({ exercise, samples, name, graded }) {
