@@ -14,6 +14,7 @@ from typing import Any
 import torch
 from rich.console import Console
 
+from ..cli import workspace
 from ..exercises import ExerciseError, default_root, load_exercise
 from ..primitives import CANONICAL
 from . import chart, report
@@ -39,7 +40,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("exercise", nargs="?", metavar="ID",
                    help=f"an exercise to benchmark ({', '.join(ADAPTERS)})")
     p.add_argument("file", nargs="?", metavar="FILE",
-                   help="the learner's file (default: the exercise's reference solution)")
+                   help="the learner's file (default: your workspace copy from `judge.py start`, "
+                        "else the exercise's reference solution)")
     p.add_argument("-b", "--minbytes", default="1K", help="smallest size (K/M/G suffixes; 1K)")
     p.add_argument("-e", "--maxbytes", default="64M", help="largest size (64M)")
     p.add_argument("-f", "--stepfactor", type=int, default=2, help="multiply sizes by this (2)")
@@ -74,7 +76,10 @@ def _choice(value: str, names: tuple[str, ...], aliases: dict[str, str], what: s
 
 
 def learner_spec(exercise_id: str, file: str | None) -> LearnerSpec:
-    """The exercise's function and built-in, and the learner's file (default: the reference)."""
+    """The exercise's function and built-in, and the learner's file.
+
+    The default file is the learner's workspace copy (``judge.py start``), else the reference.
+    """
     folder = default_root() / exercise_id
     if exercise_id not in ADAPTERS or not folder.is_dir():
         raise ValueError(f"bench knows no exercise {exercise_id!r}: one of {', '.join(ADAPTERS)}")
@@ -82,7 +87,8 @@ def learner_spec(exercise_id: str, file: str | None) -> LearnerSpec:
         exercise = load_exercise(folder)
     except ExerciseError as exc:
         raise ValueError(str(exc)) from None
-    path = Path(file) if file else exercise.path / "solution.py"
+    mine = workspace.file_for(exercise.id)
+    path = Path(file) if file else mine if mine.is_file() else exercise.path / "solution.py"
     if not path.is_file():
         raise ValueError(f"no such file: {path}")
     return LearnerSpec(exercise.id, exercise.function, str(path.resolve()),
@@ -124,9 +130,10 @@ def configure(args: argparse.Namespace) -> tuple[BenchConfig, int]:
 
 
 def output_paths(args: argparse.Namespace, cfg: BenchConfig, world: int) -> tuple[Path, Path | None]:
-    """Where the JSON and the chart go."""
-    name = cfg.learner.exercise if cfg.learner else "-".join(cfg.collectives)
-    stem = args.out / f"{name if len(cfg.collectives) < 3 else 'builtins'}-{cfg.backend}-{world}ranks"
+    """Where the JSON and the chart go: ``--out/<what>-<backend>-<n>ranks`` unless given."""
+    what = (cfg.learner.exercise if cfg.learner else
+            cfg.collectives[0] if len(cfg.collectives) == 1 else "builtins")
+    stem = args.out / f"{what}-{cfg.backend}-{world}ranks"
     chart_path = None if args.no_chart else (args.chart or stem.with_suffix(".svg"))
     return args.output_file or stem.with_suffix(".json"), chart_path
 

@@ -86,6 +86,8 @@ def header_lines(doc: dict[str, Any]) -> list[str]:
              + (f", NCCL {env['nccl']}" if env.get("nccl") else ""),
              f"type {cfg['dtype']}  warmup iters: {cfg['warmup']}  iters: {cfg['iters']}  "
              f"validation: {int(cfg['check'])}  rank aggregation: {cfg['aggregate']}"]
+    if cfg["learner"]:
+        lines.append(f"learner: {cfg['learner']['file']}")
     lines += [f" Rank {r['rank']:3d} Pid {r['pid']:7d} on {r['host']:>10} device {r['device']} "
               f"[{r['device_name']}]" for r in env.get("ranks", [])]
     return lines

@@ -1,0 +1,102 @@
+"""``bench ID [FILE]``: a learner's implementation beside the built-in it replaces."""
+
+from pathlib import Path
+
+import pytest
+from cjudge.exercises import default_root
+
+from .helpers import QUICK, run_bench
+
+#: the chapter's ring_allreduce.py, torchrun-style: it joins, tests, prints and leaves by itself
+CHAPTER_RING = (default_root() / "ring-allreduce" / "solution.py").read_text().replace(
+    "import torch.distributed as dist\n", "import torch.distributed as dist\n\n"
+    "dist.init_process_group('gloo')\nprint('module-level output is dropped')\n", 1
+) + "\n\ndist.destroy_process_group()\n"
+
+WRONG_RING = '''
+import torch
+import torch.distributed as dist
+
+
+def ring_all_reduce(t):
+    """Forgets the all-gather phase: each rank holds only its own chunk of the sum."""
+    rank, n = dist.get_rank(), dist.get_world_size()
+    chunks = list(t.chunk(n))
+    for step in range(n - 1):
+        send_idx, recv_idx = (rank - step) % n, (rank - step - 1) % n
+        buf = torch.empty_like(chunks[recv_idx])
+        reqs = [dist.isend(chunks[send_idx].contiguous(), (rank + 1) % n),
+                dist.irecv(buf, (rank - 1) % n)]
+        for req in reqs:
+            req.wait()
+        chunks[recv_idx] += buf
+'''
+
+WRONG_TRANSPOSE = '''
+import torch
+import torch.distributed as dist
+
+
+def transpose(row):
+    """Forgets the final transpose: returns (n, k)."""
+    n = dist.get_world_size()
+    received = torch.empty_like(row)
+    dist.all_to_all_single(received, row)
+    return received.view(n, -1)
+'''
+
+
+def _write(tmp_path: Path, name: str, code: str) -> str:
+    path = tmp_path / name
+    path.write_text(code)
+    return str(path)
+
+
+def test_ring_reference_side_by_side(tmp_path: Path) -> None:
+    run = run_bench(tmp_path, "ring-allreduce", *QUICK)
+    assert run.code == 0, run.stderr
+    builtin, learner = run.doc["series"]
+    assert (builtin["label"], builtin["kind"]) == ("all_reduce", "built-in")
+    assert (learner["label"], learner["kind"]) == ("ring-allreduce", "learner")
+    assert learner["busbw_factor"] == builtin["busbw_factor"] == 1.0
+    assert all(r["wrong"] == 0 for s in run.doc["series"] for r in s["rows"])
+    assert run.doc["config"]["learner"]["file"].endswith("exercises/ring-allreduce/solution.py")
+    for ratio, b, mine in zip(run.doc["comparison"], builtin["rows"], learner["rows"], strict=True):
+        assert ratio["size"] == b["size"] == mine["size"]
+        assert ratio["ratio"] == pytest.approx(mine["busbw"] / b["busbw"])
+    header = next(line for line in run.stdout.splitlines() if "#wrong" in line)
+    assert header.count("#wrong") == 2 and header.rstrip().endswith("ratio")
+    assert [line[-1] for line in _rows(run.stdout)] == [
+        f"{c['ratio'] * 100:.1f}%" for c in run.doc["comparison"]]
+
+
+def _rows(stdout: str) -> list[list[str]]:
+    return [line.split() for line in stdout.splitlines() if line.strip() and line[0] != "#"]
+
+
+def test_torchrun_style_file_runs_unchanged(tmp_path: Path) -> None:
+    run = run_bench(tmp_path, "ring-allreduce", _write(tmp_path, "ring.py", CHAPTER_RING), *QUICK)
+    assert run.code == 0, run.stderr
+    assert run.doc["wrong_total"] == 0
+    assert "module-level output" not in run.stdout + run.stderr
+
+
+def test_wrong_ring_is_counted(tmp_path: Path) -> None:
+    run = run_bench(tmp_path, "ring-allreduce", _write(tmp_path, "wrong.py", WRONG_RING), *QUICK)
+    assert run.code == 1
+    builtin, learner = run.doc["series"]
+    assert all(r["wrong"] == 0 for r in builtin["rows"])
+    # each rank keeps one of its two chunks unsummed: half of all elements are wrong
+    assert [r["wrong"] for r in learner["rows"]] == [256, 512]
+    assert "# Out of bounds values : 768 FAILED" in run.stdout
+
+
+def test_transpose_reference_and_wrong(tmp_path: Path) -> None:
+    ok = run_bench(tmp_path, "alltoall-transpose", *QUICK)
+    assert ok.code == 0, ok.stderr
+    assert [s["collective"] for s in ok.doc["series"]] == ["all_to_all", "all_to_all"]
+    assert ok.doc["wrong_total"] == 0
+    bad = run_bench(tmp_path, "alltoall-transpose",
+                    _write(tmp_path, "t.py", WRONG_TRANSPOSE), *QUICK)
+    assert bad.code == 1
+    assert all(r["wrong"] > 0 for r in bad.doc["series"][1]["rows"])
