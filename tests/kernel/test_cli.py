@@ -1,0 +1,99 @@
+"""``practice/judge.py`` as a learner uses it, in a subprocess."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def judge_cli(*args: str, workspace: Path | None = None) -> subprocess.CompletedProcess:
+    """Run the CLI as a learner would, output piped."""
+    env = {**os.environ, "CJUDGE_WORKSPACE": str(workspace or ROOT / "practice" / "workspace")}
+    return subprocess.run([sys.executable, str(ROOT / "practice" / "judge.py"), *args],
+                          capture_output=True, text=True, env=env, cwd=ROOT, timeout=600)
+
+
+def test_check_proves_every_exercise():
+    run = judge_cli("check")
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "check passed" in run.stdout
+    lines = [line for line in run.stdout.splitlines() if ": expected " in line]
+    assert len(lines) >= 2 * (2 + 4)  # reference, starter and >= 4 wrong files per exercise
+    assert all(line.endswith(": ok") for line in lines)
+
+
+def test_reference_json_has_every_case_with_bytes_against_the_bound():
+    run = judge_cli("test", "ring-allreduce", "exercises/ring-allreduce/solution.py", "--json")
+    assert run.returncode == 0
+    result = json.loads(run.stdout)
+    assert result["verdict"] == "accepted" and result["runtime"] == "torch-gloo"
+    assert {c["world_size"] for c in result["cases"]} >= {2, 3, 4, 8}
+    for case in result["cases"]:
+        n = case["world_size"]
+        assert len(case["bytes_sent"]) == n == len(case["messages_sent"])
+        assert 0 < max(case["bytes_sent"]) <= case["bytes_bound"]
+        assert set(case) >= {"name", "verdict", "message", "bytes_bound", "wall_ms"}
+
+
+def test_plain_text_when_piped_and_exit_status_only_zero_on_accepted(tmp_path):
+    ok = judge_cli("test", "alltoall-transpose", "exercises/alltoall-transpose/solution.py")
+    assert ok.returncode == 0
+    assert "┃" not in ok.stdout and "verdict: Accepted (accepted)" in ok.stdout
+    assert "8-ranks-k5-float64" in ok.stdout and "bound 280" in ok.stdout
+    bad = judge_cli("test", "alltoall-transpose", "exercises/alltoall-transpose/starter.py",
+                    "--lang", "zh")
+    assert bad.returncode == 1
+    assert "答案错误" in bad.stdout and "第一个错误元素" in bad.stdout
+
+
+def test_start_copies_the_starter_keeps_work_and_test_grades_it(tmp_path):
+    start = judge_cli("start", "ring-allreduce", workspace=tmp_path)
+    assert start.returncode == 0
+    mine = tmp_path / "ring_allreduce.py"
+    assert mine.read_text() == (ROOT / "exercises/ring-allreduce/starter.py").read_text()
+    assert "ring_all_reduce" in start.stdout  # the statement is shown
+    mine.write_text((ROOT / "exercises/ring-allreduce/solution.py").read_text())
+    again = judge_cli("start", "ring-allreduce", workspace=tmp_path)
+    assert "keeping your work" in again.stdout
+    assert "isend" in mine.read_text()
+    graded = judge_cli("test", "ring-allreduce", workspace=tmp_path)
+    assert graded.returncode == 0
+    listing = judge_cli("list", workspace=tmp_path)
+    assert "Accepted" in listing.stdout
+
+
+@pytest.mark.parametrize("args, expected", [
+    (("test", "no-such-exercise"), "unknown exercise 'no-such-exercise'"),
+    (("test", "ring-allreduce", "missing.py"), "no such file"),
+    (("test", "ring-allreduce"), "run `python practice/judge.py start ring-allreduce` first"),
+])
+def test_bad_input_gets_a_clear_message(tmp_path, args, expected):
+    run = judge_cli(*args, workspace=tmp_path)
+    assert run.returncode == 2
+    assert expected in run.stdout
+
+
+def test_solution_prints_the_reference():
+    run = judge_cli("solution", "alltoall-transpose")
+    assert run.stdout == (ROOT / "exercises/alltoall-transpose/solution.py").read_text()
+
+
+def test_doctor_reports_local_judging_works():
+    run = judge_cli("doctor")
+    assert run.returncode == 0
+    assert "gloo backend" in run.stdout and "sample on real ranks" in run.stdout
+
+
+def test_chapter_script_verbatim_is_accepted():
+    run = judge_cli("test", "ring-allreduce", "tests/data/chapter_ring_allreduce.py", "--json")
+    result = json.loads(run.stdout)
+    assert result["verdict"] == "accepted", result["message"]
+    # its module-level all_reduce and prints ran outside the rules, and were captured
+    assert "与 dist.all_reduce 结果一致： True" in result["stdout"]

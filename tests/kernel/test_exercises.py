@@ -1,0 +1,91 @@
+"""The exercise loader: valid folders load; a malformed one is named precisely."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from cjudge.exercises import ExerciseError, default_root, load_exercise, load_exercises
+from cjudge.grading import plan_cases
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    target = tmp_path / "ring-allreduce"
+    shutil.copytree(default_root() / "ring-allreduce", target,
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    return target
+
+
+def test_repo_exercises_load_with_their_wrong_solutions():
+    exercises = load_exercises(default_root())
+    assert {"ring-allreduce", "alltoall-transpose"} <= set(exercises)
+    for ex in exercises.values():
+        assert len(ex.wrong) >= 4
+        assert sum(c.sample for c in ex.cases) == 1
+        assert {2, 3, 4, 8} <= {c.world_size for c in ex.cases}
+        assert {"float32", "float64"} <= {c.params["dtype"] for c in ex.cases}
+        assert ex.statement("en").strip() and ex.statement("zh").strip()
+
+
+def _edit(folder: Path, old: str, new: str) -> None:
+    path = folder / "exercise.toml"
+    text = path.read_text()
+    assert old in text
+    path.write_text(text.replace(old, new, 1))
+
+
+@pytest.mark.parametrize("old, new, message", [
+    ('id = "ring-allreduce"', 'id = "Ring_AllReduce"', "field `id` is 'Ring_AllReduce'"),
+    ('output = "inplace"', 'output = "both"', 'field `output` is \'both\'; expected "inplace"'),
+    ('"batch_isend_irecv"]', '"telepathy"]', "unknown primitives ['telepathy']"),
+    ("world_size = 4", "world_size = 0", "[[cases]] #1: field `world_size` is 0"),
+    ('dtype = "float32"', 'dtype = "float16"', "field `dtype` is 'float16'"),
+    ("sample = true", "sample = false", "no case has `sample = true`"),
+    ("time_limit_s = 5.0", 'time_limit_s = "ten"', "field `time_limit_s` is 'ten'; expected seconds"),
+    ('function = "ring_all_reduce"', "", "missing field `function`"),
+    ("[[cases]]", "[[cases]\n", "not valid TOML"),
+])
+def test_malformed_exercise_toml_is_named_precisely(folder, old, new, message):
+    _edit(folder, old, new)
+    with pytest.raises(ExerciseError) as err:
+        load_exercise(folder)
+    assert message in str(err.value)
+    assert "exercise.toml" in str(err.value)
+
+
+def test_missing_file_and_undeclared_wrong_verdict_are_named(folder):
+    (folder / "statement.zh.md").unlink()
+    with pytest.raises(ExerciseError, match=r"statement\.zh\.md: missing file"):
+        load_exercise(folder)
+    (folder / "statement.zh.md").write_text("x")
+    (folder / "wrong" / "mystery.py").write_text("def ring_all_reduce(t):\n    pass\n")
+    with pytest.raises(ExerciseError, match=r"mystery\.py: the first lines must declare"):
+        load_exercise(folder)
+    (folder / "wrong" / "mystery.py").write_text("# expect: sorta_wrong\n")
+    with pytest.raises(ExerciseError, match="unknown verdict 'sorta_wrong'"):
+        load_exercise(folder)
+
+
+def test_grader_must_define_its_functions(folder):
+    (folder / "grader.py").write_text("def expected(): pass\n")
+    with pytest.raises(ExerciseError, match="must define a function `make_inputs`"):
+        load_exercise(folder)
+
+
+def test_inputs_come_from_the_seed(folder):
+    ex = load_exercise(folder)
+    same = plan_cases(ex, seed=1), plan_cases(ex, seed=1)
+    other = plan_cases(ex, seed=2)
+    assert same[0] == same[1]
+    assert same[0][0]["inputs"] != other[0]["inputs"]
+    assert [c["name"] for c in same[0]] == [c["name"] for c in other]
+    assert [c["name"] for c in plan_cases(ex, only_samples=True)] == ["sample-4-ranks"]
+
+
+def test_content_hash_changes_with_any_file(folder):
+    before = load_exercise(folder).content_hash
+    (folder / "statement.md").write_text("changed")
+    assert load_exercise(folder).content_hash != before

@@ -1,0 +1,94 @@
+"""Grading and byte accounting on hand-made runtime reports (no ranks started)."""
+
+from __future__ import annotations
+
+import pytest
+
+from cjudge.grading import grade_case, plan_cases
+from cjudge.primitives import allowed_ops, bytes_sent
+from cjudge.waits import explain_waits
+
+from .helpers import exercise
+
+
+def _raw(spec, outputs, events=(), stop=None, errors=None):
+    errors = errors or {}
+    return {"name": spec["name"], "events": list(events), "stop": stop, "wall_ms": 1.0,
+            "stdout": "", "ranks": [
+                {"rank": r, "state": "failed" if r in errors else "returned",
+                 "output": out, "error": errors.get(r)} for r, out in enumerate(outputs)]}
+
+
+def test_doubled_contribution_is_decoded():
+    ex = exercise("ring-allreduce")
+    spec = plan_cases(ex)[0]
+    want = ex.grader.expected(spec["params"], 4, spec["inputs"])
+    outputs = [dict(w, data=list(w["data"])) for w in want]
+    outputs[2]["data"][5] += spec["inputs"][3]["data"][5]
+    case = grade_case(ex, spec, _raw(spec, outputs))
+    assert case["verdict"] == "wrong_answer"
+    assert "rank 2: first wrong element at index 5" in case["message"]
+    assert "rank 3's contribution" in case["message"] and "counted twice" in case["message"]
+
+
+def test_wrong_shape_and_non_tensor_results():
+    ex = exercise("alltoall-transpose")
+    spec = plan_cases(ex)[0]
+    want = ex.grader.expected(spec["params"], 4, spec["inputs"])
+    flipped = [dict(w, shape=list(reversed(w["shape"]))) for w in want]
+    case = grade_case(ex, spec, _raw(spec, flipped))
+    assert "shape (4, 1), expected (1, 4)" in case["message"]
+    case = grade_case(ex, spec, _raw(spec, [None] * 4))
+    assert "the return value is not a tensor" in case["message"]
+
+
+def test_transpose_diagnosis_names_the_misplaced_element():
+    ex = exercise("alltoall-transpose")
+    spec = plan_cases(ex)[0]
+    want = ex.grader.expected(spec["params"], 4, spec["inputs"])
+    outputs = [dict(w, data=list(w["data"])) for w in want]
+    outputs[1]["data"][2] = spec["inputs"][0]["data"][3]
+    case = grade_case(ex, spec, _raw(spec, outputs))
+    assert "element [0][2] should be M[2][1]" in case["message"]
+    assert "but is M[0][3]" in case["message"]
+
+
+def test_a_forbidden_call_outranks_a_stop_and_is_reported_with_its_line():
+    ex = exercise("ring-allreduce")
+    spec = plan_cases(ex)[0]
+    err = {"kind": "forbidden", "type": "ForbiddenPrimitive", "op": "all_reduce", "line": 9,
+           "message": "all_reduce is not allowed in this exercise", "traceback": ""}
+    case = grade_case(ex, spec, _raw(spec, [None] * 4, stop="deadlock", errors={1: err}))
+    assert case["verdict"] == "forbidden_primitive"
+    assert case["message"] == "rank 1: all_reduce is not allowed in this exercise at line 9"
+
+
+@pytest.mark.parametrize("op, rank, root, expected", [
+    ("send", 0, None, 100), ("recv", 0, None, 0), ("all_reduce", 1, None, 150),
+    ("reduce_scatter", 2, None, 75), ("all_gather", 0, None, 75), ("all_to_all", 3, None, 75),
+    ("broadcast", 0, 0, 300), ("broadcast", 1, 0, 0), ("reduce", 1, 0, 100),
+    ("reduce", 0, 0, 0), ("barrier", 0, None, 0),
+])
+def test_bytes_sent_follows_the_bandwidth_optimal_volumes(op, rank, root, expected):
+    assert bytes_sent(op, 4, rank, 100, root=root) == expected
+
+
+def test_uneven_all_to_all_counts_only_blocks_for_other_ranks():
+    assert bytes_sent("all_to_all", 3, 1, 60, split_bytes=[10, 20, 30]) == 40
+
+
+def test_allowed_names_map_to_canonical_ops():
+    assert allowed_ops(["isend", "irecv"]) == {"send", "recv"}
+    assert allowed_ops(["batch_isend_irecv"]) == {"send", "recv"}
+    with pytest.raises(ValueError, match="unknown primitive 'telepathy'"):
+        allowed_ops(["telepathy"])
+
+
+def test_collective_waits_name_the_ranks_that_never_came():
+    ranks = [{"rank": 0, "state": "blocked"}, {"rank": 1, "state": "returned"},
+             {"rank": 2, "state": "blocked"}]
+    events = [{"rank": 0, "op": "all_reduce", "peer": None}, {"rank": 2, "op": "all_reduce",
+                                                               "peer": None}]
+    lines = [en for en, _ in explain_waits(ranks, events)]
+    assert lines == ["rank 0 waits in all_reduce (call #1) for rank 1, which never made that call",
+                     "rank 2 waits in all_reduce (call #1) for rank 1, which never made that call"]
