@@ -55,6 +55,8 @@ await esbuild.build({
   entryPoints: {
     app: join(web, "src", "app", "main.js"),
     worker: join(web, "src", "runner", "worker.js"),
+    "hub-worker": join(web, "src", "runner", "hub-worker.js"),
+    "rank-worker": join(web, "src", "runner", "rank-worker.js"),
     style: join(web, "src", "app", "style.css"),
   },
   bundle: true,

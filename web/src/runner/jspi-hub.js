@@ -2,23 +2,21 @@
 // every rank with callPromising; a rank's blocking call is run_sync on a coordinator promise.
 // The judge itself runs the same way, so it waits for run_case like the CLI waits for processes.
 import { Coordinator } from "./coordinator.js";
+import { ProgressHub } from "./progress.js";
 
-export class JspiHub {
+export class JspiHub extends ProgressHub {
   /**
    * @param rankMain  Python callable (job_json, spec_json, rank, coordinator) -> rank result JSON
    * @param post  where progress messages go (the worker's postMessage)
    */
   constructor(rankMain, post) {
+    super(post);
     this.rankMain = rankMain;
-    this.post = post;
   }
 
-  case_started(name, limitS) {
-    this.post({ type: "case-start", name, limit_s: limitS });
-  }
-
-  case_done(caseJson) {
-    this.post({ type: "case", case: JSON.parse(caseJson) });
+  /** Run the Python `judge(...args, hub)` on a stack of its own. */
+  judge(judge, ...args) {
+    return judge.callPromising(...args, this);
   }
 
   /** Run every rank of one case; answers what each rank reported, their states at the end, and why they stopped. */

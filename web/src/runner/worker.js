@@ -2,17 +2,24 @@
 // runtime. Ranks run as suspended stacks here (JSPI) or, without JSPI, in one worker each.
 import { bootPython, hasJspi } from "./boot.js";
 import { JspiHub } from "./jspi-hub.js";
+import { WorkersHub } from "./workers-hub.js";
 
 const dist = new URL(".", import.meta.url).href;
-let py, hub, judge;
+let hub, kernel;
 
 async function boot(mode) {
-  const kernel = await (await fetch(`${dist}kernel.zip`)).arrayBuffer();
-  py = await bootPython(`${dist}pyodide/`, kernel);
-  judge = py.pyimport("cjudge_web.judge");
-  if (mode === "workers" || !hasJspi()) throw new Error("rank workers: not built yet");
-  hub = new JspiHub(py, postMessage);
-  return "JSPI";
+  const archive = await (await fetch(`${dist}kernel.zip`)).arrayBuffer();
+  const py = await bootPython(`${dist}pyodide/`, archive);
+  kernel = py.pyimport("cjudge_web.judge");
+  if (mode !== "workers" && hasJspi()) {
+    hub = new JspiHub(py.pyimport("cjudge_web.ranks").rank_main, postMessage);
+    return "JSPI";
+  }
+  if (!crossOriginIsolated) {
+    throw new Error("this browser has no JSPI and the page is not cross-origin isolated: ranks cannot block");
+  }
+  hub = new WorkersHub(`${dist}pyodide/`, archive, postMessage);
+  return "workers";
 }
 
 const handlers = {
@@ -20,11 +27,11 @@ const handlers = {
     postMessage({ type: "ready", mode: await boot(mode) });
   },
   async run({ exercise, code, samples }) {
-    const result = await judge.judge.callPromising(exercise, code, samples, hub);
+    const result = await hub.judge(kernel.judge, exercise, code, samples);
     postMessage({ type: "done", result: JSON.parse(result) });
   },
   async timeout({ exercise, samples, name, graded }) {
-    const result = judge.timed_out(exercise, samples, name, JSON.stringify(graded));
+    const result = kernel.timed_out(exercise, samples, name, JSON.stringify(graded));
     postMessage({ type: "done", result: JSON.parse(result) });
   },
 };

@@ -1,0 +1,25 @@
+// The fallback without JSPI: this worker's Pyodide runs the judge and blocks (Atomics.wait) in
+// run_case while the hub worker drives one worker per rank (needs cross-origin isolation).
+import { ProgressHub } from "./progress.js";
+import { caller, newChannel } from "./sync-call.js";
+
+const WARM_RANKS = 4;
+
+export class WorkersHub extends ProgressHub {
+  constructor(pyodideUrl, kernel, post) {
+    super(post);
+    const channel = newChannel();
+    const worker = new Worker(new URL("./hub-worker.js", import.meta.url), { type: "module" });
+    worker.postMessage({ type: "boot", pyodideUrl, kernel, judgeChannel: channel, warm: WARM_RANKS });
+    this.call = caller(worker, channel);
+  }
+
+  /** Run the Python `judge(...args, hub)`: it blocks this worker until the verdict. */
+  async judge(judge, ...args) {
+    return judge(...args, this);
+  }
+
+  run_case(jobJson, specJson) {
+    return this.call({ job: jobJson, spec: specJson });
+  }
+}
