@@ -1,5 +1,7 @@
 // What the browser tests share: the built app served statically, Chromium, and page helpers.
-import { existsSync, readFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { fileURLToPath } from "node:url";
 import { launch, VIEWPORT } from "../../web/scripts/chromium.mjs";
 import { serve } from "../../web/scripts/serve.mjs";
@@ -52,4 +54,36 @@ export async function runAndWait(page, button = "#run-sample", timeout = 60_000)
   await page.click(button);
   const result = await page.waitForSelector(".result[data-verdict]:not([data-verdict='running'])", { timeout });
   return { verdict: await result.getAttribute("data-verdict"), text: await result.innerText() };
+}
+
+const python = () => process.env.PYTHON ?? (existsSync(`${repo}.venv/bin/python`) ? `${repo}.venv/bin/python` : "python3");
+
+/**
+ * Start the judge server (`python -m server`) on a free port with a fresh data directory; it
+ * serves web/dist at `/`. JUDGE_SANDBOX=bwrap keeps the default sandbox, else --no-sandbox.
+ */
+export async function startServer() {
+  const data = mkdtempSync(`${tmpdir()}/cjudge-web-test-`);
+  const port = 20000 + Math.floor(Math.random() * 20000);
+  const args = ["-m", "server", "--port", String(port), "--data-dir", data, "--workers", "1"];
+  if (process.env.JUDGE_SANDBOX !== "bwrap") args.push("--no-sandbox");
+  const child = spawn(python(), args, { cwd: repo, stdio: ["ignore", "ignore", "pipe"] });
+  let log = "";
+  child.stderr.on("data", (chunk) => (log += chunk));
+  const url = `http://127.0.0.1:${port}/`;
+  for (let i = 0; ; i++) {
+    if (child.exitCode !== null) throw new Error(`the server exited:\n${log}`);
+    try {
+      if ((await fetch(`${url}healthz`)).ok) break;
+    } catch {}
+    if (i > 300) throw new Error(`the server did not start in 60 s:\n${log}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return {
+    url,
+    close: () => {
+      child.kill();
+      rmSync(data, { recursive: true, force: true });
+    },
+  };
 }

@@ -1,0 +1,71 @@
+// Run tests in the browser: the simulated runtime graded by the kernel inside Pyodide, in
+// headless Chromium, through the ranks-as-suspended-stacks runner (JSPI) and the one-worker-per-
+// rank fallback.
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { exerciseFile, openPage, runAndWait, setCode, startApp } from "./harness.mjs";
+
+const REFERENCE = exerciseFile("ring-allreduce", "solution.py");
+const WRONG = exerciseFile("ring-allreduce", "wrong/allgather_one_step_short.py");
+const DEADLOCK = exerciseFile("ring-allreduce", "wrong/recv_before_send.py");
+const SPIN = `import torch.distributed as dist
+
+def ring_all_reduce(t):
+    while True:
+        pass
+`;
+
+let app;
+before(async () => (app = await startApp()));
+after(async () => app?.close());
+
+for (const runner of ["jspi", "workers"]) {
+  describe(`runner: ${runner}`, () => {
+    const url = () => `${app.url}?runner=${runner === "jspi" ? "auto" : "workers"}#/ring-allreduce`;
+
+    test("the reference is accepted on every case, with bytes per rank within the bound", async () => {
+      const page = await openPage(app.browser, url());
+      assert.match(await page.textContent("#runner-status"), runner === "jspi" ? /JSPI/ : /workers/);
+      await setCode(page, REFERENCE);
+      const { verdict } = await runAndWait(page, "#run-all");
+      assert.equal(verdict, "accepted");
+      assert.ok((await page.locator("tr.case.v-accepted").count()) >= 6);
+      assert.equal(await page.locator(".bar .fill.over").count(), 0);
+      assert.equal(await page.getAttribute('#exercise-list li[data-exercise="ring-allreduce"]', "data-progress"), "solved");
+      await page.close();
+    });
+
+    test("a wrong solution gets wrong_answer with a learner-facing message", async () => {
+      const page = await openPage(app.browser, url());
+      await setCode(page, WRONG);
+      const { verdict, text } = await runAndWait(page);
+      assert.equal(verdict, "wrong_answer");
+      assert.match(text, /rank \d+.*index \d+.*expected/s);
+      await page.close();
+    });
+
+    test("a deadlock is described as who waits on whom", async () => {
+      const page = await openPage(app.browser, url());
+      await setCode(page, DEADLOCK);
+      const { verdict, text } = await runAndWait(page);
+      assert.equal(verdict, "deadlock");
+      assert.match(text, /rank \d+ waits in \w+/);
+      await page.close();
+    });
+  });
+}
+
+test("Stop ends an infinite loop and the runner comes back ready", async () => {
+  const page = await openPage(app.browser, `${app.url}#/ring-allreduce`);
+  await setCode(page, SPIN);
+  await page.click("#run-sample");
+  await page.waitForSelector('#runner-status[data-state="busy"]');
+  await page.waitForTimeout(500);
+  await page.click("#stop");
+  await page.waitForSelector(".status");
+  assert.match(await page.textContent(".status"), /Stopped/);
+  await page.waitForSelector('#runner-status[data-state="ready"]', { timeout: 60_000 });
+  await setCode(page, REFERENCE);
+  assert.equal((await runAndWait(page)).verdict, "accepted");
+  await page.close();
+});
