@@ -1,0 +1,144 @@
+"""The simulated runtime in CPython: one case's ranks as threads over the pure-Python torch.
+
+``run_case`` forks a child process per case, and the child runs the ranks as threads with the
+simulated ``torch`` installed, watches them (finished, deadlocked, printing too much, past the
+time limit) and sends the :class:`RawCase` back as JSON. A thread cannot be killed, and a trace
+hook can neither stop a rank stuck in C code (``time.sleep``, a huge ``sum``) nor survive a
+learner's ``sys.settrace``: ending the child process stops everything, every time, and keeps the
+parent's ``sys.modules`` and ``sys.stdout`` untouched. The child reports on its own at the time
+limit; if it cannot (a rank holding the interpreter), the parent kills it a little later.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import signal
+import sys
+import threading
+import time
+
+from .learner import compile_learner, learner_error
+from .protocol import CaseSpec, JobSpec, RankReport, RawCase, Stop, TraceEvent
+from .sim.capture import Capture, Router
+from .sim.rank import install_modules, run_rank
+from .sim.threads import ThreadTransport
+
+#: how long the parent waits past the time limit for the child's own report before killing it
+KILL_GRACE_S = 2.0
+_POLL_S = 0.1
+
+
+def run_case(job: JobSpec, case: CaseSpec) -> RawCase:
+    """Run one case on simulated ranks (threads in a forked child) and report what happened."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    read_fd, write_fd = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.close(read_fd)
+            data = json.dumps(run_case_here(job, case)).encode()
+            with os.fdopen(write_fd, "wb") as out:
+                out.write(data)
+        finally:
+            os._exit(0)
+    os.close(write_fd)
+    start = time.monotonic()
+    data = _read_until(read_fd, start + job["time_limit_s"] + KILL_GRACE_S)
+    if data is None:
+        os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
+    if data is None:
+        return _killed(job, case, (time.monotonic() - start) * 1000)
+    return json.loads(data)
+
+
+def _read_until(fd: int, deadline: float) -> bytes | None:
+    """Everything written to ``fd`` until it closes, or None if ``deadline`` passes first."""
+    chunks = []
+    try:
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([fd], [], [], left)[0]:
+                return None
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                return b"".join(chunks)
+            chunks.append(chunk)
+    finally:
+        os.close(fd)
+
+
+def _killed(job: JobSpec, case: CaseSpec, wall_ms: float) -> RawCase:
+    ranks = [RankReport(rank=r, state="running", output=None, error=None)
+             for r in range(case["world_size"])]
+    return RawCase(name=case["name"], ranks=ranks, events=[], stdout="", stop="time_limit",
+                   wall_ms=wall_ms)
+
+
+def run_case_here(job: JobSpec, case: CaseSpec) -> RawCase:
+    """Run the case's ranks as threads of this process (which it changes: call it in a child)."""
+    world = case["world_size"]
+    try:
+        code = compile_learner(job["code"], job["filename"])
+    except (SyntaxError, ValueError) as exc:
+        error = learner_error(exc, job["filename"])
+        ranks = [RankReport(rank=r, state="failed", output=None, error=error) for r in range(world)]
+        return RawCase(name=case["name"], ranks=ranks, events=[], stdout="", stop=None,
+                       wall_ms=0.0)
+    install_modules()
+    sys.stdout = sys.stderr = Router(sys.__stdout__)
+    transport = ThreadTransport(world)
+    events: list[TraceEvent] = []
+    capture = Capture(world, job["output_limit_bytes"])
+    reports: list[RankReport | None] = [None] * world
+
+    def rank_thread(rank: int) -> None:
+        try:
+            reports[rank] = run_rank(job, case, rank, transport, code, events, capture)
+        except BaseException as exc:  # a learner's own BaseException subclass
+            reports[rank] = RankReport(rank=rank, state="failed", output=None,
+                                       error=learner_error(exc, job["filename"]))
+            transport.finish(rank, "failed")
+
+    threads = [threading.Thread(target=rank_thread, args=(r,), daemon=True) for r in range(world)]
+    start = time.monotonic()
+    for t in threads:
+        t.start()
+    stop = _watch(transport, capture, start + job["time_limit_s"], world)
+    wall_ms = (time.monotonic() - start) * 1000
+    snap = transport.snapshot()
+    for rank in snap.finished:
+        threads[rank].join()
+    out: list[RankReport] = []
+    for rank in range(world):
+        report = reports[rank]
+        if report is None:
+            blocked = snap.blocked.get(rank)
+            report = RankReport(rank=rank, state="blocked" if blocked else "running",
+                                output=None, error=None, waiting=blocked[0] if blocked else None)
+        out.append(report)
+    return RawCase(name=case["name"], ranks=out, events=list(events), stdout=capture.merged(),
+                   stop=stop, wall_ms=wall_ms)
+
+
+def _watch(transport: ThreadTransport, capture: Capture, deadline: float, world: int) -> Stop | None:
+    """Wait until every rank finished, or the reason to stop them early.
+
+    Like the real runtime, ranks stuck after one of them failed are not a deadlock: the failure
+    is the learner's error to see.
+    """
+    while True:
+        snap = transport.snapshot()
+        if capture.exceeded:
+            return "output_limit"
+        if len(snap.finished) == world:
+            return None
+        if snap.deadlocked:
+            return None if "failed" in snap.finished.values() else "deadlock"
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return "time_limit"
+        transport.watch(snap.version, min(left, _POLL_S))

@@ -1,0 +1,92 @@
+"""The ``torch`` and ``torch.distributed`` module objects the learner's code imports.
+
+``modules()`` builds them; a runner puts them in ``sys.modules`` under those names. Any attribute
+they lack raises an error naming it and pointing to the local judge.
+"""
+
+from __future__ import annotations
+
+import types
+from collections.abc import Callable
+from typing import Any
+
+from . import distributed, dtypes, factories, functional, rng
+from .errors import UnsupportedAttribute
+from .tensor import Device, Size, Tensor
+
+_DIST_NAMES = (
+    "init_process_group", "destroy_process_group", "is_initialized", "is_available",
+    "is_gloo_available", "is_nccl_available", "is_mpi_available", "is_torchelastic_launched",
+    "get_backend", "get_rank", "get_world_size", "get_process_group_ranks", "get_global_rank",
+    "get_group_rank", "new_group", "send", "recv", "isend", "irecv", "P2POp",
+    "batch_isend_irecv", "all_reduce", "reduce_scatter", "reduce_scatter_tensor", "all_gather",
+    "all_gather_into_tensor", "all_to_all", "all_to_all_single", "broadcast", "reduce", "gather",
+    "scatter", "barrier", "monitored_barrier", "ProcessGroup", "ReduceOp", "Work", "group",
+    "GroupMember",
+)
+
+_TORCH_FUNCTIONS = (
+    "tensor", "as_tensor", "arange", "linspace", "zeros", "ones", "empty", "full", "zeros_like",
+    "ones_like", "empty_like", "full_like", "randn", "rand", "randint", "randperm",
+)
+
+_FUNCTIONAL = (
+    "cat", "concat", "concatenate", "stack", "equal", "allclose", "isclose", "where", "numel",
+    "is_tensor", "is_floating_point",
+)
+
+
+class _NoGrad:
+    """``torch.no_grad()`` / ``torch.inference_mode()``: there is no autograd, so nothing to do."""
+
+    def __init__(self, mode: bool = True) -> None:
+        self.mode = mode
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def __call__(self, fn: Callable[..., Any]) -> Callable[..., Any]:
+        return fn
+
+
+def _missing(prefix: str) -> Callable[[str], Any]:
+    def __getattr__(name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        raise UnsupportedAttribute(f"{prefix}.{name}")
+
+    return __getattr__
+
+
+def modules() -> dict[str, types.ModuleType]:
+    """Fresh ``torch`` and ``torch.distributed`` modules backed by the simulation."""
+    dist = types.ModuleType("torch.distributed", "Simulated torch.distributed (cjudge.sim).")
+    for name in _DIST_NAMES:
+        setattr(dist, name, getattr(distributed, name))
+    dist.__getattr__ = _missing("torch.distributed")  # type: ignore[method-assign]
+
+    torch = types.ModuleType("torch", "Simulated torch (cjudge.sim): a pure-Python subset.")
+    torch.__version__ = "2.13.0+sim"  # type: ignore[attr-defined]
+    torch.distributed = dist  # type: ignore[attr-defined]
+    torch.Tensor = Tensor  # type: ignore[attr-defined]
+    torch.Size = Size  # type: ignore[attr-defined]
+    torch.device = Device  # type: ignore[attr-defined]
+    torch.dtype = dtypes.DType  # type: ignore[attr-defined]
+    torch.Generator = rng.Generator  # type: ignore[attr-defined]
+    for name, dtype in dtypes.ATTRS.items():
+        setattr(torch, name, dtype)
+    for name in _TORCH_FUNCTIONS:
+        setattr(torch, name, getattr(factories, name))
+    for name in _FUNCTIONAL:
+        setattr(torch, name, getattr(functional, name))
+    for name in functional.METHODS:
+        setattr(torch, name, functional.method_function(name))
+    for name in ("manual_seed", "initial_seed", "seed"):
+        setattr(torch, name, getattr(rng, name))
+    torch.no_grad = _NoGrad  # type: ignore[attr-defined]
+    torch.inference_mode = _NoGrad  # type: ignore[attr-defined]
+    torch.__getattr__ = _missing("torch")  # type: ignore[method-assign]
+    return {"torch": torch, "torch.distributed": dist}

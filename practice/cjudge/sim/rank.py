@@ -1,0 +1,83 @@
+"""One simulated rank's life: load the learner's module, call the graded function, report.
+
+Shared by the CPython runtime (a thread per rank) and the browser (a suspended stack or a worker
+per rank): they differ only in the transport and in who watches the ranks.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import sys
+import types
+
+from ..learner import MODULE_PREFIX, exec_learner, learner_error
+from ..protocol import CaseSpec, JobSpec, RankError, RankReport, TraceEvent
+from . import rng
+from .capture import Capture, OutputLimitExceeded, capture_here
+from .context import ForbiddenPrimitive, RankContext, Rules, enter
+from .factories import from_data, to_data
+from .modules import modules
+from .tensor import Tensor
+from .transport import Transport
+
+
+def install_modules() -> None:
+    """Make ``import torch`` and ``import torch.distributed`` give the simulation."""
+    sys.modules.update(modules())
+
+
+def _classify(exc: BaseException, filename: str) -> RankError:
+    if isinstance(exc, ForbiddenPrimitive):
+        error = learner_error(exc, filename, kind="forbidden")
+        error["op"] = exc.op
+        return error
+    if isinstance(exc, MemoryError):
+        return learner_error(exc, filename, kind="memory")
+    return learner_error(exc, filename)
+
+
+def _body(job: JobSpec, case: CaseSpec, rank: int, transport: Transport, code: types.CodeType,
+          events: list[TraceEvent], capture: Capture) -> RankReport:
+    world = case["world_size"]
+    ctx = RankContext(rank, world, transport, job["filename"], events)
+    enter(ctx)
+    rng.set_default_generator(rng.Generator())
+    capture_here(capture, rank)
+    try:
+        namespace = exec_learner(code, f"{MODULE_PREFIX}{rank}")
+        function = namespace.get(job["function"])
+        if not callable(function):
+            raise NameError(f"your file must define a function `{job['function']}` "
+                            f"(你的文件需要定义函数 `{job['function']}`)")
+        argument = from_data(case["inputs"][rank])
+        ctx.rules = Rules(frozenset(job["allowed"]), job["function"])
+        try:
+            returned = function(argument)
+        finally:
+            ctx.rules = None
+        output = argument if job["output"] == "inplace" else returned
+        report = RankReport(rank=rank, state="returned",
+                            output=to_data(output) if isinstance(output, Tensor) else None,
+                            error=None)
+    except OutputLimitExceeded:
+        return RankReport(rank=rank, state="killed", output=None, error=None)
+    except (Exception, SystemExit) as exc:
+        report = RankReport(rank=rank, state="failed", output=None,
+                            error=_classify(exc, job["filename"]))
+    transport.finish(rank, report["state"])
+    return report
+
+
+def run_rank(job: JobSpec, case: CaseSpec, rank: int, transport: Transport,
+             code: types.CodeType, events: list[TraceEvent], capture: Capture) -> RankReport:
+    """Run one rank to its end and report how it ended; ``transport.finish`` is called.
+
+    Call it with the simulated modules installed (:func:`install_modules`); ``code`` is the
+    learner's file compiled with ``learner.compile_learner``. The rank runs in a fresh
+    ``contextvars.Context`` of its own, so ranks interleaved in one thread (JSPI) stay apart.
+    Trace events are appended to ``events`` and printed output goes to ``capture`` (install a
+    ``capture.Router`` as ``sys.stdout``). Exceptions other than the learner's (``Exception``,
+    ``SystemExit``) propagate: a transport may abort a blocked rank that way. A rank that prints
+    past the limit is reported ``killed``; the caller stops the case (``capture.exceeded``).
+    """
+    return contextvars.Context().run(_body, job, case, rank, transport, code, events, capture)

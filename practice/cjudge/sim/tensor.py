@@ -1,0 +1,1114 @@
+"""The simulated ``torch.Tensor``: a strided view (shape, strides, offset) of a shared storage.
+
+The storage is an ``array.array`` of the dtype's type code, so float32 values are rounded to
+float32 on every write, and views (``chunk``, ``split``, slicing, ``t()`` …) share it: an in-place
+op on a view changes its base, as in torch.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+from array import array
+from collections.abc import Callable, Iterator, Sequence
+from itertools import repeat
+from typing import Any, NamedTuple
+
+from . import layout
+from .dtypes import (
+    DType,
+    Number,
+    bool_,
+    can_cast,
+    check_dtype,
+    float32,
+    float64,
+    int32,
+    int64,
+    result_type,
+    to_array,
+)
+from .errors import Unsupported, UnsupportedAttribute
+from .layout import Shape
+
+
+class Size(tuple):
+    """``torch.Size``: a tuple of ints with ``numel()``."""
+
+    def numel(self) -> int:
+        """The number of elements of a tensor of this size."""
+        return layout.numel(self)
+
+    def __repr__(self) -> str:
+        return f"torch.Size({list(self)})"
+
+
+class Device:
+    """``torch.device``: only the CPU exists here."""
+
+    def __init__(self, kind: str | Device = "cpu", index: int | None = None) -> None:
+        name = str(kind)
+        if name.split(":")[0] != "cpu":
+            raise Unsupported(f"device {name!r} (only 'cpu')")
+        self.type = "cpu"
+        self.index = index
+
+    def __eq__(self, other: object) -> bool:
+        return str(other) == "cpu"
+
+    def __hash__(self) -> int:
+        return hash("cpu")
+
+    def __str__(self) -> str:
+        return "cpu"
+
+    def __repr__(self) -> str:
+        return "device(type='cpu')"
+
+
+CPU = Device()
+
+
+class MinMax(NamedTuple):
+    """What ``max(dim)`` / ``min(dim)`` return."""
+
+    values: Tensor
+    indices: Tensor
+
+
+def _shape_arg(size: Sequence[Any]) -> Shape:
+    """A shape from ``f(2, 3)`` or ``f((2, 3))`` style arguments."""
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        size = size[0]
+    try:
+        return tuple(operator.index(s) for s in size)
+    except TypeError:
+        raise TypeError(f"size must be a sequence of ints, got {size!r}") from None
+
+
+def _is_number(x: object) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, complex)
+
+
+class Tensor:
+    """A strided view of a storage array; see the module docstring."""
+
+    __slots__ = ("_store", "_dtype", "_shape", "_strides", "_offset", "_plan")
+
+    _store: array
+    _dtype: DType
+    _shape: Shape
+    _strides: Shape
+    _offset: int
+    _plan: layout.Plan | None
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        raise Unsupported("the torch.Tensor(...) constructor (use torch.tensor(...) or torch.empty(...))")
+
+    # ---- construction ----------------------------------------------------------------------
+
+    @classmethod
+    def _view(cls, store: array, dtype: DType, shape: Shape, strides: Shape | None = None,
+              offset: int = 0) -> Tensor:
+        t = object.__new__(cls)
+        t._store = store
+        t._dtype = dtype
+        t._shape = shape
+        t._strides = strides if strides is not None else layout.contiguous_strides(shape)
+        t._offset = offset
+        t._plan = None
+        return t
+
+    @classmethod
+    def _wrap(cls, values: array, dtype: DType, shape: Shape) -> Tensor:
+        """A new contiguous tensor owning ``values`` (already of ``dtype``'s type code)."""
+        return cls._view(values, dtype, shape)
+
+    def _derive(self, shape: Shape, strides: Shape, offset: int) -> Tensor:
+        return Tensor._view(self._store, self._dtype, shape, strides, offset)
+
+    # ---- reading and writing the storage ---------------------------------------------------
+
+    def _layout(self) -> layout.Plan:
+        if self._plan is None:
+            self._plan = layout.plan(self._shape, self._strides, self._offset)
+        return self._plan
+
+    def _read(self) -> array:
+        """The elements in row-major order, as a new array."""
+        starts, n, step = self._layout()
+        st = self._store
+        if len(starts) == 1:
+            s = starts[0]
+            if step == 1:
+                return st[s:s + n]
+            if step == 0:
+                return array(st.typecode, [st[s]]) * n
+            return st[s:s + (n - 1) * step + 1:step]
+        out = array(st.typecode)
+        for s in starts:
+            if step == 0:
+                out += array(st.typecode, [st[s]]) * n
+            else:
+                out += st[s:s + (n - 1) * step + 1:step]
+        return out
+
+    def _write(self, values: array) -> None:
+        """Store ``values`` (row-major, this tensor's type code) into this view."""
+        starts, n, step = self._layout()
+        if step == 0 and n > 1 or len(set(starts)) != len(starts):
+            raise RuntimeError(
+                "unsupported operation: more than one element of the written-to tensor refers "
+                "to a single memory location. Please clone() the tensor before performing the "
+                "operation."
+            )
+        st = self._store
+        one = len(starts) == 1
+        for k, s in enumerate(starts):
+            chunk = values if one else values[k * n:(k + 1) * n]
+            if step == 1:
+                st[s:s + n] = chunk
+            else:
+                st[s:s + (n - 1) * step + 1:step] = chunk
+
+    def _positions(self) -> list[int]:
+        """The storage index of every element, in row-major order."""
+        starts, n, step = self._layout()
+        return [s + j * step for s in starts for j in range(n)]
+
+    def _values_as(self, dtype: DType, shape: Shape) -> array:
+        """The elements broadcast to ``shape`` and converted to ``dtype``."""
+        src = self if self._shape == shape else self.expand(shape)
+        values = src._read()
+        if dtype is not self._dtype:
+            values = to_array(values, dtype, self._dtype)
+        return values
+
+    # ---- metadata --------------------------------------------------------------------------
+
+    @property
+    def shape(self) -> Size:
+        """The size of each dimension."""
+        return Size(self._shape)
+
+    def size(self, dim: int | None = None) -> Size | int:
+        """The shape, or the size of one dimension."""
+        if dim is None:
+            return Size(self._shape)
+        return self._shape[layout.normalize_dim(dim, self.dim())]
+
+    def stride(self, dim: int | None = None) -> tuple[int, ...] | int:
+        """The strides, or the stride of one dimension."""
+        if dim is None:
+            return self._strides
+        return self._strides[layout.normalize_dim(dim, self.dim())]
+
+    def storage_offset(self) -> int:
+        """Where this view starts in its storage."""
+        return self._offset
+
+    @property
+    def dtype(self) -> DType:
+        """The element type."""
+        return self._dtype
+
+    @property
+    def device(self) -> Device:
+        """Always the CPU."""
+        return CPU
+
+    @property
+    def is_cuda(self) -> bool:
+        """Always False."""
+        return False
+
+    @property
+    def requires_grad(self) -> bool:
+        """Always False: there is no autograd here."""
+        return False
+
+    @property
+    def grad(self) -> None:
+        """Always None: there is no autograd here."""
+        return None
+
+    @property
+    def ndim(self) -> int:
+        """The number of dimensions."""
+        return len(self._shape)
+
+    def dim(self) -> int:
+        """The number of dimensions."""
+        return len(self._shape)
+
+    ndimension = dim
+
+    def numel(self) -> int:
+        """The number of elements."""
+        return layout.numel(self._shape)
+
+    nelement = numel
+
+    def element_size(self) -> int:
+        """Bytes per element."""
+        return self._dtype.itemsize
+
+    @property
+    def itemsize(self) -> int:
+        """Bytes per element."""
+        return self._dtype.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of all elements."""
+        return self.numel() * self._dtype.itemsize
+
+    def is_contiguous(self) -> bool:
+        """Whether the view is row-major without gaps."""
+        return layout.is_contiguous(self._shape, self._strides)
+
+    def is_floating_point(self) -> bool:
+        """Whether the dtype is float32 or float64."""
+        return self._dtype.is_floating_point
+
+    def data_ptr(self) -> int:
+        """An address-like number: equal for views that start at the same element."""
+        return id(self._store) * 16 + self._offset * self._dtype.itemsize
+
+    def untyped_storage(self) -> Any:
+        raise Unsupported("Tensor.untyped_storage()")
+
+    # ---- views -----------------------------------------------------------------------------
+
+    def view(self, *shape: Any) -> Tensor:
+        """The same storage seen with another shape (no copy)."""
+        if len(shape) == 1 and isinstance(shape[0], DType):
+            raise Unsupported("Tensor.view(dtype)")
+        new_shape = layout.infer_shape(_shape_arg(shape), self.numel())
+        strides = layout.view_strides(self._shape, self._strides, new_shape)
+        if strides is None:
+            raise RuntimeError(
+                "view size is not compatible with input tensor's size and stride (at least one "
+                "dimension spans across two contiguous subspaces). Use .reshape(...) instead."
+            )
+        return self._derive(new_shape, strides, self._offset)
+
+    def view_as(self, other: Tensor) -> Tensor:
+        """``view(other.shape)``."""
+        return self.view(other._shape)
+
+    def reshape(self, *shape: Any) -> Tensor:
+        """A view when possible, else a copy, with another shape."""
+        new_shape = layout.infer_shape(_shape_arg(shape), self.numel())
+        strides = layout.view_strides(self._shape, self._strides, new_shape)
+        if strides is None:
+            return self.contiguous().view(new_shape)
+        return self._derive(new_shape, strides, self._offset)
+
+    def reshape_as(self, other: Tensor) -> Tensor:
+        """``reshape(other.shape)``."""
+        return self.reshape(other._shape)
+
+    def flatten(self, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+        """Dimensions ``start_dim..end_dim`` merged into one (a view when possible)."""
+        if self.dim() == 0:
+            return self.reshape(1)
+        a = layout.normalize_dim(start_dim, self.dim())
+        b = layout.normalize_dim(end_dim, self.dim())
+        if a > b:
+            raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+        shape = self._shape[:a] + (layout.numel(self._shape[a:b + 1]),) + self._shape[b + 1:]
+        return self.reshape(shape)
+
+    def ravel(self) -> Tensor:
+        """``reshape(-1)``."""
+        return self.reshape(-1)
+
+    def narrow(self, dim: int, start: int, length: int) -> Tensor:
+        """Elements ``start … start+length-1`` along ``dim`` (a view)."""
+        d = layout.normalize_dim(dim, self.dim())
+        size = self._shape[d]
+        if start < 0:
+            start += size
+        if not (0 <= start <= size and 0 <= length <= size - start):
+            raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
+        shape = self._shape[:d] + (length,) + self._shape[d + 1:]
+        return self._derive(shape, self._strides, self._offset + start * self._strides[d])
+
+    def split(self, split_size: int | Sequence[int], dim: int = 0) -> tuple[Tensor, ...]:
+        """Views of consecutive pieces along ``dim``: equal ``split_size`` or given sizes."""
+        d = layout.normalize_dim(dim, self.dim())
+        size = self._shape[d]
+        if isinstance(split_size, int):
+            if split_size <= 0 and size:
+                raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got {split_size}")
+            sizes = [min(split_size, size - i) for i in range(0, size, split_size)] if size else [0]
+        else:
+            sizes = [int(s) for s in split_size]
+            if sum(sizes) != size:
+                raise RuntimeError(
+                    f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's "
+                    f"size at dimension {d}), but got split_sizes={sizes}"
+                )
+        out = []
+        start = 0
+        for length in sizes:
+            out.append(self.narrow(d, start, length))
+            start += length
+        return tuple(out)
+
+    def chunk(self, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
+        """At most ``chunks`` views of ⌈size/chunks⌉ elements along ``dim`` (the last may be smaller)."""
+        if chunks <= 0:
+            raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
+        size = self._shape[layout.normalize_dim(dim, self.dim())]
+        return self.split(max((size + chunks - 1) // chunks, 1) if size else 0, dim)
+
+    def tensor_split(self, sections: int, dim: int = 0) -> tuple[Tensor, ...]:
+        """Exactly ``sections`` views along ``dim``, the first ``size % sections`` one longer."""
+        size = self._shape[layout.normalize_dim(dim, self.dim())]
+        q, r = divmod(size, sections)
+        return self.split([q + 1] * r + [q] * (sections - r), dim)
+
+    def select(self, dim: int, index: int) -> Tensor:
+        """The slice at ``index`` along ``dim``, without that dimension (a view)."""
+        d = layout.normalize_dim(dim, self.dim())
+        size = self._shape[d]
+        i = index + size if index < 0 else index
+        if not 0 <= i < size:
+            raise IndexError(f"index {index} is out of bounds for dimension {d} with size {size}")
+        return self._derive(self._shape[:d] + self._shape[d + 1:],
+                            self._strides[:d] + self._strides[d + 1:],
+                            self._offset + i * self._strides[d])
+
+    def unbind(self, dim: int = 0) -> tuple[Tensor, ...]:
+        """Every slice along ``dim``."""
+        d = layout.normalize_dim(dim, self.dim())
+        return tuple(self.select(d, i) for i in range(self._shape[d]))
+
+    def transpose(self, dim0: int, dim1: int) -> Tensor:
+        """Dimensions ``dim0`` and ``dim1`` swapped (a view)."""
+        a = layout.normalize_dim(dim0, self.dim())
+        b = layout.normalize_dim(dim1, self.dim())
+        shape, strides = list(self._shape), list(self._strides)
+        shape[a], shape[b] = shape[b], shape[a]
+        strides[a], strides[b] = strides[b], strides[a]
+        return self._derive(tuple(shape), tuple(strides), self._offset)
+
+    swapaxes = transpose
+
+    def t(self) -> Tensor:
+        """The transpose of a matrix (a view); vectors are returned unchanged."""
+        if self.dim() > 2:
+            raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {self.dim()}D")
+        return self if self.dim() < 2 else self.transpose(0, 1)
+
+    @property
+    def T(self) -> Tensor:
+        """All dimensions reversed (a view)."""
+        return self.permute(*range(self.dim() - 1, -1, -1))
+
+    def permute(self, *dims: Any) -> Tensor:
+        """Dimensions reordered (a view)."""
+        order = [layout.normalize_dim(d, self.dim()) for d in _shape_arg(dims)]
+        if sorted(order) != list(range(self.dim())):
+            raise RuntimeError("permute(): dims must be a permutation of the tensor's dimensions")
+        return self._derive(tuple(self._shape[d] for d in order),
+                            tuple(self._strides[d] for d in order), self._offset)
+
+    def movedim(self, source: int, destination: int) -> Tensor:
+        """Dimension ``source`` moved to position ``destination`` (a view)."""
+        order = list(range(self.dim()))
+        s = order.pop(layout.normalize_dim(source, self.dim()))
+        order.insert(layout.normalize_dim(destination, self.dim()), s)
+        return self.permute(order)
+
+    def unsqueeze(self, dim: int) -> Tensor:
+        """A size-1 dimension inserted at ``dim`` (a view)."""
+        d = layout.normalize_dim(dim, self.dim() + 1)
+        stride = self._strides[d] * self._shape[d] if d < self.dim() else 1
+        return self._derive(self._shape[:d] + (1,) + self._shape[d:],
+                            self._strides[:d] + (stride,) + self._strides[d:], self._offset)
+
+    def squeeze(self, dim: int | None = None) -> Tensor:
+        """Size-1 dimensions removed (all, or only ``dim``) (a view)."""
+        if dim is None:
+            keep = [i for i, s in enumerate(self._shape) if s != 1]
+        else:
+            d = layout.normalize_dim(dim, self.dim())
+            keep = [i for i in range(self.dim()) if i != d or self._shape[d] != 1]
+        return self._derive(tuple(self._shape[i] for i in keep),
+                            tuple(self._strides[i] for i in keep), self._offset)
+
+    def expand(self, *sizes: Any) -> Tensor:
+        """Size-1 dimensions repeated without copying (stride 0); -1 keeps a size."""
+        shape = _shape_arg(sizes)
+        if len(shape) < self.dim():
+            raise RuntimeError("expand: the number of sizes provided must be at least the tensor's dims")
+        lead = len(shape) - self.dim()
+        new_shape: list[int] = []
+        new_strides: list[int] = []
+        for i, size in enumerate(shape):
+            if i < lead:
+                new_shape.append(size)
+                new_strides.append(0)
+                continue
+            old, stride = self._shape[i - lead], self._strides[i - lead]
+            if size == -1 or size == old:
+                new_shape.append(old)
+                new_strides.append(stride)
+            elif old == 1:
+                new_shape.append(size)
+                new_strides.append(0)
+            else:
+                raise RuntimeError(
+                    f"The expanded size of the tensor ({size}) must match the existing size "
+                    f"({old}) at non-singleton dimension {i}.  Target sizes: {list(shape)}.  "
+                    f"Tensor sizes: {list(self._shape)}"
+                )
+        return self._derive(tuple(new_shape), tuple(new_strides), self._offset)
+
+    def expand_as(self, other: Tensor) -> Tensor:
+        """``expand(other.shape)``."""
+        return self.expand(other._shape)
+
+    def detach(self) -> Tensor:
+        """The same view (there is no autograd here)."""
+        return self._derive(self._shape, self._strides, self._offset)
+
+    @property
+    def data(self) -> Tensor:
+        """The same view (there is no autograd here)."""
+        return self.detach()
+
+    # ---- copies and conversions ------------------------------------------------------------
+
+    def contiguous(self) -> Tensor:
+        """Itself if row-major, else a row-major copy."""
+        return self if self.is_contiguous() else self.clone()
+
+    def clone(self) -> Tensor:
+        """A copy with its own storage."""
+        return Tensor._wrap(self._read(), self._dtype, self._shape)
+
+    def to(self, *args: Any, **kwargs: Any) -> Tensor:
+        """A copy converted to a dtype (devices other than the CPU are not available)."""
+        dtype = kwargs.get("dtype")
+        for a in list(args) + [kwargs.get("device")]:
+            if isinstance(a, DType):
+                dtype = a
+            elif isinstance(a, Tensor):
+                dtype = a._dtype
+            elif a is not None:
+                Device(a)
+        if dtype is None or dtype is self._dtype:
+            return self
+        return self.type(dtype)
+
+    def type(self, dtype: DType | None = None) -> Any:
+        """The dtype's name, or a copy converted to ``dtype``."""
+        if dtype is None:
+            return {"float32": "torch.FloatTensor", "float64": "torch.DoubleTensor",
+                    "int64": "torch.LongTensor", "int32": "torch.IntTensor",
+                    "bool": "torch.BoolTensor"}[self._dtype.name]
+        dtype = check_dtype(dtype)
+        if dtype is self._dtype:
+            return self
+        return Tensor._wrap(to_array(self._read(), dtype, self._dtype), dtype, self._shape)
+
+    def float(self) -> Tensor:
+        """Converted to float32."""
+        return self.type(float32)
+
+    def double(self) -> Tensor:
+        """Converted to float64."""
+        return self.type(float64)
+
+    def long(self) -> Tensor:
+        """Converted to int64."""
+        return self.type(int64)
+
+    def int(self) -> Tensor:
+        """Converted to int32."""
+        return self.type(int32)
+
+    def bool(self) -> Tensor:
+        """Converted to bool."""
+        return self.type(bool_)
+
+    def cpu(self) -> Tensor:
+        """Itself: everything is on the CPU."""
+        return self
+
+    def cuda(self, *args: Any, **kwargs: Any) -> Tensor:
+        raise Unsupported("Tensor.cuda() (there is no GPU here)")
+
+    def numpy(self) -> Any:
+        raise Unsupported("Tensor.numpy() (numpy)")
+
+    def tolist(self) -> Any:
+        """The elements as (nested) Python lists; a 0-d tensor gives a number."""
+        values = self._read()
+        if self._dtype is bool_:
+            flat: list[Any] = [bool(v) for v in values]
+        else:
+            flat = values.tolist()
+        if not self._shape:
+            return flat[0]
+        for size in reversed(self._shape[1:]):
+            flat = [flat[i:i + size] for i in range(0, len(flat), size)]
+        if self._shape[0] == 0 and len(self._shape) > 1:
+            return []
+        return flat
+
+    def item(self) -> Number:
+        """The only element as a Python number."""
+        if self.numel() != 1:
+            raise RuntimeError(
+                f"a Tensor with {self.numel()} elements cannot be converted to Scalar"
+            )
+        v = self._store[self._layout().starts[0]]
+        return bool(v) if self._dtype is bool_ else v
+
+    def __len__(self) -> int:
+        if not self._shape:
+            raise TypeError("len() of a 0-d tensor")
+        return self._shape[0]
+
+    def __iter__(self) -> Iterator[Tensor]:
+        if not self._shape:
+            raise TypeError("iteration over a 0-d tensor")
+        return iter(self.unbind(0))
+
+    def __bool__(self) -> bool:
+        if self.numel() != 1:
+            raise RuntimeError(
+                f"Boolean value of Tensor with {'no' if self.numel() == 0 else 'more than one'} "
+                "values is ambiguous"
+            )
+        return bool(self.item())
+
+    def __float__(self) -> float:
+        return float(self.item())
+
+    def __int__(self) -> int:
+        return int(self.item())
+
+    def __index__(self) -> int:
+        if self._dtype.kind == 2 or self.numel() != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self.item())
+
+    def __format__(self, spec: str) -> str:
+        if self.dim() == 0:
+            return format(self.item(), spec)
+        return format(repr(self), spec)
+
+    def __repr__(self) -> str:
+        from .formatting import tensor_repr
+
+        return tensor_repr(self)
+
+    __str__ = __repr__
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Tensor:
+        return self.clone()
+
+    def __getattr__(self, name: str) -> Any:
+        raise UnsupportedAttribute(f"Tensor.{name}")
+
+    # ---- indexing --------------------------------------------------------------------------
+
+    def __getitem__(self, key: Any) -> Tensor:
+        basic = self._basic_index(key)
+        if basic is not None:
+            return basic
+        positions = self._advanced_positions(key)
+        st = self._store
+        values = array(st.typecode, [st[p] for p in positions[0]])
+        return Tensor._wrap(values, self._dtype, positions[1])
+
+    def __setitem__(self, key: Any, value: Tensor | Number) -> None:
+        basic = self._basic_index(key)
+        if basic is not None:
+            basic._assign(value)
+            return
+        positions, shape = self._advanced_positions(key)
+        values = _broadcast_values(value, self._dtype, shape)
+        st = self._store
+        for p, v in zip(positions, values, strict=True):
+            st[p] = v
+
+    def _basic_index(self, key: Any) -> Tensor | None:
+        """The view for ints, slices, None and Ellipsis, or None for advanced indexing."""
+        items = key if isinstance(key, tuple) else (key,)
+        items = tuple(
+            int(k) if isinstance(k, Tensor) and k.dim() == 0 and k._dtype.kind == 1 else k
+            for k in items
+        )
+        if any(isinstance(k, (Tensor, list)) for k in items):
+            return None
+        real = sum(1 for k in items if k is not None and k is not Ellipsis)
+        if real > self.dim():
+            raise IndexError(f"too many indices for tensor of dimension {self.dim()}")
+        if items.count(Ellipsis) > 1:
+            raise IndexError("an index can only have a single ellipsis ('...')")
+        if Ellipsis in items:
+            i = items.index(Ellipsis)
+            items = items[:i] + (slice(None),) * (self.dim() - real) + items[i + 1:]
+        else:
+            items = items + (slice(None),) * (self.dim() - real)
+        shape: list[int] = []
+        strides: list[int] = []
+        offset = self._offset
+        d = 0
+        for k in items:
+            if k is None:
+                shape.append(1)
+                strides.append(1)
+                continue
+            size, stride = self._shape[d], self._strides[d]
+            if isinstance(k, slice):
+                start, stop, step = k.indices(size)
+                if step <= 0:
+                    raise ValueError("step must be greater than zero")
+                shape.append(len(range(start, stop, step)))
+                strides.append(stride * step)
+                offset += start * stride if shape[-1] else 0
+            elif isinstance(k, int) and not isinstance(k, bool):
+                i = k + size if k < 0 else k
+                if not 0 <= i < size:
+                    raise IndexError(f"index {k} is out of bounds for dimension {d} with size {size}")
+                offset += i * stride
+            else:
+                raise Unsupported(f"indexing a tensor with {type(k).__name__}")
+            d += 1
+        return self._derive(tuple(shape), tuple(strides), offset)
+
+    def _advanced_positions(self, key: Any) -> tuple[list[int], Shape]:
+        """Storage positions and result shape for a boolean mask or a list of indices."""
+        if isinstance(key, Tensor) and key._dtype is bool_:
+            if key._shape != self._shape:
+                raise IndexError(
+                    f"The shape of the mask {list(key._shape)} does not match the shape of the "
+                    f"indexed tensor {list(self._shape)}"
+                )
+            chosen = [p for p, m in zip(self._positions(), key._read(), strict=True) if m]
+            return chosen, (len(chosen),)
+        if isinstance(key, (list, Tensor)) and self.dim() >= 1:
+            indices = key.tolist() if isinstance(key, Tensor) else key
+            if isinstance(indices, list) and all(
+                isinstance(i, int) and not isinstance(i, bool) for i in indices
+            ):
+                rows = [self.select(0, i)._positions() for i in indices]
+                return [p for row in rows for p in row], (len(indices),) + self._shape[1:]
+        raise Unsupported("this kind of advanced indexing (use ints, slices, a boolean mask or a "
+                          "list of indices)")
+
+    def _assign(self, value: Tensor | Number) -> None:
+        """Write ``value`` (broadcast, converted) into every element of this view."""
+        self._write(_broadcast_values(value, self._dtype, self._shape))
+
+    # ---- in-place ops ----------------------------------------------------------------------
+
+    def copy_(self, src: Tensor | Number, non_blocking: bool = False) -> Tensor:
+        """Copy ``src`` (broadcast, converted) into this tensor."""
+        self._assign(src)
+        return self
+
+    def fill_(self, value: Number | Tensor) -> Tensor:
+        """Set every element to ``value``."""
+        if isinstance(value, Tensor):
+            value = value.item()
+        self._assign(value)
+        return self
+
+    def zero_(self) -> Tensor:
+        """Set every element to 0."""
+        return self.fill_(0)
+
+    def _inplace(self, other: Tensor | Number, fn: Callable[[Any, Any], Any],
+                 divide: bool = False) -> Tensor:
+        result = _elementwise(self, other, fn, divide=divide)
+        if not can_cast(result._dtype, self._dtype):
+            raise RuntimeError(
+                f"result type {_type_title(result._dtype)} can't be cast to the desired output "
+                f"type {_type_title(self._dtype)}"
+            )
+        if result._shape != self._shape:
+            raise RuntimeError(
+                f"output with shape {list(self._shape)} doesn't match the broadcast shape "
+                f"{list(result._shape)}"
+            )
+        values = result._store
+        if result._dtype is not self._dtype:
+            values = to_array(values, self._dtype, result._dtype)
+        self._write(values)
+        return self
+
+    def add_(self, other: Tensor | Number, alpha: Number = 1) -> Tensor:
+        """In place: ``self += alpha * other``."""
+        return self._inplace(_scaled(other, alpha), operator.add)
+
+    def sub_(self, other: Tensor | Number, alpha: Number = 1) -> Tensor:
+        """In place: ``self -= alpha * other``."""
+        return self._inplace(_scaled(other, alpha), operator.sub)
+
+    def mul_(self, other: Tensor | Number) -> Tensor:
+        """In place: ``self *= other``."""
+        return self._inplace(other, operator.mul)
+
+    def div_(self, other: Tensor | Number) -> Tensor:
+        """In place: ``self /= other``."""
+        return self._inplace(other, operator.truediv, divide=True)
+
+    def neg_(self) -> Tensor:
+        """In place: ``self = -self``."""
+        return self.mul_(-1)
+
+    def abs_(self) -> Tensor:
+        """In place: ``self = |self|``."""
+        self._write(self.abs()._store)
+        return self
+
+    def clamp_(self, min: Number | None = None, max: Number | None = None) -> Tensor:
+        """In place: ``clamp``."""
+        self._write(to_array(self.clamp(min, max)._read(), self._dtype, self._dtype))
+        return self
+
+    __iadd__ = add_
+    __isub__ = sub_
+    __imul__ = mul_
+    __itruediv__ = div_
+
+    # ---- arithmetic and comparisons --------------------------------------------------------
+
+    def add(self, other: Tensor | Number, alpha: Number = 1) -> Tensor:
+        """``self + alpha * other``."""
+        return _elementwise(self, _scaled(other, alpha), operator.add)
+
+    def sub(self, other: Tensor | Number, alpha: Number = 1) -> Tensor:
+        """``self - alpha * other``."""
+        return _elementwise(self, _scaled(other, alpha), operator.sub)
+
+    def mul(self, other: Tensor | Number) -> Tensor:
+        """``self * other``."""
+        return _elementwise(self, other, operator.mul)
+
+    def div(self, other: Tensor | Number) -> Tensor:
+        """``self / other``."""
+        return _elementwise(self, other, operator.truediv, divide=True)
+
+    def __add__(self, other: Tensor | Number) -> Tensor:
+        return _elementwise(self, other, operator.add)
+
+    def __radd__(self, other: Number) -> Tensor:
+        return _elementwise(other, self, operator.add)
+
+    def __sub__(self, other: Tensor | Number) -> Tensor:
+        return _elementwise(self, other, operator.sub)
+
+    def __rsub__(self, other: Number) -> Tensor:
+        return _elementwise(other, self, operator.sub)
+
+    def __mul__(self, other: Tensor | Number) -> Tensor:
+        return _elementwise(self, other, operator.mul)
+
+    def __rmul__(self, other: Number) -> Tensor:
+        return _elementwise(other, self, operator.mul)
+
+    def __truediv__(self, other: Tensor | Number) -> Tensor:
+        return _elementwise(self, other, operator.truediv, divide=True)
+
+    def __rtruediv__(self, other: Number) -> Tensor:
+        return _elementwise(other, self, operator.truediv, divide=True)
+
+    def __floordiv__(self, other: Tensor | Number) -> Tensor:
+        return _elementwise(self, other, _floor_div)
+
+    def __mod__(self, other: Tensor | Number) -> Tensor:
+        return _elementwise(self, other, _mod)
+
+    def __pow__(self, other: Tensor | Number) -> Tensor:
+        return _elementwise(self, other, operator.pow)
+
+    def __rpow__(self, other: Number) -> Tensor:
+        return _elementwise(other, self, operator.pow)
+
+    def __neg__(self) -> Tensor:
+        return _elementwise(self, -1, operator.mul)
+
+    def __pos__(self) -> Tensor:
+        return self.clone()
+
+    def __abs__(self) -> Tensor:
+        return self.abs()
+
+    def __eq__(self, other: object) -> Any:
+        if not isinstance(other, Tensor) and not _is_number(other):
+            return NotImplemented
+        return _elementwise(self, other, operator.eq, compare=True)  # type: ignore[arg-type]
+
+    def __ne__(self, other: object) -> Any:
+        if not isinstance(other, Tensor) and not _is_number(other):
+            return NotImplemented
+        return _elementwise(self, other, operator.ne, compare=True)  # type: ignore[arg-type]
+
+    def __lt__(self, other: Tensor | Number) -> Tensor:
+        return _elementwise(self, other, operator.lt, compare=True)
+
+    def __le__(self, other: Tensor | Number) -> Tensor:
+        return _elementwise(self, other, operator.le, compare=True)
+
+    def __gt__(self, other: Tensor | Number) -> Tensor:
+        return _elementwise(self, other, operator.gt, compare=True)
+
+    def __ge__(self, other: Tensor | Number) -> Tensor:
+        return _elementwise(self, other, operator.ge, compare=True)
+
+    def eq(self, other: Tensor | Number) -> Tensor:
+        """Elementwise ``==`` as a bool tensor."""
+        return _elementwise(self, other, operator.eq, compare=True)
+
+    def ne(self, other: Tensor | Number) -> Tensor:
+        """Elementwise ``!=`` as a bool tensor."""
+        return _elementwise(self, other, operator.ne, compare=True)
+
+    def equal(self, other: Tensor) -> bool:
+        """Same shape and same values."""
+        return self._shape == other._shape and self._read().tolist() == other._read().tolist()
+
+    def allclose(self, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
+                 equal_nan: bool = False) -> bool:
+        """Whether ``|self - other| <= atol + rtol * |other|`` everywhere."""
+        return bool(self.isclose(other, rtol, atol, equal_nan).all())
+
+    def isclose(self, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
+                equal_nan: bool = False) -> Tensor:
+        """Elementwise closeness as a bool tensor (dtypes must match, as in torch)."""
+        if not isinstance(other, Tensor):
+            raise TypeError("isclose(): argument 'other' must be a Tensor")
+        if other._dtype is not self._dtype:
+            raise RuntimeError(f"{_type_title(self._dtype)} did not match {_type_title(other._dtype)}")
+
+        def close(a: float, b: float) -> bool:
+            if a == b:
+                return True
+            if a != a or b != b:
+                return equal_nan and a != a and b != b
+            return abs(a - b) <= atol + rtol * abs(b)
+
+        return _elementwise(self, other, close, compare=True)
+
+    def maximum(self, other: Tensor) -> Tensor:
+        """Elementwise maximum."""
+        return _elementwise(self, other, max)
+
+    def minimum(self, other: Tensor) -> Tensor:
+        """Elementwise minimum."""
+        return _elementwise(self, other, min)
+
+    def abs(self) -> Tensor:
+        """Elementwise absolute value."""
+        return Tensor._wrap(to_array(list(map(abs, self._read())), self._dtype, self._dtype),
+                            self._dtype, self._shape)
+
+    def neg(self) -> Tensor:
+        """Elementwise negation."""
+        return -self
+
+    def sqrt(self) -> Tensor:
+        """Elementwise square root (NaN for negatives)."""
+        dtype = self._dtype if self._dtype.kind == 2 else float32
+        values = [math.sqrt(v) if v >= 0 else math.nan for v in self._read()]
+        return Tensor._wrap(to_array(values, dtype), dtype, self._shape)
+
+    def clamp(self, min: Number | None = None, max: Number | None = None) -> Tensor:
+        """Elements limited to ``[min, max]``."""
+        out: Tensor = self
+        if min is not None:
+            out = _elementwise(out, min, _max2)
+        if max is not None:
+            out = _elementwise(out, max, _min2)
+        return out if out is not self else self.clone()
+
+    clip = clamp
+
+    # ---- reductions ------------------------------------------------------------------------
+
+    def _lanes(self, dim: int) -> tuple[list[array], Shape]:
+        """The 1-D lanes along ``dim`` and the shape of the reduced result."""
+        d = layout.normalize_dim(dim, self.dim())
+        values = self.movedim(d, -1)._read() if self.dim() else self._read()
+        n = self._shape[d] if self.dim() else 1
+        lanes = [values[i:i + n] for i in range(0, len(values), n)] if n else []
+        return lanes, self._shape[:d] + self._shape[d + 1:]
+
+    def _reduce(self, fn: Callable[[array], Number], dtype: DType, dim: int | None,
+                keepdim: bool) -> Tensor:
+        if dim is None:
+            shape: Shape = (1,) * self.dim() if keepdim else ()
+            return Tensor._wrap(to_array([fn(self._read())], dtype), dtype, shape)
+        lanes, shape = self._lanes(dim)
+        if not lanes:
+            lanes = [array(self._store.typecode)] * layout.numel(shape)
+        out = Tensor._wrap(to_array([fn(lane) for lane in lanes], dtype), dtype, shape)
+        return out.unsqueeze(dim) if keepdim and self.dim() else out
+
+    def sum(self, dim: int | None = None, keepdim: bool = False, dtype: DType | None = None) -> Tensor:
+        """The sum of all elements, or along ``dim``."""
+        out = dtype or (self._dtype if self._dtype.kind == 2 else int64)
+        return self._reduce(sum, out, dim, keepdim)
+
+    def prod(self, dim: int | None = None, keepdim: bool = False, dtype: DType | None = None) -> Tensor:
+        """The product of all elements, or along ``dim``."""
+        out = dtype or (self._dtype if self._dtype.kind == 2 else int64)
+        return self._reduce(math.prod, out, dim, keepdim)
+
+    def mean(self, dim: int | None = None, keepdim: bool = False, dtype: DType | None = None) -> Tensor:
+        """The mean of all elements, or along ``dim`` (floating point only)."""
+        out = dtype or self._dtype
+        if out.kind != 2:
+            raise RuntimeError(
+                "mean(): could not infer output dtype. Input dtype must be either a floating "
+                f"point or complex dtype. Got: {_type_title(self._dtype)}"
+            )
+        return self._reduce(lambda v: sum(v) / len(v) if len(v) else math.nan, out, dim, keepdim)
+
+    def _extreme(self, pick: Callable[..., Number], name: str, dim: Any, keepdim: bool) -> Any:
+        if isinstance(dim, Tensor):
+            return _elementwise(self, dim, pick)
+        if self.numel() == 0:
+            raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0.")
+        if dim is None:
+            return self._reduce(pick, self._dtype, None, False)
+        values = self._reduce(pick, self._dtype, dim, keepdim)
+        indices = self._reduce(lambda lane: lane.index(pick(lane)), int64, dim, keepdim)
+        return MinMax(values, indices)
+
+    def max(self, dim: Any = None, keepdim: bool = False) -> Any:
+        """The largest element; with ``dim``, (values, indices); with a tensor, the elementwise max."""
+        return self._extreme(max, "max", dim, keepdim)
+
+    def min(self, dim: Any = None, keepdim: bool = False) -> Any:
+        """The smallest element; with ``dim``, (values, indices); with a tensor, the elementwise min."""
+        return self._extreme(min, "min", dim, keepdim)
+
+    def amax(self, dim: int | None = None, keepdim: bool = False) -> Tensor:
+        """The largest element, or the largest along ``dim``."""
+        return self._reduce(max, self._dtype, dim, keepdim)
+
+    def amin(self, dim: int | None = None, keepdim: bool = False) -> Tensor:
+        """The smallest element, or the smallest along ``dim``."""
+        return self._reduce(min, self._dtype, dim, keepdim)
+
+    def argmax(self, dim: int | None = None, keepdim: bool = False) -> Tensor:
+        """The index of the largest element (flattened, or along ``dim``)."""
+        return self._reduce(lambda v: v.index(max(v)), int64, dim, keepdim)
+
+    def argmin(self, dim: int | None = None, keepdim: bool = False) -> Tensor:
+        """The index of the smallest element (flattened, or along ``dim``)."""
+        return self._reduce(lambda v: v.index(min(v)), int64, dim, keepdim)
+
+    def all(self, dim: int | None = None, keepdim: bool = False) -> Tensor:
+        """Whether every element is non-zero."""
+        return self._reduce(all, bool_, dim, keepdim)
+
+    def any(self, dim: int | None = None, keepdim: bool = False) -> Tensor:
+        """Whether some element is non-zero."""
+        return self._reduce(any, bool_, dim, keepdim)
+
+
+def _type_title(dtype: DType) -> str:
+    return {"float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int",
+            "bool": "Bool"}[dtype.name]
+
+
+def _scaled(other: Tensor | Number, alpha: Number) -> Tensor | Number:
+    if alpha == 1:
+        return other
+    return _elementwise(other, alpha, operator.mul) if isinstance(other, Tensor) else other * alpha
+
+
+def _true_div(a: Number, b: Number) -> float:
+    try:
+        return a / b
+    except ZeroDivisionError:
+        if a != a or a == 0:
+            return math.nan
+        return math.copysign(math.inf, a) * math.copysign(1.0, b)
+
+
+def _floor_div(a: Number, b: Number) -> Number:
+    try:
+        return a // b
+    except ZeroDivisionError:
+        if isinstance(a, int) and isinstance(b, int):
+            raise ZeroDivisionError("ZeroDivisionError") from None
+        return _true_div(a, b)
+
+
+def _mod(a: Number, b: Number) -> Number:
+    try:
+        return a % b
+    except ZeroDivisionError:
+        if isinstance(a, int) and isinstance(b, int):
+            raise ZeroDivisionError("ZeroDivisionError") from None
+        return math.nan
+
+
+def _max2(a: Number, b: Number) -> Number:
+    return a if a >= b else b
+
+
+def _min2(a: Number, b: Number) -> Number:
+    return a if a <= b else b
+
+
+def _elementwise(a: Tensor | Number, b: Tensor | Number, fn: Callable[[Any, Any], Any], *,
+                 divide: bool = False, compare: bool = False) -> Tensor:
+    """``fn`` applied elementwise with torch's broadcasting and type promotion.
+
+    Operands are converted to the promoted dtype first (a Python float becomes a float32 next to
+    a float32 tensor), so float32 results are the correctly rounded float32 operations.
+    """
+    tensors = [x for x in (a, b) if isinstance(x, Tensor)]
+    scalars = [x for x in (a, b) if not isinstance(x, Tensor)]
+    for s in scalars:
+        if not _is_number(s):
+            raise TypeError(f"unsupported operand type for a tensor op: {type(s).__name__}")
+    dims = [t._dtype for t in tensors if t._shape]
+    zero_dim = [t._dtype for t in tensors if not t._shape]
+    compute = result_type(dims, zero_dim, scalars)
+    if divide and compute.kind < 2:
+        compute = float32
+    shape = layout.broadcast_shapes(*(t._shape for t in tensors))
+    args = [x._values_as(compute, shape) if isinstance(x, Tensor)
+            else repeat(to_array([x], compute)[0]) for x in (a, b)]
+    try:
+        out = list(map(fn, *args))
+    except ZeroDivisionError:
+        if fn is not operator.truediv:
+            raise
+        out = list(map(_true_div, *args))
+    dtype = bool_ if compare else compute
+    return Tensor._wrap(to_array(out, dtype, dtype), dtype, shape)
+
+
+def _broadcast_values(value: Tensor | Number, dtype: DType, shape: Shape) -> array:
+    """``value`` broadcast to ``shape`` and converted to ``dtype``, as a flat array."""
+    if isinstance(value, Tensor):
+        if layout.broadcast_shapes(value._shape, shape) != shape:
+            raise RuntimeError(
+                f"The size of tensor a ({list(shape)}) must match the size of tensor b "
+                f"({list(value._shape)})"
+            )
+        return value._values_as(dtype, shape)
+    if isinstance(value, (list, tuple)):
+        raise Unsupported("assigning a Python list to a tensor (use torch.tensor(...))")
+    if not _is_number(value):
+        raise TypeError(f"can't assign a {type(value).__name__} to a tensor")
+    return to_array([value], dtype) * layout.numel(shape)
