@@ -134,12 +134,13 @@ def grade_case(exercise: Exercise, spec: CaseSpec, raw: RawCase) -> dict:
               "wall_ms": round(raw["wall_ms"], 1), "trace": raw["events"]}
     details: list[str] = []
     failure = _rank_failure(raw)
+    stop = raw["stop"]
     if failure is not None and failure[0] is Verdict.FORBIDDEN_PRIMITIVE:
         verdict, en, zh, details = failure
-    elif raw["stop"] is not None:
-        verdict = STOP_VERDICTS[raw["stop"]]
+    elif stop in ("output_limit", "memory_limit") or (stop is not None and failure is None):
+        verdict = STOP_VERDICTS[stop]
         en, zh = _stop_message(raw, verdict, exercise.time_limit_s)
-    elif failure is not None:
+    elif failure is not None:  # a rank's error explains why its peers hung or spun
         verdict, en, zh, details = failure
     else:
         verdict, en, zh = _judge_outputs(exercise, spec, raw, sent, bound)

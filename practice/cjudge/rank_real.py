@@ -30,6 +30,8 @@ from .rank_status import RankStatus
 
 #: a rank may write at most this much to any file (its output is cut at the job's limit anyway)
 FILE_SIZE_LIMIT = 64 * 2**20
+#: memory a rank may allocate beyond what it holds once the group exists (a MemoryError past it)
+MEMORY_HEADROOM = 2**30
 DTYPES = {"float32": torch.float32, "float64": torch.float64, "int64": torch.int64}
 
 
@@ -40,6 +42,13 @@ def _redirect_output(path: Path) -> None:
     os.close(fd)
     sys.stdout = open(1, "w", buffering=1, encoding="utf-8", errors="replace", closefd=False)  # noqa: SIM115
     sys.stderr = sys.stdout
+
+
+def _limit_memory() -> None:
+    """Cap the rank's data segment at what it uses now plus :data:`MEMORY_HEADROOM`."""
+    with open(f"/proc/{os.getpid()}/status") as f:
+        used = next(int(line.split()[1]) * 1024 for line in f if line.startswith("VmData:"))
+    resource.setrlimit(resource.RLIMIT_DATA, (used + MEMORY_HEADROOM, used + MEMORY_HEADROOM))
 
 
 def _patch_group_lifecycle() -> None:
@@ -111,6 +120,7 @@ def run_rank(job: JobSpec, case: CaseSpec, rank: int, world: int, job_dir: Path,
     _patch_wait(status, rank)
     filename = job["filename"]
     monitor = CommMonitor(rank, world, job["allowed"], filename, emit)
+    _limit_memory()
     status.set(rank, "running")
     try:
         namespace = exec_learner(compile_learner(job["code"], filename), f"learner_rank{rank}")

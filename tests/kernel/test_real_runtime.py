@@ -213,3 +213,15 @@ def test_torchrun_launcher_gives_the_same_verdicts_and_bytes():
         _, torchrun = judge_first_case("ring-allreduce", code, launcher="torchrun")
         assert torchrun["verdict"] == forked["verdict"]
         assert torchrun["bytes_sent"] == forked["bytes_sent"]
+
+
+@pytest.mark.parametrize("hog", ["torch.empty(10 ** 10)", "[0] * (10 ** 10)"])
+def test_memory_hog_gets_memory_limit(hog):
+    raw, case = judge_first_case("ring-allreduce", f"""
+        import torch
+
+        def ring_all_reduce(t):
+            x = {hog}
+    """)
+    assert case["verdict"] == "memory_limit"
+    assert "rank 0 ran out of memory" in case["message"]
