@@ -129,7 +129,7 @@ def grade_case(exercise: Exercise, spec: CaseSpec, raw: RawCase) -> dict:
     sent, msgs = _bytes_per_rank(raw, world)
     itemsize = ITEMSIZE[str(spec["inputs"][0]["dtype"])]
     bound = exercise.grader.bytes_bound(spec["params"], world, itemsize)
-    result = {"name": spec["name"], "sample": spec["sample"], "world_size": world,
+    result = {"name": spec["name"], "world_size": world,
               "bytes_sent": sent, "bytes_bound": bound, "messages_sent": msgs,
               "wall_ms": round(raw["wall_ms"], 1), "trace": raw["events"]}
     details: list[str] = []
@@ -145,6 +145,10 @@ def grade_case(exercise: Exercise, spec: CaseSpec, raw: RawCase) -> dict:
     else:
         verdict, en, zh = _judge_outputs(exercise, spec, raw, sent, bound)
     result.update(verdict=verdict.value, message=en, message_zh=zh, details=details)
+    if spec["sample"]:  # learners see the sample case in full
+        result["sample"] = {"inputs": spec["inputs"], "outputs": [r["output"] for r in raw["ranks"]],
+                            "expected": exercise.grader.expected(spec["params"], world,
+                                                                 spec["inputs"])}
     return result
 
 

@@ -40,6 +40,9 @@ def test_reference_json_has_every_case_with_bytes_against_the_bound():
         assert len(case["bytes_sent"]) == n == len(case["messages_sent"])
         assert 0 < max(case["bytes_sent"]) <= case["bytes_bound"]
         assert set(case) >= {"name", "verdict", "message", "bytes_bound", "wall_ms"}
+    sample = result["cases"][0]["sample"]  # the sample case is shown in full, the others not
+    assert sample["outputs"] == sample["expected"] and len(sample["inputs"]) == 4
+    assert all("sample" not in case for case in result["cases"][1:])
 
 
 def test_plain_text_when_piped_and_exit_status_only_zero_on_accepted(tmp_path):
