@@ -27,7 +27,7 @@ class RichDisplay:
         self.progress.update(self.task, completed=done, description=current)
 
     def row(self, row: dict[str, Any]) -> None:
-        self.progress.advance(self.task, 0)
+        """The table comes at the end; the bar moves with :meth:`update`."""
 
     def close(self) -> None:
         self.progress.stop()

@@ -104,7 +104,8 @@ def render_plain(doc: dict[str, Any]) -> str:
             return "  ".join(v.rjust(w) for v, w in zip(values, cols, strict=True))
 
         group_width = sum(w + 2 for *_, w in GROUP)
-        titles = "".join(_title(s).center(group_width) for s in series)
+        titles = "".join(f"{s['placement']}: {s['label']}"[:group_width - 1].center(group_width)
+                         for s in series)
         out += ["#", "#" + " " * (sum(w + 2 for w in widths) - 1) + titles]
         names = [n for n, *_ in FIXED] + [n for _ in series for n, *_ in GROUP]
         units = [u for _, u, _ in FIXED] + [u for _ in series for _, u, _ in GROUP]
