@@ -37,6 +37,9 @@ class ForbiddenPrimitive(RuntimeError):
         self.line = line
 
 
+ForbiddenPrimitive.__module__ = "torch.distributed"  # how a learner's traceback names it
+
+
 @dataclass
 class RankContext:
     """Everything the simulated torch.distributed knows about the rank it runs on."""

@@ -28,3 +28,7 @@ class UnsupportedAttribute(AttributeError):
     def __init__(self, what: str) -> None:
         super().__init__(unsupported_message(what))
         self.what = what
+
+
+for _cls in (Unsupported, UnsupportedAttribute):
+    _cls.__module__ = "torch"  # how a learner's traceback names them
