@@ -1,0 +1,24 @@
+# expect: runtime_error
+# Mistake: keeps t.chunk(n) as a tuple, so `chunks[i] += buf` raises TypeError (the chapter wraps it in list()).
+import torch
+import torch.distributed as dist
+
+
+def ring_all_reduce(t):
+    rank, n = dist.get_rank(), dist.get_world_size()
+    right, left = (rank + 1) % n, (rank - 1) % n
+    chunks = t.chunk(n)
+    for step in range(n - 1):  # reduce-scatter
+        send_idx, recv_idx = (rank - step) % n, (rank - step - 1) % n
+        buf = torch.empty_like(chunks[recv_idx])
+        reqs = [dist.isend(chunks[send_idx].contiguous(), right), dist.irecv(buf, left)]
+        for req in reqs:
+            req.wait()
+        chunks[recv_idx] += buf
+    for step in range(n - 1):  # all-gather
+        send_idx, recv_idx = (rank + 1 - step) % n, (rank - step) % n
+        buf = torch.empty_like(chunks[recv_idx])
+        reqs = [dist.isend(chunks[send_idx].contiguous(), right), dist.irecv(buf, left)]
+        for req in reqs:
+            req.wait()
+        chunks[recv_idx].copy_(buf)
