@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from cjudge.exercises import Exercise as KernelExercise
 from sqlalchemy import Engine, update
 from sqlmodel import select
+
+from cjudge.exercises import Exercise as KernelExercise
 
 from .db import write_session
 from .models import Exercise, utcnow

@@ -10,10 +10,13 @@ from cjudge.grading import plan_cases
 from cjudge.judge import judge_code
 from cjudge.protocol import CaseSpec, JobSpec, RawCase
 
-from .sandbox import SandboxError, SandboxProcess, WarmPool
+from .sandbox import SandboxProcess, WarmPool
 
 RUNTIME = "torch-gloo"
-KILLED_NOTE = "the judge's runner process was killed while your code ran"
+NOTES = {
+    "killed": "the judge's runner process was killed while your code ran",
+    "tampered": "something in your code wrote into the judge's private result channel",
+}
 
 
 class SandboxCases:
@@ -28,6 +31,7 @@ class SandboxCases:
         self.pool = pool
         self.cases = cases
         self.sandbox: SandboxProcess | None = None
+        self.oom_kills = 0
 
     def __call__(self, job: JobSpec, spec: CaseSpec) -> RawCase:
         if self.sandbox is None:
@@ -37,7 +41,11 @@ class SandboxCases:
         if raw is None:
             return self._stopped(spec, self.sandbox.stop or "killed")
         if raw.get("name") != spec["name"]:
-            raise SandboxError(f"runner answered case {raw.get('name')!r} for {spec['name']!r}")
+            self.sandbox.kill()
+            return self._stopped(spec, "tampered")
+        oom_kills, self.oom_kills = self.oom_kills, self.sandbox.oom_kills()
+        if self.oom_kills > oom_kills and raw.get("stop") is None:
+            raw["stop"] = "memory_limit"  # the OOM killer fired in this case: say so
         return raw  # type: ignore[return-value]
 
     def abort(self) -> None:
@@ -52,9 +60,9 @@ class SandboxCases:
 
     def _stopped(self, spec: CaseSpec, stop: str) -> RawCase:
         """The report of the case the sandbox stopped in (``judge_code`` runs no later case)."""
-        if stop == "killed":
+        if stop in NOTES:
             state, raw_stop = "killed", None
-            error = {"kind": "signal", "type": "Killed", "message": KILLED_NOTE, "traceback": "",
+            error = {"kind": "signal", "type": "Killed", "message": NOTES[stop], "traceback": "",
                      "line": None}
         else:
             state, raw_stop, error = "running", stop, None

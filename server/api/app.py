@@ -6,9 +6,10 @@ import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-from cjudge.exercises import load_exercises
 from fastapi import FastAPI
 from sqlmodel import Session
+
+from cjudge.exercises import load_exercises
 
 from .. import jobqueue
 from ..accounts import ensure_admin

@@ -89,13 +89,13 @@ class Cgroup:
         elif "cpu" in self.v1:
             _write(self.v1["cpu"] / "cpu.shares", "1024" if high else "128")
 
-    def oom_killed(self) -> bool:
-        """Whether the kernel's OOM killer killed a process of this group."""
+    def oom_kills(self) -> int:
+        """How many processes of this group the kernel's OOM killer has killed."""
         if "memory" in self.hier.v2_controllers and self.v2:
-            return _count(self.v2 / "memory.events", "oom_kill") > 0
+            return _count(self.v2 / "memory.events", "oom_kill")
         if "memory" in self.v1:
-            return _count(self.v1["memory"] / "memory.oom_control", "oom_kill") > 0
-        return False
+            return _count(self.v1["memory"] / "memory.oom_control", "oom_kill")
+        return 0
 
     def kill(self) -> None:
         """SIGKILL every process in the groups and wait until they are gone."""

@@ -83,7 +83,8 @@ class SandboxProcess:
 
     def next_raw(self, limit_s: float) -> dict[str, Any] | None:
         """The next case's raw report, or None once the runner stopped early (``self.stop``
-        says why: "time_limit", "memory_limit", "output_limit" or "killed")."""
+        says why: "time_limit", "memory_limit", "output_limit", "killed", or "tampered" when
+        something in the sandbox broke the result channel's protocol after the job was sent)."""
         if self.stop is not None:
             return None
         try:
@@ -92,8 +93,10 @@ class SandboxProcess:
             self.kill()
             self.stop = "time_limit"
             return None
-        except ChannelError as exc:
-            raise SandboxError(f"{exc}; {self.log()}") from None
+        except ChannelError:
+            self.kill()
+            self.stop = "tampered"
+            return None
         if raw is None:
             self.stop = self._why_stopped()
             if self.stop is None:
@@ -124,6 +127,10 @@ class SandboxProcess:
             except OSError:
                 pass
 
+    def oom_kills(self) -> int:
+        """How many of the sandbox's processes the OOM killer has killed so far."""
+        return self.cgroup.oom_kills() if self.cgroup else 0
+
     def log(self) -> str:
         """Exit status and the head of the runner's stderr, for the judge log."""
         status = self.proc.poll()
@@ -139,7 +146,7 @@ class SandboxProcess:
             status = self.proc.wait()
         if self.stdout.flooded:
             return "output_limit"
-        if self.cgroup and self.cgroup.oom_killed():
+        if self.oom_kills():
             return "memory_limit"
         killed = status < 0 or status > 128  # a signal; bwrap reports one as 128 + signal
         return "killed" if killed else None

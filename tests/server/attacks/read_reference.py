@@ -1,0 +1,10 @@
+# attack: find and copy the exercise's reference solution (or any exercise folder)
+# expect: wrong_answer
+import os
+
+
+def ring_all_reduce(t):
+    for dirpath, dirs, files in os.walk("/"):
+        dirs[:] = [d for d in dirs if d not in ("proc", "sys", "dev")]
+        if "solution.py" in files or "exercise.toml" in files or "grader.py" in files:
+            raise RuntimeError(f"LEAKED an exercise folder: {dirpath}")

@@ -1,0 +1,31 @@
+"""Fixtures: one judge server with sandboxed workers shared by the end-to-end tests."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from judge_server import JudgeServer, start_server
+
+from server.sandbox import preflight
+from server.settings import Settings
+
+
+def sandbox_problems() -> list[str]:
+    """Why the bubblewrap sandbox cannot run here (empty when it can)."""
+    return preflight(Settings(sandbox="bwrap"))[0]
+
+
+needs_sandbox = pytest.mark.skipif(bool(sandbox_problems()),
+                                   reason=f"no sandbox here: {sandbox_problems()}")
+
+
+@pytest.fixture(scope="session")
+def judge(tmp_path_factory: pytest.TempPathFactory) -> Iterator[JudgeServer]:
+    """A server with two sandboxed embedded workers, for the whole session."""
+    if sandbox_problems():
+        pytest.skip(f"no sandbox here: {sandbox_problems()}")
+    server = start_server(tmp_path_factory.mktemp("judge"), workers=2,
+                          admin_username="admin", admin_password="admin-password")
+    yield server
+    server.stop()

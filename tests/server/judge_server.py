@@ -1,0 +1,118 @@
+"""A real judge server in a subprocess (``python -m server``), and an HTTP client for tests."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+REPO = Path(__file__).resolve().parents[2]
+EXERCISES = REPO / "exercises"
+
+
+def free_port() -> int:
+    """A TCP port on loopback that nothing listens on right now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@dataclass
+class JudgeServer:
+    """A running server: its URL, data directory and process."""
+
+    url: str
+    port: int
+    data_dir: Path
+    proc: subprocess.Popen
+    log_path: Path
+    tokens: dict[str, str] = field(default_factory=dict)
+
+    def client(self, token: str | None = None) -> httpx.Client:
+        """A client for the API, logged in with ``token`` if given."""
+        headers = {"authorization": f"Bearer {token}"} if token else {}
+        return httpx.Client(base_url=self.url, headers=headers, timeout=30)
+
+    def register(self, username: str | None = None, password: str = "correct horse") -> str:
+        """Register a new learner and return its token."""
+        username = username or f"u{uuid.uuid4().hex[:10]}"
+        with self.client() as c:
+            r = c.post("/api/auth/register", json={"username": username, "password": password})
+        r.raise_for_status()
+        return r.json()["token"]
+
+    def submit(self, token: str, code: str, exercise: str = "ring-allreduce") -> int:
+        """Queue ``code`` and return the submission id."""
+        with self.client(token) as c:
+            r = c.post("/api/submissions", json={"exercise": exercise, "code": code})
+        assert r.status_code == 202, r.text
+        return r.json()["id"]
+
+    def wait(self, token: str, submission_id: int, timeout_s: float = 120) -> dict[str, Any]:
+        """Poll until the submission is done; its JSON."""
+        deadline = time.monotonic() + timeout_s
+        with self.client(token) as c:
+            while time.monotonic() < deadline:
+                body = c.get(f"/api/submissions/{submission_id}").json()
+                if body["status"] == "done":
+                    return body
+                time.sleep(0.1)
+        raise AssertionError(f"submission {submission_id} not done after {timeout_s} s: {body}")
+
+    def alive(self) -> bool:
+        """Whether the server answers /healthz."""
+        try:
+            return httpx.get(f"{self.url}/healthz", timeout=5).status_code == 200
+        except httpx.HTTPError:
+            return False
+
+    def stop(self) -> None:
+        """Stop the server (it stops its workers) and wait for it."""
+        self.proc.terminate()
+        try:
+            self.proc.wait(30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+    def log(self) -> str:
+        """What the server printed so far."""
+        return self.log_path.read_text(errors="replace")
+
+
+def start_server(data_dir: Path, workers: int = 2, **settings: Any) -> JudgeServer:
+    """Start ``python -m server`` on a free port with ``CJUDGE_*`` ``settings``; wait for it."""
+    port = free_port()
+    env = {**os.environ, "CJUDGE_DATA_DIR": str(data_dir), "CJUDGE_WORKERS": str(workers),
+           "CJUDGE_RATE_PER_MINUTE": "10000", "CJUDGE_MAX_QUEUED_PER_USER": "1000"}
+    env.pop("CJUDGE_DATABASE_URL", None)
+    env.pop("DATABASE_URL", None)
+    env.update({f"CJUDGE_{k.upper()}": str(v) for k, v in settings.items()})
+    data_dir.mkdir(parents=True, exist_ok=True)
+    log_path = data_dir / "server.log"
+    proc = subprocess.Popen([sys.executable, "-m", "server", "--port", str(port)], cwd=REPO,
+                            env=env, stdout=log_path.open("wb"), stderr=subprocess.STDOUT)
+    server = JudgeServer(f"http://127.0.0.1:{port}", port, data_dir, proc, log_path)
+    deadline = time.monotonic() + 60
+    while not server.alive():
+        if proc.poll() is not None or time.monotonic() > deadline:
+            server.stop()
+            raise RuntimeError(f"the server did not start:\n{server.log()}")
+        time.sleep(0.2)
+    return server
+
+
+def wait_workers(server: JudgeServer, count: int, timeout_s: float = 60) -> None:
+    """Wait until ``count`` embedded workers run (each warms its pool meanwhile)."""
+    deadline = time.monotonic() + timeout_s
+    while httpx.get(f"{server.url}/healthz").json()["workers"] < count:
+        assert time.monotonic() < deadline, server.log()
+        time.sleep(0.2)

@@ -1,0 +1,187 @@
+"""The database queue: leases, re-claims, exactly one verdict, bounded retries, fairness bounds;
+and two real worker processes, one of them SIGKILLed in the middle of a job."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from conftest import needs_sandbox
+from judge_server import EXERCISES, REPO
+from sqlalchemy import update
+from sqlmodel import Session
+
+from cjudge.exercises import load_exercises
+from server import jobqueue
+from server.accounts import create_user
+from server.db import make_engine, migrate, write_session
+from server.exercise_sync import sync_exercises
+from server.models import DONE, QUEUED, RUNNING, Exercise, Submission, utcnow
+from server.settings import Settings
+
+RESULT = {"verdict": "accepted", "cases": [{"name": "a", "verdict": "accepted"}]}
+
+
+@pytest.fixture
+def db(tmp_path: Path):
+    """A migrated SQLite database with one exercise and one user; (engine, settings, user)."""
+    settings = Settings(data_dir=tmp_path, rate_per_minute=1000, max_queued_per_user=1000)
+    migrate(settings.url)
+    engine = make_engine(settings.url)
+    with write_session(engine) as s:
+        s.add(Exercise(id="ex", title_en="t", title_zh="t", statement_en="", statement_zh="",
+                       starter="", content_hash="h"))
+        user = create_user(s, "learner", "password")
+        s.expunge(user)
+    yield engine, settings, user
+    engine.dispose()
+
+
+def enqueue(db, n: int = 1) -> list[int]:
+    engine, settings, user = db
+    with write_session(engine) as s:
+        return [jobqueue.enqueue(s, settings, user, "ex", "h", "code", "a.py").id
+                for _ in range(n)]
+
+
+def claim(engine, worker: str = "w", lease_s: float = 30, max_attempts: int = 3):
+    with write_session(engine) as s:
+        return jobqueue.claim(s, worker, lease_s, max_attempts)
+
+
+def row(engine, sid: int) -> Submission:
+    with Session(engine) as s:
+        return s.get(Submission, sid)
+
+
+def expire(engine, sid: int) -> None:
+    with write_session(engine) as s:
+        s.exec(update(Submission).where(Submission.id == sid)
+               .values(lease_expires_at=utcnow() - timedelta(hours=1)))
+
+
+def test_claims_in_order_and_each_once(db) -> None:
+    engine = db[0]
+    first, second = enqueue(db, 2)
+    assert claim(engine).id == first
+    assert claim(engine).id == second
+    assert claim(engine) is None
+
+
+def test_a_verdict_is_written_once_and_only_by_the_lease_holder(db) -> None:
+    engine = db[0]
+    (sid,) = enqueue(db)
+    mine = claim(engine)
+    with write_session(engine) as s:
+        assert jobqueue.finish(s, mine, RESULT, None)
+    with write_session(engine) as s:
+        assert not jobqueue.finish(s, mine, {**RESULT, "verdict": "wrong_answer"}, None)
+    assert row(engine, sid).verdict == "accepted" and row(engine, sid).status == DONE
+
+
+def test_an_expired_lease_is_claimed_again_and_the_old_holder_is_ignored(db) -> None:
+    engine = db[0]
+    (sid,) = enqueue(db)
+    dead = claim(engine, "dead")
+    assert claim(engine, "other") is None  # the lease still holds
+    expire(engine, sid)
+    alive = claim(engine, "alive")
+    assert (alive.id, alive.attempts) == (sid, 2)
+    with write_session(engine) as s:
+        assert not jobqueue.renew(s, dead, 30)
+        assert not jobqueue.record_progress(s, dead, [{"name": "x"}])
+        assert not jobqueue.finish(s, dead, RESULT, None)
+        assert jobqueue.renew(s, alive, 30)
+        assert jobqueue.finish(s, alive, RESULT, None)
+    assert row(engine, sid).worker_id == "alive"
+
+
+def test_judge_errors_are_retried_a_bounded_number_of_times(db) -> None:
+    engine = db[0]
+    (sid,) = enqueue(db)
+    for attempt in (1, 2, 3):
+        c = claim(engine)
+        assert c.attempts == attempt
+        with write_session(engine) as s:
+            jobqueue.release(s, c, "boom", count_attempt=True)
+        assert row(engine, sid).status == QUEUED
+    c = claim(engine)
+    assert c.attempts == 4  # past max_attempts=3: the worker records judge_error, no new try
+
+
+def test_release_on_shutdown_does_not_count_an_attempt(db) -> None:
+    engine = db[0]
+    (sid,) = enqueue(db)
+    c = claim(engine)
+    with write_session(engine) as s:
+        jobqueue.release(s, c, None, count_attempt=False)
+    assert row(engine, sid).attempts == 0
+    assert claim(engine).attempts == 1
+
+
+@pytest.mark.parametrize(("bounds", "status", "after"), [
+    ({"rate_per_minute": 2}, 429, 2),
+    ({"max_queued_per_user": 2}, 429, 2),
+    ({"max_queued_total": 2}, 503, 2),
+])
+def test_bounds_refuse_without_writing(db, bounds: dict, status: int, after: int) -> None:
+    engine, settings, user = db
+    settings = settings.model_copy(update=bounds)
+    with write_session(engine) as s:
+        for _ in range(after):
+            jobqueue.enqueue(s, settings, user, "ex", "h", "code", "a.py")
+    with pytest.raises(jobqueue.Refused) as refused, write_session(engine) as s:
+        jobqueue.enqueue(s, settings, user, "ex", "h", "code", "a.py")
+    assert refused.value.status == status and refused.value.retry_after >= 1
+    with Session(engine) as s:
+        assert jobqueue.counts(s)[QUEUED] == after
+
+
+SLOW_SOLUTION = (EXERCISES / "ring-allreduce/solution.py").read_text().replace(
+    "    rank, n = dist.get_rank(), dist.get_world_size()",
+    "    import time\n    time.sleep(0.4)\n    rank, n = dist.get_rank(), dist.get_world_size()")
+
+
+def start_worker(settings_env: dict, name: str) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "server.worker", "--id", name], cwd=REPO,
+                            env=settings_env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+@needs_sandbox
+def test_sigkilled_worker_mid_job_still_gives_exactly_one_verdict(db) -> None:
+    engine, settings, user = db
+    sync_exercises(engine, load_exercises(EXERCISES))
+    env = {**os.environ, "CJUDGE_DATA_DIR": str(settings.data_dir), "CJUDGE_LEASE_S": "3",
+           "CJUDGE_POLL_S": "0.05"}
+    workers = {name: start_worker(env, name) for name in ("w1", "w2")}
+    try:
+        time.sleep(4)  # both warm their pools
+        with write_session(engine) as s:
+            sid = jobqueue.enqueue(s, settings, user, "ring-allreduce", "h", SLOW_SOLUTION,
+                                   "solution.py").id
+        deadline = time.monotonic() + 60
+        while not (row(engine, sid).status == RUNNING and row(engine, sid).progress):
+            assert time.monotonic() < deadline, "no worker took the job"
+            time.sleep(0.05)
+        victim = row(engine, sid).worker_id
+        workers[victim].send_signal(signal.SIGKILL)
+        workers[victim].wait()
+        deadline = time.monotonic() + 90
+        while row(engine, sid).status != DONE:
+            assert time.monotonic() < deadline, "the job was not finished by the other worker"
+            time.sleep(0.1)
+        done = row(engine, sid)
+        survivor = ({"w1", "w2"} - {victim}).pop()
+        assert (done.verdict, done.attempts, done.worker_id) == ("accepted", 2, survivor)
+        assert [c["name"] for c in done.result["cases"]] == [c["name"] for c in done.progress]
+        assert len(done.result["cases"]) == 7
+    finally:
+        for proc in workers.values():
+            proc.kill()
+            proc.wait()
