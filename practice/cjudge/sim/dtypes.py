@@ -51,6 +51,11 @@ ATTRS: dict[str, DType] = {
 _INT_RANGE = {"q": (-(1 << 63), 1 << 63), "i": (-(1 << 31), 1 << 31)}
 
 
+def is_number(x: object) -> bool:
+    """Whether ``x`` is a Python number a tensor op accepts (bool, int or float)."""
+    return isinstance(x, (int, float))
+
+
 def check_dtype(dtype: object) -> DType:
     """``dtype`` itself if it is one of ours, else a clear error."""
     if isinstance(dtype, DType):

@@ -7,29 +7,16 @@ op on a view changes its base, as in torch.
 
 from __future__ import annotations
 
-import math
 import operator
 from array import array
-from collections.abc import Callable, Iterator, Sequence
-from itertools import repeat
-from typing import Any, NamedTuple
+from collections.abc import Iterator, Sequence
+from typing import Any
 
 from . import layout
-from .dtypes import (
-    DType,
-    Number,
-    bool_,
-    can_cast,
-    check_dtype,
-    float32,
-    float64,
-    int32,
-    int64,
-    result_type,
-    to_array,
-)
+from .dtypes import DType, Number, bool_, check_dtype, float32, float64, int32, int64, is_number, to_array
 from .errors import Unsupported, UnsupportedAttribute
 from .layout import Shape
+from .tensor_math import TensorMath
 
 
 class Size(tuple):
@@ -69,13 +56,6 @@ class Device:
 CPU = Device()
 
 
-class MinMax(NamedTuple):
-    """What ``max(dim)`` / ``min(dim)`` return."""
-
-    values: Tensor
-    indices: Tensor
-
-
 def _shape_arg(size: Sequence[Any]) -> Shape:
     """A shape from ``f(2, 3)`` or ``f((2, 3))`` style arguments."""
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
@@ -86,11 +66,7 @@ def _shape_arg(size: Sequence[Any]) -> Shape:
         raise TypeError(f"size must be a sequence of ints, got {size!r}") from None
 
 
-def _is_number(x: object) -> bool:
-    return isinstance(x, (int, float)) and not isinstance(x, complex)
-
-
-class Tensor:
+class Tensor(TensorMath):
     """A strided view of a storage array; see the module docstring."""
 
     __slots__ = ("_store", "_dtype", "_shape", "_strides", "_offset", "_plan")
@@ -730,374 +706,6 @@ class Tensor:
         """Set every element to 0."""
         return self.fill_(0)
 
-    def _inplace(self, other: Tensor | Number, fn: Callable[[Any, Any], Any],
-                 divide: bool = False) -> Tensor:
-        result = _elementwise(self, other, fn, divide=divide)
-        if not can_cast(result._dtype, self._dtype):
-            raise RuntimeError(
-                f"result type {_type_title(result._dtype)} can't be cast to the desired output "
-                f"type {_type_title(self._dtype)}"
-            )
-        if result._shape != self._shape:
-            raise RuntimeError(
-                f"output with shape {list(self._shape)} doesn't match the broadcast shape "
-                f"{list(result._shape)}"
-            )
-        values = result._store
-        if result._dtype is not self._dtype:
-            values = to_array(values, self._dtype, result._dtype)
-        self._write(values)
-        return self
-
-    def add_(self, other: Tensor | Number, alpha: Number = 1) -> Tensor:
-        """In place: ``self += alpha * other``."""
-        return self._inplace(_scaled(other, alpha), operator.add)
-
-    def sub_(self, other: Tensor | Number, alpha: Number = 1) -> Tensor:
-        """In place: ``self -= alpha * other``."""
-        return self._inplace(_scaled(other, alpha), operator.sub)
-
-    def mul_(self, other: Tensor | Number) -> Tensor:
-        """In place: ``self *= other``."""
-        return self._inplace(other, operator.mul)
-
-    def div_(self, other: Tensor | Number) -> Tensor:
-        """In place: ``self /= other``."""
-        return self._inplace(other, operator.truediv, divide=True)
-
-    def neg_(self) -> Tensor:
-        """In place: ``self = -self``."""
-        return self.mul_(-1)
-
-    def abs_(self) -> Tensor:
-        """In place: ``self = |self|``."""
-        self._write(self.abs()._store)
-        return self
-
-    def clamp_(self, min: Number | None = None, max: Number | None = None) -> Tensor:
-        """In place: ``clamp``."""
-        self._write(to_array(self.clamp(min, max)._read(), self._dtype, self._dtype))
-        return self
-
-    __iadd__ = add_
-    __isub__ = sub_
-    __imul__ = mul_
-    __itruediv__ = div_
-
-    # ---- arithmetic and comparisons --------------------------------------------------------
-
-    def add(self, other: Tensor | Number, alpha: Number = 1) -> Tensor:
-        """``self + alpha * other``."""
-        return _elementwise(self, _scaled(other, alpha), operator.add)
-
-    def sub(self, other: Tensor | Number, alpha: Number = 1) -> Tensor:
-        """``self - alpha * other``."""
-        return _elementwise(self, _scaled(other, alpha), operator.sub)
-
-    def mul(self, other: Tensor | Number) -> Tensor:
-        """``self * other``."""
-        return _elementwise(self, other, operator.mul)
-
-    def div(self, other: Tensor | Number) -> Tensor:
-        """``self / other``."""
-        return _elementwise(self, other, operator.truediv, divide=True)
-
-    def __add__(self, other: Tensor | Number) -> Tensor:
-        return _elementwise(self, other, operator.add)
-
-    def __radd__(self, other: Number) -> Tensor:
-        return _elementwise(other, self, operator.add)
-
-    def __sub__(self, other: Tensor | Number) -> Tensor:
-        return _elementwise(self, other, operator.sub)
-
-    def __rsub__(self, other: Number) -> Tensor:
-        return _elementwise(other, self, operator.sub)
-
-    def __mul__(self, other: Tensor | Number) -> Tensor:
-        return _elementwise(self, other, operator.mul)
-
-    def __rmul__(self, other: Number) -> Tensor:
-        return _elementwise(other, self, operator.mul)
-
-    def __truediv__(self, other: Tensor | Number) -> Tensor:
-        return _elementwise(self, other, operator.truediv, divide=True)
-
-    def __rtruediv__(self, other: Number) -> Tensor:
-        return _elementwise(other, self, operator.truediv, divide=True)
-
-    def __floordiv__(self, other: Tensor | Number) -> Tensor:
-        return _elementwise(self, other, _floor_div)
-
-    def __mod__(self, other: Tensor | Number) -> Tensor:
-        return _elementwise(self, other, _mod)
-
-    def __pow__(self, other: Tensor | Number) -> Tensor:
-        return _elementwise(self, other, operator.pow)
-
-    def __rpow__(self, other: Number) -> Tensor:
-        return _elementwise(other, self, operator.pow)
-
-    def __neg__(self) -> Tensor:
-        return _elementwise(self, -1, operator.mul)
-
-    def __pos__(self) -> Tensor:
-        return self.clone()
-
-    def __abs__(self) -> Tensor:
-        return self.abs()
-
-    def __eq__(self, other: object) -> Any:
-        if not isinstance(other, Tensor) and not _is_number(other):
-            return NotImplemented
-        return _elementwise(self, other, operator.eq, compare=True)  # type: ignore[arg-type]
-
-    def __ne__(self, other: object) -> Any:
-        if not isinstance(other, Tensor) and not _is_number(other):
-            return NotImplemented
-        return _elementwise(self, other, operator.ne, compare=True)  # type: ignore[arg-type]
-
-    def __lt__(self, other: Tensor | Number) -> Tensor:
-        return _elementwise(self, other, operator.lt, compare=True)
-
-    def __le__(self, other: Tensor | Number) -> Tensor:
-        return _elementwise(self, other, operator.le, compare=True)
-
-    def __gt__(self, other: Tensor | Number) -> Tensor:
-        return _elementwise(self, other, operator.gt, compare=True)
-
-    def __ge__(self, other: Tensor | Number) -> Tensor:
-        return _elementwise(self, other, operator.ge, compare=True)
-
-    def eq(self, other: Tensor | Number) -> Tensor:
-        """Elementwise ``==`` as a bool tensor."""
-        return _elementwise(self, other, operator.eq, compare=True)
-
-    def ne(self, other: Tensor | Number) -> Tensor:
-        """Elementwise ``!=`` as a bool tensor."""
-        return _elementwise(self, other, operator.ne, compare=True)
-
-    def equal(self, other: Tensor) -> bool:
-        """Same shape and same values."""
-        return self._shape == other._shape and self._read().tolist() == other._read().tolist()
-
-    def allclose(self, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
-                 equal_nan: bool = False) -> bool:
-        """Whether ``|self - other| <= atol + rtol * |other|`` everywhere."""
-        return bool(self.isclose(other, rtol, atol, equal_nan).all())
-
-    def isclose(self, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
-                equal_nan: bool = False) -> Tensor:
-        """Elementwise closeness as a bool tensor (dtypes must match, as in torch)."""
-        if not isinstance(other, Tensor):
-            raise TypeError("isclose(): argument 'other' must be a Tensor")
-        if other._dtype is not self._dtype:
-            raise RuntimeError(f"{_type_title(self._dtype)} did not match {_type_title(other._dtype)}")
-
-        def close(a: float, b: float) -> bool:
-            if a == b:
-                return True
-            if a != a or b != b:
-                return equal_nan and a != a and b != b
-            return abs(a - b) <= atol + rtol * abs(b)
-
-        return _elementwise(self, other, close, compare=True)
-
-    def maximum(self, other: Tensor) -> Tensor:
-        """Elementwise maximum."""
-        return _elementwise(self, other, max)
-
-    def minimum(self, other: Tensor) -> Tensor:
-        """Elementwise minimum."""
-        return _elementwise(self, other, min)
-
-    def abs(self) -> Tensor:
-        """Elementwise absolute value."""
-        return Tensor._wrap(to_array(list(map(abs, self._read())), self._dtype, self._dtype),
-                            self._dtype, self._shape)
-
-    def neg(self) -> Tensor:
-        """Elementwise negation."""
-        return -self
-
-    def sqrt(self) -> Tensor:
-        """Elementwise square root (NaN for negatives)."""
-        dtype = self._dtype if self._dtype.kind == 2 else float32
-        values = [math.sqrt(v) if v >= 0 else math.nan for v in self._read()]
-        return Tensor._wrap(to_array(values, dtype), dtype, self._shape)
-
-    def clamp(self, min: Number | None = None, max: Number | None = None) -> Tensor:
-        """Elements limited to ``[min, max]``."""
-        out: Tensor = self
-        if min is not None:
-            out = _elementwise(out, min, _max2)
-        if max is not None:
-            out = _elementwise(out, max, _min2)
-        return out if out is not self else self.clone()
-
-    clip = clamp
-
-    # ---- reductions ------------------------------------------------------------------------
-
-    def _lanes(self, dim: int) -> tuple[list[array], Shape]:
-        """The 1-D lanes along ``dim`` and the shape of the reduced result."""
-        d = layout.normalize_dim(dim, self.dim())
-        values = self.movedim(d, -1)._read() if self.dim() else self._read()
-        n = self._shape[d] if self.dim() else 1
-        lanes = [values[i:i + n] for i in range(0, len(values), n)] if n else []
-        return lanes, self._shape[:d] + self._shape[d + 1:]
-
-    def _reduce(self, fn: Callable[[array], Number], dtype: DType, dim: int | None,
-                keepdim: bool) -> Tensor:
-        if dim is None:
-            shape: Shape = (1,) * self.dim() if keepdim else ()
-            return Tensor._wrap(to_array([fn(self._read())], dtype), dtype, shape)
-        lanes, shape = self._lanes(dim)
-        if not lanes:
-            lanes = [array(self._store.typecode)] * layout.numel(shape)
-        out = Tensor._wrap(to_array([fn(lane) for lane in lanes], dtype), dtype, shape)
-        return out.unsqueeze(dim) if keepdim and self.dim() else out
-
-    def sum(self, dim: int | None = None, keepdim: bool = False, dtype: DType | None = None) -> Tensor:
-        """The sum of all elements, or along ``dim``."""
-        out = dtype or (self._dtype if self._dtype.kind == 2 else int64)
-        return self._reduce(sum, out, dim, keepdim)
-
-    def prod(self, dim: int | None = None, keepdim: bool = False, dtype: DType | None = None) -> Tensor:
-        """The product of all elements, or along ``dim``."""
-        out = dtype or (self._dtype if self._dtype.kind == 2 else int64)
-        return self._reduce(math.prod, out, dim, keepdim)
-
-    def mean(self, dim: int | None = None, keepdim: bool = False, dtype: DType | None = None) -> Tensor:
-        """The mean of all elements, or along ``dim`` (floating point only)."""
-        out = dtype or self._dtype
-        if out.kind != 2:
-            raise RuntimeError(
-                "mean(): could not infer output dtype. Input dtype must be either a floating "
-                f"point or complex dtype. Got: {_type_title(self._dtype)}"
-            )
-        return self._reduce(lambda v: sum(v) / len(v) if len(v) else math.nan, out, dim, keepdim)
-
-    def _extreme(self, pick: Callable[..., Number], name: str, dim: Any, keepdim: bool) -> Any:
-        if isinstance(dim, Tensor):
-            return _elementwise(self, dim, pick)
-        if self.numel() == 0:
-            raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0.")
-        if dim is None:
-            return self._reduce(pick, self._dtype, None, False)
-        values = self._reduce(pick, self._dtype, dim, keepdim)
-        indices = self._reduce(lambda lane: lane.index(pick(lane)), int64, dim, keepdim)
-        return MinMax(values, indices)
-
-    def max(self, dim: Any = None, keepdim: bool = False) -> Any:
-        """The largest element; with ``dim``, (values, indices); with a tensor, the elementwise max."""
-        return self._extreme(max, "max", dim, keepdim)
-
-    def min(self, dim: Any = None, keepdim: bool = False) -> Any:
-        """The smallest element; with ``dim``, (values, indices); with a tensor, the elementwise min."""
-        return self._extreme(min, "min", dim, keepdim)
-
-    def amax(self, dim: int | None = None, keepdim: bool = False) -> Tensor:
-        """The largest element, or the largest along ``dim``."""
-        return self._reduce(max, self._dtype, dim, keepdim)
-
-    def amin(self, dim: int | None = None, keepdim: bool = False) -> Tensor:
-        """The smallest element, or the smallest along ``dim``."""
-        return self._reduce(min, self._dtype, dim, keepdim)
-
-    def argmax(self, dim: int | None = None, keepdim: bool = False) -> Tensor:
-        """The index of the largest element (flattened, or along ``dim``)."""
-        return self._reduce(lambda v: v.index(max(v)), int64, dim, keepdim)
-
-    def argmin(self, dim: int | None = None, keepdim: bool = False) -> Tensor:
-        """The index of the smallest element (flattened, or along ``dim``)."""
-        return self._reduce(lambda v: v.index(min(v)), int64, dim, keepdim)
-
-    def all(self, dim: int | None = None, keepdim: bool = False) -> Tensor:
-        """Whether every element is non-zero."""
-        return self._reduce(all, bool_, dim, keepdim)
-
-    def any(self, dim: int | None = None, keepdim: bool = False) -> Tensor:
-        """Whether some element is non-zero."""
-        return self._reduce(any, bool_, dim, keepdim)
-
-
-def _type_title(dtype: DType) -> str:
-    return {"float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int",
-            "bool": "Bool"}[dtype.name]
-
-
-def _scaled(other: Tensor | Number, alpha: Number) -> Tensor | Number:
-    if alpha == 1:
-        return other
-    return _elementwise(other, alpha, operator.mul) if isinstance(other, Tensor) else other * alpha
-
-
-def _true_div(a: Number, b: Number) -> float:
-    try:
-        return a / b
-    except ZeroDivisionError:
-        if a != a or a == 0:
-            return math.nan
-        return math.copysign(math.inf, a) * math.copysign(1.0, b)
-
-
-def _floor_div(a: Number, b: Number) -> Number:
-    try:
-        return a // b
-    except ZeroDivisionError:
-        if isinstance(a, int) and isinstance(b, int):
-            raise ZeroDivisionError("ZeroDivisionError") from None
-        return _true_div(a, b)
-
-
-def _mod(a: Number, b: Number) -> Number:
-    try:
-        return a % b
-    except ZeroDivisionError:
-        if isinstance(a, int) and isinstance(b, int):
-            raise ZeroDivisionError("ZeroDivisionError") from None
-        return math.nan
-
-
-def _max2(a: Number, b: Number) -> Number:
-    return a if a >= b else b
-
-
-def _min2(a: Number, b: Number) -> Number:
-    return a if a <= b else b
-
-
-def _elementwise(a: Tensor | Number, b: Tensor | Number, fn: Callable[[Any, Any], Any], *,
-                 divide: bool = False, compare: bool = False) -> Tensor:
-    """``fn`` applied elementwise with torch's broadcasting and type promotion.
-
-    Operands are converted to the promoted dtype first (a Python float becomes a float32 next to
-    a float32 tensor), so float32 results are the correctly rounded float32 operations.
-    """
-    tensors = [x for x in (a, b) if isinstance(x, Tensor)]
-    scalars = [x for x in (a, b) if not isinstance(x, Tensor)]
-    for s in scalars:
-        if not _is_number(s):
-            raise TypeError(f"unsupported operand type for a tensor op: {type(s).__name__}")
-    dims = [t._dtype for t in tensors if t._shape]
-    zero_dim = [t._dtype for t in tensors if not t._shape]
-    compute = result_type(dims, zero_dim, scalars)
-    if divide and compute.kind < 2:
-        compute = float32
-    shape = layout.broadcast_shapes(*(t._shape for t in tensors))
-    args = [x._values_as(compute, shape) if isinstance(x, Tensor)
-            else repeat(to_array([x], compute)[0]) for x in (a, b)]
-    try:
-        out = list(map(fn, *args))
-    except ZeroDivisionError:
-        if fn is not operator.truediv:
-            raise
-        out = list(map(_true_div, *args))
-    dtype = bool_ if compare else compute
-    return Tensor._wrap(to_array(out, dtype, dtype), dtype, shape)
-
-
 def _broadcast_values(value: Tensor | Number, dtype: DType, shape: Shape) -> array:
     """``value`` broadcast to ``shape`` and converted to ``dtype``, as a flat array."""
     if isinstance(value, Tensor):
@@ -1109,6 +717,6 @@ def _broadcast_values(value: Tensor | Number, dtype: DType, shape: Shape) -> arr
         return value._values_as(dtype, shape)
     if isinstance(value, (list, tuple)):
         raise Unsupported("assigning a Python list to a tensor (use torch.tensor(...))")
-    if not _is_number(value):
+    if not is_number(value):
         raise TypeError(f"can't assign a {type(value).__name__} to a tensor")
     return to_array([value], dtype) * layout.numel(shape)
