@@ -1,4 +1,5 @@
-"""A real judge server in a subprocess (``python -m server``), and an HTTP client for tests."""
+"""A judge server in a subprocess (``python -m server``) with a small HTTP client: what the
+tests and ``bench/server_load.py`` drive."""
 
 from __future__ import annotations
 
@@ -8,13 +9,13 @@ import subprocess
 import sys
 import time
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import httpx
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[1]
 EXERCISES = REPO / "exercises"
 
 
@@ -34,7 +35,6 @@ class JudgeServer:
     data_dir: Path
     proc: subprocess.Popen
     log_path: Path
-    tokens: dict[str, str] = field(default_factory=dict)
 
     def client(self, token: str | None = None) -> httpx.Client:
         """A client for the API, logged in with ``token`` if given."""
@@ -53,10 +53,12 @@ class JudgeServer:
         """Queue ``code`` and return the submission id."""
         with self.client(token) as c:
             r = c.post("/api/submissions", json={"exercise": exercise, "code": code})
-        assert r.status_code == 202, r.text
+        if r.status_code != 202:
+            raise RuntimeError(f"submission refused: {r.status_code} {r.text}")
         return r.json()["id"]
 
-    def wait(self, token: str, submission_id: int, timeout_s: float = 120) -> dict[str, Any]:
+    def wait(self, token: str, submission_id: int, timeout_s: float = 120,
+             poll_s: float = 0.1) -> dict[str, Any]:
         """Poll until the submission is done; its JSON."""
         deadline = time.monotonic() + timeout_s
         with self.client(token) as c:
@@ -64,7 +66,7 @@ class JudgeServer:
                 body = c.get(f"/api/submissions/{submission_id}").json()
                 if body["status"] == "done":
                     return body
-                time.sleep(0.1)
+                time.sleep(poll_s)
         raise AssertionError(f"submission {submission_id} not done after {timeout_s} s: {body}")
 
     def alive(self) -> bool:
@@ -89,7 +91,8 @@ class JudgeServer:
 
 
 def start_server(data_dir: Path, workers: int = 2, **settings: Any) -> JudgeServer:
-    """Start ``python -m server`` on a free port with ``CJUDGE_*`` ``settings``; wait for it."""
+    """Start ``python -m server`` on a free port with ``CJUDGE_*`` ``settings`` (generous
+    submission bounds unless given), SQLite in ``data_dir``; wait until it answers."""
     port = free_port()
     env = {**os.environ, "CJUDGE_DATA_DIR": str(data_dir), "CJUDGE_WORKERS": str(workers),
            "CJUDGE_RATE_PER_MINUTE": "10000", "CJUDGE_MAX_QUEUED_PER_USER": "1000"}
@@ -110,9 +113,3 @@ def start_server(data_dir: Path, workers: int = 2, **settings: Any) -> JudgeServ
     return server
 
 
-def wait_workers(server: JudgeServer, count: int, timeout_s: float = 60) -> None:
-    """Wait until ``count`` embedded workers run (each warms its pool meanwhile)."""
-    deadline = time.monotonic() + timeout_s
-    while httpx.get(f"{server.url}/healthz").json()["workers"] < count:
-        assert time.monotonic() < deadline, server.log()
-        time.sleep(0.2)

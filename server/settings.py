@@ -47,7 +47,7 @@ class Settings(BaseSettings):
     # sandbox
     sandbox: str = "bwrap"  # "bwrap" or "none" (trusted single user only)
     pool_size: int = 1
-    memory_limit_mb: int = 2048
+    memory_limit_mb: int = 1536
     pids_limit: int = 1024
     tmpfs_mb: int = 64
     cpu_quota: float = 0.0  # cores; 0 means all cores

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from judge_server import JudgeServer, start_server
 
+from server.localserver import JudgeServer, start_server
 from server.sandbox import preflight
 from server.settings import Settings
 

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import httpx
 import pytest
-from judge_server import EXERCISES, REPO, JudgeServer, start_server
+
+from server.localserver import EXERCISES, REPO, JudgeServer, start_server
 
 RING = EXERCISES / "ring-allreduce"
 SOLUTION = (RING / "solution.py").read_text()

@@ -13,7 +13,6 @@ from pathlib import Path
 
 import pytest
 from conftest import needs_sandbox
-from judge_server import EXERCISES, REPO
 from sqlalchemy import update
 from sqlmodel import Session
 
@@ -22,6 +21,7 @@ from server import jobqueue
 from server.accounts import create_user
 from server.db import make_engine, migrate, write_session
 from server.exercise_sync import sync_exercises
+from server.localserver import EXERCISES, REPO
 from server.models import DONE, QUEUED, RUNNING, Exercise, Submission, utcnow
 from server.settings import Settings
 

