@@ -128,3 +128,13 @@ def test_what_is_missing_says_so_and_points_to_the_local_judge(reach):
     message = str(info.value)
     assert LOCAL_JUDGE in message and "浏览器运行时" in message
     assert "not available in the browser runtime" in message
+
+
+def test_legacy_constructor_and_new_tensors():
+    assert torch.Tensor([1, 2]).dtype is torch.float32 and torch.Tensor([1, 2]).tolist() == [1.0, 2.0]
+    assert torch.Tensor(2, 3).shape == (2, 3) and torch.Tensor().shape == (0,)
+    assert isinstance(torch.zeros(1), torch.Tensor)
+    t = torch.ones(2, dtype=torch.float64)
+    assert t.new_zeros(3).tolist() == [0, 0, 0] and t.new_zeros((3,)).dtype is torch.float64
+    assert t.new_empty(2, 2).shape == (2, 2) and t.new_full((2,), 5).tolist() == [5.0, 5.0]
+    assert t.new_ones(1, dtype=torch.int64).tolist() == [1]

@@ -173,6 +173,8 @@ def exchange(ctx: RankContext, gid: int, ranks: list[int], op: str,
 
 def reduce_values(op: ReduceOp, parts: list[array], dtype: DType, what: str) -> array:
     """The elementwise reduction of equally long contributions, in rank order."""
+    if not isinstance(op, ReduceOp):
+        raise TypeError(f"op must be a torch.distributed.ReduceOp, got {op!r}")
     if op not in _COMBINE:
         raise Unsupported(f"ReduceOp.{op.name}")
     if op in (ReduceOp.BAND, ReduceOp.BOR, ReduceOp.BXOR) and dtype.kind == 2:

@@ -78,8 +78,17 @@ class Tensor(TensorMath):
     _offset: int
     _plan: layout.Plan | None
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        raise Unsupported("the torch.Tensor(...) constructor (use torch.tensor(...) or torch.empty(...))")
+    def __new__(cls, *args: Any) -> Tensor:
+        """The legacy constructor: ``torch.Tensor([1, 2])`` (float32 data) or ``torch.Tensor(2, 3)``."""
+        if len(args) == 1 and isinstance(args[0], (list, tuple)):
+            from .factories import tensor
+
+            return tensor(args[0], dtype=float32)
+        shape = _shape_arg(args) if args else (0,)
+        return cls._view(array("f", [0.0]) * layout.numel(shape), float32, shape)
+
+    def __init__(self, *args: Any) -> None:
+        """Everything is done by ``__new__``."""
 
     # ---- construction ----------------------------------------------------------------------
 
@@ -458,6 +467,22 @@ class Tensor(TensorMath):
         return self.detach()
 
     # ---- copies and conversions ------------------------------------------------------------
+
+    def new_full(self, size: Any, fill_value: Number, dtype: DType | None = None) -> Tensor:
+        """A new tensor of ``size`` filled with ``fill_value``, of this tensor's dtype by default."""
+        dtype = check_dtype(dtype) if dtype is not None else self._dtype
+        shape = _shape_arg((size,))
+        return Tensor._wrap(to_array([fill_value], dtype) * layout.numel(shape), dtype, shape)
+
+    def new_zeros(self, *size: Any, dtype: DType | None = None) -> Tensor:
+        """A new tensor of zeros, of this tensor's dtype by default."""
+        return self.new_full(_shape_arg(size), 0, dtype)
+
+    new_empty = new_zeros
+
+    def new_ones(self, *size: Any, dtype: DType | None = None) -> Tensor:
+        """A new tensor of ones, of this tensor's dtype by default."""
+        return self.new_full(_shape_arg(size), 1, dtype)
 
     def contiguous(self) -> Tensor:
         """Itself if row-major, else a row-major copy."""
