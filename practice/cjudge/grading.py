@@ -65,7 +65,7 @@ def _bytes_per_rank(raw: RawCase, world: int) -> tuple[list[int], list[int]]:
 
 
 def _fmt(x: float | int) -> str:
-    return f"{x:g}" if isinstance(x, float) else str(x)
+    return f"{x:.10g}" if isinstance(x, float) else str(x)
 
 
 def _compare(exercise: Exercise, spec: CaseSpec, rank: int, got: TensorData | None,
@@ -99,27 +99,29 @@ def _compare(exercise: Exercise, spec: CaseSpec, rank: int, got: TensorData | No
     return None
 
 
-def _rank_failure(raw: RawCase) -> tuple[Verdict, str, str, list[str]] | None:
+def _rank_failure(exercise: Exercise, raw: RawCase) -> tuple[Verdict, str, str, list[str]] | None:
     """The first rank's error as a verdict, message pair and traceback, if any rank failed."""
     for report in raw["ranks"]:
         err = report["error"]
         if err is None:
             continue
         r = report["rank"]
+        at = f"rank {r}, line {err['line']}" if err["line"] else f"rank {r}"
+        at_zh = f"rank {r} 第 {err['line']} 行" if err["line"] else f"rank {r}"
         if err["kind"] == "forbidden":
             op = DISPLAY.get(err.get("op", ""), err.get("op", "?"))
-            at = f" at line {err['line']}" if err["line"] else ""
-            at_zh = f"（第 {err['line']} 行）" if err["line"] else ""
-            return (Verdict.FORBIDDEN_PRIMITIVE, f"rank {r}: {err['message']}{at}",
-                    f"rank {r}：调用了本题禁止的 {op}{at_zh}", [])
+            allowed = ", ".join(exercise.allowed)
+            return (Verdict.FORBIDDEN_PRIMITIVE,
+                    f"{at}: calls {op}, which this exercise does not allow (allowed: {allowed})",
+                    f"{at_zh}：调用了本题禁止的 {op}（只允许：{allowed}）", [])
         if err["kind"] == "memory":
-            return (Verdict.MEMORY_LIMIT, f"rank {r} ran out of memory: {err['message']}",
-                    f"rank {r} 内存不足：{err['message']}", [err["traceback"]])
+            return (Verdict.MEMORY_LIMIT, f"{at} ran out of memory: {err['message']}",
+                    f"{at_zh} 内存不足：{err['message']}", [err["traceback"]])
         if err["kind"] == "signal":
             return (Verdict.RUNTIME_ERROR, f"rank {r} was killed: {err['message']}",
                     f"rank {r} 被终止：{err['message']}", [])
-        return (Verdict.RUNTIME_ERROR, f"rank {r} raised {err['type']}: {err['message']}",
-                f"rank {r} 抛出 {err['type']}：{err['message']}", [err["traceback"]])
+        return (Verdict.RUNTIME_ERROR, f"{at} raised {err['type']}: {err['message']}",
+                f"{at_zh} 抛出 {err['type']}：{err['message']}", [err["traceback"]])
     return None
 
 
@@ -133,7 +135,7 @@ def grade_case(exercise: Exercise, spec: CaseSpec, raw: RawCase) -> dict:
               "bytes_sent": sent, "bytes_bound": bound, "messages_sent": msgs,
               "wall_ms": round(raw["wall_ms"], 1), "trace": raw["events"]}
     details: list[str] = []
-    failure = _rank_failure(raw)
+    failure = _rank_failure(exercise, raw)
     stop = raw["stop"]
     if failure is not None and failure[0] is Verdict.FORBIDDEN_PRIMITIVE:
         verdict, en, zh, details = failure
@@ -152,15 +154,26 @@ def grade_case(exercise: Exercise, spec: CaseSpec, raw: RawCase) -> dict:
     return result
 
 
+def _ranks(ranks: list[int]) -> str:
+    """"rank 2" or "ranks 0, 1, 3"."""
+    if not ranks:
+        return ""
+    return f"rank {ranks[0]}" if len(ranks) == 1 else "ranks " + ", ".join(map(str, ranks))
+
+
 def _stop_message(raw: RawCase, verdict: Verdict, limit: float) -> tuple[str, str]:
     if verdict is Verdict.DEADLOCK:
         waits = explain_waits(raw["ranks"], raw["events"])
         return ("deadlock: " + "; ".join(w[0] for w in waits) if waits else "deadlock",
                 "死锁：" + "；".join(w[1] for w in waits) if waits else "死锁")
     if verdict is Verdict.TIME_LIMIT:
-        busy = [r["rank"] for r in raw["ranks"] if r["state"] in ("running", "blocked")]
-        return (f"ranks {busy} were still running after the {limit:g} s limit",
-                f"rank {busy} 在 {limit:g} 秒限制后仍在运行")
+        spinning = _ranks([r["rank"] for r in raw["ranks"] if r["state"] == "running"])
+        waiting = _ranks([r["rank"] for r in raw["ranks"] if r["state"] == "blocked"])
+        en = f"{spinning or 'no rank'} still computing after the {limit:g} s limit"
+        zh = f"{spinning or '没有 rank'} 在 {limit:g} 秒限制后仍在计算"
+        if waiting:
+            en, zh = f"{en}; {waiting} waiting for communication", f"{zh}；{waiting} 在等待通信"
+        return en, zh
     if verdict is Verdict.OUTPUT_LIMIT:
         return ("the ranks printed more than the output limit", "输出超过了限制")
     return ("a rank went over the memory limit", "有 rank 超出了内存限制")
@@ -175,9 +188,13 @@ def _judge_outputs(exercise: Exercise, spec: CaseSpec, raw: RawCase, sent: list[
             return Verdict.WRONG_ANSWER, wrong[0], wrong[1]
     worst = max(range(len(sent)), key=sent.__getitem__)
     if sent[worst] > bound:
+        size = ITEMSIZE[str(spec["inputs"][0]["dtype"])]
+        calls = sum(1 for e in raw["events"] if e["rank"] == worst and e["bytes"])
         return (Verdict.OVER_BUDGET,
-                f"correct, but rank {worst} sent {sent[worst]} bytes; the bound is {bound}",
-                f"结果正确，但 rank {worst} 发送了 {sent[worst]} 字节，上限为 {bound}")
+                f"correct, but rank {worst} sent {sent[worst]} bytes ({sent[worst] // size} "
+                f"elements in {calls} calls); the bound is {bound} bytes ({bound // size} elements)",
+                f"结果正确，但 rank {worst} 发送了 {sent[worst]} 字节（{calls} 次调用共 "
+                f"{sent[worst] // size} 个元素），上限为 {bound} 字节（{bound // size} 个元素）")
     return (Verdict.ACCEPTED, f"correct; at most {sent[worst]} of {bound} bytes per rank",
             f"正确；每个 rank 最多发送 {sent[worst]} / {bound} 字节")
 

@@ -5,6 +5,7 @@ Runtime-agnostic (no torch import): the real runtime, the simulation and ``bench
 
 from __future__ import annotations
 
+import linecache
 import sys
 import traceback
 import types
@@ -16,7 +17,11 @@ MODULE_PREFIX = "learner_rank"
 
 
 def compile_learner(code: str, filename: str) -> types.CodeType:
-    """Compile the learner's source; a ``SyntaxError`` propagates with line and column."""
+    """Compile the learner's source; a ``SyntaxError`` propagates with line and column.
+
+    The source is also registered with ``linecache`` so that tracebacks show the learner's lines.
+    """
+    linecache.cache[filename] = (len(code), None, code.splitlines(keepends=True), filename)
     return compile(code, filename, "exec", dont_inherit=True)
 
 

@@ -13,6 +13,17 @@ def _last_event(events: list[TraceEvent], rank: int) -> TraceEvent | None:
     return mine[-1] if mine else None
 
 
+def _at(event: TraceEvent | None) -> tuple[str, str]:
+    if event is None or not event.get("line"):
+        return "", ""
+    return f" (line {event['line']})", f"（第 {event['line']} 行）"
+
+
+def _last_of(events: list[TraceEvent], rank: int, op: str, peer: int) -> TraceEvent | None:
+    mine = [e for e in events if e["rank"] == rank and e["op"] == op and e["peer"] == peer]
+    return mine[-1] if mine else None
+
+
 def _state_of(ranks: list[RankReport], rank: int) -> tuple[str, str]:
     state = ranks[rank]["state"]
     if state == "returned":
@@ -41,22 +52,26 @@ def explain_waits(ranks: list[RankReport], events: list[TraceEvent]) -> list[tup
         for peer in range(len(ranks)):
             if recvs[(peer, r)] > sends[(peer, r)]:
                 en, zh = _state_of(ranks, peer)
-                waits.append((f"rank {r} waits in recv from rank {peer}; rank {peer} {en}",
-                              f"rank {r} 在 recv 中等待 rank {peer}；rank {peer} {zh}"))
-            if sends[(r, peer)] > recvs[(r, peer)]:
+                line, line_zh = _at(_last_of(events, r, "recv", peer))
+                waits.append((f"rank {r} waits in recv from rank {peer}{line}; rank {peer} {en}",
+                              f"rank {r} 在 recv 中等待 rank {peer}{line_zh}；rank {peer} {zh}"))
+            if sends[(r, peer)] > recvs[(r, peer)] and report["state"] == "blocked":
                 en, zh = _state_of(ranks, peer)
-                waits.append((f"rank {r} waits in send to rank {peer}, which never receives it; "
-                               f"rank {peer} {en}",
-                               f"rank {r} 在 send 中等待 rank {peer} 接收；rank {peer} {zh}"))
+                line, line_zh = _at(_last_of(events, r, "send", peer))
+                waits.append((f"rank {r} waits in send to rank {peer}{line}, which never receives "
+                               f"it; rank {peer} {en}",
+                               f"rank {r} 在 send 中等待 rank {peer} 接收{line_zh}；rank {peer} {zh}"))
         last = _last_event(events, r)
         if last is not None and last["op"] not in P2P_OPS:
             behind = [p for p in range(len(ranks)) if colls[p] < colls[r]]
             if behind:
                 names = ", ".join(f"rank {p}" for p in behind)
-                waits.append((f"rank {r} waits in {last['op']} (call #{colls[r]}) for {names}, "
-                              "which never made that call",
-                              f"rank {r} 在第 {colls[r]} 次 {last['op']} 中等待 {names}，"
-                              "它们没有进行这次调用"))
+                line, line_zh = _at(last)
+                them_zh = "它没有进行这次调用" if len(behind) == 1 else "它们没有进行这次调用"
+                waits.append((f"rank {r} waits in {last['op']} (call #{colls[r]}){line} for "
+                              f"{names}, which never made that call",
+                              f"rank {r} 在第 {colls[r]} 次 {last['op']}{line_zh} 中等待 {names}，"
+                              f"{them_zh}"))
         if not waits and report["state"] == "blocked":
             op = report.get("waiting") or (last["op"] if last else "communication")
             waits.append((f"rank {r} is blocked in {op}", f"rank {r} 阻塞在 {op} 中"))

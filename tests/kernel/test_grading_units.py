@@ -60,7 +60,8 @@ def test_a_forbidden_call_outranks_a_stop_and_is_reported_with_its_line():
            "message": "all_reduce is not allowed in this exercise", "traceback": ""}
     case = grade_case(ex, spec, _raw(spec, [None] * 4, stop="deadlock", errors={1: err}))
     assert case["verdict"] == "forbidden_primitive"
-    assert case["message"] == "rank 1: all_reduce is not allowed in this exercise at line 9"
+    assert case["message"] == ("rank 1, line 9: calls all_reduce, which this exercise does not "
+                               "allow (allowed: send, recv, isend, irecv, batch_isend_irecv)")
 
 
 @pytest.mark.parametrize("op, rank, root, expected", [

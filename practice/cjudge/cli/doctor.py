@@ -55,11 +55,16 @@ def doctor(console: Console, exercises: dict[str, Exercise]) -> int:
                       ("node", "building the web app"), ("docker", "docker-compose deployment")):
         path = shutil.which(tool)
         rows.append((tool, path is not None, f"{path or 'missing'}: {use}"))
-    table = Table(title="judge doctor")
-    for col in ("what", "ok", "details"):
-        table.add_column(col)
-    for what, ok, details in rows:
-        table.add_row(what, "[green]yes[/]" if ok else "[yellow]no[/]", details)
-    console.print(table)
+    if console.is_terminal:
+        table = Table(title="judge doctor")
+        for col in ("what", "ok", "details"):
+            table.add_column(col)
+        for what, ok, details in rows:
+            table.add_row(what, "[green]yes[/]" if ok else "[yellow]no[/]", details)
+        console.print(table)
+    else:
+        for what, ok, details in rows:
+            console.print(f"{what}: {'yes' if ok else 'no'}: {details}", markup=False,
+                          highlight=False)
     local_ok = all(ok for what, ok, _ in rows if what == "torch" or "sample" in what)
     return 0 if local_ok else 1

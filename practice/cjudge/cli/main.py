@@ -24,14 +24,20 @@ def parser() -> argparse.ArgumentParser:
         prog="judge.py", epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Judge collective-communication exercises on real torch.distributed ranks "
                     "(gloo, several processes on this machine).")
-    p.add_argument("--exercises", type=Path, help="exercises folder (default: the repo's)")
-    p.add_argument("--lang", choices=("en", "zh"), default="en", help="language of messages")
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--exercises", type=Path, help="exercises folder (default: the repo's)")
+    common.add_argument("--lang", choices=("en", "zh"), default="en",
+                        help="language of statements and messages (English or Chinese)")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    sub.add_parser("list", help="list the exercises and your last verdicts")
-    start = sub.add_parser("start", help="copy an exercise's starter to your workspace")
+
+    def command(name: str, help: str) -> argparse.ArgumentParser:
+        return sub.add_parser(name, help=help, parents=[common])
+
+    command("list", "list the exercises and your last verdicts")
+    start = command("start", "copy an exercise's starter to your workspace")
     start.add_argument("id")
     start.add_argument("--force", action="store_true", help="overwrite your workspace copy")
-    test = sub.add_parser("test", help="grade a file; exit status 0 only when accepted")
+    test = command("test", "grade a file; exit status 0 only when accepted")
     test.add_argument("id")
     test.add_argument("file", nargs="?", type=Path, help="default: your workspace copy")
     test.add_argument("--json", action="store_true", help="print the verdict JSON")
@@ -40,13 +46,13 @@ def parser() -> argparse.ArgumentParser:
     test.add_argument("--seed", type=int, help="inputs from another seed")
     test.add_argument("--samples", action="store_true", help="run only the sample case")
     test.add_argument("--all", action="store_true", help="run every case even after a failure")
-    sol = sub.add_parser("solution", help="print the reference solution")
+    sol = command("solution", "print the reference solution")
     sol.add_argument("id")
-    check = sub.add_parser("check", help="reference accepted, starter not, wrong files as declared")
+    check = command("check", "reference accepted, starter not, wrong files as declared")
     check.add_argument("ids", nargs="*", metavar="ID")
     check.add_argument("--launcher", choices=("fork", "torchrun"), default="fork")
     sub.add_parser("bench", help="bandwidth sweep (see: judge.py bench --help)", add_help=False)
-    sub.add_parser("doctor", help="what this machine can run")
+    command("doctor", "what this machine can run")
     return p
 
 
