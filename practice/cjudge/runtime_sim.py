@@ -18,9 +18,10 @@ import signal
 import sys
 import threading
 import time
+import traceback
 
 from .learner import compile_learner, learner_error
-from .protocol import CaseSpec, JobSpec, RankReport, RawCase, Stop, TraceEvent
+from .protocol import CaseSpec, JobSpec, RankError, RankReport, RankState, RawCase, Stop, TraceEvent
 from .sim.capture import Capture, Router
 from .sim.rank import install_modules, run_rank
 from .sim.threads import ThreadTransport
@@ -39,9 +40,12 @@ def run_case(job: JobSpec, case: CaseSpec) -> RawCase:
     if pid == 0:
         try:
             os.close(read_fd)
-            data = json.dumps(run_case_here(job, case)).encode()
+            try:
+                answer = {"raw": run_case_here(job, case)}
+            except BaseException:  # the judge's own fault: say so instead of dying silently
+                answer = {"crash": traceback.format_exc()}
             with os.fdopen(write_fd, "wb") as out:
-                out.write(data)
+                out.write(json.dumps(answer).encode())
         finally:
             os._exit(0)
     os.close(write_fd)
@@ -49,10 +53,16 @@ def run_case(job: JobSpec, case: CaseSpec) -> RawCase:
     data = _read_until(read_fd, start + job["time_limit_s"] + KILL_GRACE_S)
     if data is None:
         os.kill(pid, signal.SIGKILL)
-    os.waitpid(pid, 0)
+    status = os.waitpid(pid, 0)[1]
+    wall_ms = (time.monotonic() - start) * 1000
     if data is None:
-        return _killed(job, case, (time.monotonic() - start) * 1000)
-    return json.loads(data)
+        return _ended(case, wall_ms, "running", None, "time_limit")
+    if not data:
+        return _ended(case, wall_ms, "failed", _exit_error(status), None)
+    answer = json.loads(data)
+    if "crash" in answer:
+        raise RuntimeError(f"the simulated runtime failed:\n{answer['crash']}")
+    return answer["raw"]
 
 
 def _read_until(fd: int, deadline: float) -> bytes | None:
@@ -71,11 +81,23 @@ def _read_until(fd: int, deadline: float) -> bytes | None:
         os.close(fd)
 
 
-def _killed(job: JobSpec, case: CaseSpec, wall_ms: float) -> RawCase:
-    ranks = [RankReport(rank=r, state="running", output=None, error=None)
+def _ended(case: CaseSpec, wall_ms: float, state: RankState, error: RankError | None,
+           stop: Stop | None) -> RawCase:
+    """The report of a child that could not report: killed at the time limit, or dead."""
+    ranks = [RankReport(rank=r, state=state, output=None, error=error)
              for r in range(case["world_size"])]
-    return RawCase(name=case["name"], ranks=ranks, events=[], stdout="", stop="time_limit",
-                   wall_ms=wall_ms)
+    return RawCase(name=case["name"], ranks=ranks, events=[], stdout="", stop=stop, wall_ms=wall_ms)
+
+
+def _exit_error(status: int) -> RankError:
+    """What the learner's code did to end the ranks' process (``os._exit``, a signal)."""
+    if os.WIFSIGNALED(status):
+        name = signal.Signals(os.WTERMSIG(status)).name
+        return RankError(kind="signal", type=name, message=f"killed by {name}", traceback="",
+                         line=None)
+    return RankError(kind="exception", type="SystemExit", traceback="", line=None,
+                     message=f"the ranks' process exited with status {os.WEXITSTATUS(status)} "
+                             "before the case ended")
 
 
 def run_case_here(job: JobSpec, case: CaseSpec) -> RawCase:

@@ -187,3 +187,9 @@ def test_a_missing_function_and_a_syntax_error_are_rank_errors():
     assert "must define a function `f`" in raw["ranks"][0]["error"]["message"]
     raw = run("def f(t)\n    return t\n", inputs(2))
     assert [r["error"]["type"] for r in raw["ranks"]] == ["SyntaxError", "SyntaxError"]
+
+
+def test_a_learner_ending_the_process_fails_every_rank_cleanly():
+    raw = run("import os\n\ndef f(t):\n    os._exit(3)\n", inputs(2))
+    assert [r["state"] for r in raw["ranks"]] == ["failed", "failed"]
+    assert "exited with status 3" in raw["ranks"][0]["error"]["message"]
