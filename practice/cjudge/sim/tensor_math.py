@@ -204,29 +204,26 @@ class TensorMath:
 
     def equal(self, other: Tensor) -> bool:
         """Same shape and same values."""
-        return self._shape == other._shape and self._read().tolist() == other._read().tolist()
+        if self._shape != other._shape:
+            return False
+        mine, theirs = self._read(), other._read()
+        if mine.typecode == theirs.typecode:
+            return mine == theirs
+        return mine.tolist() == theirs.tolist()
 
     def allclose(self, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
                  equal_nan: bool = False) -> bool:
         """Whether ``|self - other| <= atol + rtol * |other|`` everywhere."""
-        return bool(self.isclose(other, rtol, atol, equal_nan).all())
+        _same_dtype(self, other)
+        shape = layout.broadcast_shapes(self._shape, other._shape)
+        mine, theirs = self._values_as(self._dtype, shape), other._values_as(other._dtype, shape)
+        return mine == theirs or all(map(_closeness(rtol, atol, equal_nan), mine, theirs))
 
     def isclose(self, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
                 equal_nan: bool = False) -> Tensor:
         """Elementwise closeness as a bool tensor (dtypes must match, as in torch)."""
-        if not isinstance(other, TensorMath):
-            raise TypeError("isclose(): argument 'other' must be a Tensor")
-        if other._dtype is not self._dtype:
-            raise RuntimeError(f"{_type_title(self._dtype)} did not match {_type_title(other._dtype)}")
-
-        def close(a: float, b: float) -> bool:
-            if a == b:
-                return True
-            if a != a or b != b:
-                return equal_nan and a != a and b != b
-            return abs(a - b) <= atol + rtol * abs(b)
-
-        return _elementwise(self, other, close, compare=True)
+        _same_dtype(self, other)
+        return _elementwise(self, other, _closeness(rtol, atol, equal_nan), compare=True)
 
     def maximum(self, other: Tensor) -> Tensor:
         """Elementwise maximum."""
@@ -352,6 +349,26 @@ def _type_title(dtype: DType) -> str:
             "bool": "Bool"}[dtype.name]
 
 
+def _same_dtype(a: TensorMath, b: object) -> None:
+    if not isinstance(b, TensorMath):
+        raise TypeError("argument 'other' must be a Tensor")
+    if a._dtype is not b._dtype:
+        raise RuntimeError(f"{_type_title(a._dtype)} did not match {_type_title(b._dtype)}")
+
+
+def _closeness(rtol: float, atol: float, equal_nan: bool) -> Callable[[float, float], bool]:
+    """torch's ``isclose`` test for one pair of elements."""
+
+    def close(a: float, b: float) -> bool:
+        if a == b:
+            return True
+        if a != a or b != b:
+            return equal_nan and a != a and b != b
+        return abs(a - b) <= atol + rtol * abs(b)
+
+    return close
+
+
 def _scaled(other: Tensor | Number, alpha: Number) -> Tensor | Number:
     if alpha == 1:
         return other
@@ -413,12 +430,14 @@ def _elementwise(a: Tensor | Number, b: Tensor | Number, fn: Callable[[Any, Any]
     shape = layout.broadcast_shapes(*(t._shape for t in tensors))
     args = [x._values_as(compute, shape) if isinstance(x, TensorMath)
             else repeat(to_array([x], compute)[0]) for x in (a, b)]
+    dtype = bool_ if compare else compute
     try:
+        if dtype.kind == 2:  # straight into the storage: nothing to convert
+            return tensors[0]._wrap(array(dtype.typecode, map(fn, *args)), dtype, shape)
         out = list(map(fn, *args))
     except ZeroDivisionError:
         if fn is not operator.truediv:
             raise
         out = list(map(_true_div, *args))
-    dtype = bool_ if compare else compute
     return tensors[0]._wrap(to_array(out, dtype, dtype), dtype, shape)
 
