@@ -51,11 +51,11 @@ class ProcessGroup:
 
     def send(self, tensors: Sequence[Tensor], dstRank: int, tag: int = 0) -> Work:
         """``ProcessGroup.send``."""
-        return _isend(_one(tensors), self._ranks()[dstRank], self, tag, "ProcessGroup.send")
+        return _isend(_one(tensors), None, self, tag, "ProcessGroup.send", group_dst=dstRank)
 
     def recv(self, tensors: Sequence[Tensor], srcRank: int, tag: int = 0) -> Work:
         """``ProcessGroup.recv``."""
-        return _irecv(_one(tensors), self._ranks()[srcRank], self, tag, "ProcessGroup.recv")
+        return _irecv(_one(tensors), None, self, tag, "ProcessGroup.recv", group_src=srcRank)
 
     def recv_anysource(self, tensors: Sequence[Tensor], tag: int = 0) -> Work:
         """``ProcessGroup.recv_anysource``."""
@@ -244,7 +244,7 @@ def _isend(t: Any, dst: int | None, group: Any, tag: int, api: str,
 
 
 def _irecv(t: Any, src: int | None, group: Any, tag: int, api: str,
-           group_src: int | None = None, any_source: bool = False) -> Work:
+           group_src: int | None = None) -> Work:
     call = check(api, "recv")
     g = _resolve(group)
     t = _contiguous(_tensor(t))

@@ -260,9 +260,6 @@ class Tensor(TensorMath):
         """An address-like number: equal for views that start at the same element."""
         return id(self._store) * 16 + self._offset * self._dtype.itemsize
 
-    def untyped_storage(self) -> Any:
-        raise Unsupported("Tensor.untyped_storage()")
-
     # ---- views -----------------------------------------------------------------------------
 
     def view(self, *shape: Any) -> Tensor:
@@ -540,12 +537,6 @@ class Tensor(TensorMath):
     def cpu(self) -> Tensor:
         """Itself: everything is on the CPU."""
         return self
-
-    def cuda(self, *args: Any, **kwargs: Any) -> Tensor:
-        raise Unsupported("Tensor.cuda() (there is no GPU here)")
-
-    def numpy(self) -> Any:
-        raise Unsupported("Tensor.numpy() (numpy)")
 
     def tolist(self) -> Any:
         """The elements as (nested) Python lists; a 0-d tensor gives a number."""

@@ -39,7 +39,9 @@ Methods (all ranks and handles are ints; ``rank`` is always the caller's rank)
     receive, ``None`` for a send. While blocked, the coordinator records the rank as *blocked*
     in ``op`` (a canonical op such as ``"recv"`` or ``"all_reduce"``) on the handle's peer, so
     it can report "rank 0 waits in recv from rank 3". If the case is stopped while a rank waits,
-    ``wait`` never returns (threads: the process ends; browser: the stack is dropped).
+    ``wait`` never returns (threads: the process ends) or raises a ``BaseException`` that is not
+    an ``Exception`` (the browser's ``Aborted``): ``rank.run_rank`` lets those through, so the
+    learner's ``except Exception`` cannot catch them.
 ``test(handle) -> bool``
     Whether the handle is matched (a later ``wait`` returns at once). Never blocks, but in the
     browser it should let other ranks run (a rank may poll in a loop).
