@@ -3,6 +3,7 @@
 from pathlib import Path
 
 import pytest
+
 from cjudge.bench.config import BUILTINS
 
 from .helpers import QUICK, BenchRun, run_bench, table_rows

@@ -2,6 +2,7 @@
 
 import pytest
 import torch
+
 from cjudge.bench.collectives import COLLECTIVES, RankCtx, count_wrong, pattern, pattern_sum
 
 #: nccl-tests' doc/PERFORMANCE.md

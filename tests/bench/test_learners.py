@@ -3,6 +3,7 @@
 from pathlib import Path
 
 import pytest
+
 from cjudge.exercises import default_root
 
 from .helpers import QUICK, run_bench

@@ -1,6 +1,7 @@
 """Size arguments and sweeps as nccl-tests takes them."""
 
 import pytest
+
 from cjudge.bench.sizes import format_size, parse_size, sweep
 
 

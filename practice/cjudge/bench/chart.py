@@ -17,7 +17,6 @@ def _size_axis(ax: Any, sizes: list[int]) -> None:
     step = max(1, len(sizes) // 9)
     ax.set_xticks(sizes[::step], [format_size(s).replace(" ", "\u2009") for s in sizes[::step]])
     ax.set_xlabel("message size (nccl-tests' size: the larger of the send and receive buffers)")
-    ax.grid(True, which="major", alpha=0.3)
 
 
 def draw(doc: dict[str, Any], path: Path) -> None:
@@ -34,6 +33,7 @@ def draw(doc: dict[str, Any], path: Path) -> None:
         ax.plot(sizes, [r["busbw"] for r in s["rows"]], marker="o", ms=4, color=color,
                 label=f"{s['label']} ({who}), avg {s['avg_busbw']:.3g} GB/s")
     ax.set_ylabel("bus bandwidth (GB/s)")
+    ax.set_ylim(bottom=0)
     ax.legend(loc="upper left")
     ax.set_title(f"busbw vs size: {cfg['backend']}, {env.get('world_size', '?')} ranks on "
                  f"{env.get('host_count', '?')} host(s), {cfg['dtype']}, torch {env.get('torch', '?')}, "
@@ -45,7 +45,8 @@ def draw(doc: dict[str, Any], path: Path) -> None:
         low.axhline(100, color="gray", lw=0.8, ls="--")
         low.set_ylabel("learner / torch (%)")
         low.set_ylim(bottom=0)
-        low.grid(True, alpha=0.3)
+    for each in axes:
+        each.grid(True, alpha=0.3)
     _size_axis(axes[-1], sorted({r["size"] for s in series for r in s["rows"]}))
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, metadata={"Date": None} if path.suffix == ".svg" else None)
