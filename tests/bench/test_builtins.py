@@ -1,10 +1,13 @@
 """``bench`` over torch's six built-ins with 2 gloo ranks: the numbers, the table, the JSON."""
 
+import io
 from pathlib import Path
 
 import pytest
+from rich.console import Console
 
 from cjudge.bench.config import BUILTINS
+from cjudge.bench.table import render_rich
 
 from .helpers import QUICK, BenchRun, run_bench, table_rows
 
@@ -79,3 +82,19 @@ def test_root_and_aggregation_flags(tmp_path: Path) -> None:
     assert all(r["root"] == 1 and r["wrong"] is None for r in rows)
     assert all(r["time_us"] == pytest.approx(max(r["rank_seconds"]) * 1e6) for r in rows)
     assert [line[-1] for line in table_rows(run.stdout)] == ["N/A", "N/A"]
+
+
+def test_progress_lines_when_not_a_terminal(sweep: BenchRun) -> None:
+    lines = [line for line in sweep.stderr.splitlines() if line.startswith("[")]
+    assert len(lines) == 12 and lines[0].startswith("[ 1/12] all_reduce 1 KiB: ")
+    assert lines[-1].startswith("[12/12] sendrecv 2 KiB: ")
+
+
+def test_the_rich_table_has_the_same_cells(sweep: BenchRun) -> None:
+    console = Console(file=io.StringIO(), force_terminal=True, width=250, color_system=None)
+    render_rich(sweep.doc, console)
+    text = console.file.getvalue()
+    rich_rows = [[c.strip() for c in line.strip("│ ").split("│")] for line in text.splitlines()
+                 if line.startswith("│") and line.split("│")[1].strip().isdigit()]
+    assert rich_rows == table_rows(sweep.stdout)
+    assert text.count("Avg bus bandwidth") == 6
