@@ -45,7 +45,7 @@ class Settings(BaseSettings):
     max_attempts: int = 3
 
     # sandbox
-    sandbox: str = "bwrap"  # "bwrap" or "none" (trusted single user only)
+    sandbox: str = "bwrap"  # "bwrap", "docker" or "none" (trusted single user only)
     pool_size: int = 1
     memory_limit_mb: int = 1536
     pids_limit: int = 1024
@@ -54,6 +54,9 @@ class Settings(BaseSettings):
     stdout_limit_bytes: int = 1 << 20
     result_limit_bytes: int = 16 << 20
     ready_timeout_s: float = 60.0
+    # docker sandbox (CJUDGE_SANDBOX=docker): the engine's socket and the runner image
+    docker_socket: Path = Path("/var/run/docker.sock")
+    docker_image: str = "cjudge/runner:latest"
 
     @cached_property
     def url(self) -> str:

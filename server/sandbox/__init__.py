@@ -1,10 +1,12 @@
-"""Sandbox backends for the kernel's runner: bubblewrap (default) or none (trusted use only)."""
+"""Sandbox backends for the kernel's runner: bubblewrap (default), docker containers
+(``docker_backend``), or none (trusted use only)."""
 
 from __future__ import annotations
 
 import subprocess
 
 from ..settings import Settings
+from . import docker_backend
 from .cgroups import Hierarchies, Limits, discover
 from .launch import RLimits, bwrap_argv, missing_tools
 from .pool import WarmPool
@@ -39,6 +41,8 @@ def spec_from(settings: Settings, hier: Hierarchies) -> SandboxSpec:
 
 def make_pool(settings: Settings) -> WarmPool:
     """A warm pool of runners for ``settings``."""
+    if settings.sandbox == "docker":
+        return docker_backend.make_pool(settings, CPU_SECONDS)
     hier = discover()
     spec = spec_from(settings, hier)
     return WarmPool(lambda: SandboxProcess(spec, hier), settings.pool_size,
@@ -47,8 +51,10 @@ def make_pool(settings: Settings) -> WarmPool:
 
 def preflight(settings: Settings) -> tuple[list[str], str]:
     """What is missing to run the configured sandbox, and a line on the isolation in effect."""
+    if settings.sandbox == "docker":
+        return docker_backend.preflight(settings)
     if settings.sandbox not in ("bwrap", "none"):
-        return [f"CJUDGE_SANDBOX must be 'bwrap' or 'none', not {settings.sandbox!r}"], ""
+        return [f"CJUDGE_SANDBOX must be 'bwrap', 'docker' or 'none', not {settings.sandbox!r}"], ""
     problems = missing_tools(settings.sandbox == "bwrap")
     if settings.sandbox == "bwrap" and not problems:
         problems += _probe_bwrap()

@@ -1,0 +1,228 @@
+"""The docker sandbox backend (``CJUDGE_SANDBOX=docker``): each submission's runner in a fresh
+container of the runner image, started warm by the worker through the Docker engine's socket.
+
+The container has no network but its own loopback, a read-only root, a private size-bounded
+tmpfs, memory, process and CPU limits, no capabilities, no-new-privileges, an unprivileged
+user and docker-init as PID 1, and the engine keeps no log of its output; it is removed after
+its one job. The runner's results come back on the container's stdout (the learner's prints go
+to its stderr, bounded); expected values never enter it: the worker grades outside.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import socket
+import threading
+import time
+from typing import Any
+
+from ..settings import Settings
+from .channel import ChannelError, LineChannel
+from .docker_engine import Engine, EngineError
+from .drain import Drain
+from .launch import SANDBOX_ENV, RLimits
+from .pool import WarmPool
+from .process import CASE_SLACK_S, LOG_KEEP, SandboxError
+
+log = logging.getLogger(__name__)
+
+#: label on every sandbox container; its value names the worker that started it
+LABEL = "cjudge.sandbox"
+#: the runner image's unprivileged user (docker/Dockerfile)
+USER = "10001:10001"
+RUNNER_PATH = "/opt/venv/bin:/usr/local/bin:/usr/bin:/bin"
+KERNEL_PATH = "/judge"
+#: CPU weight relative to the default 1024: sandboxes yield to the server, workers and database
+CPU_SHARES = 512
+
+
+def container_config(settings: Settings, owner: str, cpu_seconds: int) -> dict[str, Any]:
+    """The engine's create-container request for one sandbox of ``settings``."""
+    tmpfs = settings.tmpfs_mb << 20
+    memory = settings.memory_limit_mb << 20
+    rlimits = RLimits(cpu_s=cpu_seconds, file_bytes=tmpfs)
+    ulimits = {"cpu": rlimits.cpu_s, "fsize": rlimits.file_bytes, "nofile": rlimits.nofile,
+               "core": 0}
+    env = {**SANDBOX_ENV, "PATH": RUNNER_PATH, "PYTHONPATH": KERNEL_PATH}
+    return {
+        "Image": settings.docker_image,
+        "Cmd": ["cjudge-sandbox"],
+        "User": USER,
+        "Env": [f"{key}={value}" for key, value in env.items()],
+        "WorkingDir": "/tmp",
+        "Hostname": "judge",
+        "Labels": {LABEL: owner},
+        "AttachStdin": True, "AttachStdout": True, "AttachStderr": True,
+        "OpenStdin": True, "StdinOnce": True, "Tty": False,
+        "NetworkDisabled": True,
+        "HostConfig": {
+            "NetworkMode": "none",
+            "ReadonlyRootfs": True,
+            "Tmpfs": {"/tmp": f"rw,nosuid,nodev,size={tmpfs},mode=1777"},
+            "ShmSize": tmpfs,
+            "IpcMode": "private",
+            "Memory": memory,
+            "MemorySwap": memory,
+            "PidsLimit": settings.pids_limit,
+            "NanoCpus": int(settings.cpu_quota * 1e9),
+            "CpuShares": CPU_SHARES,
+            "CapDrop": ["ALL"],
+            "SecurityOpt": ["no-new-privileges"],
+            "Init": True,
+            "LogConfig": {"Type": "none", "Config": {}},
+            "Ulimits": [{"Name": name, "Soft": value, "Hard": value}
+                        for name, value in ulimits.items()],
+        },
+    }
+
+
+class DockerSandbox:
+    """A runner in its own container, attached and waiting (warm) for its one job. The same
+    interface as :class:`~server.sandbox.process.SandboxProcess`."""
+
+    def __init__(self, engine: Engine, settings: Settings, config: dict[str, Any]) -> None:
+        self.engine = engine
+        self.settings = settings
+        self.closed = False
+        self.stop: str | None = None
+        self.created = time.time()
+        self.id: str = engine.call("POST", "/containers/create", config)["Id"]
+        try:
+            self.stream = engine.attach(self.id)
+        except EngineError:
+            self._remove()
+            raise
+        result_r, result_w = os.pipe()
+        output_r, output_w = os.pipe()
+        self.stream.split(result_w, output_w)
+        self.channel = LineChannel(result_r, settings.result_limit_bytes)
+        self.output = Drain(os.fdopen(output_r, "rb"), LOG_KEEP, settings.stdout_limit_bytes,
+                            self.kill)
+        try:
+            engine.call("POST", f"/containers/{self.id}/start")
+        except EngineError:
+            self.close()
+            raise
+
+    def wait_ready(self) -> None:
+        """Block until the runner says it is ready; ``SandboxError`` if it does not."""
+        try:
+            hello = self.channel.read(time.monotonic() + self.settings.ready_timeout_s)
+        except (TimeoutError, ChannelError) as exc:
+            raise SandboxError(f"runner not ready: {exc or 'timeout'}; {self.log()}") from None
+        if hello != {"ready": True}:
+            raise SandboxError(f"runner not ready (said {hello!r}); {self.log()}")
+
+    def send(self, payload: dict[str, Any]) -> None:
+        """Give the runner its one job. Stdin stays open: the container ends itself when the
+        attachment closes, so it cannot outlive a worker that dies."""
+        line = json.dumps(payload).encode() + b"\n"
+        threading.Thread(target=self._send, args=(line,), daemon=True).start()
+
+    def next_raw(self, limit_s: float) -> dict[str, Any] | None:
+        """The next case's raw report, or None once the runner stopped early (``self.stop``
+        says why: "time_limit", "memory_limit", "output_limit" or "killed")."""
+        if self.stop is not None:
+            return None
+        try:
+            raw = self.channel.read(time.monotonic() + limit_s + CASE_SLACK_S)
+        except TimeoutError:
+            self.kill()
+            self.stop = "time_limit"
+            return None
+        except ChannelError as exc:
+            raise SandboxError(f"{exc}; {self.log()}") from None
+        if raw is None:
+            self.stop = self._why_stopped()
+            if self.stop is None:
+                raise SandboxError(f"runner ended before its last case; {self.log()}")
+        return raw
+
+    def kill(self) -> None:
+        """Kill the container (safe to call from any thread, repeatedly)."""
+        try:
+            self.engine.call("POST", f"/containers/{self.id}/kill", query={"signal": "KILL"},
+                             ok=(204, 404, 409))
+        except EngineError:
+            pass  # unreachable engine: close() removes it with force, or fails loudly
+
+    def close(self) -> None:
+        """Kill and remove the container, and close the streams."""
+        if self.closed:
+            return
+        self.closed = True
+        self.stream.close()  # its stdin closes: the container kills itself even if removal fails
+        try:
+            self._remove()
+        except EngineError as exc:
+            log.warning("could not remove sandbox container %s: %s", self.id[:12], exc)
+        self.channel.close()
+
+    def oom_kills(self) -> int:
+        """How many of the container's processes the OOM killer has killed so far."""
+        return self.engine.count_events({"container": [self.id], "event": ["oom"]},
+                                        self.created - 1)
+
+    def log(self) -> str:
+        """The container's state and the head of what it printed, for the judge log."""
+        return f"container {self.id[:12]}; output: {self.output.text(timeout=0.5)[-4000:]}"
+
+    def _why_stopped(self) -> str | None:
+        """Classify an early end: the learner's output, memory, a signal (the learner's code
+        killed the runner), or None when the runner exited by itself (the judge's fault)."""
+        try:
+            self._wait_exit(2.0)
+        except EngineError:
+            self.kill()
+            self._wait_exit(self.engine.timeout_s)
+        state = self.engine.call("GET", f"/containers/{self.id}/json")["State"]
+        if self.output.flooded:
+            return "output_limit"
+        if state.get("OOMKilled"):
+            return "memory_limit"
+        return "killed" if state.get("ExitCode", 0) > 128 else None
+
+    def _wait_exit(self, timeout_s: float) -> None:
+        self.engine.call("POST", f"/containers/{self.id}/wait", timeout_s=timeout_s)
+
+    def _send(self, line: bytes) -> None:
+        try:
+            self.stream.write(line)
+        except OSError:
+            pass  # the container is gone; next_raw sees that on the result channel
+
+    def _remove(self) -> None:
+        self.engine.call("DELETE", f"/containers/{self.id}", query={"force": 1, "v": 1},
+                         ok=(204, 404, 409))
+
+
+def connect(settings: Settings) -> Engine:
+    """The engine at ``settings.docker_socket``, checked to have the runner image."""
+    engine = Engine(str(settings.docker_socket))
+    engine.call("GET", f"/images/{settings.docker_image}/json", ok=(200,))
+    return engine
+
+
+def make_pool(settings: Settings, cpu_seconds: int) -> WarmPool:
+    """A warm pool of sandbox containers, after removing stopped ones that dead workers left."""
+    engine = connect(settings)
+    engine.call("POST", "/containers/prune", query={"filters": json.dumps({"label": [LABEL]})})
+    config = container_config(settings, f"{socket.gethostname()}:{os.getpid()}", cpu_seconds)
+    return WarmPool(lambda: DockerSandbox(engine, settings, config), settings.pool_size,
+                    settings.ready_timeout_s)
+
+
+def preflight(settings: Settings) -> tuple[list[str], str]:
+    """What is missing to start sandbox containers, and a line on the isolation in effect.
+    A server with no embedded workers starts none: separate workers grade."""
+    if settings.workers == 0:
+        return [], "docker sandbox: submissions are graded by separate workers"
+    try:
+        engine = connect(settings)
+    except EngineError as exc:
+        return [f"{exc} (the docker sandbox needs the engine's socket and the runner image "
+                f"{settings.docker_image}: see docker/README-deploy.md)"], ""
+    return [], (f"docker containers of {settings.docker_image} "
+                f"(engine {engine.version.get('Version', '?')})")
