@@ -44,31 +44,31 @@ class Claim:
     attempts: int
 
 
-def enqueue(session: Session, settings: Settings, user: User, exercise_id: str,
+def enqueue(session: Session, settings: Settings, user_id: int, exercise_id: str,
             content_hash: str, code: str, filename: str) -> Submission:
     """Insert a queued submission, or raise ``Refused`` (rate, per-user and global bounds).
 
     ``session`` must be a write session (see ``db.write_session``); the user's row is locked
     so that one user's concurrent submissions are counted one after the other.
     """
-    session.exec(select(User.id).where(User.id == user.id).with_for_update()).one()
+    session.exec(select(User.id).where(User.id == user_id).with_for_update()).one()
     now = utcnow()
     window_start = now - timedelta(seconds=RATE_WINDOW_S)
     recent = session.exec(
         select(Submission.created_at)
-        .where(Submission.user_id == user.id, Submission.created_at > window_start)
+        .where(Submission.user_id == user_id, Submission.created_at > window_start)
         .order_by(Submission.created_at)
     ).all()
     if len(recent) >= settings.rate_per_minute:
         wait = RATE_WINDOW_S - (now - recent[-settings.rate_per_minute]).total_seconds()
         raise Refused(429, max(1, int(wait) + 1), "too many submissions; try again later")
-    pending = _count(session, Submission.user_id == user.id,
+    pending = _count(session, Submission.user_id == user_id,
                      Submission.status.in_([QUEUED, RUNNING]))
     if pending >= settings.max_queued_per_user:
         raise Refused(429, 5, f"you already have {pending} submissions waiting to be judged")
     if _count(session, Submission.status == QUEUED) >= settings.max_queued_total:
         raise Refused(503, 30, "the judge is busy; try again in a minute")
-    submission = Submission(user_id=user.id, exercise_id=exercise_id, content_hash=content_hash,
+    submission = Submission(user_id=user_id, exercise_id=exercise_id, content_hash=content_hash,
                             code=code, filename=filename, seed=secrets.randbits(62))
     session.add(submission)
     session.flush()

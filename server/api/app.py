@@ -18,7 +18,8 @@ from ..exercise_sync import sync_exercises
 from ..settings import Settings, settings_env
 from ..supervisor import Supervisor
 from . import auth, events, exercises, submissions
-from .deps import EngineDep
+from .cache import DoneCache
+from .deps import CallerCache, EngineDep
 from .middleware import Guard
 from .web import mount_web
 
@@ -40,6 +41,7 @@ def create_app(settings: Settings | None = None, embedded_workers: bool = True) 
                                 settings_env(settings))
         supervisor.start()
         app.state.settings, app.state.engine, app.state.supervisor = settings, engine, supervisor
+        app.state.done_cache, app.state.caller_cache = DoneCache(), CallerCache()
         try:
             yield
         finally:

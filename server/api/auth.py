@@ -51,6 +51,6 @@ def logout(response: Response) -> None:
 
 
 @router.get("/me")
-def me(user: UserDep) -> UserOut:
+async def me(user: UserDep) -> UserOut:
     """The logged-in user."""
-    return UserOut.model_validate(user, from_attributes=True)
+    return UserOut(id=user.id, username=user.username, role=user.role)

@@ -4,30 +4,32 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, HTTPException, Query
+from fastapi import APIRouter, HTTPException, Query, Request, Response
 from sqlmodel import Session, select
+from starlette.concurrency import run_in_threadpool
 
 from .. import jobqueue
 from ..db import write_session
-from ..models import Exercise, Submission, User
-from .deps import EngineDep, SessionDep, SettingsDep, UserDep
+from ..models import DONE, Exercise, Submission
+from .cache import DoneCache
+from .deps import Caller, EngineDep, SessionDep, SettingsDep, UserDep
 from .schemas import SubmissionCreated, SubmissionIn, SubmissionOut, SubmissionSummary
 
 router = APIRouter(prefix="/api/submissions", tags=["submissions"])
 ADMIN_ONLY = ("seed",)  # verdict fields learners do not see (the secret seed of hidden cases)
 
 
-def visible(session: Session, submission_id: int, user: User) -> Submission:
+def visible(session: Session, submission_id: int, user: Caller) -> Submission:
     """The submission if ``user`` may see it (their own, or any for admins); 404 otherwise."""
     row = session.get(Submission, submission_id)
-    if row is None or (row.user_id != user.id and user.role != "admin"):
+    if row is None or (row.user_id != user.id and not user.admin):
         raise HTTPException(404, f"no submission {submission_id}")
     return row
 
 
-def present(row: Submission, user: User) -> SubmissionOut:
+def present(row: Submission, user: Caller) -> SubmissionOut:
     """The submission as ``user`` may see it."""
-    admin = user.role == "admin"
+    admin = user.admin
     result = row.result
     if result is not None and not admin:
         result = {k: v for k, v in result.items() if k not in ADMIN_ONLY}
@@ -55,7 +57,7 @@ def create_submission(body: SubmissionIn, user: UserDep, settings: SettingsDep,
         if exercise is None or not exercise.active:
             raise HTTPException(404, f"no exercise {body.exercise!r}")
         try:
-            row = jobqueue.enqueue(session, settings, user, exercise.id, exercise.content_hash,
+            row = jobqueue.enqueue(session, settings, user.id, exercise.id, exercise.content_hash,
                                    body.code, body.filename)
         except jobqueue.Refused as refused:
             raise HTTPException(refused.status, str(refused),
@@ -73,7 +75,7 @@ def list_submissions(
 ) -> list[SubmissionSummary]:
     """The caller's submissions, newest first (admins may ask for everyone's)."""
     query = select(Submission)
-    if not (everyone and user.role == "admin"):
+    if not (everyone and user.admin):
         query = query.where(Submission.user_id == user.id)
     if exercise is not None:
         query = query.where(Submission.exercise_id == exercise)
@@ -83,10 +85,24 @@ def list_submissions(
     return [_summary(row) for row in rows]
 
 
-@router.get("/{submission_id}")
-def get_submission(submission_id: int, user: UserDep, session: SessionDep) -> SubmissionOut:
+@router.get("/{submission_id}", response_model=SubmissionOut)
+async def get_submission(submission_id: int, request: Request, user: UserDep,
+                         engine: EngineDep) -> Response:
     """One submission: status, verdict and result when done, cases graded so far before."""
-    return present(visible(session, submission_id, user), user)
+    cache: DoneCache = request.app.state.done_cache
+    cached = cache.get(submission_id, user.admin)
+    if cached is not None and (user.admin or cached[0] == user.id):
+        return Response(cached[1], media_type="application/json")
+
+    def load() -> tuple[Submission, bytes]:
+        with Session(engine) as session:
+            row = visible(session, submission_id, user)
+            return row, present(row, user).model_dump_json().encode()
+
+    row, body = await run_in_threadpool(load)
+    if row.status == DONE:
+        cache.put(submission_id, user.admin, row.user_id, body)
+    return Response(body, media_type="application/json")
 
 
 def _summary(row: Submission) -> SubmissionSummary:

@@ -30,8 +30,8 @@ log = logging.getLogger(__name__)
 
 #: label on every sandbox container; its value names the worker that started it
 LABEL = "cjudge.sandbox"
-#: the runner image's unprivileged user (docker/Dockerfile)
-USER = "10001:10001"
+#: nobody, as in the bubblewrap sandbox (and the runner image's user)
+USER = "65534:65534"
 RUNNER_PATH = "/opt/venv/bin:/usr/local/bin:/usr/bin:/bin"
 KERNEL_PATH = "/judge"
 #: CPU weight relative to the default 1024: sandboxes yield to the server, workers and database

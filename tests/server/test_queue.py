@@ -46,7 +46,7 @@ def db(tmp_path: Path):
 def enqueue(db, n: int = 1) -> list[int]:
     engine, settings, user = db
     with write_session(engine) as s:
-        return [jobqueue.enqueue(s, settings, user, "ex", "h", "code", "a.py").id
+        return [jobqueue.enqueue(s, settings, user.id, "ex", "h", "code", "a.py").id
                 for _ in range(n)]
 
 
@@ -135,9 +135,9 @@ def test_bounds_refuse_without_writing(db, bounds: dict, status: int, after: int
     settings = settings.model_copy(update=bounds)
     with write_session(engine) as s:
         for _ in range(after):
-            jobqueue.enqueue(s, settings, user, "ex", "h", "code", "a.py")
+            jobqueue.enqueue(s, settings, user.id, "ex", "h", "code", "a.py")
     with pytest.raises(jobqueue.Refused) as refused, write_session(engine) as s:
-        jobqueue.enqueue(s, settings, user, "ex", "h", "code", "a.py")
+        jobqueue.enqueue(s, settings, user.id, "ex", "h", "code", "a.py")
     assert refused.value.status == status and refused.value.retry_after >= 1
     with Session(engine) as s:
         assert jobqueue.counts(s)[QUEUED] == after
@@ -163,7 +163,7 @@ def test_sigkilled_worker_mid_job_still_gives_exactly_one_verdict(db) -> None:
     try:
         time.sleep(4)  # both warm their pools
         with write_session(engine) as s:
-            sid = jobqueue.enqueue(s, settings, user, "ring-allreduce", "h", SLOW_SOLUTION,
+            sid = jobqueue.enqueue(s, settings, user.id, "ring-allreduce", "h", SLOW_SOLUTION,
                                    "solution.py").id
         deadline = time.monotonic() + 60
         while not (row(engine, sid).status == RUNNING and row(engine, sid).progress):
