@@ -269,3 +269,39 @@ def test_p2p_needs_contiguous_tensors_and_a_valid_peer():
     for report in raw["ranks"]:
         assert report["error"]["type"] == "ValueError"
         assert "should not be the same as the rank" in report["error"]["message"]
+
+
+def test_strided_views_behave_as_under_gloo():
+    # measured with torch 2.13 + gloo: all_reduce and broadcast use memory from the first element
+    # on, ignoring strides; all_gather_into_tensor respects them
+    raw = run("""
+        import torch, torch.distributed as dist
+        def f(t):
+            a, b, c = t.clone(), t.clone(), torch.zeros(8)
+            dist.all_reduce(a[::2])
+            dist.broadcast(b[::2], 0)
+            dist.all_gather_into_tensor(c[::2], t[6:])
+            return torch.cat([a, b, c])
+    """, inputs(2, 8))
+    assert outputs(raw)[1] == (
+        [10, 12, 14, 16, 14, 15, 16, 17]  # a: its first four elements in memory were reduced
+        + [0, 1, 2, 3, 14, 15, 16, 17]  # b: rank 0's first four elements in memory
+        + [6, 0, 7, 0, 16, 0, 17, 0]  # c: every other element, as asked
+    )
+
+
+def test_gloo_refusals_of_non_contiguous_and_mixed_dtype_tensors():
+    raw = run("""
+        import torch, torch.distributed as dist
+        def f(t):
+            try:
+                dist.all_to_all_single(torch.zeros(4), t.view(2, 2).t())
+            except ValueError as e:
+                assert str(e) == "Tensors must be contiguous"
+            out = torch.zeros(4, dtype=torch.float64)
+            dist.all_to_all_single(out, t)
+    """, inputs(2, 4))
+    for report in raw["ranks"]:
+        assert report["error"]["type"] == "ValueError"
+        assert "Invalid usage of tensors with different dtypes" in report["error"]["message"]
+    assert [e["op"] for e in raw["events"]] == ["all_to_all"] * 2  # only the first call reached gloo

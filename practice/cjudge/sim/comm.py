@@ -100,6 +100,25 @@ def payload_of(t: Tensor) -> bytes:
     return t._read().tobytes()
 
 
+def _raw_span(t: Tensor) -> slice:
+    end = t._offset + t.numel()
+    if end > len(t._store):
+        raise RuntimeError("a non-contiguous tensor reaches past the end of its storage when read "
+                           "from its first element on, as gloo reads it")
+    return slice(t._offset, end)
+
+
+def raw_payload(t: Tensor) -> bytes:
+    """gloo's view of a tensor: ``numel`` elements of memory from the first one, strides ignored."""
+    return t._store[_raw_span(t)].tobytes()
+
+
+def raw_write(t: Tensor, values: array) -> None:
+    """Write ``values`` into memory from ``t``'s first element on, as gloo does (strides ignored)."""
+    span = _raw_span(t)
+    t._store[span.start:span.start + len(values)] = values
+
+
 def values_of(payload: bytes, dtype: DType) -> array:
     """Raw bytes read as elements of ``dtype`` (trailing partial elements dropped)."""
     values = array(dtype.typecode)

@@ -10,20 +10,25 @@ import types
 from collections.abc import Callable
 from typing import Any
 
-from . import distributed, dtypes, factories, functional, rng
+from . import collectives, distributed, dtypes, factories, functional, p2p, rng
 from .errors import UnsupportedAttribute
 from .tensor import Device, Size, Tensor
 
-_DIST_NAMES = (
-    "init_process_group", "destroy_process_group", "is_initialized", "is_available",
-    "is_gloo_available", "is_nccl_available", "is_mpi_available", "is_torchelastic_launched",
-    "get_backend", "get_rank", "get_world_size", "get_process_group_ranks", "get_global_rank",
-    "get_group_rank", "new_group", "send", "recv", "isend", "irecv", "P2POp",
-    "batch_isend_irecv", "all_reduce", "reduce_scatter", "reduce_scatter_tensor", "all_gather",
-    "all_gather_into_tensor", "all_to_all", "all_to_all_single", "broadcast", "reduce", "gather",
-    "scatter", "barrier", "monitored_barrier", "ProcessGroup", "ReduceOp", "Work", "group",
-    "GroupMember",
-)
+#: torch.distributed's names, by the module that defines them here
+_DIST_NAMES = {
+    distributed: (
+        "init_process_group", "destroy_process_group", "is_initialized", "is_available",
+        "is_gloo_available", "is_nccl_available", "is_mpi_available", "is_torchelastic_launched",
+        "get_backend", "get_rank", "get_world_size", "get_process_group_ranks", "get_global_rank",
+        "get_group_rank", "new_group", "ProcessGroup", "ReduceOp", "Work", "group", "GroupMember",
+    ),
+    p2p: ("send", "recv", "isend", "irecv", "P2POp", "batch_isend_irecv"),
+    collectives: (
+        "all_reduce", "reduce_scatter", "reduce_scatter_tensor", "all_gather",
+        "all_gather_into_tensor", "all_to_all", "all_to_all_single", "broadcast", "reduce",
+        "gather", "scatter", "barrier", "monitored_barrier",
+    ),
+}
 
 _TORCH_FUNCTIONS = (
     "tensor", "as_tensor", "arange", "linspace", "zeros", "ones", "empty", "full", "zeros_like",
@@ -64,8 +69,9 @@ def _missing(prefix: str) -> Callable[[str], Any]:
 def modules() -> dict[str, types.ModuleType]:
     """Fresh ``torch`` and ``torch.distributed`` modules backed by the simulation."""
     dist = types.ModuleType("torch.distributed", "Simulated torch.distributed (cjudge.sim).")
-    for name in _DIST_NAMES:
-        setattr(dist, name, getattr(distributed, name))
+    for module, names in _DIST_NAMES.items():
+        for name in names:
+            setattr(dist, name, getattr(module, name))
     dist.__getattr__ = _missing("torch.distributed")  # type: ignore[method-assign]
 
     torch = types.ModuleType("torch", "Simulated torch (cjudge.sim): a pure-Python subset.")
