@@ -6,10 +6,10 @@ A ContextVar, not a global or a thread-local: ranks are threads in CPython and s
 
 from __future__ import annotations
 
-import sys
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 
+from ..learner import caller_line
 from ..primitives import DISPLAY, bytes_sent
 from ..protocol import TraceEvent
 from .transport import Transport
@@ -88,22 +88,12 @@ class Call:
     line: int | None
 
 
-def learner_line(filename: str) -> int | None:
-    """The line of the innermost frame of the learner's file on the current stack."""
-    frame = sys._getframe(1)
-    while frame is not None:
-        if frame.f_code.co_filename == filename:
-            return frame.f_lineno
-        frame = frame.f_back  # type: ignore[assignment]
-    return None
-
-
 def check(api: str, op: str) -> Call | None:
     """Refuse ``op`` if the rules forbid it; None when no rules apply (outside the graded call)."""
     ctx = current()
     if ctx.rules is None:
         return None
-    line = learner_line(ctx.filename)
+    line = caller_line(ctx.filename)
     if op not in ctx.rules.allowed:
         raise ForbiddenPrimitive(api, op, line, ctx.rules)
     return Call(api, op, line)
