@@ -93,7 +93,8 @@ def _exit_error(status: int) -> RankError:
     """What the learner's code did to end the ranks' process (``os._exit``, a signal)."""
     if os.WIFSIGNALED(status):
         name = signal.Signals(os.WTERMSIG(status)).name
-        return RankError(kind="signal", type=name, message=f"killed by {name}", traceback="",
+        kind = "memory" if name == "SIGKILL" else "signal"  # the kernel's OOM killer, as in real
+        return RankError(kind=kind, type=name, message=f"killed by {name}", traceback="",
                          line=None)
     return RankError(kind="exception", type="SystemExit", traceback="", line=None,
                      message=f"the ranks' process exited with status {os.WEXITSTATUS(status)} "
