@@ -70,7 +70,7 @@ test("waiting on a rank that has returned is a deadlock too, and the next case r
 });
 
 test("progress messages go to the main thread", () => {
-  hub.case_started("sample", 10);
+  hub.ranks_started(JSON.stringify({ time_limit_s: 10 }), JSON.stringify({ name: "sample" }));
   hub.case_done('{"name": "sample", "verdict": "accepted"}');
   assert.deepEqual(messages, [
     { type: "case-start", name: "sample", limit_s: 10 },

@@ -14,6 +14,7 @@ from cjudge.grading import grade_case, plan_cases, summarize
 from cjudge.judge import judge_code
 from cjudge.protocol import RankReport, RawCase
 
+from .ranks import raw_case
 from .transport import settled
 
 EXERCISES = load_exercises(Path(__file__).resolve().parents[1] / "exercises")
@@ -26,8 +27,8 @@ def judge(exercise_id: str, code: str, samples: bool, hub) -> str:
     exercise = EXERCISES[exercise_id]
 
     def run_case(job, spec):
-        hub.case_started(spec["name"], job["time_limit_s"])
-        return json.loads(settled(hub.run_case(json.dumps(job), json.dumps(spec))))
+        outcome = json.loads(settled(hub.run_case(json.dumps(job), json.dumps(spec))))
+        return raw_case(job, spec, outcome)
 
     result = judge_code(exercise, code, FILENAME, run_case, RUNTIME, only_samples=samples,
                         on_case=lambda case: hub.case_done(json.dumps(case)))

@@ -22,10 +22,15 @@ function rankWorker(index) {
   return (ranks[index] = rank);
 }
 
-async function runCase(job, spec) {
-  const world = JSON.parse(spec).world_size;
+async function prepare(world) {
   const workers = Array.from({ length: world }, (_, r) => rankWorker(r));
   await Promise.all(workers.map((w) => w.ready));
+  return workers;
+}
+
+async function runCase(job, spec) {
+  const world = JSON.parse(spec).world_size;
+  const workers = await prepare(world);
   const started = performance.now();
   let stop = null;
   const coordinator = new Coordinator(world, () => {
@@ -46,6 +51,8 @@ async function runCase(job, spec) {
 onmessage = ({ data }) => {
   if (data.type === "boot") {
     ({ judgeChannel, ...boot } = data);
-    for (let r = 0; r < data.warm; r++) rankWorker(r);
-  } else answer(judgeChannel, runCase(data.sync.job, data.sync.spec));
+    postMessage("started");
+  }
+  else if (data.sync.prepare) answer(judgeChannel, prepare(data.sync.prepare).then(() => true));
+  else answer(judgeChannel, runCase(data.sync.job, data.sync.spec));
 };

@@ -28,6 +28,7 @@ export class JspiHub extends ProgressHub {
       stop = "deadlock";
       coordinator.abortBlocked();
     });
+    this.ranks_started(jobJson, specJson);
     const ranks = [];
     for (let rank = 0; rank < spec.world_size; rank++) {
       ranks.push(this.rankMain.callPromising(jobJson, specJson, rank, coordinator));

@@ -1,12 +1,12 @@
-// What every hub tells the main thread while the judge runs: a case started (for the time-limit
-// watchdog), a case was graded.
+// What every hub tells the main thread while the judge runs: a case's ranks started (the
+// time-limit watchdog starts then), a case was graded.
 export class ProgressHub {
   constructor(post) {
     this.post = post;
   }
 
-  case_started(name, limitS) {
-    this.post({ type: "case-start", name, limit_s: limitS });
+  ranks_started(jobJson, specJson) {
+    this.post({ type: "case-start", name: JSON.parse(specJson).name, limit_s: JSON.parse(jobJson).time_limit_s });
   }
 
   case_done(caseJson) {

@@ -5,6 +5,7 @@ import { JspiHub } from "./jspi-hub.js";
 import { WorkersHub } from "./workers-hub.js";
 
 const dist = new URL(".", import.meta.url).href;
+const WARM_RANKS = 4; // rank workers started with the page (the sample case's world size)
 let hub, kernel;
 
 async function boot(mode) {
@@ -12,13 +13,15 @@ async function boot(mode) {
   const py = await bootPython(`${dist}pyodide/`, archive);
   kernel = py.pyimport("cjudge_web.judge");
   if (mode !== "workers" && hasJspi()) {
-    hub = new JspiHub(py.pyimport("cjudge_web.ranks").rank_main, postMessage);
+    hub = new JspiHub(py.pyimport("cjudge_web.ranks").rank_main, (message) => postMessage(message));
     return "JSPI";
   }
   if (!crossOriginIsolated) {
     throw new Error("this browser has no JSPI and the page is not cross-origin isolated: ranks cannot block");
   }
-  hub = new WorkersHub(`${dist}pyodide/`, archive, postMessage);
+  hub = new WorkersHub(`${dist}pyodide/`, archive, (message) => postMessage(message));
+  await hub.started;
+  hub.prepare(WARM_RANKS);
   return "workers";
 }
 

@@ -3,15 +3,20 @@
 import { ProgressHub } from "./progress.js";
 import { caller, newChannel } from "./sync-call.js";
 
-const WARM_RANKS = 4;
-
 export class WorkersHub extends ProgressHub {
   constructor(pyodideUrl, kernel, post) {
     super(post);
     const channel = newChannel();
     const worker = new Worker(new URL("./hub-worker.js", import.meta.url), { type: "module" });
-    worker.postMessage({ type: "boot", pyodideUrl, kernel, judgeChannel: channel, warm: WARM_RANKS });
+    worker.postMessage({ type: "boot", pyodideUrl, kernel, judgeChannel: channel });
     this.call = caller(worker, channel);
+    // The hub worker must be running before this thread first blocks: its start needs this thread.
+    this.started = new Promise((resolve) => (worker.onmessage = resolve));
+  }
+
+  /** Block until `world` rank workers have started their Pyodide. */
+  prepare(world) {
+    this.call({ prepare: world });
   }
 
   /** Run the Python `judge(...args, hub)`: it blocks this worker until the verdict. */
@@ -20,6 +25,8 @@ export class WorkersHub extends ProgressHub {
   }
 
   run_case(jobJson, specJson) {
+    this.prepare(JSON.parse(specJson).world_size);
+    this.ranks_started(jobJson, specJson);
     return this.call({ job: jobJson, spec: specJson });
   }
 }
