@@ -32,6 +32,7 @@ class SandboxCases:
         self.cases = cases
         self.sandbox: SandboxProcess | None = None
         self.oom_kills = 0
+        self.log: str | None = None  # the sandbox's own account of an early stop, for admins
 
     def __call__(self, job: JobSpec, spec: CaseSpec) -> RawCase:
         if self.sandbox is None:
@@ -39,9 +40,11 @@ class SandboxCases:
             self.sandbox.send({"job": job, "cases": self.cases})
         raw = self.sandbox.next_raw(job["time_limit_s"])
         if raw is None:
+            self.log = self.sandbox.log()
             return self._stopped(spec, self.sandbox.stop or "killed")
         if raw.get("name") != spec["name"]:
             self.sandbox.kill()
+            self.log = f"answer for case {raw.get('name')!r} instead of {spec['name']!r}"
             return self._stopped(spec, "tampered")
         oom_kills, self.oom_kills = self.oom_kills, self.sandbox.oom_kills()
         if self.oom_kills > oom_kills and raw.get("stop") is None:

@@ -118,12 +118,16 @@ def record_progress(session: Session, claim_: Claim, cases: list[dict[str, Any]]
 
 
 def finish(session: Session, claim_: Claim, result: dict[str, Any], log: str | None) -> bool:
-    """Record the final verdict; False (nothing written) if the lease was lost."""
-    return _owned_update(
-        session, claim_, status=DONE, verdict=result["verdict"], result=result,
-        progress=list(result.get("cases", [])), judge_log=log, finished_at=utcnow(),
+    """Record the final verdict; False (nothing written) if the lease was lost. A ``log`` of
+    None keeps the log of earlier attempts."""
+    values: dict[str, Any] = dict(
+        status=DONE, verdict=result["verdict"], result=result,
+        progress=list(result.get("cases", [])), finished_at=utcnow(),
         lease_token=None, lease_expires_at=None,
     )
+    if log is not None:
+        values["judge_log"] = log
+    return _owned_update(session, claim_, **values)
 
 
 def release(session: Session, claim_: Claim, log: str | None, count_attempt: bool) -> bool:

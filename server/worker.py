@@ -85,6 +85,7 @@ class Worker:
         started = time.monotonic()
         try:
             result = grade(exercise, claim.code, claim.filename, claim.seed, runner, on_case)
+            log_text = runner.log
         except SandboxError as exc:
             log_text = f"sandbox: {exc}"
             result = self._error(claim, "the sandbox failed")
@@ -97,6 +98,8 @@ class Worker:
             self.runner = None
         log.info("submission %s: %s in %.2f s (attempt %s)", claim.id, result["verdict"],
                  time.monotonic() - started, claim.attempts)
+        if log_text:
+            log.warning("submission %s: %s", claim.id, log_text)
         if keeper.lost:
             return  # another worker owns it now; nothing of ours may be written
         self._store(claim, result, log_text)

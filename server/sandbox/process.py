@@ -19,6 +19,8 @@ from .launch import RLimits, bwrap_argv, launcher_argv, plain_argv, runner_argv
 #: seconds allowed per case beyond its own time limit (loading the learner's module, forking)
 CASE_SLACK_S = 5.0
 LOG_KEEP = 16 * 1024
+#: how long a runner that closed its result channel early may take to exit (a loaded machine)
+EXIT_WAIT_S = 10.0
 
 
 class SandboxError(Exception):
@@ -140,7 +142,7 @@ class SandboxProcess:
         """Classify an early end: the learner's output, memory, a signal (the learner's code
         killed the runner), or None when the runner exited by itself (the judge's fault)."""
         try:
-            status = self.proc.wait(timeout=2)
+            status = self.proc.wait(timeout=EXIT_WAIT_S)
         except subprocess.TimeoutExpired:
             self.kill()
             status = self.proc.wait()

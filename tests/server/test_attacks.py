@@ -15,9 +15,6 @@ from server.localserver import JudgeServer
 ATTACKS = sorted((Path(__file__).parent / "attacks").glob("*.py"))
 EXPECT = re.compile(r"^# expect: (.+)$", re.MULTILINE)
 DAEMON_ARGV = b"sleep\x0098765"
-#: attacks the grading kernel does not stop yet: its communication monitor lives in the rank's
-#: own process, where learner code can switch it off or call around it (reported to its owner)
-KERNEL_GAPS = {"tamper_trace", "unwrap_monitor"}
 
 
 def expected(path: Path) -> set[str]:
@@ -56,15 +53,7 @@ def test_corpus_is_large_enough() -> None:
     assert len(ATTACKS) >= 15
 
 
-def cases() -> list:
-    """Every attack, the kernel's known gaps marked as expected failures (strict: once the
-    kernel closes them the mark must go)."""
-    gap = pytest.mark.xfail(strict=True, reason="in-process monitor can be bypassed")
-    return [pytest.param(p, id=p.stem, marks=[gap] if p.stem in KERNEL_GAPS else [])
-            for p in ATTACKS]
-
-
-@pytest.mark.parametrize("attack", cases())
+@pytest.mark.parametrize("attack", ATTACKS, ids=[p.stem for p in ATTACKS])
 def test_attack_gets_a_clean_verdict(attack: Path, verdicts: dict[str, dict],
                                      judge: JudgeServer) -> None:
     body = verdicts[attack.name]

@@ -8,11 +8,13 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
 
 import pytest
 from conftest import needs_sandbox
+from postgres import cluster, new_database, pg_bin
 from sqlalchemy import update
 from sqlmodel import Session
 
@@ -28,10 +30,27 @@ from server.settings import Settings
 RESULT = {"verdict": "accepted", "cases": [{"name": "a", "verdict": "accepted"}]}
 
 
-@pytest.fixture
-def db(tmp_path: Path):
-    """A migrated SQLite database with one exercise and one user; (engine, settings, user)."""
-    settings = Settings(data_dir=tmp_path, rate_per_minute=1000, max_queued_per_user=1000)
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[str | None]:
+    """A PostgreSQL cluster for the session, or None where PostgreSQL is missing."""
+    if pg_bin() is None:
+        yield None
+        return
+    with cluster() as url:
+        yield url
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def db(request: pytest.FixtureRequest, tmp_path: Path, postgres_server: str | None):
+    """A migrated database (SQLite, then PostgreSQL where installed) with one exercise and
+    one user; (engine, settings, user)."""
+    url = None
+    if request.param == "postgres":
+        if postgres_server is None:
+            pytest.skip("PostgreSQL is not installed here")
+        url = new_database(postgres_server)
+    settings = Settings(data_dir=tmp_path, database_url=url, rate_per_minute=1000,
+                        max_queued_per_user=1000)
     migrate(settings.url)
     engine = make_engine(settings.url)
     with write_session(engine) as s:
@@ -158,7 +177,7 @@ def test_sigkilled_worker_mid_job_still_gives_exactly_one_verdict(db) -> None:
     engine, settings, user = db
     sync_exercises(engine, load_exercises(EXERCISES))
     env = {**os.environ, "CJUDGE_DATA_DIR": str(settings.data_dir), "CJUDGE_LEASE_S": "3",
-           "CJUDGE_POLL_S": "0.05"}
+           "CJUDGE_POLL_S": "0.05", "CJUDGE_DATABASE_URL": settings.database_url or ""}
     workers = {name: start_worker(env, name) for name in ("w1", "w2")}
     try:
         time.sleep(4)  # both warm their pools
