@@ -11,12 +11,17 @@ import random
 
 from . import __version__
 from .exercises import Exercise
-from .primitives import DISPLAY
+from .primitives import DISPLAY, P2P_OPS
 from .protocol import CaseSpec, RawCase, TensorData
 from .verdicts import Verdict
 from .waits import explain_waits
 
 ITEMSIZE = {"float32": 4, "float64": 8, "int64": 8}
+#: what gloo may write beyond the traced bytes: framing per p2p call, per peer of a collective
+#: (measured: 72 and 144 bytes), plus slack for stray writes
+WIRE_PER_P2P_CALL = 128
+WIRE_PER_COLLECTIVE_PEER = 256
+WIRE_SLACK = 1024
 STOP_VERDICTS = {"deadlock": Verdict.DEADLOCK, "time_limit": Verdict.TIME_LIMIT,
                  "output_limit": Verdict.OUTPUT_LIMIT, "memory_limit": Verdict.MEMORY_LIMIT}
 
@@ -125,6 +130,42 @@ def _rank_failure(exercise: Exercise, raw: RawCase) -> tuple[Verdict, str, str, 
     return None
 
 
+def wire_allowance(events: list, world: int) -> int:
+    """The most a rank may really write for the traced ``events``: their bytes (twice over for
+    collectives, whose algorithm gloo picks) plus framing and slack."""
+    allowance = WIRE_SLACK
+    for event in events:
+        if event["op"] in P2P_OPS:
+            allowance += event["bytes"] + WIRE_PER_P2P_CALL
+        else:
+            allowance += 2 * event["bytes"] + WIRE_PER_COLLECTIVE_PEER * (world - 1)
+    return allowance
+
+
+def _unseen_traffic(raw: RawCase, world: int) -> tuple[str, str] | None:
+    """A message if a rank really wrote far more than its trace explains, or hid its counters.
+
+    The real runtime reports each returned rank's ``wire_bytes`` (read by the judge from
+    ``/proc/<pid>/io`` around the call); a monitor switched off inside the rank cannot hide them.
+    """
+    for report in raw["ranks"]:
+        if "wire_bytes" not in report or report["state"] != "returned":
+            continue
+        r, wire = report["rank"], report["wire_bytes"]
+        if wire is None:
+            return (f"rank {r}: the judge could not observe this rank's communication (its trace "
+                    "channel or counters were tampered with)",
+                    f"rank {r}：评测机无法观测该 rank 的通信（追踪通道或计数被篡改）")
+        allowance = wire_allowance([e for e in raw["events"] if e["rank"] == r], world)
+        if wire > allowance:
+            return (f"rank {r} wrote {wire} bytes to its peers but its traced calls explain at most "
+                    f"{allowance}: it communicated around the judge's monitor (only the allowed "
+                    "primitives, called normally, may communicate)",
+                    f"rank {r} 实际发送了 {wire} 字节，但被追踪的调用最多只能解释 {allowance} 字节："
+                    "它绕过了评测机的监控进行通信（只允许正常调用允许的原语）")
+    return None
+
+
 def grade_case(exercise: Exercise, spec: CaseSpec, raw: RawCase) -> dict:
     """One case of the verdict JSON from a runtime's raw report."""
     world = spec["world_size"]
@@ -137,8 +178,11 @@ def grade_case(exercise: Exercise, spec: CaseSpec, raw: RawCase) -> dict:
     details: list[str] = []
     failure = _rank_failure(exercise, raw)
     stop = raw["stop"]
+    unseen = _unseen_traffic(raw, world)
     if failure is not None and failure[0] is Verdict.FORBIDDEN_PRIMITIVE:
         verdict, en, zh, details = failure
+    elif unseen is not None:
+        verdict, (en, zh) = Verdict.FORBIDDEN_PRIMITIVE, unseen
     elif stop in ("output_limit", "memory_limit") or (stop is not None and failure is None):
         verdict = STOP_VERDICTS[stop]
         en, zh = _stop_message(raw, verdict, exercise.time_limit_s)
@@ -183,6 +227,10 @@ def _judge_outputs(exercise: Exercise, spec: CaseSpec, raw: RawCase, sent: list[
                    bound: int) -> tuple[Verdict, str, str]:
     wants = exercise.grader.expected(spec["params"], spec["world_size"], spec["inputs"])
     for report, want in zip(raw["ranks"], wants, strict=True):
+        if report["state"] != "returned":
+            r = report["rank"]
+            return (Verdict.RUNTIME_ERROR, f"rank {r} never finished its call (state: "
+                    f"{report['state']})", f"rank {r} 没有完成调用（状态：{report['state']}）")
         wrong = _compare(exercise, spec, report["rank"], report["output"], want)
         if wrong:
             return Verdict.WRONG_ANSWER, wrong[0], wrong[1]

@@ -77,6 +77,7 @@ class RankReport(TypedDict):
     output: TensorData | None
     error: RankError | None
     waiting: NotRequired[str | None]  # canonical op it was blocked in, if blocked at the stop
+    wire_bytes: NotRequired[int | None]  # real runtime: bytes it really wrote during the call
 
 
 class RawCase(TypedDict):

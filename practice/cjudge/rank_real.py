@@ -9,6 +9,7 @@ Trace events go to the judge over a socket as they happen, not into a file the l
 
 from __future__ import annotations
 
+import ctypes
 import json
 import os
 import resource
@@ -32,6 +33,7 @@ from .rank_status import RankStatus
 FILE_SIZE_LIMIT = 64 * 2**20
 #: memory a rank may allocate beyond what it holds once the group exists (a MemoryError past it)
 MEMORY_HEADROOM = 2**30
+PR_SET_DUMPABLE = 4
 DTYPES = {"float32": torch.float32, "float64": torch.float64, "int64": torch.int64}
 
 
@@ -42,6 +44,11 @@ def _redirect_output(path: Path) -> None:
     os.close(fd)
     sys.stdout = open(1, "w", buffering=1, encoding="utf-8", errors="replace", closefd=False)  # noqa: SIM115
     sys.stderr = sys.stdout
+
+
+def _set_dumpable() -> None:
+    """Let the judge read this rank's /proc/<pid>/io (a judge may have made itself undumpable)."""
+    ctypes.CDLL(None).prctl(PR_SET_DUMPABLE, 1, 0, 0, 0)
 
 
 def _limit_memory() -> None:
@@ -110,10 +117,16 @@ def run_rank(job: JobSpec, case: CaseSpec, rank: int, world: int, job_dir: Path,
     """Join the group, import the learner's file, call the graded function; the result record."""
     channel = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     channel.connect(str(job_dir / "events.sock"))
-    channel.sendall(json.dumps({"rank": rank}).encode() + b"\n")
+    channel.sendall(json.dumps({"rank": rank, "pid": os.getpid()}).encode() + b"\n")
 
     def emit(event: TraceEvent) -> None:
         channel.sendall(json.dumps(event).encode() + b"\n")
+
+    def mark(phase: str) -> None:
+        """Tell the judge the graded call starts or ends, and wait until it has looked."""
+        sys.stdout.flush()
+        channel.sendall(json.dumps({"phase": phase}).encode() + b"\n")
+        channel.recv(1)
 
     dist.init_process_group("gloo", timeout=timedelta(seconds=job["time_limit_s"] + 60))
     _patch_group_lifecycle()
@@ -129,8 +142,12 @@ def run_rank(job: JobSpec, case: CaseSpec, rank: int, world: int, job_dir: Path,
             raise NameError(f"your file must define a function `{job['function']}` "
                             f"(你的文件需要定义函数 `{job['function']}`)")
         argument = _make_input(case["inputs"][rank])
-        with monitor:
-            returned = function(argument)
+        mark("start")
+        try:
+            with monitor:
+                returned = function(argument)
+        finally:
+            mark("end")
         output = argument if job["output"] == "inplace" else returned
         return {"output": to_data(output), "error": None}
     except BaseException as exc:  # noqa: BLE001 - every learner failure is reported, none escapes
@@ -139,6 +156,7 @@ def run_rank(job: JobSpec, case: CaseSpec, rank: int, world: int, job_dir: Path,
 
 def rank_main(job_dir: Path, rank: int, world: int) -> NoReturn:
     """The whole life of one rank; never returns (the judge kills it when the case is over)."""
+    _set_dumpable()
     status = RankStatus(str(job_dir / "status"), world)
     _redirect_output(job_dir / f"out.{rank}")
     resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_SIZE_LIMIT, FILE_SIZE_LIMIT))

@@ -48,6 +48,13 @@ def _rank_env(world: int, port: int) -> dict[str, str]:
             "LOCAL_WORLD_SIZE": str(world), "GROUP_RANK": "0", "OMP_NUM_THREADS": "1"}
 
 
+def _close_inherited_fds() -> None:
+    """A forked rank keeps none of the judge's descriptors (its result channel above all)."""
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.closerange(3, os.sysconf("SC_OPEN_MAX"))
+
+
 class ForkLauncher:
     """Ranks forked from this process (which has imported torch already)."""
 
@@ -60,6 +67,7 @@ class ForkLauncher:
             pid = os.fork()
             if pid == 0:
                 try:
+                    _close_inherited_fds()
                     os.setpgid(0, self.pids[0] if self.pids else 0)
                     os.environ.update(env, RANK=str(rank), LOCAL_RANK=str(rank))
                     rank_real.rank_main(job_dir, rank, world)
@@ -118,9 +126,13 @@ class TorchrunLauncher:
 LAUNCHERS = {"fork": ForkLauncher, "torchrun": TorchrunLauncher}
 
 
+def _rank_output(job_dir: Path, rank: int) -> int:
+    path = job_dir / f"out.{rank}"
+    return path.stat().st_size if path.exists() else 0
+
+
 def _output_size(job_dir: Path, world: int) -> int:
-    return sum((job_dir / f"out.{r}").stat().st_size for r in range(world)
-               if (job_dir / f"out.{r}").exists())
+    return sum(_rank_output(job_dir, r) for r in range(world))
 
 
 def _watch(job: JobSpec, world: int, job_dir: Path, status: RankStatus, channel: EventChannel,
@@ -181,9 +193,9 @@ def _reports(job_dir: Path, states: list[tuple[str, int]], exits: dict[int, int]
         elif rank in exits:
             reports.append(RankReport(rank=rank, state="failed", output=None,
                                       error=_exit_error(exits[rank])))  # type: ignore[typeddict-item]
-        else:
-            reports.append(RankReport(rank=rank, state=state if state != "starting" else "killed",
-                                      output=None, error=None))
+        else:  # no result: a "returned" or "failed" status here was forged by the rank itself
+            alive = state if state in ("running", "blocked") else "killed"
+            reports.append(RankReport(rank=rank, state=alive, output=None, error=None))
     return reports
 
 
@@ -207,7 +219,7 @@ def run_case(job: JobSpec, case: CaseSpec, launcher: str = "fork") -> RawCase:
         (job_dir / "job.json").write_text(json.dumps(job))
         (job_dir / "case.json").write_text(json.dumps(case))
         status = RankStatus(str(job_dir / "status"), world, create=True)
-        channel = EventChannel(job_dir / "events.sock")
+        channel = EventChannel(job_dir / "events.sock", lambda r: _rank_output(job_dir, r))
         start = time.monotonic()
         ranks = LAUNCHERS[launcher](job_dir, world, free_port())
         try:
@@ -216,8 +228,14 @@ def run_case(job: JobSpec, case: CaseSpec, launcher: str = "fork") -> RawCase:
             wall_ms = (time.monotonic() - start) * 1000
             states, exited = status.read(), dict(ranks.poll())
             ranks.kill()
-        return RawCase(name=case["name"], ranks=_reports(job_dir, states, exited),
-                       events=channel.drain(), stop=stop, wall_ms=wall_ms,
+        events = channel.drain()
+        reports = _reports(job_dir, states, exited)
+        wire = channel.wire_bytes()
+        for report in reports:
+            if report["state"] == "returned" or report["rank"] in wire:
+                report["wire_bytes"] = wire.get(report["rank"])
+        return RawCase(name=case["name"], ranks=reports, events=events, stop=stop,
+                       wall_ms=wall_ms,
                        stdout=_merged_output(job_dir, world, job["output_limit_bytes"]))
     finally:
         shutil.rmtree(job_dir, ignore_errors=True)

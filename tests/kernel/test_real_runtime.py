@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import textwrap
+from pathlib import Path
+
 import pytest
 
 from .helpers import judge, judge_first_case
+
+ROOT = Path(__file__).resolve().parents[2]
 
 RING_BLOCKING = """
 import torch
@@ -230,3 +235,46 @@ def test_memory_hog_gets_memory_limit(hog):
     """)
     assert case["verdict"] == "memory_limit"
     assert "rank 0, line 5 ran out of memory" in case["message"]
+
+
+@pytest.mark.parametrize("bypass", [
+    # switch the monitor off from inside the rank, then call the forbidden built-in
+    """
+    import gc
+    for obj in gc.get_objects():
+        if type(obj).__name__ == "CommMonitor":
+            obj.active = False
+    dist.all_reduce(t)
+    """,
+    # dig the unwrapped method out of the wrapper's closure
+    """
+    method = torch._C._distributed_c10d.ProcessGroup.__dict__["allreduce"]
+    raw = next(c.cell_contents for c in method.__closure__ if callable(c.cell_contents)
+               and getattr(c.cell_contents, "__name__", "") == "allreduce")
+    raw(dist.group.WORLD, [t]).wait()
+    """,
+])
+def test_communication_around_the_monitor_is_caught_on_the_wire(bypass):
+    body = "\n".join("    " + line for line in textwrap.dedent(bypass).strip().splitlines())
+    code = f"import torch\nimport torch.distributed as dist\n\n\ndef ring_all_reduce(t):\n{body}\n"
+    result = judge("ring-allreduce", code)
+    assert result["verdict"] == "forbidden_primitive", result["message"]
+    assert "it communicated around the judge's monitor" in result["message"]
+    assert result["cases"][0]["bytes_sent"] == [0, 0, 0, 0]  # the trace saw nothing
+
+
+def test_honest_solutions_stay_within_the_wire_allowance():
+    for code in (RING_BLOCKING, (ROOT / "exercises/ring-allreduce/solution.py").read_text()):
+        result = judge("ring-allreduce", code)
+        assert result["verdict"] == "accepted", result["message"]
+
+
+def test_a_rank_cannot_reach_the_judges_descriptors():
+    raw, case = judge_first_case("ring-allreduce", """
+        import os
+
+        def ring_all_reduce(t):
+            print(sorted(int(fd) for fd in os.listdir("/proc/self/fd")))
+    """)
+    assert "[rank 0] [0, 1, 2," in raw["stdout"]
+    assert case["verdict"] == "wrong_answer"
