@@ -16,8 +16,8 @@ from typing import Any
 
 import torch
 
-from .learner import caller_line
-from .primitives import DISPLAY, bytes_sent
+from .learner import ForbiddenPrimitive, caller_line
+from .primitives import bytes_sent
 from .protocol import TraceEvent
 
 
@@ -69,15 +69,6 @@ C10D_OPS: dict[str, CallShape] = {
     "gather_": _R("gather", 1, peer=3), "scatter_": _R("scatter", 0, peer=3),
     "barrier": _R("barrier", None), "monitored_barrier_": _R("barrier", None),
 }
-
-
-class ForbiddenPrimitive(RuntimeError):
-    """Raised at a call the exercise does not allow."""
-
-    def __init__(self, op: str, allowed: list[str]):
-        self.op = op
-        names = ", ".join(DISPLAY[a] for a in allowed) or "nothing"
-        super().__init__(f"{DISPLAY[op]} is not allowed in this exercise; allowed here: {names}")
 
 
 def _tensors(value: Any) -> list[torch.Tensor]:
@@ -138,7 +129,7 @@ class CommMonitor:
     def record(self, shape: CallShape, api: str, args: tuple, kwargs: dict) -> None:
         """Refuse a forbidden call, else emit its trace event."""
         if shape.op not in self.allowed:
-            raise ForbiddenPrimitive(shape.op, self.allowed)
+            raise ForbiddenPrimitive(shape.op, self.allowed, api)
         tensors = _tensors(args[shape.tensors]) if shape.tensors is not None and \
             len(args) > shape.tensors else [] if shape.tensors is None else \
             _tensors(list(kwargs.values()))

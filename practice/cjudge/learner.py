@@ -10,10 +10,35 @@ import sys
 import traceback
 import types
 
+from .primitives import DISPLAY
 from .protocol import RankError
 
 #: the learner's functions are compiled under this name prefix so that tracebacks can be told apart
 MODULE_PREFIX = "learner_rank"
+
+
+class ForbiddenPrimitive(RuntimeError):
+    """A communication call the exercise does not allow, raised at the call (either runtime)."""
+
+    def __init__(self, op: str, allowed: frozenset[str] | list[str], api: str | None = None):
+        self.op = op
+        self.api = api or DISPLAY.get(op, op)
+        names = ", ".join(DISPLAY.get(a, a) for a in sorted(allowed)) or "nothing"
+        super().__init__(f"{self.api} is not allowed in this exercise; allowed here: {names}")
+
+
+ForbiddenPrimitive.__module__ = "torch.distributed"  # how a learner's traceback names it
+
+
+def classify_error(exc: BaseException, filename: str) -> RankError:
+    """A rank's exception as a :class:`RankError`: forbidden call, out of memory, or other."""
+    if isinstance(exc, ForbiddenPrimitive):
+        error = learner_error(exc, filename, kind="forbidden")
+        error["op"] = exc.op
+        return error
+    if isinstance(exc, MemoryError) or "can't allocate memory" in str(exc):
+        return learner_error(exc, filename, kind="memory")
+    return learner_error(exc, filename)
 
 
 def compile_learner(code: str, filename: str) -> types.CodeType:

@@ -24,9 +24,9 @@ import torch
 import torch.distributed as dist
 import torch.distributed.distributed_c10d as c10d
 
-from .comm_monitor import CommMonitor, ForbiddenPrimitive
-from .learner import compile_learner, exec_learner, learner_error
-from .protocol import CaseSpec, JobSpec, RankError, TensorData, TraceEvent
+from .comm_monitor import CommMonitor
+from .learner import classify_error, compile_learner, exec_learner
+from .protocol import CaseSpec, JobSpec, TensorData, TraceEvent
 from .rank_status import RankStatus
 
 #: a rank may write at most this much to any file (its output is cut at the job's limit anyway)
@@ -102,16 +102,6 @@ def _make_input(spec: TensorData) -> torch.Tensor:
     return torch.tensor(spec["data"], dtype=DTYPES[spec["dtype"]]).reshape(spec["shape"])
 
 
-def _classify(exc: BaseException, filename: str) -> RankError:
-    if isinstance(exc, ForbiddenPrimitive):
-        err = learner_error(exc, filename, kind="forbidden")
-        err["op"] = exc.op
-        return err
-    if isinstance(exc, MemoryError) or "can't allocate memory" in str(exc):
-        return learner_error(exc, filename, kind="memory")
-    return learner_error(exc, filename)
-
-
 def run_rank(job: JobSpec, case: CaseSpec, rank: int, world: int, job_dir: Path,
              status: RankStatus) -> dict[str, Any]:
     """Join the group, import the learner's file, call the graded function; the result record."""
@@ -151,7 +141,7 @@ def run_rank(job: JobSpec, case: CaseSpec, rank: int, world: int, job_dir: Path,
         output = argument if job["output"] == "inplace" else returned
         return {"output": to_data(output), "error": None}
     except BaseException as exc:  # noqa: BLE001 - every learner failure is reported, none escapes
-        return {"output": None, "error": _classify(exc, filename)}
+        return {"output": None, "error": classify_error(exc, filename)}
 
 
 def rank_main(job_dir: Path, rank: int, world: int) -> NoReturn:

@@ -9,8 +9,8 @@ from __future__ import annotations
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 
-from ..learner import caller_line
-from ..primitives import DISPLAY, bytes_sent
+from ..learner import ForbiddenPrimitive, caller_line
+from ..primitives import bytes_sent
 from ..protocol import TraceEvent
 from .transport import Transport
 
@@ -21,23 +21,6 @@ class Rules:
 
     allowed: frozenset[str]
     function: str
-
-
-class ForbiddenPrimitive(RuntimeError):
-    """A communication call the exercise does not allow, raised at the call.
-
-    The message has the real runtime's form; the grader adds the line and the Chinese text.
-    """
-
-    def __init__(self, api: str, op: str, line: int | None, rules: Rules) -> None:
-        allowed = ", ".join(DISPLAY.get(o, o) for o in sorted(rules.allowed)) or "nothing"
-        super().__init__(f"{api} is not allowed in this exercise; allowed here: {allowed}")
-        self.api = api
-        self.op = op
-        self.line = line
-
-
-ForbiddenPrimitive.__module__ = "torch.distributed"  # how a learner's traceback names it
 
 
 @dataclass
@@ -95,7 +78,7 @@ def check(api: str, op: str) -> Call | None:
         return None
     line = caller_line(ctx.filename)
     if op not in ctx.rules.allowed:
-        raise ForbiddenPrimitive(api, op, line, ctx.rules)
+        raise ForbiddenPrimitive(op, ctx.rules.allowed, api)
     return Call(api, op, line)
 
 

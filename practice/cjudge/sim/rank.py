@@ -10,11 +10,11 @@ import contextvars
 import sys
 import types
 
-from ..learner import MODULE_PREFIX, exec_learner, learner_error
-from ..protocol import CaseSpec, JobSpec, RankError, RankReport, TraceEvent
+from ..learner import MODULE_PREFIX, classify_error, exec_learner
+from ..protocol import CaseSpec, JobSpec, RankReport, TraceEvent
 from . import rng
 from .capture import Capture, OutputLimitExceeded, capture_here
-from .context import ForbiddenPrimitive, RankContext, Rules, enter
+from .context import RankContext, Rules, enter
 from .factories import from_data, to_data
 from .modules import modules
 from .tensor import Tensor
@@ -24,16 +24,6 @@ from .transport import Transport
 def install_modules() -> None:
     """Make ``import torch`` and ``import torch.distributed`` give the simulation."""
     sys.modules.update(modules())
-
-
-def _classify(exc: BaseException, filename: str) -> RankError:
-    if isinstance(exc, ForbiddenPrimitive):
-        error = learner_error(exc, filename, kind="forbidden")
-        error["op"] = exc.op
-        return error
-    if isinstance(exc, MemoryError):
-        return learner_error(exc, filename, kind="memory")
-    return learner_error(exc, filename)
 
 
 def _body(job: JobSpec, case: CaseSpec, rank: int, transport: Transport, code: types.CodeType,
@@ -63,7 +53,7 @@ def _body(job: JobSpec, case: CaseSpec, rank: int, transport: Transport, code: t
         return RankReport(rank=rank, state="killed", output=None, error=None)
     except (Exception, SystemExit) as exc:
         report = RankReport(rank=rank, state="failed", output=None,
-                            error=_classify(exc, job["filename"]))
+                            error=classify_error(exc, job["filename"]))
     transport.finish(rank, report["state"])
     return report
 
