@@ -83,11 +83,12 @@ class Cgroup:
         return [d / "cgroup.procs" for d in dirs]
 
     def set_priority(self, high: bool) -> None:
-        """CPU weight: low while warming up a sandbox, normal while it runs a submission."""
+        """CPU weight: the lowest while warming up a sandbox (it gets idle CPU only, never a
+        running submission's), normal while it runs a submission."""
         if "cpu" in self.hier.v2_controllers and self.v2:
-            _write(self.v2 / "cpu.weight", "100" if high else "10")
+            _write(self.v2 / "cpu.weight", "100" if high else "1")
         elif "cpu" in self.v1:
-            _write(self.v1["cpu"] / "cpu.shares", "1024" if high else "128")
+            _write(self.v1["cpu"] / "cpu.shares", "1024" if high else "2")
 
     def oom_kills(self) -> int:
         """How many processes of this group the kernel's OOM killer has killed."""
