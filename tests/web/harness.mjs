@@ -56,7 +56,7 @@ export async function runAndWait(page, button = "#run-sample", timeout = 60_000)
   return { verdict: await result.getAttribute("data-verdict"), text: await result.innerText() };
 }
 
-const python = () => process.env.PYTHON ?? (existsSync(`${repo}.venv/bin/python`) ? `${repo}.venv/bin/python` : "python3");
+export const python = () => process.env.PYTHON ?? (existsSync(`${repo}.venv/bin/python`) ? `${repo}.venv/bin/python` : "python3");
 
 /**
  * Start the judge server (`python -m server`) on a free port with a fresh data directory; it

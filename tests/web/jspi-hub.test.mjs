@@ -44,8 +44,10 @@ before(async () => {
   hub = new JspiHub(py.globals.get("rank_main"), (m) => messages.push(m));
 });
 
-const run = async (program, world) =>
-  JSON.parse(await hub.run_case(JSON.stringify({ program }), JSON.stringify({ name: program, world_size: world })));
+const run = async (program, world) => {
+  const specs = Array(world).fill(JSON.stringify({ name: program, world_size: world }));
+  return JSON.parse(await hub.run_case(JSON.stringify({ program, time_limit_s: 5 }), JSON.stringify(specs)));
+};
 
 test("a ring exchange and a polling rank across 4 suspended ranks", async () => {
   const outcome = await run("ring", 4);
@@ -70,7 +72,8 @@ test("waiting on a rank that has returned is a deadlock too, and the next case r
 });
 
 test("progress messages go to the main thread", () => {
-  hub.ranks_started(JSON.stringify({ time_limit_s: 10 }), JSON.stringify({ name: "sample" }));
+  messages.length = 0;
+  hub.ranks_started({ time_limit_s: 10 }, { name: "sample" });
   hub.case_done('{"name": "sample", "verdict": "accepted"}');
   assert.deepEqual(messages, [
     { type: "case-start", name: "sample", limit_s: 10 },

@@ -6,6 +6,7 @@ judge's stack until the ranks are done, so this code reads as the CLI's does.
 
 from __future__ import annotations
 
+import gc
 import json
 from pathlib import Path
 
@@ -14,7 +15,7 @@ from cjudge.grading import grade_case, plan_cases, summarize
 from cjudge.judge import judge_code
 from cjudge.protocol import RankReport, RawCase
 
-from .ranks import raw_case
+from .ranks import rank_specs, raw_case
 from .transport import settled
 
 EXERCISES = load_exercises(Path(__file__).resolve().parents[1] / "exercises")
@@ -27,11 +28,18 @@ def judge(exercise_id: str, code: str, samples: bool, hub) -> str:
     exercise = EXERCISES[exercise_id]
 
     def run_case(job, spec):
-        outcome = json.loads(settled(hub.run_case(json.dumps(job), json.dumps(spec))))
+        outcome = json.loads(settled(hub.run_case(json.dumps(job), rank_specs(spec))))
+        gc.collect()  # every rank's stack has ended: collecting is safe now
         return raw_case(job, spec, outcome)
 
-    result = judge_code(exercise, code, FILENAME, run_case, RUNTIME, only_samples=samples,
-                        on_case=lambda case: hub.case_done(json.dumps(case)))
+    # Pyodide's stack switching breaks ("memory access out of bounds") when the cycle collector
+    # runs while rank stacks are suspended, so it runs only between cases.
+    gc.disable()
+    try:
+        result = judge_code(exercise, code, FILENAME, run_case, RUNTIME, only_samples=samples,
+                            on_case=lambda case: hub.case_done(json.dumps(case)))
+    finally:
+        gc.enable()
     return json.dumps(result)
 
 

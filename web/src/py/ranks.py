@@ -23,6 +23,14 @@ from .transport import Aborted, JsTransport
 sys.stdout = sys.stderr = Router(sys.__stdout__)
 
 
+def rank_specs(spec: CaseSpec) -> str:
+    """JSON of one spec per rank holding that rank's input only: a rank parses no one else's."""
+    world = spec["world_size"]
+    return json.dumps([json.dumps({**spec, "inputs": [spec["inputs"][r] if r == rank else None
+                                                      for r in range(world)]})
+                       for rank in range(world)])
+
+
 def rank_main(job_json: str, spec_json: str, rank: int, coordinator: Any) -> str:
     """Run ``rank`` of the case to its end (or until the case is abandoned); JSON of
     ``{report, events, output, exceeded}``, ``report`` null when the rank was left blocked."""

@@ -28,8 +28,8 @@ async function prepare(world) {
   return workers;
 }
 
-async function runCase(job, spec) {
-  const world = JSON.parse(spec).world_size;
+async function runCase(job, specs) {
+  const world = specs.length;
   const workers = await prepare(world);
   const started = performance.now();
   let stop = null;
@@ -40,7 +40,7 @@ async function runCase(job, spec) {
   const results = await Promise.all(
     workers.map((w, rank) => {
       w.coordinator = coordinator;
-      w.worker.postMessage({ type: "run", job, spec, rank, channel: w.channel });
+      w.worker.postMessage({ type: "run", job, spec: specs[rank], rank, channel: w.channel });
       return new Promise((resolve) => (w.done = resolve));
     }),
   );
@@ -54,5 +54,5 @@ onmessage = ({ data }) => {
     postMessage("started");
   }
   else if (data.sync.prepare) answer(judgeChannel, prepare(data.sync.prepare).then(() => true));
-  else answer(judgeChannel, runCase(data.sync.job, data.sync.spec));
+  else answer(judgeChannel, runCase(data.sync.job, data.sync.specs));
 };

@@ -19,19 +19,23 @@ export class JspiHub extends ProgressHub {
     return judge.callPromising(...args, this);
   }
 
-  /** Run every rank of one case; answers what each rank reported, their states at the end, and why they stopped. */
-  async run_case(jobJson, specJson) {
-    const spec = JSON.parse(specJson);
+  /**
+   * Run every rank of one case (`specsJson`: a spec JSON per rank); answers what each rank
+   * reported, their states at the end, and why they stopped.
+   */
+  async run_case(jobJson, specsJson) {
+    const specs = JSON.parse(specsJson);
+    const spec = JSON.parse(specs[0]);
     const started = performance.now();
     let stop = null;
     const coordinator = new Coordinator(spec.world_size, () => {
       stop = "deadlock";
       coordinator.abortBlocked();
     });
-    this.ranks_started(jobJson, specJson);
+    this.ranks_started(JSON.parse(jobJson), spec);
     const ranks = [];
     for (let rank = 0; rank < spec.world_size; rank++) {
-      ranks.push(this.rankMain.callPromising(jobJson, specJson, rank, coordinator));
+      ranks.push(this.rankMain.callPromising(jobJson, specs[rank], rank, coordinator));
     }
     const results = (await Promise.all(ranks)).map((text) => JSON.parse(text));
     const { states, waiting } = coordinator;

@@ -5,8 +5,8 @@ export class ProgressHub {
     this.post = post;
   }
 
-  ranks_started(jobJson, specJson) {
-    this.post({ type: "case-start", name: JSON.parse(specJson).name, limit_s: JSON.parse(jobJson).time_limit_s });
+  ranks_started(job, spec) {
+    this.post({ type: "case-start", name: spec.name, limit_s: job.time_limit_s });
   }
 
   case_done(caseJson) {

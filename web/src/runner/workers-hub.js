@@ -24,9 +24,12 @@ export class WorkersHub extends ProgressHub {
     return judge(...args, this);
   }
 
-  run_case(jobJson, specJson) {
-    this.prepare(JSON.parse(specJson).world_size);
-    this.ranks_started(jobJson, specJson);
-    return this.call({ job: jobJson, spec: specJson });
+  /** As JspiHub.run_case, the ranks in their workers. */
+  run_case(jobJson, specsJson) {
+    const specs = JSON.parse(specsJson);
+    const spec = JSON.parse(specs[0]);
+    this.prepare(spec.world_size);
+    this.ranks_started(JSON.parse(jobJson), spec);
+    return this.call({ job: jobJson, specs });
   }
 }
