@@ -6,6 +6,6 @@
 exec 4<&0
 {
   cat <&4
-  kill -s KILL -1
+  kill -9 -1
 } | python -m cjudge.runner --result-fd 3 3>&1 1>&2 &
 wait $!

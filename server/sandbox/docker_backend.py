@@ -208,7 +208,8 @@ def connect(settings: Settings) -> Engine:
 def make_pool(settings: Settings, cpu_seconds: int) -> WarmPool:
     """A warm pool of sandbox containers, after removing stopped ones that dead workers left."""
     engine = connect(settings)
-    engine.call("POST", "/containers/prune", query={"filters": json.dumps({"label": [LABEL]})})
+    engine.call("POST", "/containers/prune", query={"filters": json.dumps({"label": [LABEL]})},
+                ok=(200, 409))  # 409: another worker is pruning right now
     config = container_config(settings, f"{socket.gethostname()}:{os.getpid()}", cpu_seconds)
     return WarmPool(lambda: DockerSandbox(engine, settings, config), settings.pool_size,
                     settings.ready_timeout_s)

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Smoke test of the docker-compose deployment, runnable here and in CI (as root, Debian's
+# docker.io + docker-compose + debootstrap): start dockerd if needed, build the images (cached;
+# offline-capable), bring up Postgres + the server + 2 workers, drive the API
+# (tests/docker/smoke_driver.py: reference accepted, a wrong solution's verdict, a worker killed
+# mid-job and the job finished by another), then `down -v`. Logs each step's elapsed time.
+#   tests/docker/smoke.sh        (COMPOSE=... to choose docker-compose or "docker compose")
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+begin=$SECONDS
+step() { printf '[smoke %4ds] %s\n' $((SECONDS - begin)) "$*"; }
+logs=$(mktemp -d /tmp/cjudge-smoke.XXXXXX)
+export COMPOSE=${COMPOSE:-$(command -v docker-compose || echo "docker compose")}
+
+step "docker engine"
+tests/docker/engine.sh
+step "images (log $logs/build.log)"
+docker/build-images.sh >"$logs/build.log" 2>&1 || { tail -n 40 "$logs/build.log"; exit 1; }
+set -a
+. docker/local/images.env
+set +a
+
+secret() { python3 -c 'import secrets; print(secrets.token_hex(16))'; }
+POSTGRES_PASSWORD=$(secret)
+CJUDGE_ADMIN_PASSWORD=$(secret)
+CJUDGE_PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("", 0)); print(s.getsockname()[1])')
+DOCKER_GID=$(stat -c %g /var/run/docker.sock)
+export POSTGRES_PASSWORD CJUDGE_ADMIN_PASSWORD CJUDGE_PORT DOCKER_GID
+export CJUDGE_ADMIN_USERNAME=admin CJUDGE_LEASE_S=5
+compose() { $COMPOSE -p cjudge-smoke "$@"; }
+down() {
+  compose logs --no-color >"$logs/compose.log" 2>&1 || true
+  compose down -v --remove-orphans >>"$logs/down.log" 2>&1
+}
+trap 'step "FAILED: logs in $logs"; down' EXIT
+
+step "compose up: db, server, 2 workers"
+compose up -d --scale worker=2 >"$logs/up.log" 2>&1 || { cat "$logs/up.log"; exit 1; }
+step "driving the API on port $CJUDGE_PORT"
+python3 tests/docker/smoke_driver.py "http://127.0.0.1:$CJUDGE_PORT"
+step "compose down -v"
+trap - EXIT
+down
+step "passed in $((SECONDS - begin)) s (logs in $logs)"
