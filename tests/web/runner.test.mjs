@@ -8,6 +8,7 @@ import { exerciseFile, openPage, runAndWait, setCode, startApp } from "./harness
 const REFERENCE = exerciseFile("ring-allreduce", "solution.py");
 const WRONG = exerciseFile("ring-allreduce", "wrong/allgather_one_step_short.py");
 const DEADLOCK = exerciseFile("ring-allreduce", "wrong/recv_before_send.py");
+const NEVER_ENDS = exerciseFile("ring-allreduce", "wrong/index_walk_never_ends.py");
 const SPIN = `import torch.distributed as dist
 
 def ring_all_reduce(t):
@@ -67,5 +68,15 @@ test("Stop ends an infinite loop and the runner comes back ready", async () => {
   await page.waitForSelector('#runner-status[data-state="ready"]', { timeout: 60_000 });
   await setCode(page, REFERENCE);
   assert.equal((await runAndWait(page)).verdict, "accepted");
+  await page.close();
+});
+
+test("a rank past the time limit gets time_limit, and the runner is ready again", async () => {
+  const page = await openPage(app.browser, `${app.url}#/ring-allreduce`);
+  await setCode(page, NEVER_ENDS);
+  const { verdict, text } = await runAndWait(page, "#run-all");
+  assert.equal(verdict, "time_limit");
+  assert.match(text, /limit/);
+  await page.waitForSelector('#runner-status[data-state="ready"]', { timeout: 60_000 });
   await page.close();
 });

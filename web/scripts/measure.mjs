@@ -1,6 +1,7 @@
 // Measures the browser judge in headless Chromium against web/dist (build it first):
 //   cold page load to "Python ready", and click-Run-to-verdict with Pyodide warm, for the
-//   ring-allreduce sample and the full suite, using the exercise's reference solution.
+//   ring-allreduce sample and the full suite, using the exercise's reference solution. Saves the
+//   page with the last full run's result as web/screenshots/exercise.png.
 // Usage: node scripts/measure.mjs [repeats=3] [--runner=workers]
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -16,13 +17,13 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const READY = '#runner-status[data-state="ready"]';
 
 async function runToVerdict(page, button) {
+  await page.evaluate(() => document.getElementById("results").replaceChildren());
   const t0 = Date.now();
   await page.click(button);
   await page.waitForSelector(".result[data-verdict]:not([data-verdict='running'])", { timeout: 120_000 });
   const ms = Date.now() - t0;
   const verdict = await page.getAttribute(".result", "data-verdict");
   if (verdict !== "accepted") throw new Error(`the reference got ${verdict}`);
-  await page.evaluate(() => document.getElementById("results").replaceChildren());
   return ms;
 }
 
@@ -44,6 +45,7 @@ try {
     await runToVerdict(page, "#run-sample"); // the first run also imports the simulated torch
     numbers.sample_run_ms.push(await runToVerdict(page, "#run-sample"));
     numbers.full_run_ms.push(await runToVerdict(page, "#run-all"));
+    if (i === repeats - 1) await page.screenshot({ path: fileURLToPath(new URL("../screenshots/exercise.png", import.meta.url)), fullPage: true });
     await page.close();
   }
 } finally {

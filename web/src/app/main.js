@@ -10,19 +10,21 @@ import { Runner, Stopped } from "./runner.js";
 import { loadCode, progress, recordVerdict, saveCode } from "./store.js";
 
 const $ = (id) => document.getElementById(id);
+let runnerState = ["loading"];
+let drawn = false; // the runner may report before the page is drawn
+const runner = new Runner((...state) => {
+  runnerState = state;
+  if (!drawn) return;
+  drawRunnerStatus();
+  updateButtons();
+});
+
 const catalog = await (await fetch(new URL("catalog.json", import.meta.url))).json();
 const exercises = Object.fromEntries(catalog.exercises.map((ex) => [ex.id, ex]));
 setVerdictTitles(catalog.verdicts);
 
 let current = null; // the open exercise
 let shown = null; // what the results area shows: {result, heading()} or {status()}, redrawn on a language change
-let runnerState = ["loading"];
-
-const runner = new Runner((...state) => {
-  runnerState = state;
-  drawRunnerStatus();
-  updateButtons();
-});
 const editor = createEditor($("editor"), (code) => current && saveCode(current.id, code));
 
 function drawRunnerStatus() {
@@ -164,6 +166,7 @@ onLangChange(drawAll);
 addEventListener("hashchange", () => open(decodeURIComponent(location.hash.replace(/^#\/?/, ""))));
 
 applyI18n();
+drawn = true;
 drawAll();
 updateButtons();
 open(decodeURIComponent(location.hash.replace(/^#\/?/, "")));

@@ -76,6 +76,7 @@ export function renderResult(root, result, heading) {
           )
         : null,
       cases.map(caseDetails),
+      result.skipped?.length ? h("p.skipped", {}, t("skipped", { cases: result.skipped.join(", ") })) : null,
       result.stdout ? h("details.stdout", { open: true }, h("summary", {}, t("stdout")), h("pre", {}, result.stdout)) : null,
     ),
   );

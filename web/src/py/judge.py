@@ -44,15 +44,18 @@ def judge(exercise_id: str, code: str, samples: bool, hub) -> str:
 
 
 def timed_out(exercise_id: str, samples: bool, name: str, graded_json: str) -> str:
-    """The verdict JSON after case ``name`` passed its time limit and its ranks were killed.
+    """The verdict JSON after case ``name`` passed its time limit and its worker was killed.
 
-    ``graded_json`` holds the cases graded before it; their output died with the worker.
+    ``graded_json`` holds the cases graded before it (their output died with the worker); the
+    cases after it are skipped, as ``judge_code`` skips them after a failure.
     """
     exercise = EXERCISES[exercise_id]
-    spec = next(s for s in plan_cases(exercise, only_samples=samples) if s["name"] == name)
+    specs = plan_cases(exercise, only_samples=samples)
+    at = next(i for i, s in enumerate(specs) if s["name"] == name)
     ranks = [RankReport(rank=r, state="running", output=None, error=None)
-             for r in range(spec["world_size"])]
+             for r in range(specs[at]["world_size"])]
     raw = RawCase(name=name, ranks=ranks, events=[], stdout="", stop="time_limit",
                   wall_ms=exercise.time_limit_s * 1000)
-    cases = [*json.loads(graded_json), grade_case(exercise, spec, raw)]
-    return json.dumps(summarize(exercise, cases, RUNTIME, exercise.seed))
+    cases = [*json.loads(graded_json), grade_case(exercise, specs[at], raw)]
+    result = summarize(exercise, cases, RUNTIME, exercise.seed)
+    return json.dumps(result | {"skipped": [s["name"] for s in specs[at + 1:]]})

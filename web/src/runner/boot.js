@@ -5,11 +5,12 @@ export const KERNEL_HOME = "/home/pyodide/kernel";
 
 /**
  * @param {string} pyodideUrl  the folder holding pyodide.mjs and its files (ends with "/")
- * @param {ArrayBuffer|Uint8Array} kernelZip
+ * @param {ArrayBuffer|Uint8Array|Promise<ArrayBuffer>} kernelZip  (a promise lets it download meanwhile)
  */
 export async function bootPython(pyodideUrl, kernelZip) {
   const { loadPyodide } = await import(`${pyodideUrl}pyodide.mjs`);
   const py = await loadPyodide({ indexURL: pyodideUrl, packages: [], fullStdLib: false });
+  kernelZip = await kernelZip;
   py.FS.mkdirTree(KERNEL_HOME);
   py.unpackArchive(kernelZip, "zip", { extractDir: KERNEL_HOME });
   py.runPython(`import sys; sys.path.insert(0, ${JSON.stringify(KERNEL_HOME)})`);

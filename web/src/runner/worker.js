@@ -9,7 +9,7 @@ const WARM_RANKS = 4; // rank workers started with the page (the sample case's w
 let hub, kernel;
 
 async function boot(mode) {
-  const archive = await (await fetch(`${dist}kernel.zip`)).arrayBuffer();
+  const archive = fetch(`${dist}kernel.zip`).then((response) => response.arrayBuffer());
   const py = await bootPython(`${dist}pyodide/`, archive);
   kernel = py.pyimport("cjudge_web.judge");
   if (mode !== "workers" && hasJspi()) {
@@ -19,7 +19,7 @@ async function boot(mode) {
   if (!crossOriginIsolated) {
     throw new Error("this browser has no JSPI and the page is not cross-origin isolated: ranks cannot block");
   }
-  hub = new WorkersHub(`${dist}pyodide/`, archive, (message) => postMessage(message));
+  hub = new WorkersHub(`${dist}pyodide/`, await archive, (message) => postMessage(message));
   await hub.started;
   hub.prepare(WARM_RANKS);
   return "workers";
