@@ -1,10 +1,11 @@
-// The app in headless Chromium against the static build: no server, Run tests in the browser.
+// The app in headless Chromium against the static build served as any static server would (no
+// judge, no cross-origin isolation headers): Run tests works in the browser, Submit cannot.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { editorText, exerciseFile, openPage, runAndWait, setCode, startApp } from "./harness.mjs";
 
 let app;
-before(async () => (app = await startApp()));
+before(async () => (app = await startApp({ isolation: false })));
 after(async () => app?.close());
 
 test("the page loads Pyodide offline and lists the exercises with their state", async () => {

@@ -36,8 +36,8 @@ const essentials = (result) => ({
   message: result.message,
   skipped: result.skipped,
   exercise_hash: result.exercise_hash,
-  cases: result.cases.map(({ name, verdict, message, message_zh, bytes_sent, messages_sent, bytes_bound }) => ({
-    name, verdict, message, message_zh, bytes_sent, messages_sent, bytes_bound,
+  cases: result.cases.map(({ name, verdict, message, message_zh, details, bytes_sent, messages_sent, bytes_bound }) => ({
+    name, verdict, message, message_zh, details, bytes_sent, messages_sent, bytes_bound,
   })),
 });
 
