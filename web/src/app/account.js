@@ -43,11 +43,10 @@ export async function renderHistory(root, exercise, onOpen) {
   } catch {
     return root.replaceChildren();
   }
-  const items = subs.items ?? subs;
   root.replaceChildren(
     h("h3", {}, t("history")),
-    items.length
-      ? h("ul.history", {}, items.map((s) =>
+    subs.length
+      ? h("ul.history", {}, subs.map((s) =>
           h("li", {},
             h("button.link", { type: "button", onclick: () => onOpen(s.id) },
               `#${s.id} `, new Date(s.created_at).toLocaleString(), " ",
