@@ -34,8 +34,10 @@ LABEL = "cjudge.sandbox"
 USER = "65534:65534"
 RUNNER_PATH = "/opt/venv/bin:/usr/local/bin:/usr/bin:/bin"
 KERNEL_PATH = "/judge"
-#: CPU weight relative to the default 1024: sandboxes yield to the server, workers and database
-CPU_SHARES = 512
+#: CPU weight (the default is 1024): the lowest while warming up, so that a sandbox importing
+#: torch gets idle CPU only, never a running submission's; the default once given its job
+WARM_CPU_SHARES = 2
+RUN_CPU_SHARES = 1024
 
 
 def container_config(settings: Settings, owner: str, cpu_seconds: int) -> dict[str, Any]:
@@ -67,7 +69,7 @@ def container_config(settings: Settings, owner: str, cpu_seconds: int) -> dict[s
             "MemorySwap": memory,
             "PidsLimit": settings.pids_limit,
             "NanoCpus": int(settings.cpu_quota * 1e9),
-            "CpuShares": CPU_SHARES,
+            "CpuShares": WARM_CPU_SHARES,
             "CapDrop": ["ALL"],
             "SecurityOpt": ["no-new-privileges"],
             "Init": True,
@@ -116,9 +118,10 @@ class DockerSandbox:
             raise SandboxError(f"runner not ready (said {hello!r}); {self.log()}")
 
     def send(self, payload: dict[str, Any]) -> None:
-        """Give the runner its one job. Stdin stays open: the container ends itself when the
-        attachment closes, so it cannot outlive a worker that dies."""
+        """Give the runner its one job, at normal CPU weight. Stdin stays open: the container
+        ends itself when the attachment closes, so it cannot outlive a worker that dies."""
         line = json.dumps(payload).encode() + b"\n"
+        self.engine.call("POST", f"/containers/{self.id}/update", {"CpuShares": RUN_CPU_SHARES})
         threading.Thread(target=self._send, args=(line,), daemon=True).start()
 
     def next_raw(self, limit_s: float) -> dict[str, Any] | None:

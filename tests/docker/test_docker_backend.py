@@ -22,6 +22,7 @@ def test_container_is_locked_down() -> None:
     assert host["Memory"] == host["MemorySwap"] == 512 << 20
     assert host["PidsLimit"] == 100
     assert host["NanoCpus"] == 1_500_000_000
+    assert host["CpuShares"] == 2  # warming up: idle CPU only
     assert host["CapDrop"] == ["ALL"]
     assert host["SecurityOpt"] == ["no-new-privileges"]
     assert host["Init"]
