@@ -23,8 +23,6 @@ import tempfile
 import time
 from pathlib import Path
 
-import httpx
-
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "practice"))
@@ -70,33 +68,39 @@ def measure_throughput(server: JudgeServer, queued: int) -> dict:
             "retried": sum(r["attempts"] != 1 for r in results)}
 
 
-async def _reader(client: httpx.AsyncClient, path: str, until: float, out: list[float]) -> None:
+async def _reader(port: int, request: bytes, until: float, out: list[float]) -> None:
+    """One client: a keep-alive connection, GET after GET until ``until``. A bare HTTP/1.1
+    client on asyncio streams keeps the load generator's CPU far below the server's."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
     while time.monotonic() < until:
         start = time.perf_counter()
-        response = await client.get(path)
+        writer.write(request)
+        head = await reader.readuntil(b"\r\n\r\n")
+        status = head.split(b" ", 2)[1]
+        length = next(int(line.split(b":")[1]) for line in head.split(b"\r\n")
+                      if line.lower().startswith(b"content-length:"))
+        await reader.readexactly(length)
         out.append(time.perf_counter() - start)
-        response.raise_for_status()
+        if status != b"200":
+            raise RuntimeError(f"GET: {status.decode()}")
+    writer.close()
 
 
-async def _read_load(server: JudgeServer, token: str, path: str, clients: int,
-                     duration_s: float) -> list[float]:
+async def _read_load(port: int, request: bytes, clients: int, duration_s: float) -> list[float]:
     latencies: list[float] = []
-    limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
-    headers = {"authorization": f"Bearer {token}"}
-    async with httpx.AsyncClient(base_url=server.url, headers=headers, limits=limits) as c:
-        await c.get(path)
-        until = time.monotonic() + duration_s
-        await asyncio.gather(*(_reader(c, path, until, latencies) for _ in range(clients)))
+    until = time.monotonic() + duration_s
+    await asyncio.gather(*(_reader(port, request, until, latencies) for _ in range(clients)))
     return latencies
 
 
 def measure_reads(server: JudgeServer, clients: int, duration_s: float) -> dict:
-    """GET one (finished) submission from ``clients`` concurrent clients."""
+    """GET one (finished) submission from ``clients`` concurrent keep-alive connections."""
     token = server.register()
     sid = server.submit(token, SOLUTION)
     server.wait(token, sid)
-    latencies = asyncio.run(_read_load(server, token, f"/api/submissions/{sid}", clients,
-                                       duration_s))
+    request = (f"GET /api/submissions/{sid} HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+               f"Authorization: Bearer {token}\r\n\r\n").encode()
+    latencies = asyncio.run(_read_load(server.port, request, clients, duration_s))
     ms = [x * 1000 for x in latencies]
     return {"clients": clients, "requests": len(ms), "per_second": len(ms) / duration_s,
             "p50_ms": statistics.median(ms), "p99_ms": percentile(ms, 0.99), "max_ms": max(ms)}

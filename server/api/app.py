@@ -20,6 +20,7 @@ from ..supervisor import Supervisor
 from . import auth, events, exercises, submissions
 from .cache import DoneCache
 from .deps import CallerCache, EngineDep
+from .fastpath import FinishedSubmissions
 from .middleware import Guard
 from .web import mount_web
 
@@ -62,5 +63,6 @@ def create_app(settings: Settings | None = None, embedded_workers: bool = True) 
                 "sandbox": settings.sandbox}
 
     mount_web(app, settings.web_dist)
-    app.add_middleware(Guard, max_body=6 * settings.max_code_bytes + 4096)
+    app.add_middleware(FinishedSubmissions, state=app.state)
+    app.add_middleware(Guard, max_body=6 * settings.max_code_bytes + 4096)  # the outermost
     return app

@@ -78,12 +78,17 @@ def _load_caller(engine: Engine, user_id: int) -> Caller | None:
         return None if user is None else Caller(user.id, user.username, user.role)
 
 
+def token_user_id(authorization: str, cookie_token: str | None, secret: str) -> int | None:
+    """The user id in the bearer token (``authorization`` header) or else the cookie's token."""
+    token = authorization[7:] if authorization.lower().startswith("bearer ") else cookie_token
+    return read_token(token, secret) if token else None
+
+
 async def optional_user(request: Request, settings: Annotated[Settings, Depends(get_settings)],
                         engine: Annotated[Engine, Depends(get_engine)]) -> Caller | None:
     """The user named by a bearer token or the session cookie, if any."""
-    header = request.headers.get("authorization", "")
-    token = header[7:] if header.lower().startswith("bearer ") else request.cookies.get(COOKIE)
-    user_id = read_token(token, settings.secret) if token else None
+    user_id = token_user_id(request.headers.get("authorization", ""),
+                            request.cookies.get(COOKIE), settings.secret)
     if user_id is None:
         return None
     cache: CallerCache = request.app.state.caller_cache
