@@ -46,7 +46,8 @@ before(async () => {
 
 const run = async (program, world) => {
   const specs = Array(world).fill(JSON.stringify({ name: program, world_size: world }));
-  return JSON.parse(await hub.run_case(JSON.stringify({ program, time_limit_s: 5 }), JSON.stringify(specs)));
+  const outcome = JSON.parse(await hub.run_case(JSON.stringify({ program, time_limit_s: 5 }), JSON.stringify(specs)));
+  return { ...outcome, results: outcome.results.map((text) => JSON.parse(text)) };
 };
 
 test("a ring exchange and a polling rank across 4 suspended ranks", async () => {

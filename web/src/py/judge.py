@@ -29,11 +29,10 @@ def judge(exercise_id: str, code: str, samples: bool, hub) -> str:
 
     def run_case(job, spec):
         outcome = json.loads(settled(hub.run_case(json.dumps(job), rank_specs(spec))))
-        gc.collect()  # every rank's stack has ended: collecting is safe now
         return raw_case(job, spec, outcome)
 
     # Pyodide's stack switching breaks ("memory access out of bounds") when the cycle collector
-    # runs while rank stacks are suspended, so it runs only between cases.
+    # runs while rank stacks are suspended, so it is off while the judge runs.
     gc.disable()
     try:
         result = judge_code(exercise, code, FILENAME, run_case, RUNTIME, only_samples=samples,

@@ -57,22 +57,24 @@ def rank_main(job_json: str, spec_json: str, rank: int, coordinator: Any) -> str
 
 
 def raw_case(job: JobSpec, spec: CaseSpec, outcome: dict) -> RawCase:
-    """The case from the hub's ``{results, states, waiting, stop, wall_ms}``."""
+    """The case from the hub's ``{results, states, waiting, stop, wall_ms}`` (``results``: each
+    rank's :func:`rank_main` answer, as it gave it)."""
+    results = [json.loads(text) for text in outcome["results"]]
     reports: list[RankReport] = []
-    for rank, result in enumerate(outcome["results"]):
+    for rank, result in enumerate(results):
         waiting = outcome["waiting"][rank]
         reports.append(result["report"] or RankReport(
             rank=rank, state="blocked" if waiting else "running", output=None, error=None,
             waiting=waiting[0] if waiting else None))
     stop = outcome["stop"]
-    if any(result["exceeded"] for result in outcome["results"]):
+    if any(result["exceeded"] for result in results):
         stop = "output_limit"
     elif stop == "deadlock" and any(r["state"] == "failed" for r in reports):
         stop = None
     limit = job["output_limit_bytes"]
-    output = "\n".join(r["output"] for r in outcome["results"] if r["output"])
+    output = "\n".join(r["output"] for r in results if r["output"])
     if len(output) > limit:
         output = output[:limit] + "\n… (output cut)"
     return RawCase(name=spec["name"], ranks=reports,
-                   events=[e for r in outcome["results"] for e in r["events"]],
+                   events=[e for r in results for e in r["events"]],
                    stdout=output, stop=stop, wall_ms=outcome["wall_ms"])

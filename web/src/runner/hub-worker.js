@@ -45,7 +45,7 @@ async function runCase(job, specs) {
     }),
   );
   const { states, waiting } = coordinator;
-  return JSON.stringify({ results: results.map((r) => JSON.parse(r)), states, waiting, stop, wall_ms: performance.now() - started });
+  return JSON.stringify({ results, states, waiting, stop, wall_ms: performance.now() - started });
 }
 
 onmessage = ({ data }) => {

@@ -37,7 +37,7 @@ export class JspiHub extends ProgressHub {
     for (let rank = 0; rank < spec.world_size; rank++) {
       ranks.push(this.rankMain.callPromising(jobJson, specs[rank], rank, coordinator));
     }
-    const results = (await Promise.all(ranks)).map((text) => JSON.parse(text));
+    const results = await Promise.all(ranks);
     const { states, waiting } = coordinator;
     return JSON.stringify({ results, states, waiting, stop, wall_ms: performance.now() - started });
   }
