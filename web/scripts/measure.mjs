@@ -4,6 +4,7 @@
 //   page with the last full run's result as web/screenshots/exercise.png.
 // Usage: node scripts/measure.mjs [repeats=3] [--runner=workers]
 import { readFileSync } from "node:fs";
+import { loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
 import { launch, VIEWPORT } from "./chromium.mjs";
 import { serve } from "./serve.mjs";
@@ -55,6 +56,7 @@ try {
 const summary = {
   runner: numbers.mode,
   repeats,
+  load_average: loadavg().map((x) => Number(x.toFixed(1))), // on a shared 2-core machine, read the numbers with it
   cold_load_ms: median(numbers.cold_load_ms),
   sample_run_ms: median(numbers.sample_run_ms),
   full_run_ms: median(numbers.full_run_ms),
