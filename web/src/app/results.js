@@ -44,12 +44,13 @@ function caseRow(c) {
   );
 }
 
-function caseDetails(c) {
+// A failing case's message (unless the summary above already says it) and its tracebacks.
+function caseDetails(c, summary) {
   if (c.verdict === "accepted") return null;
   return h(
     `div.case-detail.v-${c.verdict}`,
     { "data-case": c.name },
-    h("p.message", {}, message(c)),
+    message(c) === summary ? null : h("p.message", {}, message(c)),
     (c.details ?? []).map((text) => h("pre.traceback", { "aria-label": t("traceback") }, text)),
   );
 }
@@ -75,7 +76,7 @@ export function renderResult(root, result, heading) {
             h("tbody", {}, cases.map(caseRow)),
           )
         : null,
-      cases.map(caseDetails),
+      cases.map((c) => caseDetails(c, message(result))),
       result.skipped?.length ? h("p.skipped", {}, t("skipped", { cases: result.skipped.join(", ") })) : null,
       result.stdout ? h("details.stdout", { open: true }, h("summary", {}, t("stdout")), h("pre", {}, result.stdout)) : null,
     ),
