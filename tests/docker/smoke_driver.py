@@ -1,7 +1,8 @@
-"""The HTTP half of the compose smoke test (tests/docker/smoke.sh): against a running deployment,
-register a learner, submit the ring-allreduce reference and a known-wrong solution, then kill the
-worker container grading a slow submission and check that another worker finishes it. Prints
-each submit-to-verdict time; exits non-zero at the first thing that is not as expected.
+"""The HTTP half of the compose smoke test (tests/docker/smoke.sh), against a running
+deployment: the web app is served; a learner registers; the ring-allreduce reference is accepted
+and a known-wrong solution gets its verdict; the worker container grading a slow submission is
+killed and another worker finishes it. Prints each submit-to-verdict time; exits non-zero at the
+first thing that is not as expected.
 
     python3 tests/docker/smoke_driver.py URL   (admin credentials in CJUDGE_ADMIN_USERNAME/PASSWORD)
 """
@@ -24,7 +25,7 @@ from urllib.error import HTTPError
 REPO = Path(__file__).resolve().parents[2]
 EXERCISE = REPO / "exercises" / "ring-allreduce"
 WRONG = EXERCISE / "wrong" / "allgather_one_step_short.py"
-REFERENCE_RUNS = 3
+REFERENCE_RUNS = 5
 #: the reference made slow (a second per case), so that a worker can be killed while it grades
 SLOW_SUFFIX = """
 
@@ -140,8 +141,18 @@ def kill_worker_mid_job(learner: Api, admin: Api) -> None:
     check(not sandbox_containers(worker_id), "the killed worker's sandbox containers ended")
 
 
+def web_app_served(url: str) -> None:
+    with urllib.request.urlopen(url + "/", timeout=30) as response:
+        page = response.read().decode("utf-8", "replace")
+        isolated = response.headers.get("cross-origin-opener-policy") == "same-origin"
+    built = "is not built" not in page
+    check(response.status == 200, f"the web app at / ({'built' if built else 'not built'}; "
+          f"COOP/COEP headers {'set' if isolated else 'missing'})")
+
+
 def main() -> None:
     url = sys.argv[1]
+    web_app_served(url)
     admin, learner = Api(url), Api(url)
     admin.login("login", os.environ["CJUDGE_ADMIN_USERNAME"], os.environ["CJUDGE_ADMIN_PASSWORD"])
     learner.login("register", f"smoke{uuid.uuid4().hex[:8]}", "correct horse battery")
