@@ -2,8 +2,9 @@
 
 The coordinator (``web/src/runner/coordinator.js``) holds the mailboxes of one case. A rank is a
 suspended stack in the judge's Pyodide (JSPI: a blocking call is ``run_sync`` on the
-coordinator's promise) or a worker of its own (the coordinator's proxy answers every call at once). When the case is abandoned (a deadlock) a blocked ``wait`` raises :class:`Aborted`,
-so the rank's stack unwinds instead of being left suspended.
+coordinator's promise) or a worker of its own (the coordinator's proxy answers every call at
+once). When the case is abandoned (a deadlock) a blocked ``wait`` raises :class:`Aborted`, so
+the rank's stack unwinds instead of being left suspended.
 """
 
 from __future__ import annotations
