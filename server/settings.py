@@ -46,7 +46,7 @@ class Settings(BaseSettings):
 
     # sandbox
     sandbox: str = "bwrap"  # "bwrap", "docker" or "none" (trusted single user only)
-    pool_size: int = 1
+    pool_size: int = 2  # warm sandboxes per worker
     memory_limit_mb: int = 1536
     pids_limit: int = 1024
     tmpfs_mb: int = 64

@@ -3,9 +3,10 @@ container of the runner image, started warm by the worker through the Docker eng
 
 The container has no network but its own loopback, a read-only root, a private size-bounded
 tmpfs, memory, process and CPU limits, no capabilities, no-new-privileges, an unprivileged
-user and docker-init as PID 1, and the engine keeps no log of its output; it is removed after
-its one job. The runner's results come back on the container's stdout (the learner's prints go
-to its stderr, bounded); expected values never enter it: the worker grades outside.
+user and docker-init as PID 1; the engine keeps no log of its output, and removes it once it
+ends, after its one job. The runner's results come back on the container's stdout (the
+learner's prints go to its stderr, bounded); expected values never enter it: the worker grades
+outside.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import os
 import socket
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 from ..settings import Settings
@@ -73,6 +75,7 @@ def container_config(settings: Settings, owner: str, cpu_seconds: int) -> dict[s
             "CapDrop": ["ALL"],
             "SecurityOpt": ["no-new-privileges"],
             "Init": True,
+            "AutoRemove": True,
             "LogConfig": {"Type": "none", "Config": {}},
             "Ulimits": [{"Name": name, "Soft": value, "Hard": value}
                         for name, value in ulimits.items()],
@@ -96,6 +99,15 @@ class DockerSandbox:
         except EngineError:
             self._remove()
             raise
+        try:
+            exit_status = engine.wait_removed(self.id)
+        except EngineError:
+            self.stream.close()
+            self._remove()
+            raise
+        self.exit_status: int | None = None
+        self.removed = threading.Event()
+        threading.Thread(target=self._wait_removed, args=(exit_status,), daemon=True).start()
         result_r, result_w = os.pipe()
         output_r, output_w = os.pipe()
         self.stream.split(result_w, output_w)
@@ -106,6 +118,7 @@ class DockerSandbox:
             engine.call("POST", f"/containers/{self.id}/start")
         except EngineError:
             self.close()
+            self._remove()  # never started: the engine does not remove it by itself
             raise
 
     def wait_ready(self) -> None:
@@ -144,23 +157,22 @@ class DockerSandbox:
         return raw
 
     def kill(self) -> None:
-        """Kill the container (safe to call from any thread, repeatedly)."""
+        """Kill the container, which the engine then removes (safe to call from any thread,
+        repeatedly)."""
         try:
             self.engine.call("POST", f"/containers/{self.id}/kill", query={"signal": "KILL"},
                              ok=(204, 404, 409))
-        except EngineError:
-            pass  # unreachable engine: close() removes it with force, or fails loudly
+        except EngineError as exc:
+            log.warning("could not kill sandbox container %s: %s", self.id[:12], exc)
 
     def close(self) -> None:
-        """Kill and remove the container, and close the streams."""
+        """Kill the container and close the streams. Even if the engine does not answer, the
+        container kills itself once its stdin closes, and the engine removes it."""
         if self.closed:
             return
         self.closed = True
-        self.stream.close()  # its stdin closes: the container kills itself even if removal fails
-        try:
-            self._remove()
-        except EngineError as exc:
-            log.warning("could not remove sandbox container %s: %s", self.id[:12], exc)
+        self.stream.close()
+        self.kill()
         self.channel.close()
 
     def oom_kills(self) -> int:
@@ -175,20 +187,18 @@ class DockerSandbox:
     def _why_stopped(self) -> str | None:
         """Classify an early end: the learner's output, memory, a signal (the learner's code
         killed the runner), or None when the runner exited by itself (the judge's fault)."""
-        try:
-            self._wait_exit(2.0)
-        except EngineError:
+        if not self.removed.wait(2.0):
             self.kill()
-            self._wait_exit(self.engine.timeout_s)
-        state = self.engine.call("GET", f"/containers/{self.id}/json")["State"]
+            self.removed.wait(self.engine.timeout_s)
         if self.output.flooded:
             return "output_limit"
-        if state.get("OOMKilled"):
+        if self.oom_kills():
             return "memory_limit"
-        return "killed" if state.get("ExitCode", 0) > 128 else None
+        return "killed" if (self.exit_status or 0) > 128 else None
 
-    def _wait_exit(self, timeout_s: float) -> None:
-        self.engine.call("POST", f"/containers/{self.id}/wait", timeout_s=timeout_s)
+    def _wait_removed(self, exit_status: Callable[[], int | None]) -> None:
+        self.exit_status = exit_status()
+        self.removed.set()
 
     def _send(self, line: bytes) -> None:
         try:
@@ -197,8 +207,11 @@ class DockerSandbox:
             pass  # the container is gone; next_raw sees that on the result channel
 
     def _remove(self) -> None:
-        self.engine.call("DELETE", f"/containers/{self.id}", query={"force": 1, "v": 1},
-                         ok=(204, 404, 409))
+        try:
+            self.engine.call("DELETE", f"/containers/{self.id}", query={"force": 1},
+                             ok=(204, 404, 409))
+        except EngineError as exc:
+            log.warning("could not remove sandbox container %s: %s", self.id[:12], exc)
 
 
 def connect(settings: Settings) -> Engine:
@@ -209,10 +222,8 @@ def connect(settings: Settings) -> Engine:
 
 
 def make_pool(settings: Settings, cpu_seconds: int) -> WarmPool:
-    """A warm pool of sandbox containers, after removing stopped ones that dead workers left."""
+    """A warm pool of sandbox containers."""
     engine = connect(settings)
-    engine.call("POST", "/containers/prune", query={"filters": json.dumps({"label": [LABEL]})},
-                ok=(200, 409))  # 409: another worker is pruning right now
     config = container_config(settings, f"{socket.gethostname()}:{os.getpid()}", cpu_seconds)
     return WarmPool(lambda: DockerSandbox(engine, settings, config), settings.pool_size,
                     settings.ready_timeout_s)

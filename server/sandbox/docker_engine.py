@@ -10,6 +10,7 @@ import socket
 import struct
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import quote, urlencode
 
@@ -45,25 +46,49 @@ class Engine:
         self.prefix = f"/v{self.version['ApiVersion']}"
 
     def call(self, method: str, path: str, body: Any = None, query: dict[str, Any] | None = None,
-             ok: tuple[int, ...] = (200, 201, 204), timeout_s: float | None = None) -> Any:
+             ok: tuple[int, ...] = (200, 201, 204)) -> Any:
         """One API call; its decoded JSON answer (None when empty). ``EngineError`` when the
         engine is unreachable or answers with a status not in ``ok``."""
-        data = self._request(method, path, body, query, ok, timeout_s)
+        data = self._request(method, path, body, query, ok)
         return json.loads(data) if data else None
 
     def count_events(self, filters: dict[str, list[str]], since: float) -> int:
         """How many events matching ``filters`` the engine logged from ``since`` until now."""
         query = {"since": f"{since:.6f}", "until": f"{time.time():.6f}",
                  "filters": json.dumps(filters)}
-        data = self._request("GET", "/events", None, query, (200,), None)
+        data = self._request("GET", "/events", None, query, (200,))
         return sum(1 for line in data.splitlines() if line.strip())  # one JSON object a line
 
+    def wait_removed(self, container_id: str) -> Callable[[], int | None]:
+        """Ask now (before starting the container, so that no end is missed) to be told when
+        it is removed; the function returned blocks until then and gives its exit status, or
+        None if the engine could not tell."""
+        conn = _UnixConnection(self.socket_path, None)
+        try:
+            conn.request("POST", f"{self.prefix}/containers/{quote(container_id)}/wait"
+                                 "?condition=removed")
+        except OSError as exc:
+            conn.close()
+            raise EngineError(f"docker engine at {self.socket_path}: {exc}") from None
+
+        def exit_status() -> int | None:
+            try:
+                response = conn.getresponse()
+                answer = json.loads(response.read())
+                return answer["StatusCode"] if response.status == 200 else None
+            except (OSError, ValueError, KeyError, TypeError):
+                return None
+            finally:
+                conn.close()
+
+        return exit_status
+
     def _request(self, method: str, path: str, body: Any, query: dict[str, Any] | None,
-                 ok: tuple[int, ...], timeout_s: float | None) -> bytes:
+                 ok: tuple[int, ...]) -> bytes:
         url = self.prefix + path + (f"?{urlencode(query)}" if query else "")
         payload = None if body is None else json.dumps(body).encode()
         headers = {"Content-Type": "application/json"} if payload is not None else {}
-        conn = _UnixConnection(self.socket_path, timeout_s or self.timeout_s)
+        conn = _UnixConnection(self.socket_path, self.timeout_s)
         try:
             conn.request(method, url, body=payload, headers=headers)
             response = conn.getresponse()
