@@ -27,7 +27,7 @@ CJUDGE_PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("", 0)); p
 DOCKER_GID=$(stat -c %g /var/run/docker.sock)
 export POSTGRES_PASSWORD CJUDGE_ADMIN_PASSWORD CJUDGE_PORT DOCKER_GID
 export CJUDGE_ADMIN_USERNAME=admin CJUDGE_LEASE_S=5
-compose() { $COMPOSE -p cjudge-smoke "$@"; }
+compose() { $COMPOSE -p "cjudge-smoke-$$" "$@"; }  # its own project: runs may overlap
 down() {
   compose logs --no-color >"$logs/compose.log" 2>&1 || true
   compose down -v --remove-orphans >>"$logs/down.log" 2>&1
