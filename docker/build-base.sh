@@ -12,6 +12,9 @@ if docker image inspect "$image" >/dev/null 2>&1; then
   exit 0
 fi
 
+command -v debootstrap >/dev/null || {
+  echo "build-base: needs debootstrap to build $image (apt-get install debootstrap)" >&2; exit 1; }
+
 mirror=${DEBIAN_MIRROR:-$( (grep -rhoE '^(URIs:|deb) +https?://[^ ]+/debian/?( |$)' \
   /etc/apt/sources.list /etc/apt/sources.list.d/ 2>/dev/null || true) | head -n1 | awk '{print $2}')}
 mirror=${mirror:-http://deb.debian.org/debian}
