@@ -19,12 +19,11 @@ mirror=${DEBIAN_MIRROR:-$( (grep -rhoE '^(URIs:|deb) +https?://[^ ]+/debian/?( |
   /etc/apt/sources.list /etc/apt/sources.list.d/ 2>/dev/null || true) | head -n1 | awk '{print $2}')}
 mirror=${mirror:-http://deb.debian.org/debian}
 root=$(mktemp -d /tmp/cjudge-base.XXXXXX)
-trap 'rm -rf "$root"' EXIT
+trap 'rm -rf "$root" "$root.log"' EXIT
 
 echo "build-base: debootstrap bookworm from $mirror"
 debootstrap --variant=minbase --include=python3,python3-venv,ca-certificates \
   bookworm "$root" "$mirror" >"$root.log" 2>&1 || { tail -n 30 "$root.log" >&2; exit 1; }
-rm -f "$root.log"
 chroot "$root" apt-get clean
 rm -rf "$root"/var/lib/apt/lists/* "$root"/var/cache/apt/*.bin "$root"/usr/share/doc/* \
   "$root"/usr/share/man/* "$root"/usr/share/locale/*
