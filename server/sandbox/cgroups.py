@@ -103,7 +103,7 @@ class Cgroup:
         if self.v2 is not None:
             _write(self.v2 / "cgroup.kill", "1")
         for _ in range(200):
-            pids = self._pids()
+            pids = self.pids()
             if not pids:
                 return
             for pid in pids:
@@ -126,7 +126,8 @@ class Cgroup:
                 except OSError:
                     time.sleep(0.02)
 
-    def _pids(self) -> set[int]:
+    def pids(self) -> set[int]:
+        """The processes in the groups now."""
         pids: set[int] = set()
         for f in self.procs_files:
             try:

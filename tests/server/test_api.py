@@ -184,3 +184,14 @@ def test_bounds_answer_with_retry_after(tmp_path: Path, bounds: dict, status: in
             assert len(c.get("/api/submissions").json()) == 2
     finally:
         server.stop()
+
+
+def test_start_says_exactly_what_is_missing(tmp_path: Path) -> None:
+    empty = tmp_path / "bin"
+    empty.mkdir()
+    done = subprocess.run([sys.executable, "-m", "server", "--data-dir", str(tmp_path)],
+                          cwd=REPO, env={"PATH": str(empty)}, capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode != 0
+    assert "bwrap (Debian package bubblewrap)" in done.stderr
+    assert "prlimit (Debian package util-linux)" in done.stderr
