@@ -41,7 +41,7 @@ class Settings(BaseSettings):
     # queue and workers
     workers: int = 2
     lease_s: float = 20.0
-    poll_s: float = 0.1
+    poll_s: float = 0.05
     max_attempts: int = 3
 
     # sandbox

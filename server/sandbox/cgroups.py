@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 V1_CONTROLLERS = ("memory", "pids", "cpu")
+STALE_S = 600.0  # a sandbox group this old and empty belongs to no live sandbox
 
 
 @dataclass(frozen=True)
@@ -63,7 +64,19 @@ def discover(base_name: str = "cjudge") -> Hierarchies:
                     base = _mkdir(mount / own[ctl].lstrip("/") / base_name)
                     if base is not None:
                         found.v1[ctl] = base
+    for base in ([found.v2] if found.v2 else []) + list(found.v1.values()):
+        _remove_stale(base)
     return found
+
+
+def _remove_stale(base: Path) -> None:
+    """Delete empty sandbox groups left by workers that were killed (busy ones stay)."""
+    for group in base.glob("sb-*"):
+        try:
+            if time.time() - group.stat().st_mtime > STALE_S:
+                group.rmdir()
+        except OSError:
+            pass
 
 
 class Cgroup:
