@@ -26,6 +26,9 @@ DTYPES = ("float32", "float64", "int64")
 GRADER_FUNCTIONS = ("make_inputs", "expected", "bytes_bound", "diagnose")
 REQUIRED_FILES = ("exercise.toml", "statement.md", "statement.zh.md", "starter.py",
                   "solution.py", "grader.py")
+#: what never leaves the judge: the reference and the known-wrong solutions (a *published*
+#: copy of an exercise, e.g. the browser's, holds everything else)
+PRIVATE_FILES = ("solution.py", "wrong")
 
 
 class ExerciseError(ValueError):
@@ -157,18 +160,30 @@ def _load_grader(folder: Path, exercise_id: str) -> types.ModuleType:
     return module
 
 
+def is_private(relative: Path) -> bool:
+    """Whether a file of an exercise (a path relative to its folder) must not be published."""
+    return relative.parts[0] in PRIVATE_FILES
+
+
 def content_hash(folder: Path) -> str:
-    """A short hash of every file of the exercise, to tell which version a submission met."""
+    """A short hash of the exercise's published files (everything that decides a verdict or is
+    shown), to tell which version a submission met; the same in a published copy."""
     digest = hashlib.sha256()
-    for path in sorted(p for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
+    for path in sorted(p for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts
+                       and not is_private(p.relative_to(folder))):
         digest.update(path.relative_to(folder).as_posix().encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()[:16]
 
 
-def load_exercise(folder: Path) -> Exercise:
-    """Load and validate one exercise folder, raising :class:`ExerciseError` on any fault."""
+def load_exercise(folder: Path, published: bool = False) -> Exercise:
+    """Load and validate one exercise folder, raising :class:`ExerciseError` on any fault.
+
+    A ``published`` copy lacks the private files (reference and wrong solutions).
+    """
     folder = Path(folder)
     for name in REQUIRED_FILES:
+        if published and name in PRIVATE_FILES:
+            continue
         if not (folder / name).is_file():
             raise ExerciseError(f"{folder / name}: missing file (every exercise needs "
                                 f"{', '.join(REQUIRED_FILES)})")
@@ -202,15 +217,16 @@ def load_exercise(folder: Path) -> Exercise:
         time_limit_s=float(_need(meta, "time_limit_s", (int, float), where, "seconds")),
         output_limit_bytes=_need(meta, "output_limit_bytes", int, where, "bytes"),
         seed=_need(meta, "seed", int, where, "an integer"),
-        cases=_load_cases(meta.get("cases"), where), wrong=_load_wrong(folder),
+        cases=_load_cases(meta.get("cases"), where),
+        wrong=() if published else _load_wrong(folder),
         content_hash=content_hash(folder), grader=_load_grader(folder, exercise_id),
     )
 
 
-def load_exercises(root: Path) -> dict[str, Exercise]:
+def load_exercises(root: Path, published: bool = False) -> dict[str, Exercise]:
     """Every exercise under ``root``, by id, in name order."""
     folders = sorted(p for p in Path(root).iterdir() if (p / "exercise.toml").exists())
-    return {ex.id: ex for ex in map(load_exercise, folders)}
+    return {ex.id: ex for ex in (load_exercise(f, published) for f in folders)}
 
 
 def default_root() -> Path:

@@ -89,3 +89,14 @@ def test_content_hash_changes_with_any_file(folder):
     before = load_exercise(folder).content_hash
     (folder / "statement.md").write_text("changed")
     assert load_exercise(folder).content_hash != before
+
+
+def test_a_published_copy_loads_without_the_private_files(folder):
+    full = load_exercise(folder)
+    shutil.rmtree(folder / "wrong")
+    (folder / "solution.py").unlink()
+    with pytest.raises(ExerciseError, match=r"solution\.py: missing file"):
+        load_exercise(folder)
+    published = load_exercise(folder, published=True)
+    assert published.wrong == () and published.content_hash == full.content_hash
+    assert published.cases == full.cases

@@ -14,6 +14,8 @@ const dist = join(web, "dist");
 // CLI's alone: both are left out.
 const IMPORTS_TORCH = /^\s*(import|from) torch\b/m;
 const CLI_ONLY = /^bench\//;
+// never published: an exercise's reference and known-wrong solutions (cjudge.exercises.PRIVATE_FILES)
+const PRIVATE = /^[^/]+\/(solution\.py$|wrong\/)/;
 const PYODIDE_FILES = ["pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json"];
 
 function filesUnder(root) {
@@ -31,7 +33,7 @@ function kernelZip() {
     }
   };
   add(join(repo, "practice", "cjudge"), "cjudge", (name, text) => !CLI_ONLY.test(name) && !IMPORTS_TORCH.test(text));
-  add(join(repo, "exercises"), "exercises");
+  add(join(repo, "exercises"), "exercises", (name) => !PRIVATE.test(name));
   add(join(web, "src", "py"), "cjudge_web");
   return zipSync(entries, { level: 6 });
 }

@@ -18,7 +18,7 @@ from cjudge.protocol import RankReport, RawCase
 from .ranks import rank_specs, raw_case
 from .transport import settled
 
-EXERCISES = load_exercises(Path(__file__).resolve().parents[1] / "exercises")
+EXERCISES = load_exercises(Path(__file__).resolve().parents[1] / "exercises", published=True)
 RUNTIME = "sim"
 FILENAME = "solution.py"
 
