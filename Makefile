@@ -13,3 +13,4 @@ lint: setup
 test: setup
 	.venv/bin/ruff check .
 	.venv/bin/python -m pytest -q
+	cd web && npm test
