@@ -66,6 +66,12 @@ def discover(base_name: str = "cjudge") -> Hierarchies:
                         found.v1[ctl] = base
     for base in ([found.v2] if found.v2 else []) + list(found.v1.values()):
         _remove_stale(base)
+    # the sandboxes as a group weigh as much as one busy process per core (not just one)
+    cores = os.cpu_count() or 1
+    if found.v2 is not None and "cpu" in found.v2_controllers:
+        _write(found.v2 / "cpu.weight", str(min(10_000, 100 * cores)))
+    if "cpu" in found.v1:
+        _write(found.v1["cpu"] / "cpu.shares", str(1024 * cores))
     return found
 
 
