@@ -129,6 +129,10 @@ class EventChannel:
             wire[tap.rank] = max(end - start - printed, 0)
         return wire
 
+    def pids(self) -> list[int]:
+        """The process ids the ranks gave when they connected."""
+        return [tap.pid for tap in self._taps.values()]
+
     def drain(self) -> list[TraceEvent]:
         """Everything still buffered, then close; events ordered by rank and sequence."""
         while self.poll(0):

@@ -123,6 +123,17 @@ class TorchrunLauncher:
         self.proc.wait()
 
 
+def _kill_stragglers(pids: list[int]) -> None:
+    """Kill ranks that live outside the launcher's process group (torchrun gives each worker a
+    session of its own) and whatever shares their group."""
+    for pid in pids:
+        for kill in (os.killpg, os.kill):
+            try:
+                kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+
+
 LAUNCHERS = {"fork": ForkLauncher, "torchrun": TorchrunLauncher}
 
 
@@ -228,6 +239,7 @@ def run_case(job: JobSpec, case: CaseSpec, launcher: str = "fork") -> RawCase:
             wall_ms = (time.monotonic() - start) * 1000
             states, exited = status.read(), dict(ranks.poll())
             ranks.kill()
+            _kill_stragglers(channel.pids())
         events = channel.drain()
         reports = _reports(job_dir, states, exited)
         wire = channel.wire_bytes()
