@@ -1,4 +1,4 @@
-"""Reading newline-delimited JSON from a pipe with deadlines and a byte budget."""
+"""Reading newline-delimited JSON from a pipe or socket with deadlines and a byte budget."""
 
 from __future__ import annotations
 
@@ -14,7 +14,8 @@ class ChannelError(Exception):
 
 
 class LineChannel:
-    """Lines of JSON objects from the read end ``fd`` of a pipe, at most ``limit`` bytes in all."""
+    """Lines of JSON objects from the read end ``fd`` of a pipe or socket, at most ``limit``
+    bytes in all."""
 
     def __init__(self, fd: int, limit: int) -> None:
         self.fd = fd

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import subprocess
 import threading
 import time
@@ -46,7 +47,10 @@ class SandboxProcess:
     def __init__(self, spec: SandboxSpec, hier: Hierarchies) -> None:
         self.spec = spec
         self.cgroup = Cgroup(hier, spec.limits) if hier.controllers() or hier.v2 else None
-        read_fd, write_fd = os.pipe()
+        # a socket, not a pipe: /proc/<pid>/fd/N of a socket cannot be reopened, so code in the
+        # sandbox cannot reach the runner's result channel even where it may read its /proc
+        ours, theirs = socket.socketpair()
+        read_fd, write_fd = ours.detach(), theirs.detach()
         inner = runner_argv(write_fd)
         wrapped = bwrap_argv(inner, spec.tmpfs_bytes) if spec.sandboxed else plain_argv(inner)
         procs = self.cgroup.procs_files if self.cgroup else []
