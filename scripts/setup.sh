@@ -1,12 +1,17 @@
 #!/usr/bin/env bash
 # Set up everything the judge and its tests need, from a fresh clone. Idempotent: re-running
-# skips what is already there. Needs root for the Debian packages (bubblewrap, chromium).
+# skips what is already there. Needs root for the Debian packages (bubblewrap, chromium, and
+# docker.io, docker-compose, debootstrap for the docker-compose deployment's tests).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 need_apt=()
 command -v bwrap >/dev/null || need_apt+=(bubblewrap)
 command -v chromium >/dev/null || need_apt+=(chromium)
+# the docker-compose deployment's smoke test: an engine, Compose, and debootstrap for a base image
+command -v dockerd >/dev/null || need_apt+=(docker.io)
+command -v docker-compose >/dev/null || need_apt+=(docker-compose)
+command -v debootstrap >/dev/null || need_apt+=(debootstrap)
 if [ ${#need_apt[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then
     echo "setup: installing Debian packages: ${need_apt[*]}"
