@@ -69,7 +69,8 @@ def measure_throughput(server: JudgeServer, queued: int) -> dict:
     return {"queued": queued, "submit_all_s": submitted_s, "elapsed_s": elapsed,
             "per_minute": queued / elapsed * 60,
             "done": sum(r["status"] == "done" for r in results),
-            "accepted": sum(r["verdict"] == "accepted" for r in results),
+            "verdicts": dict(Counter(r["verdict"] for r in results)),
+            "slowest_case_ms": max(c["wall_ms"] for r in results for c in r["result"]["cases"]),
             "retried": sum(r["attempts"] != 1 for r in results)}
 
 
@@ -139,8 +140,9 @@ def main() -> None:
           f"{lat['queue_ms_p50']:.0f} ms, grading {lat['grading_ms_p50']:.0f} ms); verdicts "
           f"{lat['verdicts']}   [target p50 <= 1.5 s]")
     print(f"throughput ({thr['queued']} queued): {thr['per_minute']:.1f} submissions/min "
-          f"({thr['elapsed_s']:.1f} s); done {thr['done']}, accepted {thr['accepted']}, "
-          f"retried {thr['retried']}   [target >= 30/min, none lost]")
+          f"({thr['elapsed_s']:.1f} s); done {thr['done']}, verdicts {thr['verdicts']}, "
+          f"retried {thr['retried']}, slowest case {thr['slowest_case_ms']:.0f} ms   "
+          "[target >= 30/min, none lost]")
     print(f"GET /api/submissions/ID, {rd['clients']} clients: p50 {rd['p50_ms']:.1f} ms, "
           f"p99 {rd['p99_ms']:.1f} ms, {rd['per_second']:.0f} req/s   [target p99 < 50 ms]")
     if args.json:
