@@ -91,7 +91,12 @@ def bwrap_argv(inner: list[str], tmpfs_bytes: int) -> list[str]:
     args += ["--ro-bind", str(KERNEL_DIR), "/judge/cjudge"]
     for name in ("hosts", "passwd", "group"):
         args += ["--ro-bind", str(_etc_dir() / name), f"/etc/{name}"]
-    args += ["--proc", "/proc", "--dev", "/dev",
+    args += ["--proc", "/proc"]
+    # the sandbox's uid is the server's outside its user namespace: its kernel knobs under /proc
+    # (global sysctls such as core_pattern) must not be writable
+    for knob in ("sys", "sysrq-trigger", "fs"):
+        args += ["--ro-bind-try", f"/proc/{knob}", f"/proc/{knob}"]
+    args += ["--dev", "/dev",
              "--size", str(tmpfs_bytes), "--tmpfs", "/tmp",
              "--remount-ro", "/", "--chdir", "/tmp", "--", *inner]
     return args
