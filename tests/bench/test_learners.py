@@ -65,6 +65,7 @@ def test_ring_reference_side_by_side(tmp_path: Path) -> None:
     for ratio, b, mine in zip(run.doc["comparison"], builtin["rows"], learner["rows"], strict=True):
         assert ratio["size"] == b["size"] == mine["size"]
         assert ratio["ratio"] == pytest.approx(mine["busbw"] / b["busbw"])
+        assert ratio["ratio_median"] == pytest.approx(mine["busbw_median"] / b["busbw_median"])
     header = next(line for line in run.stdout.splitlines() if "#wrong" in line)
     assert header.count("#wrong") == 2 and header.rstrip().endswith("ratio")
     assert [line[-1] for line in _rows(run.stdout)] == [

@@ -27,11 +27,10 @@ def draw(doc: dict[str, Any], path: Path) -> None:
     axes = fig.subplots(2, 1, sharex=True, height_ratios=[3, 1.3]) if ratios else [fig.subplots()]
     ax = axes[0]
     for index, s in enumerate(series):
-        sizes = [r["size"] for r in s["rows"]]
         color = COLORS[s["kind"]] if ratios else f"C{index}"
         who = "learner" if s["kind"] == "learner" else "torch"
-        ax.plot(sizes, [r["busbw"] for r in s["rows"]], marker="o", ms=4, color=color,
-                label=f"{s['label']} ({who}), avg {s['avg_busbw']:.3g} GB/s")
+        ax.plot([r["size"] for r in s["rows"]], [r["busbw"] for r in s["rows"]], marker="o",
+                ms=4, color=color, label=f"{s['label']} ({who}), avg {s['avg_busbw']:.3g} GB/s")
     ax.set_ylabel("bus bandwidth (GB/s)")
     ax.set_ylim(bottom=0)
     ax.legend(loc="upper left")
@@ -40,8 +39,12 @@ def draw(doc: dict[str, Any], path: Path) -> None:
                  f"{cfg['iters']} iters, time {cfg['aggregate']} over ranks", fontsize=10)
     if ratios:
         low = axes[1]
-        low.plot([c["size"] for c in ratios], [100 * c["ratio"] for c in ratios], marker="o",
-                 ms=4, color="black")
+        sizes = [c["size"] for c in ratios]
+        low.plot(sizes, [100 * c["ratio"] for c in ratios], marker="o", ms=4, color="black",
+                 label="from mean times (nccl-tests, the table)")
+        low.plot(sizes, [100 * c["ratio_median"] for c in ratios], marker=".", ms=4, ls=":",
+                 color="tab:gray", label="from median times (less noise)")
+        low.legend(loc="upper left", fontsize=8)
         low.axhline(100, color="gray", lw=0.8, ls="--")
         low.set_ylabel("learner / torch (%)")
         low.set_ylim(bottom=0)

@@ -40,7 +40,7 @@ def measure(series: Series, step: Step, ctx: RankCtx, cfg: BenchConfig,
     channel.advance(ctx.rank)
     dist.barrier()
     seconds = time_iterations(lambda: series.run(bufs), cfg.iters, ctx.device)
-    mine = {"seconds": seconds, "wrong": wrong, "iters": cfg.iters}
+    mine = {"seconds": seconds, "wrong": wrong}
     ranks: list[Any] = [None] * ctx.world
     dist.all_gather_object(ranks, mine)
     return {
@@ -48,6 +48,6 @@ def measure(series: Series, step: Step, ctx: RankCtx, cfg: BenchConfig,
         "placement": "in-place" if coll.in_place else "out-of-place",
         "size": lay.nbytes, "count": lay.count, "type": cfg.dtype, "redop": coll.redop,
         "root": ctx.root if coll.rooted else -1, "busbw_factor": coll.factor(ctx.world),
-        "rank_seconds": [r["seconds"] for r in ranks], "rank_wrong": [r["wrong"] for r in ranks],
-        "rank_iters": [r["iters"] for r in ranks],
+        "rank_iter_seconds": [r["seconds"] for r in ranks],
+        "rank_wrong": [r["wrong"] for r in ranks],
     }

@@ -47,7 +47,8 @@ class PlainDisplay:
         r = derive(row, self.aggregate)
         wrong = "N/A" if r["wrong"] is None else r["wrong"]
         self.console.print(f"[{self.done:{len(str(self.total))}d}/{self.total}] {r['series']} "
-                           f"{format_size(r['size'])}: {format_time(r['time_us'])} us, "
+                           f"{format_size(r['size'])}: {format_time(r['time_us'])} us "
+                           f"(median {format_time(r['median_us'])}), "
                            f"busbw {r['busbw']:.3f} GB/s, #wrong {wrong}",
                            markup=False, highlight=False, soft_wrap=True)
 

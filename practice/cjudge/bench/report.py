@@ -1,7 +1,8 @@
 """The JSON document of a run: every number, per rank, with the settings and the environment.
 
-Ranks post raw facts (per-rank seconds and wrong counts); here they become nccl-tests' numbers:
-time aggregated over ranks (``-a``), algbw = size / time (GB = 1e9 B), busbw = algbw × factor.
+Ranks post raw facts (every rank's iteration times and wrong counts); here they become nccl-tests'
+numbers: time aggregated over ranks (``-a``), algbw = size / time (GB = 1e9 B), busbw = algbw ×
+factor.
 The table and the chart are drawn from this document only, so they always agree with it.
 """
 
@@ -21,11 +22,21 @@ AGGREGATE = {"rank0": lambda xs: xs[0], "avg": statistics.fmean, "min": min, "ma
 
 
 def derive(row: dict[str, Any], aggregate: str) -> dict[str, Any]:
-    """A raw row with nccl-tests' time (µs), algbw and busbw (GB/s) and #wrong (None: unchecked)."""
-    seconds = AGGREGATE[aggregate](row["rank_seconds"])
+    """A raw row with nccl-tests' numbers, and the same from median iterations.
+
+    nccl-tests' time is each rank's mean iteration (total / iters), aggregated over ranks; the
+    median iteration, aggregated the same way, is less sensitive to a noisy machine.
+    """
+    means = [statistics.fmean(s) for s in row["rank_iter_seconds"]]
+    medians = [statistics.median(s) for s in row["rank_iter_seconds"]]
+    seconds, median = AGGREGATE[aggregate](means), AGGREGATE[aggregate](medians)
     algbw = row["size"] / seconds / 1e9
     checked = [w for w in row["rank_wrong"] if w is not None]
-    return {**row, "time_us": seconds * 1e6, "algbw": algbw, "busbw": algbw * row["busbw_factor"],
+    return {**row, "rank_seconds": means, "rank_median_seconds": medians,
+            "rank_iters": [len(s) for s in row["rank_iter_seconds"]],
+            "time_us": seconds * 1e6, "algbw": algbw, "busbw": algbw * row["busbw_factor"],
+            "median_us": median * 1e6,
+            "busbw_median": row["size"] / median / 1e9 * row["busbw_factor"],
             "wrong": sum(checked) if checked else None}
 
 
@@ -48,9 +59,10 @@ def compare(series: list[dict[str, Any]]) -> list[dict[str, Any]]:
     builtin = [s for s in series if s["kind"] == "built-in"]
     if not learner or not builtin:
         return []
-    mine = {r["size"]: r["busbw"] for r in learner[0]["rows"]}
-    return [{"size": r["size"], "builtin_busbw": r["busbw"], "learner_busbw": mine[r["size"]],
-             "ratio": mine[r["size"]] / r["busbw"]}
+    mine = {r["size"]: r for r in learner[0]["rows"]}
+    return [{"size": r["size"], "builtin_busbw": r["busbw"], "learner_busbw": mine[r["size"]]["busbw"],
+             "ratio": mine[r["size"]]["busbw"] / r["busbw"],
+             "ratio_median": mine[r["size"]]["busbw_median"] / r["busbw_median"]}
             for r in builtin[0]["rows"] if r["size"] in mine]
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from itertools import pairwise
 
 import torch
 
@@ -14,21 +15,23 @@ def synchronize(device: torch.device) -> None:
         torch.cuda.synchronize(device)
 
 
-def time_iterations(call: Callable[[], object], iters: int, device: torch.device) -> float:
-    """Seconds per iteration of ``iters`` back-to-back calls, measured where the work runs.
+def time_iterations(call: Callable[[], object], iters: int, device: torch.device) -> list[float]:
+    """Seconds of each of ``iters`` back-to-back calls, measured where the work runs.
 
-    On a GPU the calls only queue work; events recorded on the current stream before and after
-    (collectives make it wait for their own stream) time the work itself.
+    The marks between calls stall nothing: on a CPU they read the clock; on a GPU they are events
+    recorded on the current stream (collectives make it wait for their own stream), read once
+    all have run. Their sum is nccl-tests' total time; their spread shows the noise.
     """
     if device.type == "cuda":
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        for _ in range(iters):
+        events = [torch.cuda.Event(enable_timing=True) for _ in range(iters + 1)]
+        events[0].record()
+        for event in events[1:]:
             call()
-        end.record()
-        end.synchronize()
-        return start.elapsed_time(end) / 1e3 / iters
-    begin = time.perf_counter()
+            event.record()
+        events[-1].synchronize()
+        return [a.elapsed_time(b) / 1e3 for a, b in pairwise(events)]
+    marks = [time.perf_counter()]
     for _ in range(iters):
         call()
-    return (time.perf_counter() - begin) / iters
+        marks.append(time.perf_counter())
+    return [b - a for a, b in pairwise(marks)]
