@@ -60,10 +60,10 @@ def compare(series: list[dict[str, Any]]) -> list[dict[str, Any]]:
     if not learner or not builtin:
         return []
     mine = {r["size"]: r for r in learner[0]["rows"]}
-    return [{"size": r["size"], "builtin_busbw": r["busbw"], "learner_busbw": mine[r["size"]]["busbw"],
-             "ratio": mine[r["size"]]["busbw"] / r["busbw"],
-             "ratio_median": mine[r["size"]]["busbw_median"] / r["busbw_median"]}
-            for r in builtin[0]["rows"] if r["size"] in mine]
+    pairs = [(b, mine[b["size"]]) for b in builtin[0]["rows"] if b["size"] in mine]
+    return [{"size": b["size"], "builtin_busbw": b["busbw"], "learner_busbw": m["busbw"],
+             "ratio": m["busbw"] / b["busbw"], "ratio_median": m["busbw_median"] / b["busbw_median"]}
+            for b, m in pairs]
 
 
 def build(cfg: BenchConfig, outcome: Outcome, meta: dict[str, Any]) -> dict[str, Any]:
