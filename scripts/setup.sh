@@ -12,6 +12,8 @@ command -v chromium >/dev/null || need_apt+=(chromium)
 command -v dockerd >/dev/null || need_apt+=(docker.io)
 command -v docker-compose >/dev/null || need_apt+=(docker-compose)
 command -v debootstrap >/dev/null || need_apt+=(debootstrap)
+# the queue's tests on Postgres start a throw-away cluster with Debian's PostgreSQL
+ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need_apt+=(postgresql)
 if [ ${#need_apt[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then
     echo "setup: installing Debian packages: ${need_apt[*]}"

@@ -12,17 +12,23 @@ submission only.
 from __future__ import annotations
 
 import argparse
+import ctypes
 import json
 import os
 import sys
 
 from .protocol import CaseSpec, JobSpec
 
+PR_SET_DUMPABLE = 4
+
 
 def serve(result_fd: int, launcher: str) -> int:
     """Announce readiness, run one job's cases, report each; the exit status."""
     from .runtime_real import run_case  # torch is imported here, before "ready"
 
+    # undumpable: its ranks (same uid) can neither ptrace it nor open its /proc/<pid>/fd files;
+    # each rank makes itself dumpable again so that the judge can read its write counters
+    ctypes.CDLL(None).prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
     out = os.fdopen(result_fd, "w", buffering=1, encoding="utf-8")
     out.write(json.dumps({"ready": True}) + "\n")
     line = sys.stdin.readline()
