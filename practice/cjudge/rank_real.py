@@ -16,15 +16,16 @@ import resource
 import signal
 import socket
 import sys
+from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
 from typing import Any, NoReturn
 
 import torch
 import torch.distributed as dist
-import torch.distributed.distributed_c10d as c10d
 
 from .comm_monitor import CommMonitor
+from .group_lifecycle import group_owned_by_judge
 from .learner import classify_error, compile_learner, exec_learner
 from .protocol import CaseSpec, JobSpec, TensorData, TraceEvent
 from .rank_status import RankStatus
@@ -56,22 +57,6 @@ def _limit_memory() -> None:
     with open(f"/proc/{os.getpid()}/status") as f:
         used = next(int(line.split()[1]) * 1024 for line in f if line.startswith("VmData:"))
     resource.setrlimit(resource.RLIMIT_DATA, (used + MEMORY_HEADROOM, used + MEMORY_HEADROOM))
-
-
-def _patch_group_lifecycle() -> None:
-    """The judge owns the process group: a learner's own init/destroy become no-ops."""
-    original_init = c10d.init_process_group
-
-    def init_process_group(*args: Any, **kwargs: Any) -> None:
-        if not c10d.is_initialized():
-            original_init(*args, **kwargs)
-
-    def destroy_process_group(*args: Any, **kwargs: Any) -> None:
-        return None
-
-    for module in (dist, c10d):
-        module.init_process_group = init_process_group
-        module.destroy_process_group = destroy_process_group
 
 
 def _patch_wait(status: RankStatus, rank: int) -> None:
@@ -119,29 +104,35 @@ def run_rank(job: JobSpec, case: CaseSpec, rank: int, world: int, job_dir: Path,
         channel.recv(1)
 
     dist.init_process_group("gloo", timeout=timedelta(seconds=job["time_limit_s"] + 60))
-    _patch_group_lifecycle()
     _patch_wait(status, rank)
     filename = job["filename"]
     monitor = CommMonitor(rank, world, job["allowed"], filename, emit)
     _limit_memory()
     status.set(rank, "running")
     try:
-        namespace = exec_learner(compile_learner(job["code"], filename), f"learner_rank{rank}")
-        function = namespace.get(job["function"])
-        if not callable(function):
-            raise NameError(f"your file must define a function `{job['function']}` "
-                            f"(你的文件需要定义函数 `{job['function']}`)")
-        argument = _make_input(case["inputs"][rank])
-        mark("start")
-        try:
-            with monitor:
-                returned = function(argument)
-        finally:
-            mark("end")
-        output = argument if job["output"] == "inplace" else returned
-        return {"output": to_data(output), "error": None}
+        with group_owned_by_judge():
+            return _call_learner(job, case, rank, filename, monitor, mark)
     except BaseException as exc:  # noqa: BLE001 - every learner failure is reported, none escapes
         return {"output": None, "error": classify_error(exc, filename)}
+
+
+def _call_learner(job: JobSpec, case: CaseSpec, rank: int, filename: str, monitor: CommMonitor,
+                  mark: Callable[[str], None]) -> dict[str, Any]:
+    """Import the learner's file on this rank, then make the graded call under the monitor."""
+    namespace = exec_learner(compile_learner(job["code"], filename), f"learner_rank{rank}")
+    function = namespace.get(job["function"])
+    if not callable(function):
+        raise NameError(f"your file must define a function `{job['function']}` "
+                        f"(你的文件需要定义函数 `{job['function']}`)")
+    argument = _make_input(case["inputs"][rank])
+    mark("start")
+    try:
+        with monitor:
+            returned = function(argument)
+    finally:
+        mark("end")
+    output = argument if job["output"] == "inplace" else returned
+    return {"output": to_data(output), "error": None}
 
 
 def rank_main(job_dir: Path, rank: int, world: int) -> NoReturn:

@@ -9,38 +9,23 @@ from __future__ import annotations
 
 import contextlib
 import io
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import torch
-import torch.distributed as dist
-import torch.distributed.distributed_c10d as c10d
 
+from ..group_lifecycle import group_owned_by_judge
 from ..learner import MODULE_PREFIX, compile_learner, exec_learner
 from .collectives import Buffers, Collective, RankCtx
 from .config import LearnerSpec
 from .series import Result, Run, Series
 
 
-@contextlib.contextmanager
-def group_owned_by_bench() -> Iterator[None]:
-    """Make ``init_process_group``/``destroy_process_group`` no-ops, then restore them."""
-    saved = {m: (m.init_process_group, m.destroy_process_group) for m in (dist, c10d)}
-    for module in saved:
-        module.init_process_group = lambda *args, **kwargs: None
-        module.destroy_process_group = lambda *args, **kwargs: None
-    try:
-        yield
-    finally:
-        for module, (init, destroy) in saved.items():
-            module.init_process_group, module.destroy_process_group = init, destroy
-
-
 def load_function(spec: LearnerSpec, rank: int) -> Callable[..., object]:
     """The learner's function, from their file run as a module on this rank."""
     path = Path(spec.file)
     codeobj = compile_learner(path.read_text(encoding="utf-8"), str(path))
-    with group_owned_by_bench(), contextlib.redirect_stdout(io.StringIO()):
+    with group_owned_by_judge(), contextlib.redirect_stdout(io.StringIO()):
         namespace = exec_learner(codeobj, f"{MODULE_PREFIX}{rank}")
     function = namespace.get(spec.function)
     if not callable(function):
