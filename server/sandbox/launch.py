@@ -85,6 +85,8 @@ def bwrap_argv(inner: list[str], tmpfs_bytes: int) -> list[str]:
             "--uid", "65534", "--gid", "65534", "--clearenv"]
     for key, value in {**SANDBOX_ENV, "PYTHONPATH": "/judge"}.items():
         args += ["--setenv", key, value]
+    # the private /tmp first: binds below may lie under /tmp (a checkout in /tmp) and go on top
+    args += ["--size", str(tmpfs_bytes), "--tmpfs", "/tmp"]
     args += _system_binds()
     for path in _python_roots():
         args += ["--ro-bind", str(path), str(path)]
@@ -96,9 +98,7 @@ def bwrap_argv(inner: list[str], tmpfs_bytes: int) -> list[str]:
     # (global sysctls such as core_pattern) must not be writable
     for knob in ("sys", "sysrq-trigger", "fs"):
         args += ["--ro-bind-try", f"/proc/{knob}", f"/proc/{knob}"]
-    args += ["--dev", "/dev",
-             "--size", str(tmpfs_bytes), "--tmpfs", "/tmp",
-             "--remount-ro", "/", "--chdir", "/tmp", "--", *inner]
+    args += ["--dev", "/dev", "--remount-ro", "/", "--chdir", "/tmp", "--", *inner]
     return args
 
 

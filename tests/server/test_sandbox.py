@@ -38,6 +38,14 @@ def channel_with(data: bytes, limit: int = 1 << 20) -> LineChannel:
     return LineChannel(read_fd, limit)
 
 
+def test_private_tmp_comes_before_the_binds_so_a_checkout_under_tmp_stays_visible() -> None:
+    argv = bwrap_argv(["python"], 1 << 20)
+    tmpfs = argv.index("--tmpfs")
+    assert argv[tmpfs + 1] == "/tmp"
+    binds = [i for i, a in enumerate(argv) if a == "--ro-bind"]
+    assert binds and tmpfs < min(binds)
+
+
 def test_channel_reads_objects_then_end_of_file() -> None:
     channel = channel_with(b'{"ready": true}\n{"name": "a"}\n')
     deadline = time.monotonic() + 5
