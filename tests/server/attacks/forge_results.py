@@ -1,5 +1,6 @@
 # attack: write forged result lines (every case accepted, no bytes) into any inherited descriptor
-# expect: wrong_answer|runtime_error
+# expect: wrong_answer|runtime_error|forbidden_primitive
+# (forbidden_primitive: what it writes into its own gloo sockets shows on the wire check)
 import json
 import os
 
