@@ -6,6 +6,7 @@ import json
 import os
 import select
 import time
+from collections.abc import Callable
 from typing import Any
 
 
@@ -53,3 +54,14 @@ class LineChannel:
     def close(self) -> None:
         """Close the read end."""
         os.close(self.fd)
+
+
+def await_ready(channel: LineChannel, timeout_s: float, log: Callable[[], str],
+                error: type[Exception]) -> None:
+    """Block until the runner on ``channel`` says it is ready; ``error`` (with ``log()``) if not."""
+    try:
+        hello = channel.read(time.monotonic() + timeout_s)
+    except (TimeoutError, ChannelError) as exc:
+        raise error(f"runner not ready: {exc or 'timeout'}; {log()}") from None
+    if hello != {"ready": True}:
+        raise error(f"runner not ready (said {hello!r}); {log()}")

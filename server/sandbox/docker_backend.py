@@ -21,7 +21,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..settings import Settings
-from .channel import ChannelError, LineChannel
+from .channel import ChannelError, LineChannel, await_ready
 from .docker_engine import Engine, EngineError
 from .drain import Drain
 from .launch import SANDBOX_ENV, RLimits
@@ -123,12 +123,7 @@ class DockerSandbox:
 
     def wait_ready(self) -> None:
         """Block until the runner says it is ready; ``SandboxError`` if it does not."""
-        try:
-            hello = self.channel.read(time.monotonic() + self.settings.ready_timeout_s)
-        except (TimeoutError, ChannelError) as exc:
-            raise SandboxError(f"runner not ready: {exc or 'timeout'}; {self.log()}") from None
-        if hello != {"ready": True}:
-            raise SandboxError(f"runner not ready (said {hello!r}); {self.log()}")
+        await_ready(self.channel, self.settings.ready_timeout_s, self.log, SandboxError)
 
     def send(self, payload: dict[str, Any]) -> None:
         """Give the runner its one job, at normal CPU weight. Stdin stays open: the container

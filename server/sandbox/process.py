@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .cgroups import Cgroup, Hierarchies, Limits
-from .channel import ChannelError, LineChannel
+from .channel import ChannelError, LineChannel, await_ready
 from .drain import Drain
 from .launch import RLimits, bwrap_argv, launcher_argv, plain_argv, runner_argv
 
@@ -74,12 +74,7 @@ class SandboxProcess:
 
     def wait_ready(self) -> None:
         """Block until the runner says it is ready; ``SandboxError`` if it does not."""
-        try:
-            hello = self.channel.read(time.monotonic() + self.spec.ready_timeout_s)
-        except (TimeoutError, ChannelError) as exc:
-            raise SandboxError(f"runner not ready: {exc or 'timeout'}; {self.log()}") from None
-        if hello != {"ready": True}:
-            raise SandboxError(f"runner not ready (said {hello!r}); {self.log()}")
+        await_ready(self.channel, self.spec.ready_timeout_s, self.log, SandboxError)
 
     def send(self, payload: dict[str, Any]) -> None:
         """Give the runner its one job (from a thread: a runner that does not read can't block)."""
