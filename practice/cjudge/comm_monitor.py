@@ -130,9 +130,12 @@ class CommMonitor:
         """Refuse a forbidden call, else emit its trace event."""
         if shape.op not in self.allowed:
             raise ForbiddenPrimitive(shape.op, self.allowed, api)
-        tensors = _tensors(args[shape.tensors]) if shape.tensors is not None and \
-            len(args) > shape.tensors else [] if shape.tensors is None else \
-            _tensors(list(kwargs.values()))
+        if shape.tensors is None:
+            tensors = []
+        elif len(args) > shape.tensors:
+            tensors = _tensors(args[shape.tensors])
+        else:  # passed by keyword
+            tensors = _tensors(list(kwargs.values()))
         sizes = [t.numel() * t.element_size() for t in tensors]
         nbytes = sum(sizes)
         root = _root(shape, args, kwargs)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import selectors
 import socket
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -46,7 +47,7 @@ class EventChannel:
     to that connection's rank whatever it claims, and malformed lines are dropped.
     """
 
-    def __init__(self, path: Path, output_size: callable):
+    def __init__(self, path: Path, output_size: Callable[[int], int]):
         self._server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self._server.bind(str(path))
         self._server.listen(64)

@@ -26,7 +26,7 @@ from .docker_engine import Engine, EngineError
 from .drain import Drain
 from .launch import SANDBOX_ENV, RLimits
 from .pool import WarmPool
-from .process import CASE_SLACK_S, LOG_KEEP, SandboxError
+from .process import LOG_KEEP, RunnerReports, SandboxError
 
 log = logging.getLogger(__name__)
 
@@ -83,7 +83,7 @@ def container_config(settings: Settings, owner: str, cpu_seconds: int) -> dict[s
     }
 
 
-class DockerSandbox:
+class DockerSandbox(RunnerReports):
     """A runner in its own container, attached and waiting (warm) for its one job. The same
     interface as :class:`~server.sandbox.process.SandboxProcess`."""
 
@@ -132,24 +132,9 @@ class DockerSandbox:
         self.engine.call("POST", f"/containers/{self.id}/update", {"CpuShares": RUN_CPU_SHARES})
         threading.Thread(target=self._send, args=(line,), daemon=True).start()
 
-    def next_raw(self, limit_s: float) -> dict[str, Any] | None:
-        """The next case's raw report, or None once the runner stopped early (``self.stop``
-        says why: "time_limit", "memory_limit", "output_limit" or "killed")."""
-        if self.stop is not None:
-            return None
-        try:
-            raw = self.channel.read(time.monotonic() + limit_s + CASE_SLACK_S)
-        except TimeoutError:
-            self.kill()
-            self.stop = "time_limit"
-            return None
-        except ChannelError as exc:
-            raise SandboxError(f"{exc}; {self.log()}") from None
-        if raw is None:
-            self.stop = self._why_stopped()
-            if self.stop is None:
-                raise SandboxError(f"runner ended before its last case; {self.log()}")
-        return raw
+    def _protocol_broken(self, exc: ChannelError) -> None:
+        """A garbled channel is reported as the judge's fault here (retried)."""
+        raise SandboxError(f"{exc}; {self.log()}") from None
 
     def kill(self) -> None:
         """Kill the container, which the engine then removes (safe to call from any thread,

@@ -41,7 +41,43 @@ class SandboxSpec:
     ready_timeout_s: float
 
 
-class SandboxProcess:
+class RunnerReports:
+    """What both sandboxes do with a runner's result channel: one raw report per case, or None
+    once the runner stopped early (``self.stop`` says why: "time_limit", "memory_limit",
+    "output_limit", "killed", or "tampered" when something in the sandbox broke the channel's
+    protocol after the job was sent). Subclasses provide ``channel``, ``stop``, ``kill``,
+    ``log`` and ``_why_stopped``."""
+
+    channel: LineChannel
+    stop: str | None
+
+    def _protocol_broken(self, exc: ChannelError) -> None:
+        """The channel carried something that is not the runner's protocol."""
+        self.kill()  # type: ignore[attr-defined]
+        self.stop = "tampered"
+
+    def next_raw(self, limit_s: float) -> dict[str, Any] | None:
+        """The next case's raw report, or None once the runner stopped early."""
+        if self.stop is not None:
+            return None
+        try:
+            raw = self.channel.read(time.monotonic() + limit_s + CASE_SLACK_S)
+        except TimeoutError:
+            self.kill()  # type: ignore[attr-defined]
+            self.stop = "time_limit"
+            return None
+        except ChannelError as exc:
+            self._protocol_broken(exc)
+            return None
+        if raw is None:
+            self.stop = self._why_stopped()  # type: ignore[attr-defined]
+            if self.stop is None:
+                raise SandboxError(f"runner ended before its last case; "
+                                   f"{self.log()}")  # type: ignore[attr-defined]
+        return raw
+
+
+class SandboxProcess(RunnerReports):
     """A runner started in its own sandbox and cgroups, waiting (warm) for its one job."""
 
     def __init__(self, spec: SandboxSpec, hier: Hierarchies) -> None:
@@ -81,28 +117,6 @@ class SandboxProcess:
         if self.cgroup:
             self.cgroup.set_priority(high=True)
         threading.Thread(target=self._send, args=(payload,), daemon=True).start()
-
-    def next_raw(self, limit_s: float) -> dict[str, Any] | None:
-        """The next case's raw report, or None once the runner stopped early (``self.stop``
-        says why: "time_limit", "memory_limit", "output_limit", "killed", or "tampered" when
-        something in the sandbox broke the result channel's protocol after the job was sent)."""
-        if self.stop is not None:
-            return None
-        try:
-            raw = self.channel.read(time.monotonic() + limit_s + CASE_SLACK_S)
-        except TimeoutError:
-            self.kill()
-            self.stop = "time_limit"
-            return None
-        except ChannelError:
-            self.kill()
-            self.stop = "tampered"
-            return None
-        if raw is None:
-            self.stop = self._why_stopped()
-            if self.stop is None:
-                raise SandboxError(f"runner ended before its last case; {self.log()}")
-        return raw
 
     def kill(self) -> None:
         """Kill every process of the sandbox (safe to call from any thread, repeatedly)."""

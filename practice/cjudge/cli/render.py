@@ -16,7 +16,7 @@ def _bytes(case: dict) -> str:
     return f"{max(sent) if sent else 0}/{case['bytes_bound']}"
 
 
-def case_line(case: dict, lang: str) -> str:
+def case_line(case: dict) -> str:
     """One case as a plain line: name, ranks, verdict, max bytes sent over the bound, time."""
     per_rank = " ".join(str(b) for b in case["bytes_sent"])
     return (f"{case['name']:<24} n={case['world_size']:<2} {case['verdict']:<20} "
@@ -36,7 +36,7 @@ def show_case(console: Console, case: dict, lang: str) -> None:
                       f"n={case['world_size']:<2} bytes {_bytes(case):>14}  "
                       f"{case['wall_ms']:.0f} ms")
     else:
-        console.print(case_line(case, lang), markup=False, highlight=False)
+        console.print(case_line(case), markup=False, highlight=False)
 
 
 def show_result(console: Console, result: dict, lang: str) -> None:
