@@ -1,11 +1,8 @@
 #!/bin/sh
-# The command of a submission's container (docker-init is PID 1). Starts the kernel's runner
-# with its result channel on the container's stdout and everything else it or the learner's
-# code prints on stderr, and feeds it the worker's stdin. When stdin closes (the worker ended
-# the attach, or died) every process of the container is killed: none outlives its worker.
-exec 4<&0
-{
-  cat <&4
-  kill -9 -1
-} | python -m cjudge.runner --result-fd 3 3>&1 1>&2 &
-wait $!
+# The command of a submission's container: the kernel's runner becomes PID 1 (no init), with its
+# result channel on the container's stdout (fd 3 here) and everything else it or the learner's
+# code prints on stderr. No other process holds the container's stdout: the runner makes itself
+# undumpable, so its ranks (same uid) cannot reopen it through /proc/1/fd. The runner exits when
+# stdin closes (the worker ended the attach, or died), and as PID 1 its exit kills every process
+# of the container: none outlives its worker.
+exec python -m cjudge.runner --result-fd 3 --end-with-stdin 3>&1 1>&2

@@ -25,6 +25,12 @@ if [ ${#need_apt[@]} -gt 0 ]; then
   fi
 fi
 
+# Compose v2 beside Debian's v1 (in .tools/, not installed): the smoke test runs with both
+if [ ! -x .tools/compose-v2/docker-compose ]; then
+  echo "setup: fetching Compose v2 (Debian trixie's docker-compose) into .tools/compose-v2"
+  docker/fetch-compose-v2.sh >/dev/null
+fi
+
 if [ ! -x .venv/bin/python ]; then
   echo "setup: creating .venv"
   python3.11 -m venv .venv 2>/dev/null || python3 -m venv .venv

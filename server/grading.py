@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -13,6 +14,8 @@ from cjudge.protocol import CaseSpec, JobSpec, RawCase
 from .sandbox import SandboxProcess, WarmPool
 
 RUNTIME = "torch-gloo"
+#: pauses before asking again whether a SIGKILL that ended a rank was the OOM killer's
+OOM_SETTLE_S = (0.1, 0.2, 0.4)
 NOTES = {
     "killed": "the judge's runner process was killed while your code ran",
     "tampered": "something in your code wrote into the judge's private result channel",
@@ -46,8 +49,7 @@ class SandboxCases:
             self.sandbox.kill()
             self.log = f"answer for case {raw.get('name')!r} instead of {spec['name']!r}"
             return self._stopped(spec, "tampered")
-        oom_kills, self.oom_kills = self.oom_kills, self.sandbox.oom_kills()
-        if self.oom_kills > oom_kills and raw.get("stop") is None:
+        if self._oom_killed(raw) and raw.get("stop") is None:
             raw["stop"] = "memory_limit"  # the OOM killer fired in this case: say so
         return raw  # type: ignore[return-value]
 
@@ -60,6 +62,18 @@ class SandboxCases:
         """Kill and clean up the sandbox, if one was taken."""
         if self.sandbox is not None:
             self.sandbox.close()
+
+    def _oom_killed(self, raw: dict[str, Any]) -> bool:
+        """Whether the OOM killer fired during this case. A sandbox may learn of it a moment
+        late (the docker engine's events): when a rank died of SIGKILL, ask a few more times."""
+        before = self.oom_kills
+        sigkilled = any((rank.get("error") or {}).get("type") == "SIGKILL" for rank in raw["ranks"])
+        for pause in (0.0, *OOM_SETTLE_S) if sigkilled else (0.0,):
+            time.sleep(pause)
+            self.oom_kills = self.sandbox.oom_kills()
+            if self.oom_kills > before:
+                return True
+        return False
 
     def _stopped(self, spec: CaseSpec, stop: str) -> RawCase:
         """The report of the case the sandbox stopped in (``judge_code`` runs no later case)."""

@@ -6,6 +6,8 @@ Runtime-agnostic (no torch import): the real runtime, the simulation and ``bench
 from __future__ import annotations
 
 import linecache
+import os
+import signal
 import sys
 import traceback
 import types
@@ -39,6 +41,18 @@ def classify_error(exc: BaseException, filename: str) -> RankError:
     if isinstance(exc, MemoryError) or "can't allocate memory" in str(exc):
         return learner_error(exc, filename, kind="memory")
     return learner_error(exc, filename)
+
+
+def exit_error(status: int, process: str, before: str) -> RankError:
+    """How the learner's code ended ``process`` (a wait status) without a report: a signal, or
+    an exit. A SIGKILL is not taken for the out-of-memory killer: a sandbox that sees the OOM
+    killer fire says so itself (``memory_limit``); the learner's own code can send one too."""
+    if os.WIFSIGNALED(status):
+        name = signal.Signals(os.WTERMSIG(status)).name
+        return RankError(kind="signal", type=name, message=f"killed by {name}", traceback="",
+                         line=None)
+    return RankError(kind="exception", type="SystemExit", traceback="", line=None,
+                     message=f"{process} exited with status {os.WEXITSTATUS(status)} {before}")
 
 
 def compile_learner(code: str, filename: str) -> types.CodeType:

@@ -9,7 +9,6 @@ Trace events go to the judge over a socket as they happen, not into a file the l
 
 from __future__ import annotations
 
-import ctypes
 import json
 import os
 import resource
@@ -27,6 +26,7 @@ import torch.distributed as dist
 from .comm_monitor import CommMonitor
 from .group_lifecycle import group_owned_by_judge
 from .learner import classify_error, compile_learner, exec_learner
+from .process_flags import set_dumpable
 from .protocol import CaseSpec, JobSpec, TensorData, TraceEvent
 from .rank_status import RankStatus
 
@@ -34,7 +34,6 @@ from .rank_status import RankStatus
 FILE_SIZE_LIMIT = 64 * 2**20
 #: memory a rank may allocate beyond what it holds once the group exists (a MemoryError past it)
 MEMORY_HEADROOM = 2**30
-PR_SET_DUMPABLE = 4
 DTYPES = {"float32": torch.float32, "float64": torch.float64, "int64": torch.int64}
 
 
@@ -45,11 +44,6 @@ def _redirect_output(path: Path) -> None:
     os.close(fd)
     sys.stdout = open(1, "w", buffering=1, encoding="utf-8", errors="replace", closefd=False)  # noqa: SIM115
     sys.stderr = sys.stdout
-
-
-def _set_dumpable() -> None:
-    """Let the judge read this rank's /proc/<pid>/io (a judge may have made itself undumpable)."""
-    ctypes.CDLL(None).prctl(PR_SET_DUMPABLE, 1, 0, 0, 0)
 
 
 def _limit_memory() -> None:
@@ -137,7 +131,7 @@ def _call_learner(job: JobSpec, case: CaseSpec, rank: int, filename: str, monito
 
 def rank_main(job_dir: Path, rank: int, world: int) -> NoReturn:
     """The whole life of one rank; never returns (the judge kills it when the case is over)."""
-    _set_dumpable()
+    set_dumpable(True)  # the judge reads its /proc/<pid>/io (the judge may be undumpable)
     status = RankStatus(str(job_dir / "status"), world)
     _redirect_output(job_dir / f"out.{rank}")
     resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_SIZE_LIMIT, FILE_SIZE_LIMIT))

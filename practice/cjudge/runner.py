@@ -6,34 +6,48 @@ and answers one :class:`~cjudge.protocol.RawCase` JSON line per case on the resu
 file descriptor of its own, never stdout, which carries whatever the learner prints). It knows no
 expected values: the trusted side grades each line (and may kill it after a failing case).
 One job per process: a warm pool keeps such processes started and waiting, each used for one
-submission only.
+submission only. With ``--end-with-stdin`` it exits as soon as stdin closes: as a container's
+PID 1 (the docker sandbox) that ends every process of the container once its worker lets go.
 """
 
 from __future__ import annotations
 
 import argparse
-import ctypes
 import json
 import os
+import signal
 import sys
+import threading
 
+from .process_flags import set_dumpable
 from .protocol import CaseSpec, JobSpec
 
-PR_SET_DUMPABLE = 4
+
+def _exit_when_stdin_closes() -> None:
+    """Wait for the end of stdin (raw reads: no lock a forked rank could inherit held), then
+    exit at once, whatever the job is doing."""
+    while os.read(0, 4096):
+        pass
+    os._exit(0)
 
 
-def serve(result_fd: int, launcher: str) -> int:
+def serve(result_fd: int, launcher: str, end_with_stdin: bool = False) -> int:
     """Announce readiness, run one job's cases, report each; the exit status."""
     from .runtime_real import run_case  # torch is imported here, before "ready"
 
     # undumpable: its ranks (same uid) can neither ptrace it nor open its /proc/<pid>/fd files;
     # each rank makes itself dumpable again so that the judge can read its write counters
-    ctypes.CDLL(None).prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
+    set_dumpable(False)
+    # a rank's SIGINT does not interrupt it (nor, as a container's PID 1, any signal but the
+    # ones its handlers catch: none is left)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     out = os.fdopen(result_fd, "w", buffering=1, encoding="utf-8")
     out.write(json.dumps({"ready": True}) + "\n")
     line = sys.stdin.readline()
     if not line:
         return 0
+    if end_with_stdin:
+        threading.Thread(target=_exit_when_stdin_closes, daemon=True).start()
     request = json.loads(line)
     job: JobSpec = request["job"]
     cases: list[CaseSpec] = request["cases"]
@@ -48,8 +62,10 @@ def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--result-fd", type=int, default=3)
     p.add_argument("--launcher", choices=("fork", "torchrun"), default="fork")
+    p.add_argument("--end-with-stdin", action="store_true",
+                   help="exit as soon as stdin closes, even in the middle of a job")
     args = p.parse_args()
-    return serve(args.result_fd, args.launcher)
+    return serve(args.result_fd, args.launcher, args.end_with_stdin)
 
 
 if __name__ == "__main__":

@@ -21,6 +21,8 @@ from pathlib import Path
 
 from . import rank_real  # imports torch: once, in the judge, before any rank is forked
 from .event_channel import EventChannel
+from .learner import exit_error
+from .process_flags import die_with
 from .protocol import CaseSpec, JobSpec, RankReport, RawCase, Stop
 from .rank_status import RankStatus
 
@@ -63,10 +65,12 @@ class ForkLauncher:
         sys.stderr.flush()
         self.pids: list[int] = []
         env = _rank_env(world, port)
+        judge = os.getpid()
         for rank in range(world):
             pid = os.fork()
             if pid == 0:
                 try:
+                    die_with(judge)  # no rank outlives a judge that is killed or exits
                     _close_inherited_fds()
                     os.setpgid(0, self.pids[0] if self.pids else 0)
                     os.environ.update(env, RANK=str(rank), LOCAL_RANK=str(rank))
@@ -181,17 +185,6 @@ def _watch(job: JobSpec, world: int, job_dir: Path, status: RankStatus, channel:
             return "deadlock"
 
 
-def _exit_error(code: int) -> dict:
-    if os.WIFSIGNALED(code):
-        sig = signal.Signals(os.WTERMSIG(code)).name
-        kind = "memory" if sig == "SIGKILL" else "signal"
-        return {"kind": kind, "type": sig, "message": f"killed by {sig}", "traceback": "",
-                "line": None}
-    return {"kind": "exception", "type": "SystemExit",
-            "message": f"the rank's process exited with status {os.WEXITSTATUS(code)} "
-                       "before its function returned", "traceback": "", "line": None}
-
-
 def _reports(job_dir: Path, states: list[tuple[str, int]], exits: dict[int, int]) -> list[RankReport]:
     reports = []
     for rank, (state, _) in enumerate(states):
@@ -203,7 +196,8 @@ def _reports(job_dir: Path, states: list[tuple[str, int]], exits: dict[int, int]
                                       error=record["error"]))
         elif rank in exits:
             reports.append(RankReport(rank=rank, state="failed", output=None,
-                                      error=_exit_error(exits[rank])))  # type: ignore[typeddict-item]
+                                      error=exit_error(exits[rank], "the rank's process",
+                                                       "before its function returned")))
         else:  # no result: a "returned" or "failed" status here was forged by the rank itself
             alive = state if state in ("running", "blocked") else "killed"
             reports.append(RankReport(rank=rank, state=alive, output=None, error=None))

@@ -20,7 +20,7 @@ import threading
 import time
 import traceback
 
-from .learner import compile_learner, learner_error
+from .learner import compile_learner, exit_error, learner_error
 from .protocol import CaseSpec, JobSpec, RankError, RankReport, RankState, RawCase, Stop, TraceEvent
 from .sim.capture import Capture, Router
 from .sim.rank import install_modules, run_rank
@@ -58,7 +58,8 @@ def run_case(job: JobSpec, case: CaseSpec) -> RawCase:
     if data is None:
         return _ended(case, wall_ms, "running", None, "time_limit")
     if not data:
-        return _ended(case, wall_ms, "failed", _exit_error(status), None)
+        return _ended(case, wall_ms, "failed",
+                      exit_error(status, "the ranks' process", "before the case ended"), None)
     answer = json.loads(data)
     if "crash" in answer:
         raise RuntimeError(f"the simulated runtime failed:\n{answer['crash']}")
@@ -87,18 +88,6 @@ def _ended(case: CaseSpec, wall_ms: float, state: RankState, error: RankError | 
     ranks = [RankReport(rank=r, state=state, output=None, error=error)
              for r in range(case["world_size"])]
     return RawCase(name=case["name"], ranks=ranks, events=[], stdout="", stop=stop, wall_ms=wall_ms)
-
-
-def _exit_error(status: int) -> RankError:
-    """What the learner's code did to end the ranks' process (``os._exit``, a signal)."""
-    if os.WIFSIGNALED(status):
-        name = signal.Signals(os.WTERMSIG(status)).name
-        kind = "memory" if name == "SIGKILL" else "signal"  # the kernel's OOM killer, as in real
-        return RankError(kind=kind, type=name, message=f"killed by {name}", traceback="",
-                         line=None)
-    return RankError(kind="exception", type="SystemExit", traceback="", line=None,
-                     message=f"the ranks' process exited with status {os.WEXITSTATUS(status)} "
-                             "before the case ended")
 
 
 def run_case_here(job: JobSpec, case: CaseSpec) -> RawCase:

@@ -2,11 +2,12 @@
 container of the runner image, started warm by the worker through the Docker engine's socket.
 
 The container has no network but its own loopback, a read-only root, a private size-bounded
-tmpfs, memory, process and CPU limits, no capabilities, no-new-privileges, an unprivileged
-user and docker-init as PID 1; the engine keeps no log of its output, and removes it once it
-ends, after its one job. The runner's results come back on the container's stdout (the
-learner's prints go to its stderr, bounded); expected values never enter it: the worker grades
-outside.
+tmpfs, memory, process and CPU limits, no capabilities, no-new-privileges and an unprivileged
+user; the engine keeps no log of its output, and removes it once it ends, after its one job.
+The runner's results come back on the container's stdout (the learner's prints go to its
+stderr, bounded). The runner itself is PID 1 (no docker-init) and undumpable, so it is the only
+process holding that stdout and the ranks (same uid) cannot reopen it through /proc. Expected
+values never enter the container: the worker grades outside.
 """
 
 from __future__ import annotations
@@ -74,7 +75,7 @@ def container_config(settings: Settings, owner: str, cpu_seconds: int) -> dict[s
             "CpuShares": WARM_CPU_SHARES,
             "CapDrop": ["ALL"],
             "SecurityOpt": ["no-new-privileges"],
-            "Init": True,
+            "Init": False,  # the runner is PID 1: no other process may hold the channel
             "AutoRemove": True,
             "LogConfig": {"Type": "none", "Config": {}},
             "Ulimits": [{"Name": name, "Soft": value, "Hard": value}

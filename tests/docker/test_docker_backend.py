@@ -25,7 +25,7 @@ def test_container_is_locked_down() -> None:
     assert host["CpuShares"] == 2  # warming up: idle CPU only
     assert host["CapDrop"] == ["ALL"]
     assert host["SecurityOpt"] == ["no-new-privileges"]
-    assert host["Init"] and host["AutoRemove"]
+    assert host["Init"] is False and host["AutoRemove"]  # the runner is PID 1, alone on stdout
     assert host["LogConfig"]["Type"] == "none"
     assert "Binds" not in host and "Mounts" not in host and "Privileged" not in host
     assert {u["Name"]: u["Hard"] for u in host["Ulimits"]}["fsize"] == 32 << 20

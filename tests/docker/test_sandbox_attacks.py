@@ -24,16 +24,7 @@ test_nothing_is_left_running = corpus.test_nothing_is_left_running
 test_server_still_judges_after_the_attacks = corpus.test_server_still_judges_after_the_attacks
 
 
-#: attacks the docker backend does not stop yet (strict: the mark must go once it does). The
-#: result channel is the container's stdout, which docker-init (PID 1, same uid, dumpable) also
-#: holds: a rank can reopen /proc/1/fd/1 and write forged result lines. The bubblewrap backend
-#: uses a socket pair held only by the undumpable runner. Fix: a socket as the channel here too.
-DOCKER_GAPS = {"forge_via_proc": "the result channel is reachable through /proc/1/fd/1"}
-
-
-@pytest.mark.parametrize("attack", [
-    pytest.param(p, id=p.stem, marks=[pytest.mark.xfail(strict=True, reason=DOCKER_GAPS[p.stem])]
-                 if p.stem in DOCKER_GAPS else []) for p in corpus.ATTACKS])
+@pytest.mark.parametrize("attack", corpus.ATTACKS, ids=[p.stem for p in corpus.ATTACKS])
 def test_attack_gets_a_clean_verdict(attack: Path, verdicts: dict[str, dict],
                                      judge: JudgeServer) -> None:
     corpus.test_attack_gets_a_clean_verdict(attack, verdicts, judge)

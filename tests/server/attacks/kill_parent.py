@@ -5,7 +5,7 @@ import signal
 
 
 def ring_all_reduce(t):
-    for sig in (signal.SIGTERM, signal.SIGKILL):
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGKILL):
         try:
             os.kill(os.getppid(), sig)
         except OSError:

@@ -1,0 +1,28 @@
+"""Per-process flags the judge sets through Linux's prctl(2)."""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import signal
+
+PR_SET_PDEATHSIG = 1
+PR_SET_DUMPABLE = 4
+
+
+def _prctl(option: int, value: int) -> None:
+    if ctypes.CDLL(None, use_errno=True).prctl(option, value, 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), f"prctl({option}, {value})")
+
+
+def set_dumpable(dumpable: bool) -> None:
+    """Whether processes of the same uid may ptrace this one or open its /proc/<pid> files."""
+    _prctl(PR_SET_DUMPABLE, int(dumpable))
+
+
+def die_with(parent: int) -> None:
+    """Be killed when ``parent`` (this forked child's parent, by pid) ends; exit at once if it
+    has ended already."""
+    _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != parent:
+        os._exit(70)
