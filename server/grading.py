@@ -92,7 +92,8 @@ class SandboxCases:
 def grade(exercise: Exercise, code: str, filename: str, seed: int, runner: SandboxCases,
           on_case: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
     """The verdict JSON for ``code``, exactly as ``practice/judge.py`` grades it."""
-    return judge_code(exercise, code, filename, runner, RUNTIME, seed=seed, on_case=on_case)
+    return judge_code(exercise, code, filename, runner, RUNTIME, seed=seed, on_case=on_case,
+                      cases=runner.cases)
 
 
 def runner_for(exercise: Exercise, seed: int, pool: WarmPool) -> SandboxCases:

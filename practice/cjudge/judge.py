@@ -13,28 +13,32 @@ RunCase = Callable[[JobSpec, CaseSpec], RawCase]
 
 def judge_code(exercise: Exercise, code: str, filename: str, run_case: RunCase, runtime: str,
                seed: int | None = None, only_samples: bool = False, all_cases: bool = False,
-               on_case: Callable[[dict], None] | None = None) -> dict:
+               on_case: Callable[[dict], None] | None = None,
+               cases: list[CaseSpec] | None = None) -> dict:
     """The verdict JSON for ``code``, running each case with ``run_case`` (a runtime's).
 
-    Cases run in order (the sample first) and stop at the first that fails unless
-    ``all_cases``; the cases not run are listed under ``skipped``.
+    Cases (``cases`` if planned already with ``seed``, else planned here) run in order (the
+    sample first) and stop at the first that fails unless ``all_cases``; the cases not run are
+    listed under ``skipped``.
     """
     seed = exercise.seed if seed is None else seed
     error = check_compiles(code, filename)
     if error is not None:
         return summarize(exercise, [], runtime, seed, compile_error=error)
     job = exercise.job_spec(code, filename)
-    cases, output, skipped = [], [], []
-    for spec in plan_cases(exercise, seed, only_samples=only_samples):
-        if cases and cases[-1]["verdict"] != "accepted" and not all_cases:
+    planned = plan_cases(exercise, seed, only_samples=only_samples) if cases is None else cases
+    results: list[dict] = []
+    output, skipped = [], []
+    for spec in planned:
+        if results and results[-1]["verdict"] != "accepted" and not all_cases:
             skipped.append(spec["name"])
             continue
         raw = run_case(job, spec)
         result = grade_case(exercise, spec, raw)
-        cases.append(result)
+        results.append(result)
         if raw["stdout"]:
             output.append(f"--- {spec['name']} ---\n{raw['stdout']}")
         if on_case is not None:
             on_case(result)
     stdout = "\n".join(output)[: job["output_limit_bytes"]]
-    return summarize(exercise, cases, runtime, seed, stdout=stdout) | {"skipped": skipped}
+    return summarize(exercise, results, runtime, seed, stdout=stdout) | {"skipped": skipped}

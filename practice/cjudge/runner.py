@@ -38,8 +38,8 @@ def serve(result_fd: int, launcher: str, end_with_stdin: bool = False) -> int:
     # undumpable: its ranks (same uid) can neither ptrace it nor open its /proc/<pid>/fd files;
     # each rank makes itself dumpable again so that the judge can read its write counters
     set_dumpable(False)
-    # a rank's SIGINT does not interrupt it (nor, as a container's PID 1, any signal but the
-    # ones its handlers catch: none is left)
+    # its ranks cannot interrupt it with SIGINT; as a container's PID 1 it is also immune to
+    # every other signal they send (the kernel drops those PID 1 has no handler for)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     out = os.fdopen(result_fd, "w", buffering=1, encoding="utf-8")
     out.write(json.dumps({"ready": True}) + "\n")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from cjudge.grading import grade_case, plan_cases
+from cjudge.judge import judge_code
 from cjudge.primitives import allowed_ops, bytes_sent
 from cjudge.waits import explain_waits
 
@@ -93,3 +94,22 @@ def test_collective_waits_name_the_ranks_that_never_came():
     lines = [en for en, _ in explain_waits(ranks, events)]
     assert lines == ["rank 0 waits in all_reduce (call #1) for rank 1, which never made that call",
                      "rank 2 waits in all_reduce (call #1) for rank 1, which never made that call"]
+
+
+def test_judge_code_runs_the_cases_it_is_given_and_no_others():
+    ex = exercise("ring-allreduce")
+    given = plan_cases(ex, seed=7)[2:4]
+    seen = []
+
+    def run_case(job, spec):
+        seen.append(spec["name"])
+        ranks = [{"rank": r, "state": "returned", "error": None,
+                  "output": ex.grader.expected(spec["params"], spec["world_size"], spec["inputs"])[r]}
+                 for r in range(spec["world_size"])]
+        return {"name": spec["name"], "ranks": ranks, "events": [], "stdout": "", "stop": None,
+                "wall_ms": 1.0}
+
+    result = judge_code(ex, "def ring_all_reduce(t):\n    pass\n", "learner.py", run_case, "fake",
+                        seed=7, cases=given, all_cases=True)
+    assert seen == [spec["name"] for spec in given]
+    assert [case["name"] for case in result["cases"]] == seen
