@@ -1,0 +1,58 @@
+"""The worker's side of a sandbox's answers (``server.grading.SandboxCases``): when a rank was
+killed by SIGKILL, it is ``memory_limit`` only if the sandbox saw the OOM killer fire, even when
+the sandbox learns of that a moment late (the docker engine's events)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from server.grading import SandboxCases
+
+CASE = {"name": "sample", "world_size": 2, "sample": True, "params": {}, "inputs": []}
+JOB = {"time_limit_s": 5.0}
+
+
+class FakeSandbox:
+    """Answers one case whose rank 1 died of ``signal``; the OOM count reads ``counts`` in turn."""
+
+    def __init__(self, signal: str, counts: list[int]) -> None:
+        self.signal = signal
+        self.counts = counts
+        self.asked = 0
+
+    def send(self, payload: dict[str, Any]) -> None:
+        pass
+
+    def next_raw(self, time_limit_s: float) -> dict[str, Any]:
+        error = {"kind": "signal", "type": self.signal, "message": f"killed by {self.signal}",
+                 "traceback": "", "line": None}
+        ranks = [{"rank": 0, "state": "blocked", "output": None, "error": None},
+                 {"rank": 1, "state": "failed", "output": None, "error": error}]
+        return {"name": "sample", "ranks": ranks, "events": [], "stdout": "", "stop": None,
+                "wall_ms": 1.0}
+
+    def oom_kills(self) -> int:
+        self.asked += 1
+        return self.counts[min(self.asked, len(self.counts)) - 1]
+
+
+class FakePool:
+    def __init__(self, sandbox: FakeSandbox) -> None:
+        self.sandbox = sandbox
+
+    def take(self) -> FakeSandbox:
+        return self.sandbox
+
+
+@pytest.mark.parametrize(("signal", "counts", "stop"), [
+    ("SIGKILL", [0, 0, 1], "memory_limit"),  # the OOM event arrives late: asked again
+    ("SIGKILL", [0], None),                   # no OOM kill at all: the learner's own kill
+    ("SIGSEGV", [0, 1], None),                # not a SIGKILL: asked once, not again
+])
+def test_a_sigkill_is_memory_limit_only_on_oom_evidence(signal: str, counts: list[int],
+                                                        stop: str | None) -> None:
+    sandbox = FakeSandbox(signal, counts)
+    raw = SandboxCases(FakePool(sandbox), [CASE])(JOB, CASE)  # type: ignore[arg-type]
+    assert raw["stop"] == stop
