@@ -8,10 +8,11 @@ import signal
 
 PR_SET_PDEATHSIG = 1
 PR_SET_DUMPABLE = 4
+_LIBC = ctypes.CDLL(None, use_errno=True)
 
 
 def _prctl(option: int, value: int) -> None:
-    if ctypes.CDLL(None, use_errno=True).prctl(option, value, 0, 0, 0) != 0:
+    if _LIBC.prctl(option, value, 0, 0, 0) != 0:
         raise OSError(ctypes.get_errno(), f"prctl({option}, {value})")
 
 
