@@ -79,9 +79,13 @@ def plain_argv(inner: list[str]) -> list[str]:
 def bwrap_argv(inner: list[str], tmpfs_bytes: int) -> list[str]:
     """The runner inside bubblewrap: no network but loopback, a read-only view of the kernel,
     Python and its packages, a private size-bounded tmpfs, uid/gid 65534, no capabilities,
-    fresh user/pid/ipc/uts/cgroup namespaces, killed with its parent."""
+    fresh user/pid/ipc/uts/cgroup namespaces, killed with its parent.
+
+    The runner is the sandbox's PID 1 (``--as-pid-1``): bwrap's own reaper would otherwise be
+    PID 1, dumpable and holding the sandbox's stdin/stdout/stderr pipes, which any rank could
+    reopen for writing through ``/proc/1/fd``; the undumpable runner's cannot be reopened."""
     args = ["bwrap", "--unshare-all", "--unshare-user", "--disable-userns", "--cap-drop", "ALL",
-            "--die-with-parent", "--new-session", "--hostname", "judge",
+            "--as-pid-1", "--die-with-parent", "--new-session", "--hostname", "judge",
             "--uid", "65534", "--gid", "65534", "--clearenv"]
     for key, value in {**SANDBOX_ENV, "PYTHONPATH": "/judge"}.items():
         args += ["--setenv", key, value]

@@ -26,7 +26,7 @@ def test_bwrap_binds_only_the_kernel_python_and_system_read_only() -> None:
         if src.startswith(str(REPO)):
             assert src == str(KERNEL_DIR) or "/.venv" in src, src
     for flag in ("--unshare-all", "--unshare-user", "--die-with-parent", "--disable-userns",
-                 "--new-session", "--clearenv"):
+                 "--new-session", "--clearenv", "--as-pid-1"):
         assert flag in argv
     assert argv[argv.index("--uid") + 1] == "65534"
 

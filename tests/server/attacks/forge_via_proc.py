@@ -1,5 +1,7 @@
 # attack: reopen the runner's result channel through /proc/<parent>/fd and forge every case
-# expect: wrong_answer|runtime_error
+# expect: wrong_answer|runtime_error|forbidden_primitive
+# (the judge's fds are out of reach, but a rank can write into its sibling ranks' files and pipes,
+#  which garbles their state reports, or, when the writer returns, is traffic its trace can't explain)
 import json
 import os
 
