@@ -24,6 +24,7 @@ import torch
 import torch.distributed as dist
 
 from .comm_monitor import CommMonitor
+from .confine import confine_rank
 from .group_lifecycle import group_owned_by_judge
 from .learner import classify_error, compile_learner, exec_learner
 from .process_flags import set_dumpable
@@ -102,6 +103,7 @@ def run_rank(job: JobSpec, case: CaseSpec, rank: int, world: int, job_dir: Path,
     filename = job["filename"]
     monitor = CommMonitor(rank, world, job["allowed"], filename, emit)
     _limit_memory()
+    confine_rank()  # from here on, only the group's traced primitives reach the other ranks
     status.set(rank, "running")
     try:
         with group_owned_by_judge():
