@@ -28,7 +28,7 @@ from .confine import confine_rank
 from .group_lifecycle import group_owned_by_judge
 from .learner import classify_error, compile_learner, exec_learner
 from .process_flags import set_dumpable
-from .protocol import CaseSpec, JobSpec, TensorData, TraceEvent
+from .protocol import JobSpec, TensorData, TraceEvent
 from .rank_status import RankStatus
 
 #: a rank may write at most this much to any file (its output is cut at the job's limit anyway)
@@ -78,11 +78,19 @@ def to_data(value: Any) -> TensorData | None:
                       data=flat.tolist())
 
 
+def _take_input(path: Path) -> TensorData:
+    """This rank's input, read and deleted before it joins the group: by the time any rank
+    runs the learner's code (after every rank has joined), no rank's input is left to read."""
+    mine: TensorData = json.loads(path.read_text())
+    path.unlink()
+    return mine
+
+
 def _make_input(spec: TensorData) -> torch.Tensor:
     return torch.tensor(spec["data"], dtype=DTYPES[spec["dtype"]]).reshape(spec["shape"])
 
 
-def run_rank(job: JobSpec, case: CaseSpec, rank: int, world: int, job_dir: Path,
+def run_rank(job: JobSpec, mine: TensorData, rank: int, world: int, job_dir: Path,
              status: RankStatus) -> dict[str, Any]:
     """Join the group, import the learner's file, call the graded function; the result record."""
     channel = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -107,12 +115,12 @@ def run_rank(job: JobSpec, case: CaseSpec, rank: int, world: int, job_dir: Path,
     status.set(rank, "running")
     try:
         with group_owned_by_judge():
-            return _call_learner(job, case, rank, filename, monitor, mark)
+            return _call_learner(job, mine, rank, filename, monitor, mark)
     except BaseException as exc:  # noqa: BLE001 - every learner failure is reported, none escapes
         return {"output": None, "error": classify_error(exc, filename)}
 
 
-def _call_learner(job: JobSpec, case: CaseSpec, rank: int, filename: str, monitor: CommMonitor,
+def _call_learner(job: JobSpec, mine: TensorData, rank: int, filename: str, monitor: CommMonitor,
                   mark: Callable[[str], None]) -> dict[str, Any]:
     """Import the learner's file on this rank, then make the graded call under the monitor."""
     namespace = exec_learner(compile_learner(job["code"], filename), f"learner_rank{rank}")
@@ -120,7 +128,7 @@ def _call_learner(job: JobSpec, case: CaseSpec, rank: int, filename: str, monito
     if not callable(function):
         raise NameError(f"your file must define a function `{job['function']}` "
                         f"(你的文件需要定义函数 `{job['function']}`)")
-    argument = _make_input(case["inputs"][rank])
+    argument = _make_input(mine)
     mark("start")
     try:
         with monitor:
@@ -140,8 +148,8 @@ def rank_main(job_dir: Path, rank: int, world: int) -> NoReturn:
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
     torch.set_num_threads(1)
     job: JobSpec = json.loads((job_dir / "job.json").read_text())
-    case: CaseSpec = json.loads((job_dir / "case.json").read_text())
-    record = run_rank(job, case, rank, world, job_dir, status)
+    mine = _take_input(job_dir / f"input.{rank}")
+    record = run_rank(job, mine, rank, world, job_dir, status)
     sys.stdout.flush()
     tmp = job_dir / f"result.{rank}.tmp"
     tmp.write_text(json.dumps(record))

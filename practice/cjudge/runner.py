@@ -1,7 +1,8 @@
 """The untrusted end of judging: ``python -m cjudge.runner --result-fd 3``.
 
-What a sandbox runs. It imports torch and the real runtime, announces ``{"ready": true}`` on the
-result channel, then reads ONE job from stdin, ``{"job": JobSpec, "cases": [CaseSpec, ...]}``,
+What a sandbox runs. It imports torch and the real runtime, announces ``{"ready": true,
+"confinement_gaps": [...]}`` on the result channel, then reads ONE job from stdin,
+``{"job": JobSpec, "cases": [CaseSpec, ...]}``,
 and answers one :class:`~cjudge.protocol.RawCase` JSON line per case on the result channel (a
 file descriptor of its own, never stdout, which carries whatever the learner prints). It knows no
 expected values: the trusted side grades each line (and may kill it after a failing case).
@@ -19,6 +20,7 @@ import signal
 import sys
 import threading
 
+from .confine import confinement_gaps
 from .process_flags import set_dumpable
 from .protocol import CaseSpec, JobSpec
 
@@ -33,6 +35,7 @@ def _exit_when_stdin_closes() -> None:
 
 def serve(result_fd: int, launcher: str, end_with_stdin: bool = False) -> int:
     """Announce readiness, run one job's cases, report each; the exit status."""
+    from .rank_fork import start_zygote
     from .runtime_real import run_case  # torch is imported here, before "ready"
 
     # undumpable: its ranks (same uid) can neither ptrace it nor open its /proc/<pid>/fd files;
@@ -41,8 +44,11 @@ def serve(result_fd: int, launcher: str, end_with_stdin: bool = False) -> int:
     # its ranks cannot interrupt it with SIGINT; as a container's PID 1 it is also immune to
     # every other signal they send (the kernel drops those PID 1 has no handler for)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if launcher == "zygote":
+        start_zygote()  # before the job is read: no rank's memory ever holds the job's inputs
     out = os.fdopen(result_fd, "w", buffering=1, encoding="utf-8")
-    out.write(json.dumps({"ready": True}) + "\n")
+    # what the ranks cannot be confined by here, for the trusted side to log (see ``confine``)
+    out.write(json.dumps({"ready": True, "confinement_gaps": confinement_gaps()}) + "\n")
     line = sys.stdin.readline()
     if not line:
         return 0
@@ -61,7 +67,9 @@ def main() -> int:
     """Parse the arguments and serve one job."""
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--result-fd", type=int, default=3)
-    p.add_argument("--launcher", choices=("fork", "torchrun"), default="fork")
+    p.add_argument("--launcher", choices=("zygote", "fork", "torchrun"), default="zygote",
+                   help="how ranks start: forked by a process that never saw the job (zygote), "
+                        "forked from the runner (fork), or by torchrun")
     p.add_argument("--end-with-stdin", action="store_true",
                    help="exit as soon as stdin closes, even in the middle of a job")
     args = p.parse_args()

@@ -19,11 +19,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from . import rank_real  # imports torch: once, in the judge, before any rank is forked
 from .event_channel import EventChannel
 from .learner import exit_error
-from .process_flags import die_with
 from .protocol import CaseSpec, JobSpec, RankReport, RawCase, Stop
+from .rank_fork import ForkLauncher, ZygoteLauncher
 from .rank_status import RankStatus
 
 POLL_S = 0.004
@@ -43,62 +42,6 @@ def free_port() -> int:
 def _job_dir() -> Path:
     base = "/dev/shm" if os.access("/dev/shm", os.W_OK) else None
     return Path(tempfile.mkdtemp(prefix="cjudge-", dir=base))
-
-
-def _rank_env(world: int, port: int) -> dict[str, str]:
-    return {"MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(port), "WORLD_SIZE": str(world),
-            "LOCAL_WORLD_SIZE": str(world), "GROUP_RANK": "0", "OMP_NUM_THREADS": "1"}
-
-
-def _close_inherited_fds() -> None:
-    """A forked rank keeps none of the judge's descriptors (its result channel above all)."""
-    devnull = os.open(os.devnull, os.O_RDONLY)
-    os.dup2(devnull, 0)
-    os.closerange(3, os.sysconf("SC_OPEN_MAX"))
-
-
-class ForkLauncher:
-    """Ranks forked from this process (which has imported torch already)."""
-
-    def __init__(self, job_dir: Path, world: int, port: int):
-        sys.stdout.flush()
-        sys.stderr.flush()
-        self.pids: list[int] = []
-        env = _rank_env(world, port)
-        judge = os.getpid()
-        for rank in range(world):
-            pid = os.fork()
-            if pid == 0:
-                try:
-                    die_with(judge)  # no rank outlives a judge that is killed or exits
-                    _close_inherited_fds()
-                    os.setpgid(0, self.pids[0] if self.pids else 0)
-                    os.environ.update(env, RANK=str(rank), LOCAL_RANK=str(rank))
-                    rank_real.rank_main(job_dir, rank, world)
-                finally:
-                    os._exit(70)
-            os.setpgid(pid, self.pids[0] if self.pids else pid)
-            self.pids.append(pid)
-        self.exits: dict[int, int] = {}
-
-    def poll(self) -> dict[int, int]:
-        """Ranks that have exited so far, with their wait status."""
-        for rank, pid in enumerate(self.pids):
-            if rank not in self.exits:
-                done, code = os.waitpid(pid, os.WNOHANG)
-                if done:
-                    self.exits[rank] = code
-        return self.exits
-
-    def kill(self) -> None:
-        """Kill every rank and whatever they started in their process group, and reap them."""
-        try:
-            os.killpg(self.pids[0], signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        for rank, pid in enumerate(self.pids):
-            if rank not in self.exits:
-                self.exits[rank] = os.waitpid(pid, 0)[1]
 
 
 class TorchrunLauncher:
@@ -138,7 +81,8 @@ def _kill_stragglers(pids: list[int]) -> None:
                 pass
 
 
-LAUNCHERS = {"fork": ForkLauncher, "torchrun": TorchrunLauncher}
+LAUNCHERS = {"fork": ForkLauncher, "torchrun": TorchrunLauncher, "zygote": ZygoteLauncher}
+Launcher = ForkLauncher | TorchrunLauncher | ZygoteLauncher
 
 
 def _rank_output(job_dir: Path, rank: int) -> int:
@@ -151,7 +95,7 @@ def _output_size(job_dir: Path, world: int) -> int:
 
 
 def _watch(job: JobSpec, world: int, job_dir: Path, status: RankStatus, channel: EventChannel,
-           launcher: ForkLauncher | TorchrunLauncher) -> Stop | None:
+           launcher: Launcher) -> Stop | None:
     """Wait until every rank is done, or the reason to stop them early.
 
     The time limit counts from the moment every rank has joined the group (so that torchrun's
@@ -222,7 +166,8 @@ def run_case(job: JobSpec, case: CaseSpec, launcher: str = "fork") -> RawCase:
     job_dir = _job_dir()
     try:
         (job_dir / "job.json").write_text(json.dumps(job))
-        (job_dir / "case.json").write_text(json.dumps(case))
+        for rank, tensor in enumerate(case["inputs"]):  # each rank reads its own, and only that
+            (job_dir / f"input.{rank}").write_text(json.dumps(tensor))
         status = RankStatus(str(job_dir / "status"), world, create=True)
         channel = EventChannel(job_dir / "events.sock", lambda r: _rank_output(job_dir, r))
         start = time.monotonic()

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import json
+import logging
 import os
 import select
 import time
 from collections.abc import Callable
 from typing import Any
+
+logger = logging.getLogger(__name__)
+_WARNED: set[tuple[str, ...]] = set()
 
 
 class ChannelError(Exception):
@@ -57,11 +61,18 @@ class LineChannel:
 
 
 def await_ready(channel: LineChannel, timeout_s: float, log: Callable[[], str],
-                error: type[Exception]) -> None:
-    """Block until the runner on ``channel`` says it is ready; ``error`` (with ``log()``) if not."""
+                error: type[Exception]) -> list[str]:
+    """Block until the runner on ``channel`` says it is ready; ``error`` (with ``log()``) if not.
+    What its ranks cannot be confined by (logged as a warning, once per kind of gap)."""
     try:
         hello = channel.read(time.monotonic() + timeout_s)
     except (TimeoutError, ChannelError) as exc:
         raise error(f"runner not ready: {exc or 'timeout'}; {log()}") from None
-    if hello != {"ready": True}:
+    gaps = hello.get("confinement_gaps") if isinstance(hello, dict) else None
+    if not isinstance(gaps, list) or hello.get("ready") is not True:
         raise error(f"runner not ready (said {hello!r}); {log()}")
+    if gaps and tuple(gaps) not in _WARNED:
+        _WARNED.add(tuple(gaps))
+        logger.warning("the sandbox cannot confine its ranks by: %s; learners' code could "
+                       "communicate unseen", "; ".join(map(str, gaps)))
+    return gaps

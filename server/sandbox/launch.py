@@ -97,6 +97,8 @@ def bwrap_argv(inner: list[str], tmpfs_bytes: int) -> list[str]:
     args += ["--ro-bind", str(KERNEL_DIR), "/judge/cjudge"]
     for name in ("hosts", "passwd", "group"):
         args += ["--ro-bind", str(_etc_dir() / name), f"/etc/{name}"]
+    # the dynamic linker's cache: how the ranks find libseccomp to confine themselves
+    args += ["--ro-bind-try", "/etc/ld.so.cache", "/etc/ld.so.cache"]
     args += ["--proc", "/proc"]
     # the sandbox's uid is the server's outside its user namespace: its kernel knobs under /proc
     # (global sysctls such as core_pattern) must not be writable

@@ -110,7 +110,8 @@ class SandboxProcess(RunnerReports):
 
     def wait_ready(self) -> None:
         """Block until the runner says it is ready; ``SandboxError`` if it does not."""
-        await_ready(self.channel, self.spec.ready_timeout_s, self.log, SandboxError)
+        self.confinement_gaps = await_ready(self.channel, self.spec.ready_timeout_s, self.log,
+                                            SandboxError)
 
     def send(self, payload: dict[str, Any]) -> None:
         """Give the runner its one job (from a thread: a runner that does not read can't block)."""

@@ -32,7 +32,7 @@ def runner(request: pytest.FixtureRequest) -> Iterator[tuple[subprocess.Popen, o
                             stderr=subprocess.DEVNULL, env=env, pass_fds=(result_w,))
     os.close(result_w)
     results = os.fdopen(result_r, "r", encoding="utf-8")
-    assert json.loads(results.readline()) == {"ready": True}
+    assert json.loads(results.readline()) == {"ready": True, "confinement_gaps": []}
     yield proc, results
     proc.kill()
     proc.wait()

@@ -10,9 +10,11 @@ import pytest
 from conftest import needs_sandbox
 
 from server.localserver import REPO
+from server.sandbox import SandboxProcess, spec_from
 from server.sandbox.cgroups import Cgroup, Limits, discover
 from server.sandbox.channel import ChannelError, LineChannel
 from server.sandbox.launch import KERNEL_DIR, bwrap_argv
+from server.settings import Settings
 
 
 def test_bwrap_binds_only_the_kernel_python_and_system_read_only() -> None:
@@ -83,3 +85,16 @@ def test_cgroup_kill_takes_daemons_too() -> None:
     group.remove()
     assert proc.wait(timeout=10) != 0
     assert not any(d.exists() for d in [group.v2, *group.v1.values()] if d is not None)
+
+
+@needs_sandbox
+def test_the_ranks_in_the_sandbox_can_confine_themselves() -> None:
+    """The runner, started in bubblewrap, finds everything its ranks confine themselves with
+    (Landlock, libseccomp: the linker's cache is bound in for it)."""
+    hier = discover()
+    sandbox = SandboxProcess(spec_from(Settings(sandbox="bwrap"), hier), hier)
+    try:
+        sandbox.wait_ready()
+        assert sandbox.confinement_gaps == []
+    finally:
+        sandbox.close()

@@ -63,6 +63,10 @@ def main(argv: list[str]) -> int:
 
         return bench_main(argv[argv.index("bench") + 1:])
     args = parser().parse_args(argv)
+    if getattr(args, "launcher", None) == "fork":
+        from ..rank_fork import start_zygote
+
+        start_zygote()  # before any exercise (samples included) is in this process's memory
     exercises = commands.exercises_or_exit(args.exercises)
     if args.command == "list":
         return commands.cmd_list(exercises, args.lang)

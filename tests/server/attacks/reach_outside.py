@@ -4,7 +4,10 @@ import socket
 
 
 def ring_all_reduce(t):
-    names = [name for _, name in socket.if_nameindex()]
+    try:
+        names = [name for _, name in socket.if_nameindex()]
+    except PermissionError:  # a confined rank opens no socket, netlink's included
+        names = ["lo"]
     if names != ["lo"]:
         raise RuntimeError(f"LEAKED interfaces {names}")
     with open("/proc/net/route") as f:

@@ -1,0 +1,202 @@
+"""Forking a case's ranks from a process that has imported torch already.
+
+:class:`ForkLauncher` forks them from the judge itself (fast; the CLI). Its ranks start as copies
+of the judge's memory, which holds every case's inputs, so a rank's code could read its peers'
+inputs there instead of receiving them. :class:`Zygote` is forked once, before the judge learns
+any job, and forks each case's ranks on request: nothing of any job was ever in its memory (the
+sandboxed runner uses it). Either way each rank reads only its own input, from a file it deletes
+before it joins the group (see ``rank_real``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import signal
+import sys
+import time
+from pathlib import Path
+
+from . import rank_real  # imports torch: once, in the judge, before any rank is forked
+from .process_flags import die_with
+
+ZYGOTE_REAP_S = 0.01  # how often the zygote looks for ranks that have exited
+KILL_REPORT_S = 10.0  # how long a killed case waits for the zygote to report every rank reaped
+
+
+def _rank_env(world: int, port: int) -> dict[str, str]:
+    return {"MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(port), "WORLD_SIZE": str(world),
+            "LOCAL_WORLD_SIZE": str(world), "GROUP_RANK": "0", "OMP_NUM_THREADS": "1"}
+
+
+def _close_inherited_fds() -> None:
+    """A forked rank keeps none of its parent's descriptors (the judge's channels above all)."""
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.closerange(3, os.sysconf("SC_OPEN_MAX"))
+
+
+def fork_ranks(job_dir: Path, world: int, port: int) -> list[int]:
+    """Fork ``world`` ranks of one case, in one process group, each killed with this process."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pids: list[int] = []
+    env = _rank_env(world, port)
+    parent = os.getpid()
+    for rank in range(world):
+        pid = os.fork()
+        if pid == 0:
+            try:
+                die_with(parent)  # no rank outlives a judge that is killed or exits
+                _close_inherited_fds()
+                os.setpgid(0, pids[0] if pids else 0)
+                os.environ.update(env, RANK=str(rank), LOCAL_RANK=str(rank))
+                rank_real.rank_main(job_dir, rank, world)
+            finally:
+                os._exit(70)
+        os.setpgid(pid, pids[0] if pids else pid)
+        pids.append(pid)
+    return pids
+
+
+def _kill_group(leader: int) -> None:
+    try:
+        os.killpg(leader, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+class ForkLauncher:
+    """Ranks forked from this process."""
+
+    def __init__(self, job_dir: Path, world: int, port: int):
+        self.pids = fork_ranks(job_dir, world, port)
+        self.exits: dict[int, int] = {}
+
+    def poll(self) -> dict[int, int]:
+        """Ranks that have exited so far, with their wait status."""
+        for rank, pid in enumerate(self.pids):
+            if rank not in self.exits:
+                done, code = os.waitpid(pid, os.WNOHANG)
+                if done:
+                    self.exits[rank] = code
+        return self.exits
+
+    def kill(self) -> None:
+        """Kill every rank and whatever they started in their process group, and reap them."""
+        _kill_group(self.pids[0])
+        for rank, pid in enumerate(self.pids):
+            if rank not in self.exits:
+                self.exits[rank] = os.waitpid(pid, 0)[1]
+
+
+def _zygote_main(requests: int, replies: int) -> None:
+    """Fork the ranks each request asks for; report every child that exits; end with EOF."""
+    buffer = b""
+    while True:
+        ready, _, _ = select.select([requests], [], [], ZYGOTE_REAP_S)
+        while True:
+            try:
+                pid, status = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                break
+            if pid == 0:
+                break
+            os.write(replies, json.dumps({"exit": pid, "status": status}).encode() + b"\n")
+        if not ready:
+            continue
+        chunk = os.read(requests, 1 << 16)
+        if not chunk:
+            return
+        *lines, buffer = (buffer + chunk).split(b"\n")
+        for line in lines:
+            ask = json.loads(line)
+            pids = fork_ranks(Path(ask["job_dir"]), ask["world"], ask["port"])
+            os.write(replies, json.dumps({"pids": pids}).encode() + b"\n")
+
+
+class Zygote:
+    """The process that forks ranks for the judge (see the module's doc); start it before
+    reading any job. It dies with the judge."""
+
+    def __init__(self) -> None:
+        requests, self._requests = os.pipe()
+        self._replies, replies = os.pipe()
+        judge = os.getpid()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        self.pid = os.fork()
+        if self.pid == 0:
+            try:
+                os.close(self._requests)
+                os.close(self._replies)
+                die_with(judge)
+                _zygote_main(requests, replies)
+            finally:
+                os._exit(0)
+        os.close(requests)
+        os.close(replies)
+        self._buffer = b""
+        self.exits: dict[int, int] = {}  # pid -> wait status, as the zygote reported them
+
+    def launch(self, job_dir: Path, world: int, port: int) -> list[int]:
+        """Have the zygote fork one case's ranks; their pids."""
+        ask = {"job_dir": str(job_dir), "world": world, "port": port}
+        os.write(self._requests, json.dumps(ask).encode() + b"\n")
+        while True:
+            for reply in self._read(timeout=None):
+                if "pids" in reply:
+                    return reply["pids"]
+
+    def collect(self, timeout: float | None = 0) -> None:
+        """Take in the exits the zygote has reported (waiting up to ``timeout`` for one)."""
+        for reply in self._read(timeout):
+            if "exit" in reply:
+                self.exits[reply["exit"]] = reply["status"]
+
+    def _read(self, timeout: float | None) -> list[dict]:
+        ready, _, _ = select.select([self._replies], [], [], timeout)
+        if not ready:
+            return []
+        chunk = os.read(self._replies, 1 << 16)
+        if not chunk:
+            raise RuntimeError("the judge's zygote process is gone")
+        *lines, self._buffer = (self._buffer + chunk).split(b"\n")
+        return [json.loads(line) for line in lines]
+
+
+_zygote: Zygote | None = None
+
+
+def start_zygote() -> None:
+    """Fork this process's zygote now, before it learns any job, unless it has one."""
+    global _zygote
+    if _zygote is None:
+        _zygote = Zygote()
+
+
+class ZygoteLauncher:
+    """Ranks forked by this process's zygote (:func:`start_zygote` first)."""
+
+    def __init__(self, job_dir: Path, world: int, port: int):
+        if _zygote is None:
+            raise RuntimeError("start_zygote() must run before the first case")
+        self.zygote = _zygote
+        self.pids = self.zygote.launch(job_dir, world, port)
+        self.exits: dict[int, int] = {}
+
+    def poll(self) -> dict[int, int]:
+        """Ranks that have exited so far, with their wait status."""
+        self.zygote.collect()
+        for rank, pid in enumerate(self.pids):
+            if pid in self.zygote.exits:
+                self.exits[rank] = self.zygote.exits.pop(pid)
+        return self.exits
+
+    def kill(self) -> None:
+        """Kill every rank and their process group; wait until the zygote has reaped them."""
+        _kill_group(self.pids[0])
+        deadline = time.monotonic() + KILL_REPORT_S
+        while len(self.poll()) < len(self.pids) and time.monotonic() < deadline:
+            self.zygote.collect(timeout=max(deadline - time.monotonic(), 0))
