@@ -92,6 +92,7 @@ def test_doctor_reports_local_judging_works():
     run = judge_cli("doctor")
     assert run.returncode == 0
     assert "gloo backend" in run.stdout and "sample on real ranks" in run.stdout
+    assert "rank confinement: yes" in run.stdout
 
 
 def test_chapter_script_verbatim_is_accepted():

@@ -10,6 +10,7 @@ import time
 from rich.console import Console
 from rich.table import Table
 
+from ..confine import confinement_gaps
 from ..exercises import Exercise
 
 
@@ -49,6 +50,9 @@ def doctor(console: Console, exercises: dict[str, Exercise]) -> int:
     if rows[2][1]:
         rows.append(_smoke(exercises))
     rows.append(("/dev/shm", os.access("/dev/shm", os.W_OK), "fast job files"))
+    gaps = confinement_gaps()
+    rows.append(("rank confinement", not gaps, "; ".join(gaps) or
+                 "Landlock + seccomp: ranks reach each other only through the judged group"))
     for tool, use in (("torchrun", "--launcher torchrun, multi-node bench"),
                       ("bwrap", "the server's sandbox (apt-get install bubblewrap)"),
                       ("chromium", "browser tests (apt-get install chromium)"),
