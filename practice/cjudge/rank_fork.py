@@ -1,11 +1,11 @@
-"""Forking a case's ranks from a process that has imported torch already.
+"""Forking a case's ranks from a process that has imported torch already: the zygote.
 
-:class:`ForkLauncher` forks them from the judge itself (fast; the CLI). Its ranks start as copies
-of the judge's memory, which holds every case's inputs, so a rank's code could read its peers'
-inputs there instead of receiving them. :class:`Zygote` is forked once, before the judge learns
-any job, and forks each case's ranks on request: nothing of any job was ever in its memory (the
-sandboxed runner uses it). Either way each rank reads only its own input, from a file it deletes
-before it joins the group (see ``rank_real``).
+Ranks forked from the judge itself would start as copies of its memory, which holds every case's
+inputs: a rank's code could read its peers' inputs there instead of receiving them. The
+:class:`Zygote` is forked once, before the judge learns any job (the runner and the CLI start it
+first thing), and forks each case's ranks on request: nothing of any job was ever in its memory.
+Each rank then reads only its own input, from a file it deletes before it joins the group (see
+``rank_real``).
 """
 
 from __future__ import annotations
@@ -58,37 +58,6 @@ def fork_ranks(job_dir: Path, world: int, port: int) -> list[int]:
         os.setpgid(pid, pids[0] if pids else pid)
         pids.append(pid)
     return pids
-
-
-def _kill_group(leader: int) -> None:
-    try:
-        os.killpg(leader, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-
-
-class ForkLauncher:
-    """Ranks forked from this process."""
-
-    def __init__(self, job_dir: Path, world: int, port: int):
-        self.pids = fork_ranks(job_dir, world, port)
-        self.exits: dict[int, int] = {}
-
-    def poll(self) -> dict[int, int]:
-        """Ranks that have exited so far, with their wait status."""
-        for rank, pid in enumerate(self.pids):
-            if rank not in self.exits:
-                done, code = os.waitpid(pid, os.WNOHANG)
-                if done:
-                    self.exits[rank] = code
-        return self.exits
-
-    def kill(self) -> None:
-        """Kill every rank and whatever they started in their process group, and reap them."""
-        _kill_group(self.pids[0])
-        for rank, pid in enumerate(self.pids):
-            if rank not in self.exits:
-                self.exits[rank] = os.waitpid(pid, 0)[1]
 
 
 def _zygote_main(requests: int, replies: int) -> None:
@@ -170,18 +139,19 @@ _zygote: Zygote | None = None
 
 
 def start_zygote() -> None:
-    """Fork this process's zygote now, before it learns any job, unless it has one."""
+    """Fork this process's zygote now, unless it has one: call it before learning any job (else
+    the first case starts it, and the ranks may find what this process held by then)."""
     global _zygote
     if _zygote is None:
         _zygote = Zygote()
 
 
 class ZygoteLauncher:
-    """Ranks forked by this process's zygote (:func:`start_zygote` first)."""
+    """Ranks forked by this process's zygote."""
 
     def __init__(self, job_dir: Path, world: int, port: int):
-        if _zygote is None:
-            raise RuntimeError("start_zygote() must run before the first case")
+        start_zygote()
+        assert _zygote is not None
         self.zygote = _zygote
         self.pids = self.zygote.launch(job_dir, world, port)
         self.exits: dict[int, int] = {}
@@ -196,7 +166,10 @@ class ZygoteLauncher:
 
     def kill(self) -> None:
         """Kill every rank and their process group; wait until the zygote has reaped them."""
-        _kill_group(self.pids[0])
+        try:
+            os.killpg(self.pids[0], signal.SIGKILL)
+        except ProcessLookupError:
+            pass
         deadline = time.monotonic() + KILL_REPORT_S
         while len(self.poll()) < len(self.pids) and time.monotonic() < deadline:
             self.zygote.collect(timeout=max(deadline - time.monotonic(), 0))

@@ -29,7 +29,7 @@ from .group_lifecycle import group_owned_by_judge
 from .learner import classify_error, compile_learner, exec_learner
 from .process_flags import set_dumpable
 from .protocol import JobSpec, TensorData, TraceEvent
-from .rank_status import RankStatus
+from .rank_status import RankSlot
 
 #: a rank may write at most this much to any file (its output is cut at the job's limit anyway)
 FILE_SIZE_LIMIT = 64 * 2**20
@@ -54,17 +54,17 @@ def _limit_memory() -> None:
     resource.setrlimit(resource.RLIMIT_DATA, (used + MEMORY_HEADROOM, used + MEMORY_HEADROOM))
 
 
-def _patch_wait(status: RankStatus, rank: int) -> None:
+def _patch_wait(status: RankSlot) -> None:
     """Mark the rank blocked while it waits on any communication request."""
     work = torch._C._distributed_c10d.Work
     original = work.__dict__["wait"]
 
     def wait(self: Any, *args: Any, **kwargs: Any) -> Any:
-        status.set(rank, "blocked")
+        status.set("blocked")
         try:
             return original(self, *args, **kwargs)
         finally:
-            status.set(rank, "running")
+            status.set("running")
 
     work.wait = wait
 
@@ -91,7 +91,7 @@ def _make_input(spec: TensorData) -> torch.Tensor:
 
 
 def run_rank(job: JobSpec, mine: TensorData, rank: int, world: int, job_dir: Path,
-             status: RankStatus) -> dict[str, Any]:
+             status: RankSlot) -> dict[str, Any]:
     """Join the group, import the learner's file, call the graded function; the result record."""
     channel = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     channel.connect(str(job_dir / "events.sock"))
@@ -107,12 +107,12 @@ def run_rank(job: JobSpec, mine: TensorData, rank: int, world: int, job_dir: Pat
         channel.recv(1)
 
     dist.init_process_group("gloo", timeout=timedelta(seconds=job["time_limit_s"] + 60))
-    _patch_wait(status, rank)
+    _patch_wait(status)
     filename = job["filename"]
     monitor = CommMonitor(rank, world, job["allowed"], filename, emit)
     _limit_memory()
     confine_rank()  # from here on, only the group's traced primitives reach the other ranks
-    status.set(rank, "running")
+    status.set("running")
     try:
         with group_owned_by_judge():
             return _call_learner(job, mine, rank, filename, monitor, mark)
@@ -142,7 +142,7 @@ def _call_learner(job: JobSpec, mine: TensorData, rank: int, filename: str, moni
 def rank_main(job_dir: Path, rank: int, world: int) -> NoReturn:
     """The whole life of one rank; never returns (the judge kills it when the case is over)."""
     set_dumpable(True)  # the judge reads its /proc/<pid>/io (the judge may be undumpable)
-    status = RankStatus(str(job_dir / "status"), world)
+    status = RankSlot(job_dir, rank)  # mapped, its name deleted: before the group forms
     _redirect_output(job_dir / f"out.{rank}")
     resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_SIZE_LIMIT, FILE_SIZE_LIMIT))
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
@@ -154,7 +154,7 @@ def rank_main(job_dir: Path, rank: int, world: int) -> NoReturn:
     tmp = job_dir / f"result.{rank}.tmp"
     tmp.write_text(json.dumps(record))
     tmp.rename(job_dir / f"result.{rank}")
-    status.set(rank, "failed" if record["error"] else "returned")
+    status.set("failed" if record["error"] else "returned")
     while True:
         signal.pause()
 

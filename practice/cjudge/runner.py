@@ -44,7 +44,7 @@ def serve(result_fd: int, launcher: str, end_with_stdin: bool = False) -> int:
     # its ranks cannot interrupt it with SIGINT; as a container's PID 1 it is also immune to
     # every other signal they send (the kernel drops those PID 1 has no handler for)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    if launcher == "zygote":
+    if launcher == "fork":
         start_zygote()  # before the job is read: no rank's memory ever holds the job's inputs
     out = os.fdopen(result_fd, "w", buffering=1, encoding="utf-8")
     # what the ranks cannot be confined by here, for the trusted side to log (see ``confine``)
@@ -67,9 +67,8 @@ def main() -> int:
     """Parse the arguments and serve one job."""
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--result-fd", type=int, default=3)
-    p.add_argument("--launcher", choices=("zygote", "fork", "torchrun"), default="zygote",
-                   help="how ranks start: forked by a process that never saw the job (zygote), "
-                        "forked from the runner (fork), or by torchrun")
+    p.add_argument("--launcher", choices=("fork", "torchrun"), default="fork",
+                   help="how ranks start: forked by a zygote that never saw the job, or by torchrun")
     p.add_argument("--end-with-stdin", action="store_true",
                    help="exit as soon as stdin closes, even in the middle of a job")
     args = p.parse_args()

@@ -1,7 +1,8 @@
 """The real runtime: every case's ranks as processes running real torch.distributed over gloo.
 
-The judge imports torch once, then for each case forks ``world_size`` ranks (``env://`` exactly
-as torchrun sets it, a fresh port and process group each time) or, with ``launcher="torchrun"``,
+The judge imports torch once, then for each case has its zygote (``rank_fork``) fork
+``world_size`` ranks (``env://`` exactly as torchrun sets it, a fresh port and process group
+each time) or, with ``launcher="torchrun"``,
 starts them through torchrun. It watches them (results, trace, output, states) until they all
 finish, deadlock, print too much or pass the time limit, then kills and reaps every one.
 """
@@ -22,7 +23,7 @@ from pathlib import Path
 from .event_channel import EventChannel
 from .learner import exit_error
 from .protocol import CaseSpec, JobSpec, RankReport, RawCase, Stop
-from .rank_fork import ForkLauncher, ZygoteLauncher
+from .rank_fork import ZygoteLauncher
 from .rank_status import RankStatus
 
 POLL_S = 0.004
@@ -81,8 +82,8 @@ def _kill_stragglers(pids: list[int]) -> None:
                 pass
 
 
-LAUNCHERS = {"fork": ForkLauncher, "torchrun": TorchrunLauncher, "zygote": ZygoteLauncher}
-Launcher = ForkLauncher | TorchrunLauncher | ZygoteLauncher
+LAUNCHERS = {"fork": ZygoteLauncher, "torchrun": TorchrunLauncher}
+Launcher = ZygoteLauncher | TorchrunLauncher
 
 
 def _rank_output(job_dir: Path, rank: int) -> int:
@@ -168,7 +169,7 @@ def run_case(job: JobSpec, case: CaseSpec, launcher: str = "fork") -> RawCase:
         (job_dir / "job.json").write_text(json.dumps(job))
         for rank, tensor in enumerate(case["inputs"]):  # each rank reads its own, and only that
             (job_dir / f"input.{rank}").write_text(json.dumps(tensor))
-        status = RankStatus(str(job_dir / "status"), world, create=True)
+        status = RankStatus(job_dir, world)
         channel = EventChannel(job_dir / "events.sock", lambda r: _rank_output(job_dir, r))
         start = time.monotonic()
         ranks = LAUNCHERS[launcher](job_dir, world, free_port())

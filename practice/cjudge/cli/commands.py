@@ -71,14 +71,8 @@ def cmd_start(ex: Exercise, lang: str, force: bool) -> int:
 
 
 def _run_case_for(launcher: str):
-    """``run_case`` on real ranks; ``fork`` ranks come from the zygote (``main`` forks it before
-    loading any exercise), so that no rank finds its peers' inputs in its memory."""
-    from ..rank_fork import start_zygote
     from ..runtime_real import run_case
 
-    if launcher == "fork":
-        start_zygote()
-        launcher = "zygote"
     return lambda job, spec: run_case(job, spec, launcher=launcher)
 
 
