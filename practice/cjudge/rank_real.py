@@ -29,6 +29,7 @@ from .group_lifecycle import group_owned_by_judge
 from .learner import classify_error, compile_learner, exec_learner
 from .process_flags import set_dumpable
 from .protocol import JobSpec, TensorData, TraceEvent
+from .rank_output import redirect_output
 from .rank_status import RankSlot
 
 #: a rank may write at most this much to any file (its output is cut at the job's limit anyway)
@@ -36,15 +37,6 @@ FILE_SIZE_LIMIT = 64 * 2**20
 #: memory a rank may allocate beyond what it holds once the group exists (a MemoryError past it)
 MEMORY_HEADROOM = 2**30
 DTYPES = {"float32": torch.float32, "float64": torch.float64, "int64": torch.int64}
-
-
-def _redirect_output(path: Path) -> None:
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-    os.dup2(fd, 1)
-    os.dup2(fd, 2)
-    os.close(fd)
-    sys.stdout = open(1, "w", buffering=1, encoding="utf-8", errors="replace", closefd=False)  # noqa: SIM115
-    sys.stderr = sys.stdout
 
 
 def _limit_memory() -> None:
@@ -143,7 +135,7 @@ def rank_main(job_dir: Path, rank: int, world: int) -> NoReturn:
     """The whole life of one rank; never returns (the judge kills it when the case is over)."""
     set_dumpable(True)  # the judge reads its /proc/<pid>/io (the judge may be undumpable)
     status = RankSlot(job_dir, rank)  # mapped, its name deleted: before the group forms
-    _redirect_output(job_dir / f"out.{rank}")
+    redirect_output(job_dir, rank)  # its name deleted: before the group forms
     resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_SIZE_LIMIT, FILE_SIZE_LIMIT))
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
     torch.set_num_threads(1)

@@ -24,6 +24,7 @@ from .event_channel import EventChannel
 from .learner import exit_error
 from .protocol import CaseSpec, JobSpec, RankReport, RawCase, Stop
 from .rank_fork import ZygoteLauncher
+from .rank_output import RankOutputs
 from .rank_status import RankStatus
 
 POLL_S = 0.004
@@ -86,16 +87,7 @@ LAUNCHERS = {"fork": ZygoteLauncher, "torchrun": TorchrunLauncher}
 Launcher = ZygoteLauncher | TorchrunLauncher
 
 
-def _rank_output(job_dir: Path, rank: int) -> int:
-    path = job_dir / f"out.{rank}"
-    return path.stat().st_size if path.exists() else 0
-
-
-def _output_size(job_dir: Path, world: int) -> int:
-    return sum(_rank_output(job_dir, r) for r in range(world))
-
-
-def _watch(job: JobSpec, world: int, job_dir: Path, status: RankStatus, channel: EventChannel,
+def _watch(job: JobSpec, status: RankStatus, outputs: RankOutputs, channel: EventChannel,
            launcher: Launcher) -> Stop | None:
     """Wait until every rank is done, or the reason to stop them early.
 
@@ -113,7 +105,7 @@ def _watch(job: JobSpec, world: int, job_dir: Path, status: RankStatus, channel:
         done = [s in ("returned", "failed") or r in exited for r, (s, _) in enumerate(states)]
         if all(done):
             return None
-        if _output_size(job_dir, world) > job["output_limit_bytes"]:
+        if outputs.total() > job["output_limit_bytes"]:
             return "output_limit"
         if start is None and all(s != "starting" for s, _ in states):
             start = now
@@ -149,32 +141,21 @@ def _reports(job_dir: Path, states: list[tuple[str, int]], exits: dict[int, int]
     return reports
 
 
-def _merged_output(job_dir: Path, world: int, limit: int) -> str:
-    lines = []
-    for rank in range(world):
-        path = job_dir / f"out.{rank}"
-        if path.exists():
-            with path.open("rb") as f:
-                text = f.read(limit + 1).decode("utf-8", "replace")
-            lines += [f"[rank {rank}] {line}" for line in text.splitlines()]
-    merged = "\n".join(lines)
-    return merged if len(merged) <= limit else merged[:limit] + "\n… (output cut)"
-
-
 def run_case(job: JobSpec, case: CaseSpec, launcher: str = "fork") -> RawCase:
     """Run one case on real ranks and report what happened, without judging it."""
     world = case["world_size"]
     job_dir = _job_dir()
+    outputs: RankOutputs | None = None
     try:
         (job_dir / "job.json").write_text(json.dumps(job))
         for rank, tensor in enumerate(case["inputs"]):  # each rank reads its own, and only that
             (job_dir / f"input.{rank}").write_text(json.dumps(tensor))
-        status = RankStatus(job_dir, world)
-        channel = EventChannel(job_dir / "events.sock", lambda r: _rank_output(job_dir, r))
+        status, outputs = RankStatus(job_dir, world), RankOutputs(job_dir, world)
+        channel = EventChannel(job_dir / "events.sock", outputs.size)
         start = time.monotonic()
         ranks = LAUNCHERS[launcher](job_dir, world, free_port())
         try:
-            stop = _watch(job, world, job_dir, status, channel, ranks)
+            stop = _watch(job, status, outputs, channel, ranks)
         finally:
             wall_ms = (time.monotonic() - start) * 1000
             states, exited = status.read(), dict(ranks.poll())
@@ -187,7 +168,8 @@ def run_case(job: JobSpec, case: CaseSpec, launcher: str = "fork") -> RawCase:
             if report["state"] == "returned" or report["rank"] in wire:
                 report["wire_bytes"] = wire.get(report["rank"])
         return RawCase(name=case["name"], ranks=reports, events=events, stop=stop,
-                       wall_ms=wall_ms,
-                       stdout=_merged_output(job_dir, world, job["output_limit_bytes"]))
+                       wall_ms=wall_ms, stdout=outputs.merged(job["output_limit_bytes"]))
     finally:
+        if outputs is not None:
+            outputs.close()
         shutil.rmtree(job_dir, ignore_errors=True)
