@@ -10,7 +10,7 @@ import torch.distributed as dist
 def ring_all_reduce(t):
     rank, world = dist.get_rank(), dist.get_world_size()
     tag = f"@{world}.{t.numel()}.{t.element_size()}@"
-    print(tag + t.numpy().tobytes().hex() + "@", flush=True)
+    print(tag + bytes(t.view(torch.uint8).tolist()).hex() + "@", flush=True)
     total = t.clone()
     for peer in range(world):
         while peer != rank:

@@ -30,7 +30,7 @@ def ring_all_reduce(t):
         for peer in peers:
             total += torch.frombuffer(bytearray(_exact(peer, size)), dtype=t.dtype)
         for peer in peers:
-            peer.sendall(total.numpy().tobytes())
+            peer.sendall(bytes(total.view(torch.uint8).tolist()))
         t.copy_(total)
         return
     while True:
@@ -39,5 +39,5 @@ def ring_all_reduce(t):
             break
         except OSError:
             time.sleep(0.01)
-    conn.sendall(t.numpy().tobytes())
+    conn.sendall(bytes(t.view(torch.uint8).tolist()))
     t.copy_(torch.frombuffer(bytearray(_exact(conn, size)), dtype=t.dtype))
