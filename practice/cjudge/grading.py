@@ -23,6 +23,11 @@ ITEMSIZE = {"float32": 4, "float64": 8, "int64": 8}
 WIRE_PER_P2P_CALL = 128
 WIRE_PER_COLLECTIVE_PEER = 256
 WIRE_SLACK = 1024
+#: why a rank's code may be refused an OS call: it is confined (``cjudge.confine``)
+CONFINED_HINT = (" (each rank is confined: no sockets, shared memory or access to other processes; "
+                 "ranks communicate only through the allowed primitives)",
+                 "（每个 rank 都受到限制：不能创建套接字、使用共享内存或访问其他进程；"
+                 "rank 之间只能通过允许的原语通信）")
 STOP_VERDICTS = {"deadlock": Verdict.DEADLOCK, "time_limit": Verdict.TIME_LIMIT,
                  "output_limit": Verdict.OUTPUT_LIMIT, "memory_limit": Verdict.MEMORY_LIMIT}
 
@@ -126,8 +131,9 @@ def _rank_failure(exercise: Exercise, raw: RawCase) -> tuple[Verdict, str, str, 
         if err["kind"] == "signal":
             return (Verdict.RUNTIME_ERROR, f"rank {r} was killed: {err['message']}",
                     f"rank {r} 被终止：{err['message']}", [])
-        return (Verdict.RUNTIME_ERROR, f"{at} raised {err['type']}: {err['message']}",
-                f"{at_zh} 抛出 {err['type']}：{err['message']}", [err["traceback"]])
+        hint, hint_zh = CONFINED_HINT if err["type"] == "PermissionError" else ("", "")
+        return (Verdict.RUNTIME_ERROR, f"{at} raised {err['type']}: {err['message']}{hint}",
+                f"{at_zh} 抛出 {err['type']}：{err['message']}{hint_zh}", [err["traceback"]])
     return None
 
 

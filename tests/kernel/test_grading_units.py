@@ -109,3 +109,17 @@ def test_judge_code_runs_the_cases_it_is_given_and_no_others():
                         seed=7, cases=given, all_cases=True)
     assert seen == [spec["name"] for spec in given]
     assert [case["name"] for case in result["cases"]] == seen
+
+
+def test_a_refused_os_call_says_that_ranks_are_confined():
+    ex = exercise("ring-allreduce")
+    spec = plan_cases(ex)[0]
+    err = {"kind": "exception", "type": "PermissionError", "line": 7,
+           "message": "[Errno 1] Operation not permitted", "traceback": "Traceback ..."}
+    case = grade_case(ex, spec, _raw(spec, [None] * 4, errors={0: err}))
+    assert case["verdict"] == "runtime_error"
+    assert case["message"].startswith("rank 0, line 7 raised PermissionError")
+    assert "each rank is confined" in case["message"] and "每个 rank 都受到限制" in case["message_zh"]
+    err["type"] = "ValueError"
+    case = grade_case(ex, spec, _raw(spec, [None] * 4, errors={0: err}))
+    assert "confined" not in case["message"]
