@@ -29,7 +29,7 @@ from .group_lifecycle import group_owned_by_judge
 from .learner import classify_error, compile_learner, exec_learner
 from .process_flags import set_dumpable
 from .protocol import JobSpec, TensorData, TraceEvent
-from .rank_output import redirect_output
+from .rank_files import open_own, redirect_output
 from .rank_status import RankSlot
 
 #: a rank may write at most this much to any file (its output is cut at the job's limit anyway)
@@ -136,6 +136,7 @@ def rank_main(job_dir: Path, rank: int, world: int) -> NoReturn:
     set_dumpable(True)  # the judge reads its /proc/<pid>/io (the judge may be undumpable)
     status = RankSlot(job_dir, rank)  # mapped, its name deleted: before the group forms
     redirect_output(job_dir, rank)  # its name deleted: before the group forms
+    result = open_own(job_dir, "result", rank)  # the same
     resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_SIZE_LIMIT, FILE_SIZE_LIMIT))
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
     torch.set_num_threads(1)
@@ -143,9 +144,7 @@ def rank_main(job_dir: Path, rank: int, world: int) -> NoReturn:
     mine = _take_input(job_dir / f"input.{rank}")
     record = run_rank(job, mine, rank, world, job_dir, status)
     sys.stdout.flush()
-    tmp = job_dir / f"result.{rank}.tmp"
-    tmp.write_text(json.dumps(record))
-    tmp.rename(job_dir / f"result.{rank}")
+    os.write(result, json.dumps(record).encode())
     status.set("failed" if record["error"] else "returned")
     while True:
         signal.pause()

@@ -23,8 +23,8 @@ from pathlib import Path
 from .event_channel import EventChannel
 from .learner import exit_error
 from .protocol import CaseSpec, JobSpec, RankReport, RawCase, Stop
+from .rank_files import JudgeHeld, RankOutputs, RankResults
 from .rank_fork import ZygoteLauncher
-from .rank_output import RankOutputs
 from .rank_status import RankStatus
 
 POLL_S = 0.004
@@ -122,11 +122,11 @@ def _watch(job: JobSpec, status: RankStatus, outputs: RankOutputs, channel: Even
             return "deadlock"
 
 
-def _reports(job_dir: Path, states: list[tuple[str, int]], exits: dict[int, int]) -> list[RankReport]:
+def _reports(results: RankResults, states: list[tuple[str, int]],
+             exits: dict[int, int]) -> list[RankReport]:
     reports = []
     for rank, (state, _) in enumerate(states):
-        path = job_dir / f"result.{rank}"
-        record = json.loads(path.read_text()) if path.exists() else None
+        record = results.record(rank)
         if record is not None:
             state = "failed" if record["error"] else "returned"
             reports.append(RankReport(rank=rank, state=state, output=record["output"],
@@ -145,12 +145,14 @@ def run_case(job: JobSpec, case: CaseSpec, launcher: str = "fork") -> RawCase:
     """Run one case on real ranks and report what happened, without judging it."""
     world = case["world_size"]
     job_dir = _job_dir()
-    outputs: RankOutputs | None = None
+    held: list[JudgeHeld] = []
     try:
         (job_dir / "job.json").write_text(json.dumps(job))
         for rank, tensor in enumerate(case["inputs"]):  # each rank reads its own, and only that
             (job_dir / f"input.{rank}").write_text(json.dumps(tensor))
-        status, outputs = RankStatus(job_dir, world), RankOutputs(job_dir, world)
+        status, outputs, results = (RankStatus(job_dir, world), RankOutputs(job_dir, world),
+                                    RankResults(job_dir, world))
+        held += [outputs, results]
         channel = EventChannel(job_dir / "events.sock", outputs.size)
         start = time.monotonic()
         ranks = LAUNCHERS[launcher](job_dir, world, free_port())
@@ -162,7 +164,7 @@ def run_case(job: JobSpec, case: CaseSpec, launcher: str = "fork") -> RawCase:
             ranks.kill()
             _kill_stragglers(channel.pids())
         events = channel.drain()
-        reports = _reports(job_dir, states, exited)
+        reports = _reports(results, states, exited)
         wire = channel.wire_bytes()
         for report in reports:
             if report["state"] == "returned" or report["rank"] in wire:
@@ -170,6 +172,6 @@ def run_case(job: JobSpec, case: CaseSpec, launcher: str = "fork") -> RawCase:
         return RawCase(name=case["name"], ranks=reports, events=events, stop=stop,
                        wall_ms=wall_ms, stdout=outputs.merged(job["output_limit_bytes"]))
     finally:
-        if outputs is not None:
-            outputs.close()
+        for files in held:
+            files.close()
         shutil.rmtree(job_dir, ignore_errors=True)
