@@ -5,11 +5,15 @@ byte written.
 Two kernel mechanisms, applied by the rank to itself (no privilege needed):
 
 * a **Landlock** domain of its own: no rank may ptrace a sibling or open its ``/proc/<pid>``
-  files (``mem``, ``fd``), nor signal or reach abstract unix sockets outside its domain; the
-  judge, outside every domain, still reads each rank's write counters;
+  files, nor signal or reach abstract unix sockets outside its domain (the judge, outside every
+  domain, still reads each rank's write counters); it may read anything but ``/proc`` (its own
+  ``/proc/<pid>`` and ``/proc/cpuinfo`` excepted) and create, write, rename, link or delete
+  nothing;
 * a **seccomp** filter (libseccomp through ``pyseccomp``), for every thread: no new sockets (the
   group's are made already), no SysV or POSIX message queues and shared memory, no shared
-  ``mmap`` (memory written without a counted ``write``), no ``process_vm_readv`` or ``ptrace``.
+  ``mmap`` (memory written without a counted ``write``), no ``process_vm_readv`` or ``ptrace``,
+  and none of what changes a file without writing to it (modes, owners, times, extended
+  attributes, locks).
 
 Where the kernel lacks one of them the rank runs without it; :func:`confinement_gaps` says what
 is missing (``judge.py doctor``, the server's log).
@@ -22,13 +26,25 @@ import errno
 import mmap
 import os
 
-LANDLOCK_CREATE_RULESET, LANDLOCK_RESTRICT_SELF = 444, 446  # the same number on every arch
+# the same syscall numbers on every architecture
+LANDLOCK_CREATE_RULESET, LANDLOCK_ADD_RULE, LANDLOCK_RESTRICT_SELF = 444, 445, 446
 LANDLOCK_CREATE_RULESET_VERSION = 1
-LANDLOCK_ACCESS_FS_MAKE_SOCK = 1 << 9
+LANDLOCK_RULE_PATH_BENEATH = 1
+FS_READ_FILE, FS_READ_DIR = 1 << 2, 1 << 3
+#: ABI 1's rights to change the file system (write, remove, make any kind of file), then REFER
+#: (ABI 2: rename and link across directories) and TRUNCATE (ABI 3)
+FS_CHANGES = {1: 0b1_1111_1111_0010, 2: 1 << 13, 3: 1 << 14}
 LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET, LANDLOCK_SCOPE_SIGNAL = 1, 2
 PR_SET_NO_NEW_PRIVS = 38
-DENIED_SYSCALLS = ("socket", "shmget", "msgget", "semget", "mq_open", "process_vm_readv",
-                   "process_vm_writev", "ptrace", "pidfd_getfd")
+DENIED_SYSCALLS = (
+    "socket", "shmget", "msgget", "semget", "mq_open", "process_vm_readv", "process_vm_writev",
+    "ptrace", "pidfd_getfd",
+    "chmod", "fchmod", "fchmodat", "fchmodat2", "chown", "fchown", "lchown", "fchownat",
+    "utime", "utimes", "futimesat", "utimensat", "setxattr", "lsetxattr", "fsetxattr",
+    "removexattr", "lremovexattr", "fremovexattr", "flock",
+)
+#: fcntl commands that lock or lease a file (F_SETLK, F_SETLKW, F_OFD_SETLK(W), F_SETLEASE)
+DENIED_FCNTLS = (6, 7, 37, 38, 1024)
 _LIBC = ctypes.CDLL(None, use_errno=True)
 
 
@@ -37,19 +53,29 @@ class _RulesetAttr(ctypes.Structure):
                 ("scoped", ctypes.c_uint64)]
 
 
+class _PathBeneath(ctypes.Structure):
+    _pack_ = 1
+    _fields_ = [("allowed_access", ctypes.c_uint64), ("parent_fd", ctypes.c_int32)]
+
+
 def landlock_abi() -> int:
     """The kernel's Landlock ABI version, 0 if it has none."""
     version = _LIBC.syscall(LANDLOCK_CREATE_RULESET, None, 0, LANDLOCK_CREATE_RULESET_VERSION)
     return max(version, 0)
 
 
-def _seccomp_module():  # noqa: ANN202 - pyseccomp has no type hints
+def _load_seccomp():  # noqa: ANN202 - pyseccomp has no type hints
+    """pyseccomp with libseccomp loaded, or None. Loaded once, in the judge, before any rank is
+    forked: finding the library runs ``ldconfig``, which a confined rank could not."""
     try:
         import pyseccomp
-        pyseccomp.system_arch()  # loads libseccomp
+        pyseccomp.system_arch()
         return pyseccomp
     except (ImportError, OSError, RuntimeError):
         return None
+
+
+_SECCOMP = _load_seccomp()
 
 
 def confinement_gaps() -> list[str]:
@@ -60,39 +86,69 @@ def confinement_gaps() -> list[str]:
         gaps.append("Landlock (ranks could read each other's memory through /proc)")
     elif abi < 6:
         gaps.append(f"Landlock scopes (ABI {abi} < 6: ranks could signal the judge)")
-    if _seccomp_module() is None:
+    if _SECCOMP is None:
         gaps.append("seccomp (pip install pyseccomp; libseccomp2): ranks could open side channels")
     return gaps
+
+
+def _readable_roots() -> list[str]:
+    """What a rank may read: everything under ``/`` but ``/proc``, its own ``/proc/<pid>``, and
+    ``/proc/cpuinfo`` (torch's cpuinfo reads it at a rank's first operator of some kinds)."""
+    return ([f"/{name}" for name in os.listdir("/") if name != "proc"] +
+            [f"/proc/{os.getpid()}", "/proc/cpuinfo"])
+
+
+def _allow_reading(ruleset: int, path: str) -> None:
+    try:
+        fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+    except OSError:
+        return  # a dangling link, say: nothing to read there
+    try:
+        is_dir = os.path.isdir(f"/proc/self/fd/{fd}")
+        rule = _PathBeneath(FS_READ_FILE | (FS_READ_DIR if is_dir else 0), fd)
+        if _LIBC.syscall(LANDLOCK_ADD_RULE, ruleset, LANDLOCK_RULE_PATH_BENEATH,
+                         ctypes.byref(rule), 0) != 0:
+            raise OSError(ctypes.get_errno(), f"landlock_add_rule({path})")
+    finally:
+        os.close(fd)
 
 
 def _landlock() -> None:
     abi = landlock_abi()
     if abi == 0:
         return
-    attr = _RulesetAttr(handled_access_fs=LANDLOCK_ACCESS_FS_MAKE_SOCK)
+    changes = sum(bits for version, bits in FS_CHANGES.items() if version <= abi)
+    attr = _RulesetAttr(handled_access_fs=changes | FS_READ_FILE | FS_READ_DIR)
     size = ctypes.sizeof(ctypes.c_uint64)
     if abi >= 6:
         attr.scoped = LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET | LANDLOCK_SCOPE_SIGNAL
         size *= 3
-    fd = _LIBC.syscall(LANDLOCK_CREATE_RULESET, ctypes.byref(attr), size, 0)
-    if fd < 0:
+    ruleset = _LIBC.syscall(LANDLOCK_CREATE_RULESET, ctypes.byref(attr), size, 0)
+    if ruleset < 0:
         raise OSError(ctypes.get_errno(), "landlock_create_ruleset")
     try:
-        if _LIBC.syscall(LANDLOCK_RESTRICT_SELF, fd, 0) != 0:
+        for path in _readable_roots():
+            _allow_reading(ruleset, path)
+        if _LIBC.syscall(LANDLOCK_RESTRICT_SELF, ruleset, 0) != 0:
             raise OSError(ctypes.get_errno(), "landlock_restrict_self")
     finally:
-        os.close(fd)
+        os.close(ruleset)
 
 
 def _seccomp() -> None:
-    seccomp = _seccomp_module()
+    seccomp = _SECCOMP
     if seccomp is None:
         return
     denied = seccomp.ERRNO(errno.EPERM)
     rules = seccomp.SyscallFilter(seccomp.ALLOW)
     rules.set_attr(seccomp.Attr.CTL_TSYNC, 1)  # gloo's threads too
     for name in DENIED_SYSCALLS:
-        rules.add_rule(denied, name)
+        try:
+            rules.add_rule(denied, name)
+        except OSError:  # a call this libseccomp does not know (fchmodat2 before 2.5.5)
+            continue
+    for command in DENIED_FCNTLS:
+        rules.add_rule(denied, "fcntl", seccomp.Arg(1, seccomp.EQ, command))
     shared = seccomp.Arg(3, seccomp.MASKED_EQ, mmap.MAP_SHARED, mmap.MAP_SHARED)
     rules.add_rule(denied, "mmap", shared)
     rules.load()

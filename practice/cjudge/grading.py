@@ -24,9 +24,9 @@ WIRE_PER_P2P_CALL = 128
 WIRE_PER_COLLECTIVE_PEER = 256
 WIRE_SLACK = 1024
 #: why a rank's code may be refused an OS call: it is confined (``cjudge.confine``)
-CONFINED_HINT = (" (each rank is confined: no sockets, shared memory or access to other processes; "
-                 "ranks communicate only through the allowed primitives)",
-                 "（每个 rank 都受到限制：不能创建套接字、使用共享内存或访问其他进程；"
+CONFINED_HINT = (" (each rank is confined: no sockets, shared memory, file changes or access to "
+                 "other processes; ranks communicate only through the allowed primitives)",
+                 "（每个 rank 都受到限制：不能创建套接字、使用共享内存、修改文件或访问其他进程；"
                  "rank 之间只能通过允许的原语通信）")
 STOP_VERDICTS = {"deadlock": Verdict.DEADLOCK, "time_limit": Verdict.TIME_LIMIT,
                  "output_limit": Verdict.OUTPUT_LIMIT, "memory_limit": Verdict.MEMORY_LIMIT}

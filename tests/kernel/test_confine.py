@@ -3,6 +3,7 @@ the test process itself stays unconfined."""
 
 from __future__ import annotations
 
+import fcntl
 import json
 import mmap
 import os
@@ -10,6 +11,7 @@ import signal
 import socket
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
@@ -99,3 +101,27 @@ def test_ranks_cannot_reach_each_other_or_the_judge_but_the_judge_reads_them() -
     finally:
         os.kill(sibling, signal.SIGKILL)
         os.waitpid(sibling, 0)
+
+
+def test_a_confined_rank_reads_but_changes_no_file(tmp_path: Path) -> None:
+    shared = tmp_path / "shared"
+    shared.write_text("made before")
+    got = in_child(lambda: {
+        "create": outcome(lambda: open(tmp_path / "new", "w").close()),
+        "write": outcome(lambda: open(shared, "a").close()),
+        "symlink": outcome(lambda: os.symlink("data", tmp_path / "link")),
+        "mkdir": outcome(lambda: os.mkdir(tmp_path / "dir")),
+        "rename": outcome(lambda: os.rename(shared, tmp_path / "moved")),
+        "chmod": outcome(lambda: os.chmod(shared, 0o604)),
+        "utime": outcome(lambda: os.utime(shared, (1, 1))),
+        "lock": outcome(lambda: fcntl.lockf(open(shared), fcntl.LOCK_SH | fcntl.LOCK_NB)),
+        "read": outcome(lambda: shared.read_text()),
+        "python": outcome(lambda: Path(os.__file__).read_text()),
+        "own /proc": outcome(lambda: Path("/proc/self/status").read_text()),
+        "cpuinfo": outcome(lambda: Path("/proc/cpuinfo").read_text()),
+        "judge's /proc": outcome(lambda: Path(f"/proc/{os.getppid()}/cmdline").read_bytes()),
+    })
+    refused = ("create", "write", "symlink", "mkdir", "rename", "chmod", "utime", "lock",
+               "judge's /proc")
+    assert got == {key: "PermissionError" if key in refused else "ok" for key in got}
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["shared"]

@@ -1,6 +1,7 @@
 # attack: fill /tmp (and try every other writable place) until the disk is full
-# expect: wrong_answer|forbidden_primitive
-# (forbidden_primitive: the kernel's wire check counts every write(2) of a rank, files included)
+# expect: runtime_error|wrong_answer|forbidden_primitive
+# (runtime_error: a confined rank may create or write no file; forbidden_primitive: the wire
+#  check counts every write(2) of a rank, files included)
 import os
 
 
