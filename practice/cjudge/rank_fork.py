@@ -61,17 +61,16 @@ def fork_ranks(job_dir: Path, world: int, port: int) -> list[int]:
 
 
 def _zygote_main(requests: int, replies: int) -> None:
-    """Fork the ranks each request asks for; report every child that exits; end with EOF."""
-    buffer = b""
+    """Fork the ranks each request asks for; report every child that exits; end with EOF.
+    While no rank is alive it sleeps until the next request."""
+    buffer, alive = b"", 0
     while True:
-        ready, _, _ = select.select([requests], [], [], ZYGOTE_REAP_S)
-        while True:
-            try:
-                pid, status = os.waitpid(-1, os.WNOHANG)
-            except ChildProcessError:
-                break
+        ready, _, _ = select.select([requests], [], [], ZYGOTE_REAP_S if alive else None)
+        while alive:
+            pid, status = os.waitpid(-1, os.WNOHANG)
             if pid == 0:
                 break
+            alive -= 1
             os.write(replies, json.dumps({"exit": pid, "status": status}).encode() + b"\n")
         if not ready:
             continue
@@ -82,6 +81,7 @@ def _zygote_main(requests: int, replies: int) -> None:
         for line in lines:
             ask = json.loads(line)
             pids = fork_ranks(Path(ask["job_dir"]), ask["world"], ask["port"])
+            alive += len(pids)
             os.write(replies, json.dumps({"pids": pids}).encode() + b"\n")
 
 

@@ -10,9 +10,9 @@ import pytest
 from conftest import needs_sandbox
 
 from server.localserver import REPO
-from server.sandbox import SandboxProcess, spec_from
+from server.sandbox import SandboxError, SandboxProcess, spec_from
 from server.sandbox.cgroups import Cgroup, Limits, discover
-from server.sandbox.channel import ChannelError, LineChannel
+from server.sandbox.channel import ChannelError, LineChannel, await_ready
 from server.sandbox.launch import KERNEL_DIR, bwrap_argv
 from server.settings import Settings
 
@@ -98,3 +98,19 @@ def test_the_ranks_in_the_sandbox_can_confine_themselves() -> None:
         assert sandbox.confinement_gaps == []
     finally:
         sandbox.close()
+
+
+def test_ready_line_gives_the_confinement_gaps_and_warns_of_them(caplog) -> None:
+    gaps = await_ready(channel_with(b'{"ready": true, "confinement_gaps": ["Landlock (x)"]}\n'),
+                       5, lambda: "log", SandboxError)
+    assert gaps == ["Landlock (x)"]
+    assert "cannot confine its ranks by: Landlock (x)" in caplog.text
+    caplog.clear()
+    assert await_ready(channel_with(b'{"ready": true, "confinement_gaps": []}\n'), 5,
+                       lambda: "log", SandboxError) == []
+    assert caplog.text == ""
+
+
+def test_a_runner_that_does_not_say_what_it_confines_is_not_ready() -> None:
+    with pytest.raises(SandboxError, match="runner not ready"):
+        await_ready(channel_with(b'{"ready": true}\n'), 5, lambda: "log", SandboxError)
