@@ -1,7 +1,9 @@
-# attack: reopen the runner's result channel through /proc/<parent>/fd and forge every case
+# attack: reopen the runner's result channel (or any file of PID 1 or the runner) through
+#         /proc/<pid>/fd and forge every case
 # expect: wrong_answer|runtime_error|forbidden_primitive
-# (the judge's fds are out of reach, but a rank can write into its sibling ranks' files and pipes,
-#  which garbles their state reports, or, when the writer returns, is traffic its trace can't explain)
+# (the judge's and the sibling ranks' fds are out of reach; a rank whose own pid is listed writes
+#  into its own result and state, which ends it without a result, or, when it returns, is traffic
+#  its trace can't explain)
 import json
 import os
 
@@ -34,6 +36,8 @@ def ring_all_reduce(t):
                 out = os.open(f"/proc/{pid}/fd/{fd}", os.O_WRONLY | os.O_NONBLOCK)
             except OSError:
                 continue
+            if pid in (1, os.getppid()):  # the judge's own files must be out of reach
+                print(f"LEAKED: opened /proc/{pid}/fd/{fd}")
             try:
                 os.write(out, data)
             except OSError:
