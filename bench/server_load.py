@@ -70,6 +70,7 @@ def measure_throughput(server: JudgeServer, queued: int) -> dict:
             "per_minute": queued / elapsed * 60,
             "done": sum(r["status"] == "done" for r in results),
             "verdicts": dict(Counter(r["verdict"] for r in results)),
+            "not_accepted": [r["result"]["message"] for r in results if r["verdict"] != "accepted"],
             "slowest_case_ms": max(c["wall_ms"] for r in results for c in r["result"]["cases"]),
             "retried": sum(r["attempts"] != 1 for r in results)}
 
@@ -143,6 +144,8 @@ def main() -> None:
           f"({thr['elapsed_s']:.1f} s); done {thr['done']}, verdicts {thr['verdicts']}, "
           f"retried {thr['retried']}, slowest case {thr['slowest_case_ms']:.0f} ms   "
           "[target >= 30/min, none lost]")
+    for message in thr["not_accepted"]:
+        print(f"  the reference NOT accepted: {message}")
     print(f"GET /api/submissions/ID, {rd['clients']} clients: p50 {rd['p50_ms']:.1f} ms, "
           f"p99 {rd['p99_ms']:.1f} ms, {rd['per_second']:.0f} req/s   [target p99 < 50 ms]")
     if args.json:

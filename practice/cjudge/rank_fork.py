@@ -21,7 +21,7 @@ from pathlib import Path
 from . import rank_real  # imports torch: once, in the judge, before any rank is forked
 from .process_flags import die_with
 
-ZYGOTE_REAP_S = 0.01  # how often the zygote looks for ranks that have exited
+ZYGOTE_REAP_S = 0.002  # while ranks live, how often the zygote looks for those that exited
 KILL_REPORT_S = 10.0  # how long a killed case waits for the zygote to report every rank reaped
 
 

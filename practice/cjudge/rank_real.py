@@ -110,6 +110,10 @@ def run_rank(job: JobSpec, mine: TensorData, rank: int, world: int, job_dir: Pat
         channel.recv(1)
 
     dist.init_process_group("gloo", timeout=timedelta(seconds=job["time_limit_s"] + 60))
+    # a rank leaves init_process_group once its own connections are made, while a slower peer
+    # may still be looking up others' addresses in the store that rank 0 serves: rank 0's
+    # replies would land in its graded call's write count. Past this barrier every rank is done.
+    dist.barrier()
     _patch_wait(status)
     filename = job["filename"]
     monitor = CommMonitor(rank, world, job["allowed"], filename, emit)
