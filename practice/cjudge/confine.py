@@ -26,6 +26,8 @@ import errno
 import mmap
 import os
 
+from .process_flags import LIBC, forbid_new_privileges
+
 # the same syscall numbers on every architecture
 LANDLOCK_CREATE_RULESET, LANDLOCK_ADD_RULE, LANDLOCK_RESTRICT_SELF = 444, 445, 446
 LANDLOCK_CREATE_RULESET_VERSION = 1
@@ -35,7 +37,6 @@ FS_READ_FILE, FS_READ_DIR = 1 << 2, 1 << 3
 #: (ABI 2: rename and link across directories) and TRUNCATE (ABI 3)
 FS_CHANGES = {1: 0b1_1111_1111_0010, 2: 1 << 13, 3: 1 << 14}
 LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET, LANDLOCK_SCOPE_SIGNAL = 1, 2
-PR_SET_NO_NEW_PRIVS = 38
 DENIED_SYSCALLS = (
     "socket", "shmget", "msgget", "semget", "mq_open", "process_vm_readv", "process_vm_writev",
     "ptrace", "pidfd_getfd",
@@ -45,7 +46,6 @@ DENIED_SYSCALLS = (
 )
 #: fcntl commands that lock or lease a file (F_SETLK, F_SETLKW, F_OFD_SETLK(W), F_SETLEASE)
 DENIED_FCNTLS = (6, 7, 37, 38, 1024)
-_LIBC = ctypes.CDLL(None, use_errno=True)
 
 
 class _RulesetAttr(ctypes.Structure):
@@ -60,7 +60,7 @@ class _PathBeneath(ctypes.Structure):
 
 def landlock_abi() -> int:
     """The kernel's Landlock ABI version, 0 if it has none."""
-    version = _LIBC.syscall(LANDLOCK_CREATE_RULESET, None, 0, LANDLOCK_CREATE_RULESET_VERSION)
+    version = LIBC.syscall(LANDLOCK_CREATE_RULESET, None, 0, LANDLOCK_CREATE_RULESET_VERSION)
     return max(version, 0)
 
 
@@ -106,7 +106,7 @@ def _allow_reading(ruleset: int, path: str) -> None:
     try:
         is_dir = os.path.isdir(f"/proc/self/fd/{fd}")
         rule = _PathBeneath(FS_READ_FILE | (FS_READ_DIR if is_dir else 0), fd)
-        if _LIBC.syscall(LANDLOCK_ADD_RULE, ruleset, LANDLOCK_RULE_PATH_BENEATH,
+        if LIBC.syscall(LANDLOCK_ADD_RULE, ruleset, LANDLOCK_RULE_PATH_BENEATH,
                          ctypes.byref(rule), 0) != 0:
             raise OSError(ctypes.get_errno(), f"landlock_add_rule({path})")
     finally:
@@ -123,13 +123,13 @@ def _landlock() -> None:
     if abi >= 6:
         attr.scoped = LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET | LANDLOCK_SCOPE_SIGNAL
         size *= 3
-    ruleset = _LIBC.syscall(LANDLOCK_CREATE_RULESET, ctypes.byref(attr), size, 0)
+    ruleset = LIBC.syscall(LANDLOCK_CREATE_RULESET, ctypes.byref(attr), size, 0)
     if ruleset < 0:
         raise OSError(ctypes.get_errno(), "landlock_create_ruleset")
     try:
         for path in _readable_roots():
             _allow_reading(ruleset, path)
-        if _LIBC.syscall(LANDLOCK_RESTRICT_SELF, ruleset, 0) != 0:
+        if LIBC.syscall(LANDLOCK_RESTRICT_SELF, ruleset, 0) != 0:
             raise OSError(ctypes.get_errno(), "landlock_restrict_self")
     finally:
         os.close(ruleset)
@@ -155,8 +155,8 @@ def _seccomp() -> None:
 
 
 def confine_rank() -> None:
-    """Confine this process (every thread of it) for good, with what the kernel offers."""
-    if _LIBC.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
-        raise OSError(ctypes.get_errno(), "prctl(PR_SET_NO_NEW_PRIVS)")
+    """Confine this process for good, with what the kernel offers: the seccomp filter binds
+    every thread, the Landlock domain this thread and every thread or process it starts."""
+    forbid_new_privileges()
     _landlock()
     _seccomp()

@@ -8,17 +8,23 @@ import signal
 
 PR_SET_PDEATHSIG = 1
 PR_SET_DUMPABLE = 4
-_LIBC = ctypes.CDLL(None, use_errno=True)
+PR_SET_NO_NEW_PRIVS = 38
+LIBC = ctypes.CDLL(None, use_errno=True)  # also for the syscalls glibc has no wrapper for
 
 
 def _prctl(option: int, value: int) -> None:
-    if _LIBC.prctl(option, value, 0, 0, 0) != 0:
+    if LIBC.prctl(option, value, 0, 0, 0) != 0:
         raise OSError(ctypes.get_errno(), f"prctl({option}, {value})")
 
 
 def set_dumpable(dumpable: bool) -> None:
     """Whether processes of the same uid may ptrace this one or open its /proc/<pid> files."""
     _prctl(PR_SET_DUMPABLE, int(dumpable))
+
+
+def forbid_new_privileges() -> None:
+    """For good: no exec may grant privileges (what seccomp and Landlock require first)."""
+    _prctl(PR_SET_NO_NEW_PRIVS, 1)
 
 
 def die_with(parent: int) -> None:

@@ -13,7 +13,7 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 
 def _path(job_dir: Path, kind: str, rank: int) -> Path:
@@ -35,7 +35,10 @@ class JudgeHeld:
         """The first ``limit`` bytes ``rank`` wrote."""
         return os.pread(self.fds[rank], limit, 0)
 
-    def close(self) -> None:
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
         for fd in self.fds:
             os.close(fd)
 

@@ -11,6 +11,7 @@ Each rank then reads only its own input, from a file it deletes before it joins 
 from __future__ import annotations
 
 import json
+import logging
 import os
 import select
 import signal
@@ -35,6 +36,15 @@ def _close_inherited_fds() -> None:
     devnull = os.open(os.devnull, os.O_RDONLY)
     os.dup2(devnull, 0)
     os.closerange(3, os.sysconf("SC_OPEN_MAX"))
+
+
+def _drop_inherited_log_handlers() -> None:
+    """Forget the logging handlers of the process the zygote was forked from (a test runner's,
+    say): in a rank their streams' descriptors are closed, or are other files by then. Torch's
+    log records then reach the rank's own stderr through logging's last-resort handler."""
+    for logger in [logging.getLogger(), *logging.Logger.manager.loggerDict.values()]:
+        if isinstance(logger, logging.Logger):
+            logger.handlers.clear()
 
 
 def fork_ranks(job_dir: Path, world: int, port: int) -> list[int]:
@@ -101,6 +111,7 @@ class Zygote:
                 os.close(self._requests)
                 os.close(self._replies)
                 die_with(judge)
+                _drop_inherited_log_handlers()
                 _zygote_main(requests, replies)
             finally:
                 os._exit(0)
@@ -113,26 +124,27 @@ class Zygote:
         """Have the zygote fork one case's ranks; their pids."""
         ask = {"job_dir": str(job_dir), "world": world, "port": port}
         os.write(self._requests, json.dumps(ask).encode() + b"\n")
-        while True:
-            for reply in self._read(timeout=None):
-                if "pids" in reply:
-                    return reply["pids"]
+        while (pids := self.collect(timeout=None)) is None:
+            pass
+        return pids
 
-    def collect(self, timeout: float | None = 0) -> None:
-        """Take in the exits the zygote has reported (waiting up to ``timeout`` for one)."""
-        for reply in self._read(timeout):
-            if "exit" in reply:
-                self.exits[reply["exit"]] = reply["status"]
-
-    def _read(self, timeout: float | None) -> list[dict]:
+    def collect(self, timeout: float | None = 0) -> list[int] | None:
+        """Take in what the zygote has said within ``timeout``: the exits it reported are kept
+        in :attr:`exits`; the pids of the ranks it has just forked, if it said them."""
         ready, _, _ = select.select([self._replies], [], [], timeout)
         if not ready:
-            return []
+            return None
         chunk = os.read(self._replies, 1 << 16)
         if not chunk:
             raise RuntimeError("the judge's zygote process is gone")
         *lines, self._buffer = (self._buffer + chunk).split(b"\n")
-        return [json.loads(line) for line in lines]
+        pids = None
+        for reply in map(json.loads, lines):
+            if "exit" in reply:
+                self.exits[reply["exit"]] = reply["status"]
+            else:
+                pids = reply["pids"]
+        return pids
 
 
 _zygote: Zygote | None = None

@@ -10,7 +10,6 @@ Trace events go to the judge over a socket as they happen, not into a file the l
 from __future__ import annotations
 
 import json
-import logging
 import os
 import resource
 import signal
@@ -38,16 +37,6 @@ FILE_SIZE_LIMIT = 64 * 2**20
 #: memory a rank may allocate beyond what it holds once the group exists (a MemoryError past it)
 MEMORY_HEADROOM = 2**30
 DTYPES = {"float32": torch.float32, "float64": torch.float64, "int64": torch.int64}
-
-
-def _drop_inherited_log_handlers() -> None:
-    """Forget the logging handlers the judge's process had (a test runner's, say): their
-    streams' descriptors are closed in a rank, or are now other files. Torch's log records then
-    reach the rank's own stderr through logging's last-resort handler."""
-    loggers = [logging.getLogger(), *logging.Logger.manager.loggerDict.values()]
-    for logger in loggers:
-        if isinstance(logger, logging.Logger):
-            logger.handlers.clear()
 
 
 def _limit_memory() -> None:
@@ -151,7 +140,6 @@ def rank_main(job_dir: Path, rank: int, world: int) -> NoReturn:
     set_dumpable(True)  # the judge reads its /proc/<pid>/io (the judge may be undumpable)
     status = RankSlot(job_dir, rank)  # mapped, its name deleted: before the group forms
     redirect_output(job_dir, rank)  # its name deleted: before the group forms
-    _drop_inherited_log_handlers()
     result = open_own(job_dir, "result", rank)  # the same
     resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_SIZE_LIMIT, FILE_SIZE_LIMIT))
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)

@@ -23,7 +23,7 @@ from pathlib import Path
 from .event_channel import EventChannel
 from .learner import exit_error
 from .protocol import CaseSpec, JobSpec, RankReport, RawCase, Stop
-from .rank_files import JudgeHeld, RankOutputs, RankResults
+from .rank_files import RankOutputs, RankResults
 from .rank_fork import ZygoteLauncher
 from .rank_status import RankStatus
 
@@ -145,33 +145,36 @@ def run_case(job: JobSpec, case: CaseSpec, launcher: str = "fork") -> RawCase:
     """Run one case on real ranks and report what happened, without judging it."""
     world = case["world_size"]
     job_dir = _job_dir()
-    held: list[JudgeHeld] = []
     try:
         (job_dir / "job.json").write_text(json.dumps(job))
         for rank, tensor in enumerate(case["inputs"]):  # each rank reads its own, and only that
             (job_dir / f"input.{rank}").write_text(json.dumps(tensor))
-        status, outputs, results = (RankStatus(job_dir, world), RankOutputs(job_dir, world),
-                                    RankResults(job_dir, world))
-        held += [outputs, results]
-        channel = EventChannel(job_dir / "events.sock", outputs.size)
-        start = time.monotonic()
-        ranks = LAUNCHERS[launcher](job_dir, world, free_port())
-        try:
-            stop = _watch(job, status, outputs, channel, ranks)
-        finally:
-            wall_ms = (time.monotonic() - start) * 1000
-            states, exited = status.read(), dict(ranks.poll())
-            ranks.kill()
-            _kill_stragglers(channel.pids())
-        events = channel.drain()
-        reports = _reports(results, states, exited)
-        wire = channel.wire_bytes()
-        for report in reports:
-            if report["state"] == "returned" or report["rank"] in wire:
-                report["wire_bytes"] = wire.get(report["rank"])
-        return RawCase(name=case["name"], ranks=reports, events=events, stop=stop,
-                       wall_ms=wall_ms, stdout=outputs.merged(job["output_limit_bytes"]))
+        status = RankStatus(job_dir, world)
+        with RankOutputs(job_dir, world) as outputs, RankResults(job_dir, world) as results:
+            return _run(job, case, job_dir, status, outputs, results, launcher)
     finally:
-        for files in held:
-            files.close()
         shutil.rmtree(job_dir, ignore_errors=True)
+
+
+def _run(job: JobSpec, case: CaseSpec, job_dir: Path, status: RankStatus, outputs: RankOutputs,
+         results: RankResults, launcher: str) -> RawCase:
+    """Launch the case's ranks, watch them, kill them; what they reported."""
+    world = case["world_size"]
+    channel = EventChannel(job_dir / "events.sock", outputs.size)
+    start = time.monotonic()
+    ranks = LAUNCHERS[launcher](job_dir, world, free_port())
+    try:
+        stop = _watch(job, status, outputs, channel, ranks)
+    finally:
+        wall_ms = (time.monotonic() - start) * 1000
+        states, exited = status.read(), dict(ranks.poll())
+        ranks.kill()
+        _kill_stragglers(channel.pids())
+    events = channel.drain()
+    reports = _reports(results, states, exited)
+    wire = channel.wire_bytes()
+    for report in reports:
+        if report["state"] == "returned" or report["rank"] in wire:
+            report["wire_bytes"] = wire.get(report["rank"])
+    return RawCase(name=case["name"], ranks=reports, events=events, stop=stop,
+                   wall_ms=wall_ms, stdout=outputs.merged(job["output_limit_bytes"]))

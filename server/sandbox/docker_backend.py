@@ -124,8 +124,7 @@ class DockerSandbox(RunnerReports):
 
     def wait_ready(self) -> None:
         """Block until the runner says it is ready; ``SandboxError`` if it does not."""
-        self.confinement_gaps = await_ready(self.channel, self.settings.ready_timeout_s, self.log,
-                                            SandboxError)
+        await_ready(self.channel, self.settings.ready_timeout_s, self.log, SandboxError)
 
     def send(self, payload: dict[str, Any]) -> None:
         """Give the runner its one job, at normal CPU weight. Stdin stays open: the container
