@@ -1,0 +1,164 @@
+"""Replay a switch trace under the α-β model: when would this run have finished on a topology?
+
+Each rank has a clock and runs its program in order: its graded requests (by ``posted``) and its
+waits (by ``begin``). A post costs nothing; a wait moves the rank's clock to the completion of
+the request it waits for. A matched message starts at
+
+    max(send posted, receive posted, sender's egress port free, receiver's ingress port free)
+
+and completes α + bytes/β later, α and β those of the link class between the two ranks. A port
+(one per rank, direction and link class: full duplex, NVLink and NIC apart) is busy for the
+bytes/β of each transfer; α is the wire's latency and overlaps the next transfer. Transfers take
+ports in the order they became ready. A built-in collective starts when its last member arrives
+and costs what its algorithm costs (:mod:`.costs`); its members' ports are busy until it ends.
+``contention=False`` never waits for a port: the textbook numbers.
+
+Every time carries its critical path: steps (α paid), latency seconds and bandwidth seconds, so
+a result can say which term dominates.
+"""
+
+from __future__ import annotations
+
+import heapq
+from dataclasses import dataclass, field
+
+from ..switch.trace import SwitchTrace
+from .costs import collective_cost
+from .topology import Topology
+
+#: a modelled time and its critical path: (seconds, steps, latency seconds, bandwidth seconds)
+Stamp = tuple[float, int, float, float]
+ZERO: Stamp = (0.0, 0, 0.0, 0.0)
+
+
+@dataclass
+class Replay:
+    """What the replay found for one case at one scale."""
+
+    time: float  # s: when the last rank finished
+    steps: int  # α paid on the critical path
+    latency: float  # s of the critical path spent in α terms
+    transfer: float  # s of the critical path spent in bytes/β terms
+    link_bytes: dict[str, float] = field(default_factory=dict)  # bytes moved per link class
+    rank_time: list[float] = field(default_factory=list)  # s: when each rank finished
+    complete: bool = True  # False: some wait never completes (the run did not finish)
+
+
+def _after(stamp: Stamp, seconds: float, steps: int, latency: float, transfer: float) -> Stamp:
+    return (stamp[0] + seconds, stamp[1] + steps, stamp[2] + latency, stamp[3] + transfer)
+
+
+def _program(trace: SwitchTrace) -> list[list[tuple[int, int, int]]]:
+    """Per rank: (switch time, 0 post / 1 wait, request id), in program order."""
+    graded = {r["id"] for r in trace["requests"] if r["graded"]}
+    programs: list[list[tuple[int, int, int]]] = [[] for _ in range(trace["world_size"])]
+    for r in trace["requests"]:
+        if r["graded"]:
+            programs[r["rank"]].append((r["posted"], 0, r["id"]))
+    for w in trace["waits"]:
+        if w["request"] in graded:
+            programs[w["rank"]].append((w["begin"], 1, w["request"]))
+    for program in programs:
+        program.sort()
+    return programs
+
+
+def replay(trace: SwitchTrace, topo: Topology, scale: float = 1.0,
+           contention: bool = True) -> Replay:
+    """Replay ``trace`` on ``topo`` with every message's bytes multiplied by ``scale``."""
+    world = trace["world_size"]
+    topo.check(world)
+    requests = {r["id"]: r for r in trace["requests"] if r["graded"]}
+    messages = {m["id"]: m for m in trace["messages"]
+                if m["send"] in requests and m["recv"] in requests}
+    collectives = {c["id"]: c for c in trace["collectives"]}
+    programs = _program(trace)
+    clock: list[Stamp] = [ZERO] * world
+    pc = [0] * world
+    posted: dict[int, Stamp] = {}
+    done: dict[int, Stamp] = {}
+    arrived: dict[int, int] = {}
+    blocked: dict[int, int] = {}  # request id -> the rank waiting for it
+    ports: dict[tuple[int, str, str], Stamp] = {}  # (rank, "out"/"in", link class) -> free at
+    link_bytes: dict[str, float] = {}
+    pending: list[tuple[float, int, int, int]] = []  # (ready s, switch match time, message id, tie)
+    runnable = list(range(world))
+
+    def run(rank: int) -> None:
+        program = programs[rank]
+        while pc[rank] < len(program):
+            _, what, rid = program[pc[rank]]
+            if what == 1:
+                if rid not in done:
+                    blocked[rid] = rank
+                    return
+                clock[rank] = max(clock[rank], done[rid])
+            else:
+                posted[rid] = clock[rank]
+                post(requests[rid])
+            pc[rank] += 1
+
+    def post(req: dict) -> None:
+        if req["message"] is not None and req["message"] in messages:
+            m = messages[req["message"]]
+            if m["send"] in posted and m["recv"] in posted:
+                ready = max(posted[m["send"]], posted[m["recv"]])
+                heapq.heappush(pending, (ready[0], m["matched"], m["id"], 0))
+        elif req["collective"] is not None and req["collective"] in collectives:
+            c = collectives[req["collective"]]
+            arrived[c["id"]] = arrived.get(c["id"], 0) + 1
+            if arrived[c["id"]] == len(c["ranks"]):
+                finish_collective(c)
+
+    def complete(rid: int, stamp: Stamp) -> None:
+        done[rid] = stamp
+        if rid in blocked:
+            runnable.append(blocked.pop(rid))
+
+    def finish_collective(c: dict) -> None:
+        start = max(posted[rid] for rid in c["requests"])
+        cost = collective_cost(c["kind"], c["ranks"], [b * scale for b in c["size"]],
+                               [b * scale for b in c["bytes"]], c["root"], topo, contention)
+        end = _after(start, cost.latency + cost.transfer, cost.steps, cost.latency, cost.transfer)
+        for klass, nbytes in cost.link_bytes.items():
+            link_bytes[klass] = link_bytes.get(klass, 0.0) + nbytes
+        for r in c["ranks"]:
+            for klass in topo.links:
+                for way in ("out", "in"):
+                    ports[(r, way, klass)] = max(ports.get((r, way, klass), ZERO), end)
+        for rid in c["requests"]:
+            complete(rid, end)
+
+    def transfer(m: dict) -> None:
+        ready = max(posted[m["send"]], posted[m["recv"]])
+        src, dst, nbytes = m["src"], m["dst"], m["bytes"] * scale
+        if src == dst:
+            end = ready
+        else:
+            klass = topo.link_class(src, dst)
+            link = topo.links[klass]
+            link_bytes[klass] = link_bytes.get(klass, 0.0) + nbytes
+            start = ready
+            if contention:
+                out, into = (src, "out", klass), (dst, "in", klass)
+                start = max(ready, ports.get(out, ZERO), ports.get(into, ZERO))
+                ports[out] = ports[into] = _after(start, nbytes / link.beta, 0, 0.0,
+                                                  nbytes / link.beta)
+            end = _after(start, link.seconds(nbytes), 1, link.alpha, nbytes / link.beta)
+        complete(m["send"], end)
+        complete(m["recv"], end)
+
+    while True:
+        while runnable:
+            run(runnable.pop())
+        if not pending:
+            break
+        transfer(messages[heapq.heappop(pending)[2]])
+
+    ends: list[Stamp] = []
+    for rank in range(world):
+        mine = [done[rid] for _, what, rid in programs[rank] if what == 0 and rid in done]
+        ends.append(max([clock[rank], *mine]))
+    last = max(ends, default=ZERO)
+    return Replay(last[0], last[1], last[2], last[3], link_bytes, [e[0] for e in ends],
+                  complete=not blocked and all(pc[r] == len(programs[r]) for r in range(world)))

@@ -1,0 +1,120 @@
+"""Topologies as data: link classes with a latency α and a bandwidth β each, ranks on nodes.
+
+A topology has ``gpus_per_node`` (g) GPUs per node; rank r sits on node r // g. Two ranks on one
+node talk over the ``intra`` link class, ranks on two nodes over ``inter``. The catalog is
+``topologies.json`` beside this file (each entry names its source); ``bench`` may add "this
+machine" from a fitted sweep, kept outside the repository.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+INTRA, INTER = "intra", "inter"
+CATALOG = Path(__file__).with_name("topologies.json")
+#: the name a fitted machine is saved under (``judge.py bench``)
+THIS_MACHINE = "this-machine"
+
+
+class ModelError(ValueError):
+    """A topology, size or bound the model cannot use; the message says which and why."""
+
+
+@dataclass(frozen=True)
+class Link:
+    """One link class: seconds of latency per message, bytes per second one way."""
+
+    alpha: float  # s
+    beta: float  # B/s
+
+    def seconds(self, nbytes: float) -> float:
+        """α + bytes/β."""
+        return self.alpha + nbytes / self.beta
+
+    def as_json(self) -> dict[str, float]:
+        """In the catalog's units: µs and GB/s (GB = 1e9 B)."""
+        return {"alpha_us": self.alpha * 1e6, "beta_GBps": self.beta / 1e9}
+
+
+@dataclass(frozen=True)
+class Topology:
+    """Named link classes and how ranks map onto nodes."""
+
+    name: str
+    title: str
+    gpus_per_node: int
+    nodes: int
+    links: dict[str, Link] = field(default_factory=dict)
+    source: str = ""
+
+    def node(self, rank: int) -> int:
+        """The node rank ``rank`` runs on."""
+        return rank // self.gpus_per_node
+
+    def link_class(self, a: int, b: int) -> str:
+        """``intra`` when ranks ``a`` and ``b`` share a node, else ``inter``."""
+        return INTRA if self.node(a) == self.node(b) else INTER
+
+    def link(self, a: int, b: int) -> Link:
+        """The link between ranks ``a`` and ``b``."""
+        return self.links[self.link_class(a, b)]
+
+    def check(self, world_size: int) -> None:
+        """Raise :class:`ModelError` if ``world_size`` ranks need a link class this lacks."""
+        if world_size > self.gpus_per_node and INTER not in self.links:
+            raise ModelError(f"topology {self.name!r} has {self.gpus_per_node} GPUs in one node; "
+                             f"a case with {world_size} ranks needs a topology with several nodes")
+
+    def params(self) -> dict[str, float]:
+        """The names a time bound may use: alpha, beta (intra), alpha_inter, beta_inter, g."""
+        intra = self.links[INTRA]
+        inter = self.links.get(INTER, intra)
+        return {"alpha": intra.alpha, "beta": intra.beta, "alpha_inter": inter.alpha,
+                "beta_inter": inter.beta, "g": float(self.gpus_per_node)}
+
+    def as_json(self) -> dict[str, object]:
+        """The catalog entry (also what a case's ``model`` shows)."""
+        return {"name": self.name, "title": self.title, "gpus_per_node": self.gpus_per_node,
+                "nodes": self.nodes, **{k: v.as_json() for k, v in self.links.items()},
+                "source": self.source}
+
+
+def _link(entry: object, where: str) -> Link:
+    if not isinstance(entry, dict):
+        raise ModelError(f"{where}: expected a table with alpha_us and beta_GBps")
+    try:
+        alpha, beta = float(entry["alpha_us"]) * 1e-6, float(entry["beta_GBps"]) * 1e9
+    except (KeyError, TypeError, ValueError):
+        raise ModelError(f"{where}: needs numbers alpha_us and beta_GBps") from None
+    if alpha < 0 or beta <= 0:
+        raise ModelError(f"{where}: needs alpha_us >= 0 and beta_GBps > 0")
+    return Link(alpha, beta)
+
+
+def topology_from_json(name: str, entry: dict) -> Topology:
+    """One catalog entry as a :class:`Topology`; :class:`ModelError` says what is wrong."""
+    links = {INTRA: _link(entry.get(INTRA), f"topology {name}.{INTRA}")}
+    if INTER in entry:
+        links[INTER] = _link(entry[INTER], f"topology {name}.{INTER}")
+    g, nodes = entry.get("gpus_per_node", 8), entry.get("nodes", 1)
+    if not isinstance(g, int) or not isinstance(nodes, int) or g < 1 or nodes < 1:
+        raise ModelError(f"topology {name}: gpus_per_node and nodes must be whole numbers >= 1")
+    return Topology(name, str(entry.get("title", name)), g, nodes, links, str(entry.get("source", "")))
+
+
+def load_topologies(extra: Path | None = None) -> dict[str, Topology]:
+    """The repository's catalog, plus the entries of ``extra`` (a fitted machine) if it exists."""
+    raw = json.loads(CATALOG.read_text(encoding="utf-8"))
+    if extra is not None and extra.is_file():
+        raw.update(json.loads(extra.read_text(encoding="utf-8")))
+    return {name: topology_from_json(name, entry) for name, entry in raw.items()}
+
+
+def get_topology(name: str, extra: Path | None = None) -> Topology:
+    """The topology called ``name``; :class:`ModelError` lists the known ones."""
+    known = load_topologies(extra)
+    if name not in known:
+        raise ModelError(f"unknown topology {name!r}: one of {', '.join(known)}")
+    return known[name]
