@@ -16,6 +16,7 @@ class Verdict(StrEnum):
     DEADLOCK = "deadlock"
     FORBIDDEN_PRIMITIVE = "forbidden_primitive"
     OVER_BUDGET = "over_budget"
+    TOO_SLOW = "too_slow"
     MEMORY_LIMIT = "memory_limit"
     OUTPUT_LIMIT = "output_limit"
     JUDGE_ERROR = "judge_error"
@@ -30,6 +31,7 @@ TITLES: dict[Verdict, tuple[str, str]] = {
     Verdict.DEADLOCK: ("Deadlock", "死锁"),
     Verdict.FORBIDDEN_PRIMITIVE: ("Forbidden primitive", "使用了禁止的原语"),
     Verdict.OVER_BUDGET: ("Over the byte budget", "通信量超标"),
+    Verdict.TOO_SLOW: ("Too slow", "太慢"),
     Verdict.MEMORY_LIMIT: ("Memory limit exceeded", "超出内存限制"),
     Verdict.OUTPUT_LIMIT: ("Output limit exceeded", "输出超限"),
     Verdict.JUDGE_ERROR: ("Judge error", "评测机错误"),

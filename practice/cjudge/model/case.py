@@ -1,0 +1,182 @@
+"""A case's ``model``: its trace replayed at the exercise's modelled sizes, and ``too_slow``.
+
+The grader calls :func:`model_case` with the exercise's ``[model]`` table (read once by
+:meth:`ModelSpec.from_table`), a case's switch trace and the case's S (a rank's input bytes in
+the run). It answers the case's ``model`` dict for the verdict JSON and, when the modelled time
+exceeds the exercise's time bound beyond its tolerance, English and Chinese messages that say by
+how much and which term dominates.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..switch.trace import SwitchTrace
+from .bound import Bound
+from .replay import replay
+from .sizes import format_seconds, format_size, parse_size
+from .topology import ModelError, Topology, get_topology
+
+DEFAULT_TOPOLOGY = "h100x8"
+DEFAULT_SIZES = ("4KiB", "1MB", "1GB")
+KEYS = ("topology", "sizes", "time_bound", "tolerance", "collective", "contention")
+
+
+def busbw_factor(kind: str | None, n: int) -> float:
+    """nccl-tests' bus-bandwidth factor (doc/PERFORMANCE.md); 1 when the kind is unknown."""
+    if n <= 1:
+        return 1.0
+    if kind == "all_reduce":
+        return 2 * (n - 1) / n
+    if kind in ("reduce_scatter", "all_gather", "all_to_all"):
+        return (n - 1) / n
+    return 1.0
+
+
+def nccl_size(kind: str | None, n: int, size: float) -> float:
+    """nccl-tests' size for a rank's input of ``size`` bytes: all_gather's is its output."""
+    return size * n if kind == "all_gather" else size
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """An exercise's ``[model]`` table."""
+
+    topology: str = DEFAULT_TOPOLOGY
+    sizes: tuple[int, ...] = tuple(parse_size(s) for s in DEFAULT_SIZES)
+    time_bound: Bound | None = None
+    tolerance: float = 0.05
+    collective: str | None = None  # the collective the exercise implements (busbw's factor)
+    contention: bool = True
+
+    @classmethod
+    def from_table(cls, table: dict[str, Any] | None, collective: str | None = None) -> ModelSpec:
+        """Read ``[model]`` (None: the defaults); :class:`ModelError` names a bad key or value.
+
+        ``collective`` (the exercise's built-in, canonical) is the default for ``collective``.
+        """
+        table = dict(table or {})
+        unknown = sorted(set(table) - set(KEYS))
+        if unknown:
+            raise ModelError(f"[model]: unknown key(s) {', '.join(unknown)}; known: {', '.join(KEYS)}")
+        topology = table.get("topology", DEFAULT_TOPOLOGY)
+        if not isinstance(topology, str):
+            raise ModelError("[model] topology must be a topology's name, e.g. \"h100x8\"")
+        get_topology(topology)
+        sizes = table.get("sizes", list(DEFAULT_SIZES))
+        if not isinstance(sizes, list) or not sizes:
+            raise ModelError("[model] sizes must be a list such as [\"4KiB\", \"1MB\", \"1GB\"]")
+        tolerance = table.get("tolerance", 0.05)
+        if isinstance(tolerance, bool) or not isinstance(tolerance, int | float) or tolerance < 0:
+            raise ModelError("[model] tolerance must be a number >= 0 (0.05 is 5 %)")
+        contention = table.get("contention", True)
+        if not isinstance(contention, bool):
+            raise ModelError("[model] contention must be true or false")
+        bound = table.get("time_bound")
+        return cls(topology, tuple(parse_size(s) for s in sizes),
+                   Bound(bound) if bound is not None else None, float(tolerance),
+                   table.get("collective", collective), contention)
+
+
+def sweep(trace: SwitchTrace, topology: Topology, sizes: list[int] | tuple[int, ...],
+          run_size: int, collective: str | None = None,
+          contention: bool = True) -> list[dict[str, Any]]:
+    """Per modelled size: the trace replayed with every message's bytes × size / ``run_size``.
+
+    Each row: size (B), time_s, algbw and busbw (GB/s, GB = 1e9 B, nccl-tests' conventions),
+    steps, latency_s and transfer_s on the critical path, link_bytes per link class, complete.
+    """
+    if run_size < 1:
+        raise ModelError("the run's size S must be at least 1 byte to scale messages from it")
+    n, rows = trace["world_size"], []
+    for size in sizes:
+        r = replay(trace, topology, size / run_size, contention)
+        algbw = nccl_size(collective, n, size) / r.time / 1e9 if r.time > 0 else 0.0
+        rows.append({"size": size, "time_s": r.time, "algbw": algbw,
+                     "busbw": algbw * busbw_factor(collective, n), "steps": r.steps,
+                     "latency_s": r.latency, "transfer_s": r.transfer,
+                     "link_bytes": r.link_bytes, "complete": r.complete})
+    return rows
+
+
+@dataclass
+class CaseModel:
+    """What :func:`model_case` answers."""
+
+    model: dict[str, Any]  # the case's ``model`` in the verdict JSON
+    too_slow: bool = False
+    message: str = ""  # English, when too slow
+    message_zh: str = ""  # Chinese, when too slow
+    worst: dict[str, Any] = field(default_factory=dict)  # the row the messages are about
+
+
+def _dominant(row: dict[str, Any], topo: Topology) -> tuple[str, str]:
+    """Which term dominates this row, as a clause in English and in Chinese."""
+    t, lat, xfer, steps = row["time_s"], row["latency_s"], row["transfer_s"], row["steps"]
+    alphas = {link.alpha for link in topo.links.values()}
+    if lat >= xfer:
+        if len(alphas) == 1:
+            per = format_seconds(next(iter(alphas)))
+            terms = f"{steps} steps × {per} = {format_seconds(lat)}"
+            terms_zh = f"{steps} 步 × {per} = {format_seconds(lat)}"
+        else:
+            terms = f"{steps} steps × α = {format_seconds(lat)}"
+            terms_zh = f"{steps} 步 × α = {format_seconds(lat)}"
+        return (f"Latency dominates: {terms} of your {format_seconds(t)} "
+                f"(bytes/β: {format_seconds(xfer)}). Fewer steps would help: a tree, recursive "
+                "doubling, or one message instead of many.",
+                f"延迟占主导：{terms_zh}（共 {format_seconds(t)}；字节/β 部分 {format_seconds(xfer)}）。"
+                "减少步数会更快：树形、递归倍增，或把多条消息合成一条。")
+    return (f"Bandwidth dominates: {format_seconds(xfer)} of your {format_seconds(t)} is bytes/β "
+            f"on the critical path ({steps} steps × α = {format_seconds(lat)}). Send fewer bytes "
+            "one after another: split the data so that every link works at once.",
+            f"带宽占主导：{format_seconds(t)} 中有 {format_seconds(xfer)} 是关键路径上的字节/β"
+            f"（{steps} 步 × α = {format_seconds(lat)}）。减少串行发送的字节：切分数据，让每条链路同时工作。")
+
+
+def model_case(trace: SwitchTrace, run_size: int, spec: ModelSpec,
+               extra_topologies: Path | None = None) -> CaseModel:
+    """Replay a finished case's ``trace`` at ``spec``'s sizes and judge it against the bound.
+
+    ``run_size``: the case's S in the run (one rank's input bytes), from which every message is
+    scaled. ``extra_topologies``: a file with more topologies (a fitted machine), if any.
+    """
+    topo = get_topology(spec.topology, extra_topologies)
+    n = trace["world_size"]
+    rows = sweep(trace, topo, spec.sizes, run_size, spec.collective, spec.contention)
+    worst: dict[str, Any] = {}
+    for row in rows:
+        row["bound_s"] = None
+        row["over"] = False
+        if spec.time_bound is not None and row["complete"]:
+            bound = spec.time_bound(n=n, S=row["size"], **topo.params())
+            row["bound_s"] = bound
+            row["over"] = row["time_s"] > bound * (1 + spec.tolerance)
+            if row["over"] and (not worst or row["time_s"] / bound > worst["time_s"] / worst["bound_s"]):
+                worst = row
+    sizes = ", ".join(format_size(s) for s in spec.sizes)
+    model = {
+        "topology": topo.as_json(), "contention": spec.contention, "run_size": run_size,
+        "scaled": {"en": f"Modelled at {sizes}: every message's bytes scaled by size / "
+                         f"{run_size} B (this case's S).",
+                   "zh": f"按 {sizes} 建模：每条消息的字节数按 规模 / {run_size} B"
+                         "（本用例的 S）缩放。"},
+        "sizes": rows,
+        "bound": None if spec.time_bound is None else {
+            "formula": spec.time_bound.formula, "tolerance": spec.tolerance},
+    }
+    if not worst:
+        return CaseModel(model)
+    t, bound = worst["time_s"], worst["bound_s"]
+    over = 100 * (t / bound - 1)
+    why, why_zh = _dominant(worst, topo)
+    where = f"{topo.title} ({topo.name}), S = {format_size(worst['size'])}"
+    message = (f"Too slow on {where}: your modelled time is {format_seconds(t)}, {over:.0f} % over "
+               f"the bound {format_seconds(bound)} ({spec.time_bound.formula}, tolerance "
+               f"{100 * spec.tolerance:g} %). {why}")
+    message_zh = (f"在 {where} 上太慢：你的建模时间为 {format_seconds(t)}，比上限 "
+                  f"{format_seconds(bound)}（{spec.time_bound.formula}，容差 "
+                  f"{100 * spec.tolerance:g} %）多 {over:.0f} %。{why_zh}")
+    return CaseModel(model, True, message, message_zh, worst)
