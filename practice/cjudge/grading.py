@@ -11,25 +11,22 @@ import random
 
 from . import __version__
 from .exercises import Exercise
-from .primitives import DISPLAY, P2P_OPS
+from .primitives import DISPLAY
 from .protocol import CaseSpec, RawCase, TensorData
+from .switch.accounting import bytes_per_rank, graded_calls
+from .switch.core import Limits
+from .switch.explain import explain_deadlock
 from .verdicts import Verdict
-from .waits import explain_waits
 
 ITEMSIZE = {"float32": 4, "float64": 8, "int64": 8}
-#: what gloo may write beyond the traced bytes: framing per p2p call, per peer of a collective
-#: (72 and 144 bytes in a one-off check here; the kernel tests keep honest solutions inside),
-#: plus slack for stray writes
-WIRE_PER_P2P_CALL = 128
-WIRE_PER_COLLECTIVE_PEER = 256
-WIRE_SLACK = 1024
 #: why a rank's code may be refused an OS call: it is confined (``cjudge.confine``)
 CONFINED_HINT = (" (each rank is confined: no sockets, shared memory, file changes or access to "
                  "other processes; ranks communicate only through the allowed primitives)",
                  "（每个 rank 都受到限制：不能创建套接字、使用共享内存、修改文件或访问其他进程；"
                  "rank 之间只能通过允许的原语通信）")
 STOP_VERDICTS = {"deadlock": Verdict.DEADLOCK, "time_limit": Verdict.TIME_LIMIT,
-                 "output_limit": Verdict.OUTPUT_LIMIT, "memory_limit": Verdict.MEMORY_LIMIT}
+                 "output_limit": Verdict.OUTPUT_LIMIT, "memory_limit": Verdict.MEMORY_LIMIT,
+                 "trace_limit": Verdict.OUTPUT_LIMIT}
 
 
 def case_seed(seed: int, case_name: str) -> int:
@@ -65,14 +62,6 @@ def check_compiles(code: str, filename: str) -> tuple[str, str, int | None, int 
     except ValueError as exc:  # e.g. null bytes
         return (f"{filename}: {exc}", f"{filename}：{exc}", None, None)
     return None
-
-
-def _bytes_per_rank(raw: RawCase, world: int) -> tuple[list[int], list[int]]:
-    sent, msgs = [0] * world, [0] * world
-    for event in raw["events"]:
-        sent[event["rank"]] += event["bytes"]
-        msgs[event["rank"]] += 1 if event["bytes"] else 0
-    return sent, msgs
 
 
 def _fmt(x: float | int) -> str:
@@ -137,60 +126,39 @@ def _rank_failure(exercise: Exercise, raw: RawCase) -> tuple[Verdict, str, str, 
     return None
 
 
-def wire_allowance(events: list, world: int) -> int:
-    """The most a rank may really write for the traced ``events``: their bytes (twice over for
-    collectives, whose algorithm gloo picks) plus framing and slack."""
-    allowance = WIRE_SLACK
-    for event in events:
-        if event["op"] in P2P_OPS:
-            allowance += event["bytes"] + WIRE_PER_P2P_CALL
-        else:
-            allowance += 2 * event["bytes"] + WIRE_PER_COLLECTIVE_PEER * (world - 1)
-    return allowance
-
-
-def _unseen_traffic(raw: RawCase, world: int) -> tuple[str, str] | None:
-    """A message if a rank really wrote far more than its trace explains, or hid its counters.
-
-    The real runtime reports each returned rank's ``wire_bytes`` (read by the judge from
-    ``/proc/<pid>/io`` around the call); a monitor switched off inside the rank cannot hide them.
-    """
-    for report in raw["ranks"]:
-        if "wire_bytes" not in report or report["state"] != "returned":
-            continue
-        r, wire = report["rank"], report["wire_bytes"]
-        if wire is None:
-            return (f"rank {r}: the judge could not observe this rank's communication (its trace "
-                    "channel or counters were tampered with)",
-                    f"rank {r}：评测机无法观测该 rank 的通信（追踪通道或计数被篡改）")
-        allowance = wire_allowance([e for e in raw["events"] if e["rank"] == r], world)
-        if wire > allowance:
-            return (f"rank {r} wrote {wire} bytes to its peers but its traced calls explain at most "
-                    f"{allowance}: it communicated around the judge's monitor (only the allowed "
-                    "primitives, called normally, may communicate)",
-                    f"rank {r} 实际发送了 {wire} 字节，但被追踪的调用最多只能解释 {allowance} 字节："
-                    "它绕过了评测机的监控进行通信（只允许正常调用允许的原语）")
-    return None
+def _refused(exercise: Exercise, raw: RawCase) -> tuple[str, str] | None:
+    """The first call the switch refused (a fact of the switch, whatever the rank did next)."""
+    refused = raw["trace"]["refused"]
+    if not refused:
+        return None
+    first = refused[0]
+    r, line = first["rank"], first["line"]
+    at = f"rank {r}, line {line}" if line else f"rank {r}"
+    at_zh = f"rank {r} 第 {line} 行" if line else f"rank {r}"
+    op = DISPLAY.get(first["kind"], first["kind"])
+    allowed = ", ".join(exercise.allowed)
+    return (f"{at}: calls {op} ({first['api']}), which this exercise does not allow (allowed: "
+            f"{allowed})", f"{at_zh}：调用了本题禁止的 {op}（{first['api']}）（只允许：{allowed}）")
 
 
 def grade_case(exercise: Exercise, spec: CaseSpec, raw: RawCase) -> dict:
     """One case of the verdict JSON from a runtime's raw report."""
     world = spec["world_size"]
-    sent, msgs = _bytes_per_rank(raw, world)
+    sent, msgs = bytes_per_rank(raw["trace"])
     itemsize = ITEMSIZE[str(spec["inputs"][0]["dtype"])]
     bound = exercise.grader.bytes_bound(spec["params"], world, itemsize)
     result = {"name": spec["name"], "world_size": world,
               "bytes_sent": sent, "bytes_bound": bound, "messages_sent": msgs,
-              "wall_ms": round(raw["wall_ms"], 1), "trace": raw["events"]}
+              "wall_ms": round(raw["wall_ms"], 1), "trace": graded_calls(raw["trace"])}
     details: list[str] = []
     failure = _rank_failure(exercise, raw)
     stop = raw["stop"]
-    unseen = _unseen_traffic(raw, world)
-    if failure is not None and failure[0] is Verdict.FORBIDDEN_PRIMITIVE:
-        verdict, en, zh, details = failure
-    elif unseen is not None:
-        verdict, (en, zh) = Verdict.FORBIDDEN_PRIMITIVE, unseen
-    elif stop in ("output_limit", "memory_limit") or (stop is not None and failure is None):
+    refused = _refused(exercise, raw)
+    if refused is not None:
+        verdict, (en, zh) = Verdict.FORBIDDEN_PRIMITIVE, refused
+        details = failure[3] if failure is not None else []
+    elif stop in ("output_limit", "memory_limit", "trace_limit") or \
+            (stop is not None and failure is None):
         verdict = STOP_VERDICTS[stop]
         en, zh = _stop_message(raw, verdict, exercise.time_limit_s)
     elif failure is not None:  # a rank's error explains why its peers hung or spun
@@ -214,7 +182,7 @@ def _ranks(ranks: list[int]) -> str:
 
 def _stop_message(raw: RawCase, verdict: Verdict, limit: float) -> tuple[str, str]:
     if verdict is Verdict.DEADLOCK:
-        waits = explain_waits(raw["ranks"], raw["events"])
+        waits = explain_deadlock(raw["trace"], raw["ranks"])
         return ("deadlock: " + "; ".join(w[0] for w in waits) if waits else "deadlock",
                 "死锁：" + "；".join(w[1] for w in waits) if waits else "死锁")
     if verdict is Verdict.TIME_LIMIT:
@@ -225,6 +193,10 @@ def _stop_message(raw: RawCase, verdict: Verdict, limit: float) -> tuple[str, st
         if waiting:
             en, zh = f"{en}; {waiting} waiting for communication", f"{zh}；{waiting} 在等待通信"
         return en, zh
+    if raw["stop"] == "trace_limit":
+        return (f"the ranks made more than {Limits().requests} communication calls in one case; "
+                "the judge stopped them",
+                f"单个用例中的通信调用超过 {Limits().requests} 次，评测机已停止运行")
     if verdict is Verdict.OUTPUT_LIMIT:
         return ("the ranks printed more than the output limit", "输出超过了限制")
     return ("a rank went over the memory limit", "有 rank 超出了内存限制")
@@ -244,7 +216,7 @@ def _judge_outputs(exercise: Exercise, spec: CaseSpec, raw: RawCase, sent: list[
     worst = max(range(len(sent)), key=sent.__getitem__)
     if sent[worst] > bound:
         size = ITEMSIZE[str(spec["inputs"][0]["dtype"])]
-        calls = sum(1 for e in raw["events"] if e["rank"] == worst and e["bytes"])
+        calls = bytes_per_rank(raw["trace"])[1][worst]
         return (Verdict.OVER_BUDGET,
                 f"correct, but rank {worst} sent {sent[worst]} bytes ({sent[worst] // size} "
                 f"elements in {calls} calls); the bound is {bound} bytes ({bound // size} elements)",

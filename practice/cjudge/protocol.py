@@ -10,8 +10,10 @@ from __future__ import annotations
 
 from typing import Literal, NotRequired, TypedDict
 
+from .switch.trace import SwitchTrace
+
 RankState = Literal["starting", "running", "blocked", "returned", "failed", "killed"]
-Stop = Literal["deadlock", "time_limit", "output_limit", "memory_limit"]
+Stop = Literal["deadlock", "time_limit", "output_limit", "memory_limit", "trace_limit"]
 
 
 class TensorData(TypedDict):
@@ -45,7 +47,8 @@ class JobSpec(TypedDict):
 
 
 class TraceEvent(TypedDict):
-    """One communication call made inside the graded function, counted once."""
+    """One communication call made inside the graded function, as the grader counts it (derived
+    from the switch's trace by ``switch.accounting.graded_calls``)."""
 
     rank: int
     seq: int
@@ -77,7 +80,6 @@ class RankReport(TypedDict):
     output: TensorData | None
     error: RankError | None
     waiting: NotRequired[str | None]  # canonical op it was blocked in, if blocked at the stop
-    wire_bytes: NotRequired[int | None]  # real runtime: bytes it really wrote during the call
 
 
 class RawCase(TypedDict):
@@ -85,7 +87,7 @@ class RawCase(TypedDict):
 
     name: str
     ranks: list[RankReport]
-    events: list[TraceEvent]
+    trace: SwitchTrace  # the switch's record of every communication
     stdout: str  # the ranks' output, bounded, each line prefixed with its rank
     stop: Stop | None  # why the runtime stopped the ranks early, if it did
     wall_ms: float

@@ -21,10 +21,11 @@ import time
 import traceback
 
 from .learner import compile_learner, exit_error, learner_error
-from .protocol import CaseSpec, JobSpec, RankError, RankReport, RankState, RawCase, Stop, TraceEvent
+from .protocol import CaseSpec, JobSpec, RankError, RankReport, RankState, RawCase, Stop
 from .sim.capture import Capture, Router
 from .sim.rank import install_modules, run_rank
-from .sim.threads import ThreadTransport
+from .switch.core import Switch, empty_trace
+from .switch.threads import ThreadSwitch
 
 #: how long the parent waits past the time limit for the child's own report before killing it
 KILL_GRACE_S = 2.0
@@ -87,70 +88,85 @@ def _ended(case: CaseSpec, wall_ms: float, state: RankState, error: RankError | 
     """The report of a child that could not report: killed at the time limit, or dead."""
     ranks = [RankReport(rank=r, state=state, output=None, error=error)
              for r in range(case["world_size"])]
-    return RawCase(name=case["name"], ranks=ranks, events=[], stdout="", stop=stop, wall_ms=wall_ms)
+    return RawCase(name=case["name"], ranks=ranks, trace=empty_trace(case["world_size"]),
+                   stdout="", stop=stop, wall_ms=wall_ms)
 
 
 def run_case_here(job: JobSpec, case: CaseSpec) -> RawCase:
     """Run the case's ranks as threads of this process (which it changes: call it in a child)."""
     world = case["world_size"]
+    switch = Switch(world, frozenset(job["allowed"]), inputs=case["inputs"])
     try:
         code = compile_learner(job["code"], job["filename"])
     except (SyntaxError, ValueError) as exc:
         error = learner_error(exc, job["filename"])
         ranks = [RankReport(rank=r, state="failed", output=None, error=error) for r in range(world)]
-        return RawCase(name=case["name"], ranks=ranks, events=[], stdout="", stop=None,
+        return RawCase(name=case["name"], ranks=ranks, trace=switch.trace(), stdout="", stop=None,
                        wall_ms=0.0)
     install_modules()
     sys.stdout = sys.stderr = Router(sys.__stdout__)
-    transport = ThreadTransport(world)
-    events: list[TraceEvent] = []
+    hub = ThreadSwitch(switch)
     capture = Capture(world, job["output_limit_bytes"])
     reports: list[RankReport | None] = [None] * world
 
     def rank_thread(rank: int) -> None:
         try:
-            reports[rank] = run_rank(job, case, rank, transport, code, events, capture)
+            report = run_rank(job, rank, hub.port(rank), code, capture)
         except BaseException as exc:  # a learner's own BaseException subclass
-            reports[rank] = RankReport(rank=rank, state="failed", output=None,
-                                       error=learner_error(exc, job["filename"]))
-            transport.finish(rank, "failed")
+            report = RankReport(rank=rank, state="failed", output=None,
+                                error=learner_error(exc, job["filename"]))
+        reports[rank] = report
+        hub.call("finish", rank, report["state"])
 
     threads = [threading.Thread(target=rank_thread, args=(r,), daemon=True) for r in range(world)]
     start = time.monotonic()
     for t in threads:
         t.start()
-    stop = _watch(transport, capture, start + job["time_limit_s"], world)
+    stop = _watch(hub, capture, start + job["time_limit_s"], world)
     wall_ms = (time.monotonic() - start) * 1000
-    snap = transport.snapshot()
-    for rank in snap.finished:
+    with hub.cond:
+        if stop == "deadlock":
+            switch.mark_deadlock()
+        finished = dict(switch.finished)
+        waiting = {r: q.record["kind"] for r, q in switch.waiting.items()}
+        trace = switch.trace()
+        trace = json.loads(json.dumps(trace))  # a copy: blocked ranks hold the switch's lists
+    for rank in finished:
         threads[rank].join()
     out: list[RankReport] = []
     for rank in range(world):
         report = reports[rank]
         if report is None:
-            blocked = snap.blocked.get(rank)
-            report = RankReport(rank=rank, state="blocked" if blocked else "running",
-                                output=None, error=None, waiting=blocked[0] if blocked else None)
+            report = RankReport(rank=rank, state="blocked" if rank in waiting else "running",
+                                output=None, error=None, waiting=waiting.get(rank))
         out.append(report)
-    return RawCase(name=case["name"], ranks=out, events=list(events), stdout=capture.merged(),
+    return RawCase(name=case["name"], ranks=out, trace=trace, stdout=capture.merged(),
                    stop=stop, wall_ms=wall_ms)
 
 
-def _watch(transport: ThreadTransport, capture: Capture, deadline: float, world: int) -> Stop | None:
+def _watch(hub: ThreadSwitch, capture: Capture, deadline: float, world: int) -> Stop | None:
     """Wait until every rank finished, or the reason to stop them early.
 
     Like the real runtime, ranks stuck after one of them failed are not a deadlock: the failure
     is the learner's error to see.
     """
+    switch = hub.switch
     while True:
-        snap = transport.snapshot()
+        with hub.cond:
+            version = hub.version
+            finished = dict(switch.finished)
+            # a rank whose graded call ended is reported a moment later (returned or failed)
+            settled = all(r in finished for r in range(world) if switch.ended[r])
+            deadlocked, flooded = switch.deadlocked() and settled, switch.flooded
         if capture.exceeded:
             return "output_limit"
-        if len(snap.finished) == world:
+        if flooded:
+            return "trace_limit"
+        if len(finished) == world:
             return None
-        if snap.deadlocked:
-            return None if "failed" in snap.finished.values() else "deadlock"
+        if deadlocked:
+            return None if "failed" in finished.values() else "deadlock"
         left = deadline - time.monotonic()
         if left <= 0:
             return "time_limit"
-        transport.watch(snap.version, min(left, _POLL_S))
+        hub.watch(version, min(left, _POLL_S))

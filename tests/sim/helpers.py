@@ -8,6 +8,7 @@ from cjudge.primitives import CANONICAL
 from cjudge.protocol import CaseSpec, JobSpec, RawCase, TensorData
 from cjudge.runtime_sim import run_case
 from cjudge.sim.modules import modules
+from cjudge.switch.accounting import graded_calls
 
 #: the simulated ``torch`` and ``torch.distributed`` modules, for direct use in tests
 torch = modules()["torch"]
@@ -45,3 +46,8 @@ def outputs(raw: RawCase) -> list:
         assert out is not None
         result.append(out["data"])
     return result
+
+
+def calls(raw: RawCase) -> list:
+    """The graded calls the switch recorded, one event each (rank, seq, op, peer, bytes, ...)."""
+    return graded_calls(raw["trace"])

@@ -10,7 +10,7 @@ from cjudge.exercises import default_root, load_exercises
 from cjudge.judge import judge_code
 from cjudge.runtime_sim import run_case
 
-from .helpers import data, run
+from .helpers import calls, data, run
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 EXERCISES = load_exercises(default_root())
@@ -59,7 +59,7 @@ def test_the_chapters_ring_script_runs_verbatim_and_its_own_check_passes():
         "[rank 0] 与 dist.all_reduce 结果一致： True",
         "[rank 0] 每个 rank 发送的字节： [6144, 6144, 6144, 6144] = 2(n-1)/n × 4096 = 6144",
     ]
-    sent = [sum(e["bytes"] for e in raw["events"] if e["rank"] == r) for r in range(4)]
+    sent = [sum(e["bytes"] for e in calls(raw) if e["rank"] == r) for r in range(4)]
     assert sent == [2 * 3 * 8 * 4 // 4] * 4  # 2(n-1)/n · S for the graded call on 8 floats
 
 

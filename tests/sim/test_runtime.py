@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from .helpers import data, outputs, run
+from .helpers import calls, data, outputs, run
 
 
 def inputs(n: int, k: int = 2) -> list:
@@ -33,7 +33,7 @@ def test_a_ring_where_everyone_receives_first_is_a_deadlock_found_at_once(n):
     assert time.monotonic() - start < 1.5
     assert raw["stop"] == "deadlock"
     assert [(r["state"], r["waiting"]) for r in raw["ranks"]] == [("blocked", "recv")] * n
-    assert [(e["rank"], e["op"], e["peer"]) for e in sorted(raw["events"], key=lambda e: e["rank"])] \
+    assert [(e["rank"], e["op"], e["peer"]) for e in sorted(calls(raw), key=lambda e: e["rank"])] \
         == [(r, "recv", (r - 1) % n) for r in range(n)]
 
 

@@ -6,7 +6,7 @@ import pytest
 
 from cjudge.primitives import bytes_sent
 
-from .helpers import data, outputs, run
+from .helpers import calls, data, outputs, run
 
 
 def inputs(n: int, k: int) -> list:
@@ -14,7 +14,7 @@ def inputs(n: int, k: int) -> list:
 
 
 def events_of(raw, rank):
-    return [e for e in raw["events"] if e["rank"] == rank]
+    return [e for e in calls(raw) if e["rank"] == rank]
 
 
 def test_each_call_is_one_event_with_bytes_line_and_peer():
@@ -69,7 +69,7 @@ def test_send_through_isend_wait_batch_and_the_process_group_counts_once_each():
             dist.group.WORLD.send([t], peer).wait() if dist.get_rank() == 0 else dist.recv(b, 0)
             return t
     """, inputs(2, 3))
-    got = sorted((e["rank"], e["seq"], e["op"], e["bytes"], e["api"]) for e in raw["events"])
+    got = sorted((e["rank"], e["seq"], e["op"], e["bytes"], e["api"]) for e in calls(raw))
     assert got == [
         (0, 0, "send", 12, "batch_isend_irecv"), (0, 1, "recv", 0, "batch_isend_irecv"),
         (0, 2, "send", 12, "ProcessGroup.send"),
@@ -87,8 +87,8 @@ def test_uneven_all_to_all_counts_only_the_blocks_sent_away():
             dist.all_to_all_single(out, t, [1, 2] if r == 0 else [2, 2], [1, 3] if r == 0 else [2, 2])
             return out
     """, inputs(2, 4))
-    assert [e["bytes"] for e in raw["events"] if e["rank"] == 0] == [12]  # 3 floats to rank 1
-    assert [e["bytes"] for e in raw["events"] if e["rank"] == 1] == [8]
+    assert [e["bytes"] for e in calls(raw) if e["rank"] == 0] == [12]  # 3 floats to rank 1
+    assert [e["bytes"] for e in calls(raw) if e["rank"] == 1] == [8]
 
 
 def test_calls_outside_the_graded_function_are_neither_checked_nor_recorded():
@@ -101,7 +101,7 @@ def test_calls_outside_the_graded_function_are_neither_checked_nor_recorded():
             return x
     """, inputs(2, 2), allowed=["send", "recv"])
     assert outputs(raw) == [[2.0, 2.0]] * 2
-    assert sorted(e["op"] for e in raw["events"]) == ["recv", "send"]
+    assert sorted(e["op"] for e in calls(raw)) == ["recv", "send"]
 
 
 @pytest.mark.parametrize("call, api", [
@@ -128,7 +128,7 @@ def test_a_forbidden_primitive_fails_at_the_call_with_its_line(call, api):
         assert "allowed here: all_gather_into_tensor" in err["message"]
         assert 'File "learner.py", line 7, in f' in err["traceback"]
         assert "cjudge" not in err["traceback"]
-    assert raw["events"] == []
+    assert calls(raw) == []
 
 
 def test_the_refused_call_did_nothing_so_peers_are_not_fed():

@@ -1,8 +1,9 @@
 """Collective calls: all_reduce, reduce_scatter(_tensor), all_gather(_into_tensor),
 all_to_all(_single), broadcast, reduce, gather, scatter, barrier.
 
-Each is an exchange between the group's ranks (``comm.exchange``) and a local computation. They
-behave as gloo does in torch 2.13, measured here: ``all_reduce``, ``broadcast``, ``reduce`` and
+Each is one request to the switch (``comm.collective``), which performs the collective once every
+member of the group has made the call, and a local write of the switch's result. They behave
+as gloo does in torch 2.13, measured here: ``all_reduce``, ``broadcast``, ``reduce`` and
 ``scatter`` (and ``all_to_all_single``'s output) use a tensor's memory from its first element on,
 ignoring its strides, so a strided view gives the same wrong result as under gloo;
 ``all_to_all_single`` refuses a non-contiguous input; the other calls respect strides. Checks
@@ -16,7 +17,8 @@ from typing import Any
 
 from . import comm, groups
 from .comm import ReduceOp, Work
-from .context import check, current, record
+from .context import Call, check, current
+from .dtypes import float32
 from .tensor import Tensor
 
 
@@ -27,13 +29,12 @@ def call_all_reduce(t: Any, op: ReduceOp, group: Any, api: str) -> Work:
     member = groups.member(g)
     if member is None:
         return groups.idle()
-    groups.record_call(call, t, g)
+    payload = comm.raw_payload(t)
 
-    def done(parts: list[bytes]) -> None:
-        values = [comm.values_of(p, t.dtype) for p in parts]
-        comm.raw_write(t, comm.reduce_values(op, values, t.dtype, "all_reduce"))
+    def done(result: bytes) -> None:
+        comm.raw_write(t, comm.values_of(result, t.dtype))
 
-    return comm.exchange(current(), g._gid, member[0], "all_reduce", comm.raw_payload(t), done)
+    return comm.collective(current(), g._gid, "all_reduce", payload, t.dtype, call, done, op=op)
 
 
 def all_reduce(tensor: Tensor, op: ReduceOp = ReduceOp.SUM, group: Any = None,
@@ -42,17 +43,14 @@ def all_reduce(tensor: Tensor, op: ReduceOp = ReduceOp.SUM, group: Any = None,
     return groups.finish(call_all_reduce(tensor, op, group, "all_reduce"), async_op)
 
 
-def _scattered(output: Tensor, flat: Tensor, op: ReduceOp, g: groups.Group,
-               member: tuple[list[int], int]) -> Work:
+def _scattered(output: Tensor, flat: Tensor, op: ReduceOp, g: groups.Group, call: Call) -> Work:
     """Reduce ``flat`` over the group; this rank keeps its block in ``output``."""
-    ranks, me = member
-    n = output.numel()
 
-    def done(parts: list[bytes]) -> None:
-        values = [comm.values_of(p, flat.dtype)[me * n:(me + 1) * n] for p in parts]
-        output._write(comm.reduce_values(op, values, flat.dtype, "reduce_scatter"))
+    def done(result: bytes) -> None:
+        output._write(comm.values_of(result, flat.dtype))
 
-    return comm.exchange(current(), g._gid, ranks, "reduce_scatter", comm.payload_of(flat), done)
+    return comm.collective(current(), g._gid, "reduce_scatter", comm.payload_of(flat), flat.dtype,
+                           call, done, op=op)
 
 
 def _check_sizes(name: str, big: Tensor, small: Tensor, n: int) -> None:
@@ -73,9 +71,8 @@ def call_reduce_scatter_tensor(output: Any, input: Any, op: ReduceOp, group: Any
     member = groups.member(g)
     if member is None:
         return groups.idle()
-    groups.record_call(call, input, g)
     _check_sizes("reduce_scatter_tensor", input, output, len(member[0]))
-    return _scattered(output, input, op, g, member)
+    return _scattered(output, input, op, g, call)
 
 
 def reduce_scatter_tensor(output: Tensor, input: Tensor, op: ReduceOp = ReduceOp.SUM,
@@ -96,12 +93,10 @@ def call_reduce_scatter(output: Any, input_list: Any, op: ReduceOp, group: Any, 
     member = groups.member(g)
     if member is None:
         return groups.idle()
-    groups.record_call(call, output, g, nbytes=sum(t.nbytes for t in inputs),
-                       count=sum(t.numel() for t in inputs))
     if len(inputs) != len(member[0]) or any(t.numel() != output.numel() for t in inputs):
         raise RuntimeError("ProcessGroupGloo::reduce_scatter: input_list must hold one tensor "
                            "of the output's size per rank of the group")
-    return _scattered(output, cat([t.reshape(-1) for t in inputs]), op, g, member)
+    return _scattered(output, cat([t.reshape(-1) for t in inputs]), op, g, call)
 
 
 def reduce_scatter(output: Tensor, input_list: list[Tensor], op: ReduceOp = ReduceOp.SUM,
@@ -121,6 +116,12 @@ def _write_each(outputs: Sequence[Tensor], parts: list[bytes], what: str) -> Non
         o._write(values)
 
 
+def _split(result: bytes, n: int) -> list[bytes]:
+    """``result`` cut into ``n`` equal parts (one per rank of the group)."""
+    size = len(result) // n if n else 0
+    return [result[i * size:(i + 1) * size] for i in range(n)]
+
+
 def call_all_gather(tensor_list: Any, t: Any, group: Any, api: str) -> Work:
     call = check(api, "all_gather")
     g = groups.resolve(group)
@@ -130,13 +131,12 @@ def call_all_gather(tensor_list: Any, t: Any, group: Any, api: str) -> Work:
     member = groups.member(g)
     if member is None:
         return groups.idle()
-    groups.record_call(call, t, g, nbytes=sum(o.nbytes for o in outputs),
-                       count=sum(o.numel() for o in outputs))
     if len(outputs) != len(member[0]):
         raise RuntimeError("ProcessGroupGloo::allgather: tensor_list must hold one tensor per "
                            "rank of the group")
-    return comm.exchange(current(), g._gid, member[0], "all_gather", comm.payload_of(t),
-                         lambda parts: _write_each(outputs, parts, "all_gather"))
+    return comm.collective(current(), g._gid, "all_gather", comm.payload_of(t), t.dtype, call,
+                           lambda result: _write_each(outputs, _split(result, len(outputs)),
+                                                      "all_gather"))
 
 
 def all_gather(tensor_list: list[Tensor], tensor: Tensor, group: Any = None,
@@ -153,13 +153,13 @@ def call_all_gather_into(output: Any, input: Any, group: Any, api: str) -> Work:
     member = groups.member(g)
     if member is None:
         return groups.idle()
-    groups.record_call(call, output, g)
     _check_sizes("allgather_into_tensor", output, input, len(member[0]))
 
-    def done(parts: list[bytes]) -> None:
-        output._write(comm.values_of(b"".join(parts), input.dtype))
+    def done(result: bytes) -> None:
+        output._write(comm.values_of(result, input.dtype))
 
-    return comm.exchange(current(), g._gid, member[0], "all_gather", comm.payload_of(input), done)
+    return comm.collective(current(), g._gid, "all_gather", comm.payload_of(input), input.dtype,
+                           call, done)
 
 
 def all_gather_into_tensor(output_tensor: Tensor, input_tensor: Tensor, group: Any = None,
@@ -193,23 +193,20 @@ def call_all_to_all_single(output: Any, input: Any, output_split_sizes: Sequence
     ranks = member[0]
     in_splits = [int(s) for s in input_split_sizes or []]
     out_splits = [int(s) for s in output_split_sizes or []]
-    split_bytes = [s * input.nbytes // max(sum(in_splits), 1) for s in in_splits] or None
-    groups.record_call(call, input, g, split_bytes=split_bytes)
     if not input.is_contiguous():
         raise ValueError("Tensors must be contiguous")
     in_rows, out_rows = _rows(input, in_splits, len(ranks)), _rows(output, out_splits, len(ranks))
     row = input.numel() // input.shape[0] if input.dim() and input.shape[0] else 1
     values = input._read()
-    starts = [sum(in_rows[:i]) * row for i in range(len(ranks) + 1)]
-    payloads = [values[a:b].tobytes() for a, b in zip(starts, starts[1:], strict=False)]
+    splits = [rows * row * input.element_size() for rows in in_rows]
 
-    def done(parts: list[bytes]) -> None:
-        expected = [rows * row * input.element_size() for rows in out_rows]
-        if [len(p) for p in parts] != expected:
+    def done(result: bytes) -> None:
+        if len(result) != sum(rows * row * input.element_size() for rows in out_rows):
             raise RuntimeError("Split sizes doesn't match total dim 0 size")
-        comm.raw_write(output, comm.values_of(b"".join(parts), input.dtype))
+        comm.raw_write(output, comm.values_of(result, input.dtype))
 
-    return comm.exchange(current(), g._gid, ranks, "all_to_all", payloads, done)
+    return comm.collective(current(), g._gid, "all_to_all", values.tobytes(), input.dtype, call,
+                           done, splits=splits)
 
 
 def all_to_all_single(output: Tensor, input: Tensor,
@@ -232,17 +229,22 @@ def call_all_to_all(output_list: Any, input_list: Any, group: Any, api: str) -> 
     member = groups.member(g)
     if member is None:
         return groups.idle()
-    ranks, me = member
-    sizes = [t.nbytes for t in inputs]
-    record(call, peer=None, nbytes=sum(sizes), count=sum(t.numel() for t in inputs),
-           dtype=inputs[0].dtype.name if inputs else "none", group_rank=me,
-           group_size=len(ranks), split_bytes=sizes)
+    ranks = member[0]
     if len(outputs) != len(ranks) or len(inputs) != len(ranks):
         raise RuntimeError("ProcessGroupGloo::alltoall: the lists must hold one tensor per rank "
                            "of the group")
-    return comm.exchange(current(), g._gid, ranks, "all_to_all",
-                         [comm.payload_of(t) for t in inputs],
-                         lambda parts: _write_each(outputs, parts, "all_to_all"))
+    sizes = [o.nbytes for o in outputs]
+
+    def done(result: bytes) -> None:
+        if len(result) != sum(sizes):
+            raise RuntimeError("all_to_all: the ranks' blocks do not fit the output tensors")
+        starts = [sum(sizes[:i]) for i in range(len(sizes) + 1)]
+        _write_each(outputs, [result[a:b] for a, b in zip(starts, starts[1:], strict=False)],
+                    "all_to_all")
+
+    return comm.collective(current(), g._gid, "all_to_all",
+                           b"".join(comm.payload_of(t) for t in inputs), inputs[0].dtype, call,
+                           done, splits=[t.nbytes for t in inputs])
 
 
 def all_to_all(output_tensor_list: list[Tensor], input_tensor_list: list[Tensor],
@@ -261,19 +263,18 @@ def call_broadcast(t: Any, src: int | None, group_src: int | None, group: Any, a
         return groups.idle()
     ranks, me = member
     root = groups.root(src, group_src, g, "broadcast")
-    groups.record_call(call, t, g, peer=root, root=root)
     mine = ranks[me] == root
 
-    def done(parts: list[bytes]) -> None:
+    def done(result: bytes) -> None:
         if not mine:
-            values = comm.values_of(parts[ranks.index(root)], t.dtype)
+            values = comm.values_of(result, t.dtype)
             if len(values) != t.numel():
                 raise RuntimeError(f"broadcast: rank {root} sent {len(values)} elements into a "
                                    f"tensor of {t.numel()}")
             comm.raw_write(t, values)
 
-    return comm.exchange(current(), g._gid, ranks, "broadcast",
-                         comm.raw_payload(t) if mine else b"", done)
+    return comm.collective(current(), g._gid, "broadcast", comm.raw_payload(t), t.dtype, call,
+                           done, root=root)
 
 
 def broadcast(tensor: Tensor, src: int | None = None, group: Any = None, async_op: bool = False,
@@ -292,15 +293,13 @@ def call_reduce(t: Any, dst: int | None, group_dst: int | None, op: ReduceOp, gr
         return groups.idle()
     ranks, me = member
     root = groups.root(dst, group_dst, g, "reduce")
-    groups.record_call(call, t, g, peer=root, root=root)
 
-    def done(parts: list[bytes]) -> None:
+    def done(result: bytes) -> None:
         if ranks[me] == root:
-            values = [comm.values_of(p, t.dtype) for p in parts]
-            comm.raw_write(t, comm.reduce_values(op, values, t.dtype, "reduce"))
+            comm.raw_write(t, comm.values_of(result, t.dtype))
 
-    payload = [comm.raw_payload(t) if r == root else b"" for r in ranks]
-    return comm.exchange(current(), g._gid, ranks, "reduce", payload, done)
+    return comm.collective(current(), g._gid, "reduce", comm.raw_payload(t), t.dtype, call, done,
+                           op=op, root=root)
 
 
 def reduce(tensor: Tensor, dst: int | None = None, op: ReduceOp = ReduceOp.SUM,
@@ -333,10 +332,13 @@ def call_gather(t: Any, gather_list: Any, dst: int | None, group_dst: int | None
     root = groups.root(dst, group_dst, g, "gather")
     outputs = _root_list(gather_list, ranks[me] == root, len(ranks), "gather_list", "destination")
     groups.same_dtype(t, outputs)
-    groups.record_call(call, t, g, peer=root, root=root)
-    payload = [comm.payload_of(t) if r == root else b"" for r in ranks]
-    return comm.exchange(current(), g._gid, ranks, "gather", payload,
-                         lambda parts: _write_each(outputs, parts, "gather") if outputs else None)
+
+    def done(result: bytes) -> None:
+        if outputs:
+            _write_each(outputs, _split(result, len(outputs)), "gather")
+
+    return comm.collective(current(), g._gid, "gather", comm.payload_of(t), t.dtype, call, done,
+                           root=root)
 
 
 def gather(tensor: Tensor, gather_list: list[Tensor] | None = None, dst: int | None = None,
@@ -357,17 +359,16 @@ def call_scatter(t: Any, scatter_list: Any, src: int | None, group_src: int | No
     root = groups.root(src, group_src, g, "scatter")
     pieces = _root_list(scatter_list, ranks[me] == root, len(ranks), "scatter_list", "source")
     groups.same_dtype(t, pieces)
-    groups.record_call(call, t, g, peer=root, root=root, nbytes=t.nbytes * len(ranks))
 
-    def done(parts: list[bytes]) -> None:
-        values = comm.values_of(parts[ranks.index(root)], t.dtype)
+    def done(result: bytes) -> None:
+        values = comm.values_of(result, t.dtype)
         if len(values) != t.numel():
             raise RuntimeError(f"scatter: rank {root} sent {len(values)} elements into a tensor "
                                f"of {t.numel()}")
         comm.raw_write(t, values)
 
-    payload = [comm.raw_payload(s) for s in pieces] or [b""] * len(ranks)
-    return comm.exchange(current(), g._gid, ranks, "scatter", payload, done)
+    payload = b"".join(comm.raw_payload(s) for s in pieces)
+    return comm.collective(current(), g._gid, "scatter", payload, t.dtype, call, done, root=root)
 
 
 def scatter(tensor: Tensor, scatter_list: list[Tensor] | None = None, src: int | None = None,
@@ -383,9 +384,7 @@ def call_barrier(group: Any, api: str) -> Work:
     member = groups.member(g)
     if member is None:
         return groups.idle()
-    ranks, me = member
-    record(call, peer=None, nbytes=0, count=0, dtype="none", group_rank=me, group_size=len(ranks))
-    return comm.exchange(current(), g._gid, ranks, "barrier", b"", lambda parts: None)
+    return comm.collective(current(), g._gid, "barrier", b"", float32, call, lambda result: None)
 
 
 def barrier(group: Any = None, async_op: bool = False, device_ids: Any = None) -> Work | None:

@@ -1,20 +1,19 @@
-"""Moving tensors between ranks over the transport: Work handles, p2p, exchanges, reductions.
+"""Moving tensors between ranks through the switch: Work handles, p2p and collective requests.
 
-Nothing here checks rules or records bytes (``distributed.py`` does, once per learner call):
-collectives are built from point-to-point messages under their own tags (see
-``transport.py``), so they never count as the learner's sends.
+Nothing here checks rules or records bytes: the switch does both, for every runtime alike.
 """
 
 from __future__ import annotations
 
 import enum
-import operator
 from array import array
 from collections.abc import Callable
 from typing import Any
 
-from .context import RankContext
-from .dtypes import DType, to_array
+from ..learner import ForbiddenPrimitive
+from ..switch.core import Forbidden, SwitchError
+from .context import Call, RankContext, current_allowed
+from .dtypes import DType
 from .errors import Unsupported
 from .tensor import Tensor
 
@@ -39,11 +38,9 @@ class ReduceOp(enum.Enum):
         return f"RedOpType.{self.name}"
 
 
-_COMBINE: dict[ReduceOp, Callable[[Any, Any], Any]] = {
-    ReduceOp.SUM: operator.add, ReduceOp.AVG: operator.add, ReduceOp.PRODUCT: operator.mul,
-    ReduceOp.MIN: min, ReduceOp.MAX: max, ReduceOp.BAND: operator.and_,
-    ReduceOp.BOR: operator.or_, ReduceOp.BXOR: operator.xor,
-}
+#: the reduce ops the switch performs
+_SUPPORTED = frozenset({ReduceOp.SUM, ReduceOp.AVG, ReduceOp.PRODUCT, ReduceOp.MIN, ReduceOp.MAX,
+                        ReduceOp.BAND, ReduceOp.BOR, ReduceOp.BXOR})
 
 
 class Work:
@@ -126,90 +123,68 @@ def values_of(payload: bytes, dtype: DType) -> array:
     return values
 
 
-def isend(ctx: RankContext, t: Tensor, dst: int, tag: str) -> Work:
+def _wait(ctx: RankContext, handle: int) -> tuple[int | None, bytes]:
+    """Wait on a request; the switch's refusal becomes the learner's ``RuntimeError``."""
+    try:
+        return ctx.port.wait(handle)
+    except SwitchError as exc:
+        raise RuntimeError(str(exc)) from None
+
+
+def posted(post: Callable[[], int]) -> int:
+    """Post a request; a forbidden call becomes the learner's ``ForbiddenPrimitive``."""
+    try:
+        return post()
+    except Forbidden as exc:
+        raise ForbiddenPrimitive(exc.kind, current_allowed(), exc.api) from None
+    except SwitchError as exc:
+        raise RuntimeError(str(exc)) from None
+
+
+def isend(ctx: RankContext, t: Tensor, gid: int, dst: int, tag: int, call: Call) -> Work:
     """Post a send of ``t`` (its values now) to global rank ``dst``."""
-    handle = ctx.transport.post_send(ctx.rank, dst, tag, payload_of(t))
-
-    def finish() -> None:
-        ctx.transport.wait(ctx.rank, handle, "send")
-
-    return Work(finish, lambda: ctx.transport.test(handle), [t])
+    handle = posted(lambda: ctx.port.post_send(gid, dst, tag, payload_of(t), t.dtype.name,
+                                               call.line, call.api))
+    return Work(lambda: _wait(ctx, handle), lambda: ctx.port.test(handle), [t])
 
 
-def irecv(ctx: RankContext, t: Tensor, src: int | None, tag: str) -> Work:
+def irecv(ctx: RankContext, t: Tensor, gid: int, src: int | None, tag: int, call: Call) -> Work:
     """Post a receive into ``t`` from global rank ``src`` (None: any)."""
-    handle = ctx.transport.post_recv(ctx.rank, src, tag)
+    handle = posted(lambda: ctx.port.post_recv(gid, src, tag, t.nbytes, t.dtype.name,
+                                               call.line, call.api))
 
     def finish() -> None:
-        got = ctx.transport.wait(ctx.rank, handle, "recv")
-        assert got is not None
-        work._source, payload = got
-        if len(payload) > t.nbytes:
-            raise RuntimeError(
-                f"Received data size doesn't match expected size: {len(payload)} vs {t.nbytes} "
-                f"bytes (rank {work._source} sent more than the receiving tensor holds). Is there "
-                f"a mismatch between the sent and the received tensors?"
-            )
+        work._source, payload = _wait(ctx, handle)
         values = values_of(payload, t.dtype)
         t.view(-1)[:len(values)]._write(values)
 
-    work = Work(finish, lambda: ctx.transport.test(handle), [t])
+    work = Work(finish, lambda: ctx.port.test(handle), [t])
     return work
 
 
-def exchange(ctx: RankContext, gid: int, ranks: list[int], op: str,
-             payload: bytes | list[bytes], done: Callable[[list[bytes]], None]) -> Work:
-    """Every member sends to every other member; ``done`` gets the contributions by group rank.
-
-    ``payload`` is one message for all, or one per group rank. The tag names the group, the
-    call's sequence number in it and the op, so different collectives never match.
-    """
-    seq = ctx.collective_seq.get(gid, 0)
-    ctx.collective_seq[gid] = seq + 1
-    tag = f"c{gid}.{seq}.{op}"
-    me = ranks.index(ctx.rank)
-    per_dst = payload if isinstance(payload, list) else [payload] * len(ranks)
-    tr = ctx.transport
-    recvs = [(i, tr.post_recv(ctx.rank, r, tag)) for i, r in enumerate(ranks) if i != me]
-    sends = [tr.post_send(ctx.rank, r, tag, per_dst[i]) for i, r in enumerate(ranks) if i != me]
+def collective(ctx: RankContext, gid: int, kind: str, payload: bytes, dtype: DType, call: Call,
+               done: Callable[[bytes], None], *, op: ReduceOp | None = None,
+               root: int | None = None, splits: list[int] | None = None) -> Work:
+    """Post this rank's part of a built-in collective; ``done`` gets the switch's result."""
+    if op is not None:
+        check_op(op, dtype)
+    handle = posted(lambda: ctx.port.post_collective(
+        gid, kind, payload, dtype.name, line=call.line, api=call.api,
+        op=op.name.lower() if op is not None else None, root=root, splits=splits))
 
     def finish() -> None:
-        parts = [b""] * len(ranks)
-        parts[me] = per_dst[me]
-        for i, h in recvs:
-            got = tr.wait(ctx.rank, h, op)
-            assert got is not None
-            parts[i] = got[1]
-        for h in sends:
-            tr.wait(ctx.rank, h, op)
-        done(parts)
+        done(_wait(ctx, handle)[1])
 
-    def probe() -> bool:
-        return all(tr.test(h) for _, h in recvs) and all(tr.test(h) for h in sends)
-
-    return Work(finish, probe)
+    return Work(finish, lambda: ctx.port.test(handle))
 
 
-def reduce_values(op: ReduceOp, parts: list[array], dtype: DType, what: str) -> array:
-    """The elementwise reduction of equally long contributions, in rank order."""
+def check_op(op: ReduceOp, dtype: DType) -> None:
+    """torch's checks of a reduce op against a dtype, made before the call reaches the backend."""
     if not isinstance(op, ReduceOp):
         raise TypeError(f"op must be a torch.distributed.ReduceOp, got {op!r}")
-    if op not in _COMBINE:
+    if op not in _SUPPORTED:
         raise Unsupported(f"ReduceOp.{op.name}")
     if op in (ReduceOp.BAND, ReduceOp.BOR, ReduceOp.BXOR) and dtype.kind == 2:
         raise RuntimeError(f"Cannot use ReduceOp.{op.name} with non-integral dtype")
     if op is ReduceOp.AVG and dtype.kind != 2:
         raise RuntimeError("Cannot use ReduceOp.AVG with integral dtype")
-    sizes = {len(p) for p in parts}
-    if len(sizes) > 1:
-        raise RuntimeError(
-            f"{what}: the tensors of the ranks have different numbers of elements "
-            f"({', '.join(str(len(p)) for p in parts)}); every rank must pass the same size"
-        )
-    fn = _COMBINE[op]
-    acc = parts[0]
-    for part in parts[1:]:
-        acc = to_array(list(map(fn, acc, part)), dtype, dtype)
-    if op is ReduceOp.AVG:
-        acc = to_array([v / len(parts) for v in acc], dtype, dtype)
-    return acc

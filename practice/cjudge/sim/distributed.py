@@ -1,9 +1,9 @@
 """The simulated ``torch.distributed``: process-group objects, set-up and queries.
 
-The calls themselves are in ``p2p.py`` and ``collectives.py``. Every communication call first
-passes the rules (``context.check``: a forbidden primitive fails at the call), then is validated,
-recorded once (``context.record``) and performed (``comm``). The process-group methods go through
-the same path, so the rules hold there too.
+The calls themselves are in ``p2p.py`` and ``collectives.py``. Every communication call is
+validated as torch validates it, then becomes one request to the switch, which refuses a
+forbidden primitive at the call and records the rest. The process-group methods go through the
+same path, so the rules hold there too.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from . import collectives, p2p
+from . import collectives, comm, p2p
 from .comm import ReduceOp, Work
 from .context import current, in_rank
 from .errors import Unsupported, UnsupportedAttribute
@@ -235,10 +235,10 @@ def new_group(ranks: Sequence[int] | None = None, timeout: Any = None, backend: 
               group_desc: str | None = None) -> Any:
     """A group of ``ranks`` (default: all). Every rank must call it, in the same order."""
     ctx = current()
-    ctx.groups_made += 1
     members = tuple(sorted(int(r) for r in ranks)) if ranks is not None else None
     if members is not None and any(not 0 <= r < ctx.world for r in members):
         raise ValueError(f"new_group: ranks must lie in 0..{ctx.world - 1}, got {list(members)}")
+    gid = comm.posted(lambda: ctx.port.new_group(members or range(ctx.world)))
     if members is not None and ctx.rank not in members:
         return GroupMember.NON_GROUP_MEMBER
-    return ProcessGroup(ctx.groups_made, members)
+    return ProcessGroup(gid, members)

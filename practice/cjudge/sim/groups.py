@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .comm import Work
-from .context import Call, current, record
+from .context import current
 from .tensor import Tensor
 
 
@@ -111,17 +111,6 @@ def root(global_root: int | None, group_root: int | None, g: Group, what: str) -
     if global_root not in ranks:
         raise ValueError(f"{what}: rank {global_root} is not in the group (ranks {ranks})")
     return int(global_root)
-
-
-def record_call(call: Call | None, t: Tensor, g: Group, *, peer: int | None = None,
-                nbytes: int | None = None, root: int | None = None,
-                split_bytes: list[int] | None = None, count: int | None = None) -> None:
-    """Record a call about tensor ``t`` in group ``g`` (``peer``/``root`` global ranks)."""
-    ranks = g._ranks()
-    record(call, peer=peer, nbytes=t.nbytes if nbytes is None else nbytes,
-           count=t.numel() if count is None else count, dtype=t.dtype.name,
-           group_rank=ranks.index(current().rank), group_size=len(ranks),
-           root=None if root is None else ranks.index(root), split_bytes=split_bytes)
 
 
 def idle() -> Work:

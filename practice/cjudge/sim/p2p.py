@@ -28,9 +28,8 @@ def post_send(t: Any, dst: int | None, group: Any, tag: int, api: str,
     g = groups.resolve(group)
     t = groups.tensor_arg(t)
     peer = groups.peer(dst, group_dst, g, "dst")
-    groups.record_call(call, t, g, peer=peer)
     _contiguous(t)
-    return comm.isend(current(), t, peer, f"p{g._gid}.{tag}")
+    return comm.isend(current(), t, g._gid, peer, tag, call)
 
 
 def post_recv(t: Any, src: int | None, group: Any, tag: int, api: str,
@@ -40,9 +39,8 @@ def post_recv(t: Any, src: int | None, group: Any, tag: int, api: str,
     g = groups.resolve(group)
     t = groups.tensor_arg(t)
     peer = None if src is None and group_src is None else groups.peer(src, group_src, g, "src")
-    groups.record_call(call, t, g, peer=peer)
     _contiguous(t)
-    return comm.irecv(current(), t, peer, f"p{g._gid}.{tag}")
+    return comm.irecv(current(), t, g._gid, peer, tag, call)
 
 
 def isend(tensor: Tensor, dst: int | None = None, group: Any = None, tag: int = 0,

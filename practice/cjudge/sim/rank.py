@@ -1,7 +1,7 @@
 """One simulated rank's life: load the learner's module, call the graded function, report.
 
 Shared by the CPython runtime (a thread per rank) and the browser (a suspended stack or a worker
-per rank): they differ only in the transport and in who watches the ranks.
+per rank): they differ only in the port to the switch and in who watches the ranks.
 """
 
 from __future__ import annotations
@@ -11,14 +11,14 @@ import sys
 import types
 
 from ..learner import MODULE_PREFIX, classify_error, exec_learner
-from ..protocol import CaseSpec, JobSpec, RankReport, TraceEvent
-from . import rng
+from ..protocol import JobSpec, RankReport
+from ..switch.port import Port
+from . import comm, rng
 from .capture import Capture, OutputLimitExceeded, capture_here
-from .context import RankContext, Rules, enter
+from .context import RankContext, enter
 from .factories import from_data, to_data
 from .modules import modules
 from .tensor import Tensor
-from .transport import Transport
 
 
 def install_modules() -> None:
@@ -26,10 +26,9 @@ def install_modules() -> None:
     sys.modules.update(modules())
 
 
-def _body(job: JobSpec, case: CaseSpec, rank: int, transport: Transport, code: types.CodeType,
-          events: list[TraceEvent], capture: Capture) -> RankReport:
-    world = case["world_size"]
-    ctx = RankContext(rank, world, transport, job["filename"], events)
+def _body(job: JobSpec, rank: int, port: Port, code: types.CodeType,
+          capture: Capture) -> RankReport:
+    ctx = RankContext(rank, port.world, port, job["filename"], frozenset(job["allowed"]))
     enter(ctx)
     rng.set_default_generator(rng.Generator())
     capture_here(capture, rank)
@@ -39,12 +38,14 @@ def _body(job: JobSpec, case: CaseSpec, rank: int, transport: Transport, code: t
         if not callable(function):
             raise NameError(f"your file must define a function `{job['function']}` "
                             f"(你的文件需要定义函数 `{job['function']}`)")
-        argument = from_data(case["inputs"][rank])
-        ctx.rules = Rules(frozenset(job["allowed"]), job["function"])
+        mine = comm.posted(port.begin)
+        if mine is None:
+            raise RuntimeError("the judge sent no input for this rank")
+        argument = from_data(mine)
         try:
             returned = function(argument)
         finally:
-            ctx.rules = None
+            port.end()
         output = argument if job["output"] == "inplace" else returned
         report = RankReport(rank=rank, state="returned",
                             output=to_data(output) if isinstance(output, Tensor) else None,
@@ -54,20 +55,19 @@ def _body(job: JobSpec, case: CaseSpec, rank: int, transport: Transport, code: t
     except (Exception, SystemExit) as exc:
         report = RankReport(rank=rank, state="failed", output=None,
                             error=classify_error(exc, job["filename"]))
-    transport.finish(rank, report["state"])
     return report
 
 
-def run_rank(job: JobSpec, case: CaseSpec, rank: int, transport: Transport,
-             code: types.CodeType, events: list[TraceEvent], capture: Capture) -> RankReport:
-    """Run one rank to its end and report how it ended; ``transport.finish`` is called.
+def run_rank(job: JobSpec, rank: int, port: Port, code: types.CodeType,
+             capture: Capture) -> RankReport:
+    """Run one rank to its end and report how it ended.
 
     Call it with the simulated modules installed (:func:`install_modules`); ``code`` is the
     learner's file compiled with ``learner.compile_learner``. The rank runs in a fresh
     ``contextvars.Context`` of its own, so ranks interleaved in one thread (JSPI) stay apart.
-    Trace events are appended to ``events`` and printed output goes to ``capture`` (install a
+    The switch records every call; printed output goes to ``capture`` (install a
     ``capture.Router`` as ``sys.stdout``). Exceptions other than the learner's (``Exception``,
-    ``SystemExit``) propagate: a transport may abort a blocked rank that way. A rank that prints
+    ``SystemExit``) propagate: a port may abort a blocked rank that way. A rank that prints
     past the limit is reported ``killed``; the caller stops the case (``capture.exceeded``).
     """
-    return contextvars.Context().run(_body, job, case, rank, transport, code, events, capture)
+    return contextvars.Context().run(_body, job, rank, port, code, capture)

@@ -1,0 +1,509 @@
+"""The message switch: every communication of a case passes through here, and is recorded here.
+
+Pure Python and runtime-independent: the real runtime drives it from the judge's event loop
+(one request per rank message), the simulation from its rank threads, the browser from its
+suspended ranks. Nothing here blocks: :meth:`Switch.wait` says whether a request is done and,
+if not, remembers that the rank waits on it; when it completes, the rank is put on
+:attr:`Switch.woken` for the runtime to resume.
+
+Semantics are gloo's. Point-to-point posts match FIFO per (group, source, destination, tag),
+a receive from any source taking the oldest fitting send; a send completes only when its
+receive is posted (rendezvous: two ranks that both block in ``send`` first deadlock at any size).
+A rank's k-th collective call on a group meets every other member's k-th call there; the
+switch then performs it (reductions in group order) and completes every member's request.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from ..primitives import P2P_OPS, bytes_sent
+from ..protocol import TensorData
+from .reduce import OPS, ReduceError, itemsize, reduce_bytes
+from .trace import Collective, Message, Refusal, Request, SwitchTrace, Wait, WaitEdge
+
+#: collectives whose result is an elementwise reduction
+REDUCING = frozenset({"all_reduce", "reduce", "reduce_scatter"})
+#: collectives with a root
+ROOTED = frozenset({"broadcast", "reduce", "gather", "scatter"})
+COLLECTIVES = frozenset({"all_reduce", "reduce_scatter", "all_gather", "all_to_all", "broadcast",
+                         "reduce", "gather", "scatter", "barrier"})
+MAX_TAG = 2**31 - 1
+
+
+class SwitchError(Exception):
+    """A request the switch refuses or cannot complete; the rank raises it (``runtime_error``).
+
+    ``zh`` is the Chinese text of the same message.
+    """
+
+    def __init__(self, en: str, zh: str | None = None) -> None:
+        super().__init__(en)
+        self.en, self.zh = en, zh or en
+
+
+class Forbidden(SwitchError):
+    """A call the exercise does not allow (``forbidden_primitive``)."""
+
+    def __init__(self, kind: str, api: str) -> None:
+        super().__init__(f"{api} is not allowed in this exercise", f"本题不允许使用 {api}")
+        self.kind, self.api = kind, api
+
+
+class Flooded(SwitchError):
+    """More requests than the switch records for one case: the case stops."""
+
+
+def _call(req: _Req) -> tuple:
+    """What members of one collective must agree on."""
+    rec = req.record
+    return rec["kind"], rec["peer"], rec["dtype"], req.op
+
+
+def empty_trace(world: int) -> SwitchTrace:
+    """The trace of a case in which nothing reached the switch."""
+    return Switch(world, frozenset()).trace()
+
+
+@dataclass(eq=False)
+class _Req:
+    """A posted request and, once done, its outcome."""
+
+    record: Request
+    payload: bytes = b""
+    op: str | None = None
+    splits: list[int] | None = None
+    done: bool = False
+    result: bytes | None = None
+    src: int | None = None
+    error: SwitchError | None = None
+    wait: Wait | None = None
+
+    @property
+    def rank(self) -> int:
+        return self.record["rank"]
+
+
+@dataclass
+class Limits:
+    """How much one case may put through the switch."""
+
+    requests: int = 200_000  # requests recorded before the case is stopped (``Flooded``)
+    held_bytes: int = 1 << 30  # payload bytes held at once (posted sends, undelivered results)
+    message_bytes: int = 256 << 20  # bytes of one request's payload
+
+
+@dataclass
+class Switch:
+    """One case's switch: ``world`` ranks, ``allowed`` canonical ops inside the graded call."""
+
+    world: int
+    allowed: frozenset[str]
+    inputs: list[TensorData] = field(default_factory=list)  # each rank's case input, by rank
+    limits: Limits = field(default_factory=Limits)
+
+    def __post_init__(self) -> None:
+        self.t = 0
+        self.groups: list[list[int]] = [list(range(self.world))]
+        self._groups_made = [0] * self.world
+        self._reqs: dict[int, _Req] = {}
+        self._requests: list[Request] = []
+        self._messages: list[Message] = []
+        self._collectives: list[Collective] = []
+        self._waits: list[Wait] = []
+        self._refused: list[Refusal] = []
+        self._sends: dict[tuple[int, int, int], list[_Req]] = {}  # (group, dst, tag) -> unmatched
+        self._recvs: dict[tuple[int, int, int], list[_Req]] = {}
+        self._arrived: dict[tuple[int, int], dict[int, _Req]] = {}  # (group, seq) -> rank -> req
+        self._coll_seq: dict[tuple[int, int], int] = {}  # (group, rank) -> calls so far
+        self._held = 0
+        self.graded = [False] * self.world
+        self.ended = [False] * self.world  # the graded call returned or raised
+        self.finished: dict[int, str] = {}  # rank -> "returned" | "failed" | "killed"
+        self.waiting: dict[int, _Req] = {}
+        self.woken: list[int] = []
+        self.flooded = False
+        self._deadlock: list[WaitEdge] = []
+
+    # ---- phases ----------------------------------------------------------------------------
+
+    def begin(self, rank: int) -> TensorData | None:
+        """The rank's graded call starts: the rules and byte accounting apply from here; the
+        rank's case input (it gets it only now, and only once)."""
+        self._open(rank)
+        if self.graded[rank]:
+            raise SwitchError("the graded call has started already", "被评测的调用已经开始")
+        self.graded[rank] = True
+        return self.inputs[rank] if rank < len(self.inputs) else None
+
+    def end(self, rank: int) -> None:
+        """The rank's graded call ended: the switch accepts no more communication from it."""
+        self._rank(rank)
+        self.graded[rank], self.ended[rank] = False, True
+
+    def finish(self, rank: int, state: str) -> None:
+        """The rank's process is gone (or will never communicate again)."""
+        self.finished[rank] = state
+        self.waiting.pop(rank, None)
+
+    # ---- groups ----------------------------------------------------------------------------
+
+    def new_group(self, rank: int, ranks: Iterable[int]) -> int:
+        """The group a rank's k-th ``new_group`` call makes (every rank makes the same calls)."""
+        self._open(rank)
+        members = sorted({self._member_rank(r) for r in ranks})
+        if not members:
+            raise SwitchError("new_group needs at least one rank", "new_group 至少需要一个 rank")
+        gid = self._groups_made[rank] + 1
+        self._groups_made[rank] = gid
+        if gid < len(self.groups):
+            if self.groups[gid] != members:
+                raise SwitchError(
+                    f"new_group call #{gid}: this rank passed ranks {members}, another rank "
+                    f"passed {self.groups[gid]}; every rank must create the same groups in the "
+                    "same order",
+                    f"第 {gid} 次 new_group：本 rank 传入 {members}，另一个 rank 传入 "
+                    f"{self.groups[gid]}；所有 rank 必须以相同顺序创建相同的组")
+        else:
+            self.groups.append(members)
+        return gid
+
+    # ---- posting ---------------------------------------------------------------------------
+
+    def post_send(self, rank: int, group: int, dst: int, tag: int, payload: bytes, dtype: str,
+                  line: int | None, api: str) -> int:
+        """Post a send of ``payload`` to global rank ``dst``; never blocks."""
+        req = self._new(rank, "send", group, dst, tag, len(payload), dtype, line, api, payload)
+        req.record["sent"] = len(payload) if req.record["graded"] else 0
+        queue = self._recvs.get((group, dst, tag), [])
+        for i, recv in enumerate(queue):
+            if recv.record["peer"] in (None, rank):
+                del queue[i]
+                self._match(req, recv)
+                break
+        else:
+            self._sends.setdefault((group, dst, tag), []).append(req)
+        return req.record["id"]
+
+    def post_recv(self, rank: int, group: int, src: int | None, tag: int, capacity: int,
+                  dtype: str, line: int | None, api: str) -> int:
+        """Post a receive of at most ``capacity`` bytes from ``src`` (None: any source)."""
+        req = self._new(rank, "recv", group, src, tag, capacity, dtype, line, api)
+        queue = self._sends.get((group, rank, tag), [])
+        for i, send in enumerate(queue):
+            if src is None or send.rank == src:
+                del queue[i]
+                self._match(send, req)
+                break
+        else:
+            self._recvs.setdefault((group, rank, tag), []).append(req)
+        return req.record["id"]
+
+    def post_collective(self, rank: int, group: int, kind: str, payload: bytes, dtype: str, *,
+                        line: int | None, api: str, op: str | None = None,
+                        root: int | None = None, splits: list[int] | None = None) -> int:
+        """Post this rank's part of a collective (``root`` global; ``splits``: all_to_all's
+        input bytes per destination, in group order); done when every member has posted."""
+        if kind not in COLLECTIVES:
+            raise SwitchError(f"unknown collective {kind!r}", f"未知的集合通信 {kind!r}")
+        members = self._group(group)
+
+        def check() -> None:
+            self._check_collective(kind, rank, members, len(payload), dtype, op, root, splits)
+
+        req = self._new(rank, kind, group, root, 0, len(payload), dtype, line, api, payload, check)
+        req.op, req.splits = op, splits
+        n, me = len(members), members.index(rank)
+        nbytes = len(payload) * (n if kind == "all_gather" else 1)
+        local_root = members.index(root) if root is not None else None
+        req.record["sent"] = bytes_sent(kind, n, me, nbytes, local_root, splits) \
+            if req.record["graded"] else 0
+        seq = self._coll_seq.get((group, rank), 0)
+        self._coll_seq[(group, rank)] = seq + 1
+        arrived = self._arrived.setdefault((group, seq), {})
+        arrived[rank] = req
+        if len(arrived) == n and self._agree([arrived[r] for r in members]):
+            del self._arrived[(group, seq)]
+            self._perform(group, seq, [arrived[r] for r in members])
+        return req.record["id"]
+
+    # ---- completion ------------------------------------------------------------------------
+
+    def test(self, rank: int, handle: int) -> bool:
+        """Whether the rank's request is done (its :meth:`result` is then ready)."""
+        return self._own(rank, handle).done
+
+    def wait(self, rank: int, handle: int) -> bool:
+        """The rank waits on its request: True if it is done already, else the rank is marked
+        waiting and put on :attr:`woken` when it completes."""
+        req = self._own(rank, handle)
+        self.t += 1
+        req.wait = Wait(rank=rank, request=handle, begin=self.t, end=self.t if req.done else None)
+        self._waits.append(req.wait)
+        if not req.done:
+            self.waiting[rank] = req
+        return req.done
+
+    def result(self, rank: int, handle: int) -> tuple[int | None, bytes]:
+        """A done request's outcome, once: (source rank, received bytes); raises its error."""
+        req = self._own(rank, handle)
+        if not req.done:
+            raise SwitchError("the request is not complete yet", "请求尚未完成")
+        del self._reqs[handle]
+        self._held -= len(req.result or b"")
+        if req.error is not None:
+            raise req.error
+        return req.src, req.result or b""
+
+    # ---- state -----------------------------------------------------------------------------
+
+    def unfinished(self) -> list[int]:
+        """Ranks still expected to act: neither ended their graded call nor gone."""
+        return [r for r in range(self.world) if r not in self.finished and not self.ended[r]]
+
+    def deadlocked(self) -> bool:
+        """Every unfinished rank waits on a request no posted operation can complete."""
+        left = self.unfinished()
+        return bool(left) and all(r in self.waiting for r in left)
+
+    def mark_deadlock(self) -> None:
+        """Record who waits on whom (call when the case is stopped as a deadlock)."""
+        edges: list[WaitEdge] = []
+        for rank, req in sorted(self.waiting.items()):
+            rec = req.record
+            if rec["kind"] in P2P_OPS:
+                peers = [rec["peer"]] if rec["peer"] is not None else \
+                    [r for r in self.groups[rec["group"]] if r != rank]
+            else:  # members that never made the call, or made another one
+                got = next(got for got in self._arrived.values() if got.get(rank) is req)
+                peers = [r for r in self.groups[rec["group"]]
+                         if r not in got or _call(got[r]) != _call(req)]
+            edges += [WaitEdge(rank=rank, on=p, request=rec["id"]) for p in peers]
+        self._deadlock = edges
+
+    def trace(self) -> SwitchTrace:
+        """The record of everything so far (JSON-ready)."""
+        out = SwitchTrace(world_size=self.world, groups=[list(g) for g in self.groups],
+                          requests=self._requests, messages=self._messages,
+                          collectives=self._collectives, waits=self._waits,
+                          refused=self._refused, deadlock=self._deadlock)
+        if self.flooded:
+            out["limit"] = "requests"
+        return out
+
+    # ---- internals -------------------------------------------------------------------------
+
+    def _rank(self, rank: int) -> int:
+        if not isinstance(rank, int) or not 0 <= rank < self.world:
+            raise SwitchError(f"invalid rank {rank!r}", f"无效的 rank {rank!r}")
+        return rank
+
+    def _member_rank(self, rank: object) -> int:
+        if isinstance(rank, bool) or not isinstance(rank, int) or not 0 <= rank < self.world:
+            raise SwitchError(f"invalid rank {rank!r}: ranks are 0..{self.world - 1}",
+                              f"无效的 rank {rank!r}：rank 的范围是 0..{self.world - 1}")
+        return rank
+
+    def _group(self, group: object) -> list[int]:
+        if isinstance(group, bool) or not isinstance(group, int) or \
+                not 0 <= group < len(self.groups):
+            raise SwitchError(f"unknown process group {group!r}", f"未知的进程组 {group!r}")
+        return self.groups[group]
+
+    def _open(self, rank: int) -> None:
+        """Refuse any request from a rank whose graded call has ended."""
+        self._rank(rank)
+        if self.ended[rank] or rank in self.finished:
+            raise SwitchError(
+                f"rank {rank} communicated after its graded function returned; every "
+                "communication must happen inside the function",
+                f"rank {rank} 在被评测函数返回后仍在通信；所有通信都必须在函数内部完成")
+        if self.flooded:
+            raise Flooded("too many communication calls", "通信调用过多")
+
+    def _new(self, rank: int, kind: str, group: int, peer: int | None, tag: int, nbytes: int,
+             dtype: str, line: int | None, api: str, payload: bytes = b"",
+             check: Callable[[], None] | None = None) -> _Req:
+        """Validate and record a request (refusing a forbidden one, recording the refusal)."""
+        self._open(rank)
+        graded = self.graded[rank]
+        if not isinstance(api, str) or len(api) > 100:
+            api = kind
+        if line is not None and (isinstance(line, bool) or not isinstance(line, int)):
+            line = None
+        if graded and kind not in self.allowed:
+            self.t += 1
+            self._refused.append(Refusal(rank=rank, kind=kind, api=api, line=line, t=self.t))
+            raise Forbidden(kind, api)
+        members = self._group(group)
+        if rank not in members:
+            raise SwitchError(f"rank {rank} is not a member of group {group} ({members})",
+                              f"rank {rank} 不属于进程组 {group}（{members}）")
+        if kind in P2P_OPS:
+            if peer is not None:
+                self._member_rank(peer)
+                if peer not in members or peer == rank:
+                    raise SwitchError(f"invalid peer rank {peer} for rank {rank} in group {members}",
+                                      f"rank {rank} 的对端 rank {peer} 无效（进程组 {members}）")
+            if isinstance(tag, bool) or not isinstance(tag, int) or not 0 <= tag <= MAX_TAG:
+                raise SwitchError(f"invalid tag {tag!r}", f"无效的 tag {tag!r}")
+        if not isinstance(nbytes, int) or nbytes < 0 or nbytes > self.limits.message_bytes:
+            raise SwitchError(f"a message of {nbytes} bytes is larger than the judge allows "
+                              f"({self.limits.message_bytes} bytes)",
+                              f"消息大小 {nbytes} 字节超过评测机允许的上限")
+        if kind == "barrier":
+            dtype = "none"
+        try:
+            if kind != "barrier":
+                itemsize(dtype)
+            if check is not None:
+                check()
+        except ReduceError as exc:
+            raise SwitchError(str(exc)) from None
+        if self._held + len(payload) > self.limits.held_bytes:
+            raise SwitchError("too much data in flight: receive what you send",
+                              "在途数据过多：请先接收已发送的数据")
+        if len(self._requests) >= self.limits.requests:
+            self.flooded = True
+            raise Flooded(f"more than {self.limits.requests} communication calls in one case",
+                          f"单个用例中的通信调用超过 {self.limits.requests} 次")
+        self.t += 1
+        record = Request(id=len(self._requests) + 1, rank=rank, kind=kind, group=group, peer=peer,
+                         tag=tag, bytes=nbytes, sent=0, dtype=dtype, line=line, api=api,
+                         graded=graded, posted=self.t, completed=None, message=None,
+                         collective=None)
+        self._requests.append(record)
+        req = _Req(record, payload)
+        self._held += len(payload)
+        self._reqs[record["id"]] = req
+        return req
+
+    def _own(self, rank: int, handle: object) -> _Req:
+        req = self._reqs.get(handle) if isinstance(handle, int) else None
+        if req is None or req.rank != rank:
+            raise SwitchError(f"unknown request {handle!r}", f"未知的请求 {handle!r}")
+        return req
+
+    def _complete(self, req: _Req, result: bytes | None = None, src: int | None = None,
+                  error: SwitchError | None = None) -> None:
+        req.done, req.result, req.src, req.error = True, result, src, error
+        req.record["completed"] = self.t
+        self._held += len(result or b"") - len(req.payload)
+        req.payload = b""
+        if req.wait is not None and req.wait["end"] is None:
+            req.wait["end"] = self.t
+            if self.waiting.get(req.rank) is req:
+                del self.waiting[req.rank]
+                self.woken.append(req.rank)
+
+    def _match(self, send: _Req, recv: _Req) -> None:
+        self.t += 1
+        s, r = send.record, recv.record
+        message = Message(id=len(self._messages) + 1, group=s["group"], src=s["rank"],
+                          dst=r["rank"], tag=s["tag"], bytes=s["bytes"], send=s["id"],
+                          recv=r["id"], matched=self.t)
+        self._messages.append(message)
+        s["message"] = r["message"] = message["id"]
+        payload = send.payload
+        self._complete(send)
+        if len(payload) > r["bytes"]:
+            self._complete(recv, src=s["rank"], error=SwitchError(
+                f"Received data size doesn't match expected size: {len(payload)} vs "
+                f"{r['bytes']} bytes (rank {s['rank']} sent more than the receiving tensor "
+                "holds). Is there a mismatch between the sent and the received tensors?",
+                f"接收的数据大小与预期不符：{len(payload)} 对 {r['bytes']} 字节（rank {s['rank']} "
+                "发送的数据多于接收张量的容量）。发送和接收的张量大小是否不一致？"))
+        else:
+            self._complete(recv, payload, s["rank"])
+
+    @staticmethod
+    def _check_collective(kind: str, rank: int, members: list[int], size: int, dtype: str,
+                          op: str | None, root: int | None, splits: list[int] | None) -> None:
+        """The checks of one member's arguments alone (the others' come in :meth:`_perform`)."""
+        n = len(members)
+        unit = itemsize(dtype) if kind != "barrier" else 1
+        if kind in REDUCING and op not in OPS:
+            raise SwitchError(f"{kind}: unknown reduce op {op!r}", f"{kind}：未知的归约操作 {op!r}")
+        if kind in ROOTED and root not in members:
+            raise SwitchError(f"{kind}: root {root!r} is not in the group {members}",
+                              f"{kind}：root {root!r} 不在进程组 {members} 中")
+        if kind == "all_to_all":
+            if splits is None or len(splits) != n or any(
+                    isinstance(s, bool) or not isinstance(s, int) or s < 0 or s % unit
+                    for s in splits) or sum(splits) != size:
+                raise SwitchError("all_to_all: the input's split sizes must give one block per "
+                                  "rank of the group and add up to the input",
+                                  "all_to_all：输入的切分必须为组内每个 rank 各给一块，且总和等于输入")
+        scattered = kind == "reduce_scatter" or (kind == "scatter" and rank == root)
+        if scattered and size % (n * unit):
+            raise SwitchError(f"{kind}: the input of {size // unit} elements does not split into "
+                              f"{n} equal blocks",
+                              f"{kind}：{size // unit} 个元素的输入无法均分为 {n} 块")
+
+    def _perform(self, group: int, seq: int, reqs: list[_Req]) -> None:
+        """Every member arrived: check they agree, compute each one's result, complete them."""
+        self.t += 1
+        first = reqs[0].record
+        members = self.groups[group]
+        coll = Collective(id=len(self._collectives) + 1, kind=first["kind"], group=group,
+                          ranks=list(members), seq=seq, requests=[q.record["id"] for q in reqs],
+                          bytes=[q.record["sent"] for q in reqs],
+                          size=[q.record["bytes"] for q in reqs], root=first["peer"],
+                          op=reqs[0].op, started=self.t)
+        self._collectives.append(coll)
+        for q in reqs:
+            q.record["collective"] = coll["id"]
+        try:
+            results = self._results(reqs, members)
+        except (SwitchError, ReduceError) as exc:
+            error = exc if isinstance(exc, SwitchError) else SwitchError(f"{first['kind']}: {exc}")
+            for q in reqs:
+                self._complete(q, error=error)
+            return
+        for q, result in zip(reqs, results, strict=True):
+            self._complete(q, result)
+
+    @staticmethod
+    def _agree(reqs: list[_Req]) -> bool:
+        """Whether every member made the same call (kind, root, op, dtype). If not, none of
+        them completes: under gloo they would hang, and the deadlock names the calls."""
+        return all(_call(q) == _call(reqs[0]) for q in reqs[1:])
+
+    def _results(self, reqs: list[_Req], members: list[int]) -> list[bytes]:
+        first = reqs[0].record
+        kind, n = first["kind"], len(reqs)
+        payloads = [q.payload for q in reqs]
+        dtype, op = first["dtype"], reqs[0].op or "sum"
+        root = members.index(first["peer"]) if first["peer"] is not None else 0
+        if kind in ("all_reduce", "reduce", "reduce_scatter", "all_gather", "broadcast") and \
+                len({len(p) for p in payloads}) > 1:
+            raise SwitchError("the ranks' tensors have different sizes ("
+                              + ", ".join(str(len(p)) for p in payloads) + " bytes)",
+                              "各 rank 的张量大小不同（" + "、".join(str(len(p)) for p in payloads)
+                              + " 字节）")
+        if kind == "all_reduce":
+            return [reduce_bytes(op, payloads, dtype)] * n
+        if kind == "reduce":
+            return [reduce_bytes(op, payloads, dtype) if i == root else b"" for i in range(n)]
+        if kind == "reduce_scatter":
+            block = len(payloads[0]) // n
+            return [reduce_bytes(op, [p[i * block:(i + 1) * block] for p in payloads], dtype)
+                    for i in range(n)]
+        if kind == "all_gather":
+            return [b"".join(payloads)] * n
+        if kind == "gather":
+            return [b"".join(payloads) if i == root else b"" for i in range(n)]
+        if kind == "broadcast":
+            return [payloads[root]] * n
+        if kind == "scatter":
+            block = len(payloads[root]) // n
+            return [payloads[root][i * block:(i + 1) * block] for i in range(n)]
+        if kind == "all_to_all":
+            offsets = []
+            for q in reqs:
+                starts = [sum((q.splits or [])[:j]) for j in range(n)]
+                offsets.append(starts)
+            return [b"".join(reqs[i].payload[offsets[i][j]:offsets[i][j] + (reqs[i].splits or [])[j]]
+                             for i in range(n)) for j in range(n)]
+        return [b""] * n  # barrier

@@ -1,0 +1,108 @@
+"""The switch's record of a case: what every rank posted, what matched, who waited how long.
+
+Plain JSON (TypedDicts) so that it crosses a sandbox or the JavaScript boundary unchanged. Times
+``t`` are the switch's own logical clock: an integer that grows by one with every action the
+switch takes (a post, a match, a wait's begin or end), the same on every runtime for the same
+interleaving. A rank's *program order* is its requests (by ``posted``) and its waits (by
+``begin``) merged by time; the cost model (``cjudge.model``) replays exactly that.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, NotRequired, TypedDict
+
+#: "send"/"recv" for point-to-point, else a canonical collective (``primitives.CANONICAL``)
+RequestKind = str
+
+
+class Request(TypedDict):
+    """One operation a rank posted (``isend``, ``irecv``, a collective; blocking calls too)."""
+
+    id: int
+    rank: int  # global rank that posted it
+    kind: RequestKind
+    group: int  # group id: 0 is the world, then ``new_group`` calls in order
+    peer: int | None  # send: destination; recv: source (None: any source); rooted collective: root
+    tag: int
+    bytes: int  # send: payload; recv: the receiving tensor's capacity; collective: this rank's input
+    sent: int  # bytes this rank sends for the call (``primitives.bytes_sent``): what is graded
+    dtype: str
+    line: int | None  # the learner's line that made the call (reported by the rank: display only)
+    api: str  # what the learner called, e.g. "isend", "ProcessGroup.allreduce"
+    graded: bool  # made inside the graded call (rules and byte accounting apply)
+    posted: int  # switch time of the post
+    completed: int | None  # switch time it completed (None: never)
+    message: int | None  # p2p: the message id once matched
+    collective: int | None  # collectives: the collective id once every member arrived
+
+
+class Message(TypedDict):
+    """A matched point-to-point transfer."""
+
+    id: int
+    group: int
+    src: int
+    dst: int
+    tag: int
+    bytes: int  # payload bytes actually moved
+    send: int  # request id of the send
+    recv: int  # request id of the receive
+    matched: int  # switch time both sides were posted (rendezvous)
+
+
+class Collective(TypedDict):
+    """One built-in collective call, performed by the switch once every member arrived."""
+
+    id: int
+    kind: str
+    group: int
+    ranks: list[int]  # members, global ranks in group order
+    seq: int  # this collective's number among the group's collective calls (from 0)
+    requests: list[int]  # each member's request id, in group order
+    bytes: list[int]  # logical bytes each member sends (``primitives.bytes_sent``), group order
+    size: list[int]  # each member's input bytes, group order
+    root: int | None  # global rank of the root for rooted collectives
+    op: str | None  # reduce op name for reductions ("sum", "max", ...)
+    started: int  # switch time the last member arrived
+
+
+class Wait(TypedDict):
+    """A rank blocked on one of its requests (``Work.wait`` or a blocking call)."""
+
+    rank: int
+    request: int
+    begin: int
+    end: int | None  # None: still waiting when the case stopped
+
+
+class Refusal(TypedDict):
+    """A call the switch refused because the exercise forbids it (``forbidden_primitive``)."""
+
+    rank: int
+    kind: str
+    api: str
+    line: int | None
+    t: int
+
+
+class WaitEdge(TypedDict):
+    """In a deadlock: ``rank`` waits on ``on`` (its receive's source, its send's destination, or
+    a group member that has not made the collective call)."""
+
+    rank: int
+    on: int
+    request: int
+
+
+class SwitchTrace(TypedDict):
+    """Everything the switch saw in one case."""
+
+    world_size: int
+    groups: list[list[int]]  # group id -> members (global ranks)
+    requests: list[Request]
+    messages: list[Message]
+    collectives: list[Collective]
+    waits: list[Wait]
+    refused: list[Refusal]
+    deadlock: list[WaitEdge]  # empty unless the case ended in a deadlock
+    limit: NotRequired[Literal["requests"]]  # set when the run flooded the switch and was stopped
