@@ -132,3 +132,13 @@ def test_sweep_rows_are_in_size_order():
 def test_too_slow_verdict_and_titles():
     assert Verdict.TOO_SLOW == "too_slow"
     assert title("too_slow") == "Too slow" and title("too_slow", "zh") == "太慢"
+
+
+def test_crossing_of_ring_and_recursive_doubling_at_8_ranks():
+    from cjudge.model.case import crossing
+
+    s = crossing((ref.ring_all_reduce(8, 8192), 8192), (ref.recursive_doubling(8, 8192), 8192),
+                 get_topology("h100x8"), 1e3, 1e9)
+    assert s == pytest.approx(19.8e6, rel=1e-3)
+    assert crossing((ref.ring_all_reduce(8, 8192), 8192), (ref.recursive_doubling(8, 8192), 8192),
+                    get_topology("h100x8"), 1e3, 1e6) is None

@@ -15,6 +15,7 @@ EPILOG = """examples:
   python practice/judge.py check                       # proves every exercise's reference and wrong files
   python practice/judge.py bench -b 1K -e 64M -f 4     # nccl-tests-style sweep of torch's collectives
   python practice/judge.py bench ring-allreduce        # your implementation against dist.all_reduce
+  python practice/judge.py model ring-allreduce        # modelled time (α-β) of ring, tree, ... by size
 """
 
 
@@ -53,6 +54,9 @@ def parser() -> argparse.ArgumentParser:
     check.add_argument("--launcher", choices=("fork", "torchrun"), default="fork")
     sub.add_parser("bench", help="bandwidth sweep (see: judge.py bench --help)", add_help=False)
     command("doctor", "what this machine can run")
+    from .model import add_parser as add_model
+
+    add_model(sub, [common])
     return p
 
 
@@ -82,5 +86,9 @@ def main(argv: list[str]) -> int:
         return commands.cmd_start(ex, args.lang, args.force)
     if args.command == "solution":
         return commands.cmd_solution(ex)
+    if args.command == "model":
+        from .model import cmd_model
+
+        return cmd_model(ex, args, commands.console)
     return commands.cmd_test(ex, args.file, args.json, args.lang, args.launcher, args.seed,
                              args.samples, args.all)

@@ -5,9 +5,10 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
+from ..model.sizes import format_seconds, format_size
 from ..verdicts import title
 
-STYLE = {"accepted": "green", "wrong_answer": "red", "over_budget": "yellow",
+STYLE = {"accepted": "green", "wrong_answer": "red", "over_budget": "yellow", "too_slow": "yellow",
          "deadlock": "magenta", "time_limit": "magenta", "forbidden_primitive": "red"}
 
 
@@ -16,11 +17,21 @@ def _bytes(case: dict) -> str:
     return f"{max(sent) if sent else 0}/{case['bytes_bound']}"
 
 
+def modelled(case: dict) -> str:
+    """A case's modelled times per size, e.g. ``4 KiB 70 µs · 1 MB 73.9 µs`` ("" if none)."""
+    model = case.get("model") or {}
+    return " · ".join(f"{format_size(r['size'])} {format_seconds(r['time_s'])}"
+                      + (f" (bound {format_seconds(r['bound_s'])})" if r.get("bound_s") else "")
+                      for r in model.get("sizes", []))
+
+
 def case_line(case: dict) -> str:
     """One case as a plain line: name, ranks, verdict, max bytes sent over the bound, time."""
     per_rank = " ".join(str(b) for b in case["bytes_sent"])
+    model = modelled(case)
     return (f"{case['name']:<24} n={case['world_size']:<2} {case['verdict']:<20} "
-            f"bytes/rank [{per_rank}] bound {case['bytes_bound']}  {case['wall_ms']:.0f} ms")
+            f"bytes/rank [{per_rank}] bound {case['bytes_bound']}  {case['wall_ms']:.0f} ms"
+            + (f"  modelled {model}" if model else ""))
 
 
 def message(item: dict, lang: str) -> str:
@@ -43,14 +54,16 @@ def show_result(console: Console, result: dict, lang: str) -> None:
     """The whole verdict: per-case table, then the first failure's message and details."""
     if console.is_terminal and result["cases"]:
         table = Table(title=f"{result['exercise']} — {result['runtime']}")
-        for col in ("case", "ranks", "verdict", "bytes sent per rank", "bound", "ms"):
+        with_model = any(case.get("model") for case in result["cases"])
+        for col in ("case", "ranks", "verdict", "bytes sent per rank", "bound", "ms",
+                    *(("modelled time",) if with_model else ())):
             table.add_column(col, justify="right" if col in ("ranks", "bound", "ms") else "left")
         for case in result["cases"]:
             style = STYLE.get(case["verdict"], "red")
             table.add_row(case["name"], str(case["world_size"]),
                           f"[{style}]{title(case['verdict'], lang)}[/]",
                           " ".join(str(b) for b in case["bytes_sent"]), str(case["bytes_bound"]),
-                          f"{case['wall_ms']:.0f}")
+                          f"{case['wall_ms']:.0f}", *((modelled(case),) if with_model else ()))
         console.print(table)
     verdict = result["verdict"]
     head = f"{title(verdict, lang)} ({verdict}): {message(result, lang)}"

@@ -22,6 +22,16 @@ from .topology import ModelError, Topology, get_topology
 DEFAULT_TOPOLOGY = "h100x8"
 DEFAULT_SIZES = ("4KiB", "1MB", "1GB")
 KEYS = ("topology", "sizes", "time_bound", "tolerance", "collective", "contention")
+ITEMSIZE = {"float32": 4, "float64": 8, "int64": 8}
+
+
+def input_bytes(case: dict[str, Any], rank: int = 0) -> int:
+    """A case's S in the run: rank ``rank``'s input bytes (a ``protocol.CaseSpec``)."""
+    tensor = case["inputs"][rank]
+    numel = 1
+    for dim in tensor["shape"]:
+        numel *= dim
+    return numel * ITEMSIZE[tensor["dtype"]]
 
 
 def busbw_factor(kind: str | None, n: int) -> float:
@@ -180,3 +190,24 @@ def model_case(trace: SwitchTrace, run_size: int, spec: ModelSpec,
                   f"{format_seconds(bound)}（{spec.time_bound.formula}，容差 "
                   f"{100 * spec.tolerance:g} %）多 {over:.0f} %。{why_zh}")
     return CaseModel(model, True, message, message_zh, worst)
+
+
+def crossing(a: tuple[SwitchTrace, int], b: tuple[SwitchTrace, int], topology: Topology,
+             low: float, high: float, contention: bool = True) -> float | None:
+    """The size in [low, high] where traces ``a`` and ``b`` (each with its run's S) take equally
+    long, by bisection; None when one is faster over the whole interval."""
+
+    def gap(size: float) -> float:
+        return (replay(a[0], topology, size / a[1], contention).time
+                - replay(b[0], topology, size / b[1], contention).time)
+
+    g_low, g_high = gap(low), gap(high)
+    if abs(g_low) < 1e-12 or abs(g_high) < 1e-12 or g_low * g_high > 0:
+        return None  # equal at an end (the same algorithm twice), or one is always faster
+    for _ in range(60):
+        mid = (low * high) ** 0.5
+        if gap(mid) * g_low > 0:
+            low = mid
+        else:
+            high = mid
+    return (low * high) ** 0.5

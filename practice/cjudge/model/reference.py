@@ -198,6 +198,8 @@ def binomial_broadcast(n: int, nbytes: int) -> SwitchTrace:
 def hierarchical_all_reduce(n: int, nbytes: int, g: int = 8) -> SwitchTrace:
     """All-reduce on nodes of g ranks: ring reduce-scatter inside each node, ring all-reduce of
     each S/g shard across the nodes (rank r with r ± g, …), ring all-gather inside each node."""
+    if n <= g or n % g:
+        raise ValueError(f"a hierarchical all-reduce needs several nodes of {g} ranks, not {n} ranks")
     b = TraceBuilder(n)
     nodes = [list(range(k, k + g)) for k in range(0, n, g)]
     chunks = split(nbytes, g)
@@ -235,7 +237,7 @@ def builtin(kind: str, n: int, nbytes: int, root: int = 0) -> SwitchTrace:
 #: a built-in's canonical name -> its reference algorithms as traces of (n, S)
 REFERENCES: dict[str, dict[str, Callable[[int, int], SwitchTrace]]] = {
     "all_reduce": {"ring": ring_all_reduce, "recursive doubling": recursive_doubling,
-                   "Rabenseifner": rabenseifner},
+                   "Rabenseifner": rabenseifner, "hierarchical": hierarchical_all_reduce},
     "reduce_scatter": {"ring": ring_reduce_scatter},
     "all_to_all": {"all_to_all_single": lambda n, s: builtin("all_to_all", n, s),
                    "direct p2p": direct_all_to_all},

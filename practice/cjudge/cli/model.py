@@ -1,0 +1,187 @@
+"""``judge.py model ID [FILE]``: modelled time of the exercise's reference algorithms (and a file)
+over a range of sizes on a topology, as a table and a chart.
+
+The references are generated traces (:mod:`cjudge.model.reference`); a file's own trace comes
+from one function, :func:`learner_trace`, which runs it on the simulated runtime.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from ..exercises import Exercise
+from ..model.case import crossing, input_bytes, sweep
+from ..model.reference import REFERENCES
+from ..model.sizes import format_seconds, format_size, parse_sizes
+from ..model.topology import THIS_MACHINE, ModelError, Topology, get_topology
+from ..primitives import CANONICAL
+from ..switch.trace import SwitchTrace
+from . import workspace
+
+#: the RawCase key that carries the switch's trace
+SWITCH_KEY = "switch"
+#: the fitted machine ``judge.py bench`` saves (git-ignored workspace)
+FITTED = workspace.WORKSPACE / f"{THIS_MACHINE}.json"
+
+
+def add_parser(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
+    """The ``model`` subcommand's arguments."""
+    p = sub.add_parser("model", parents=parents,
+                       help="modelled time (α-β) of the reference algorithms and a file, by size")
+    p.add_argument("id")
+    p.add_argument("file", nargs="?", type=Path, help="a file to model beside the references")
+    p.add_argument("--topology", default="h100x8",
+                   help=f"h100x8, h100x8x2, or {THIS_MACHINE} once `judge.py bench` fitted it")
+    p.add_argument("--sizes", default="1K..1G",
+                   help="sizes S: a range of powers of two (1K..1G) or a list (4KiB,1MB,1GB); "
+                        "K/M/G and KiB are binary, KB/MB/GB decimal")
+    p.add_argument("--ranks", type=int, default=8, help="ranks n (default 8)")
+    p.add_argument("--no-contention", action="store_true",
+                   help="never wait for a busy port (the textbook numbers)")
+    p.add_argument("--json", action="store_true", help="print the sweep as JSON")
+    p.add_argument("--chart", type=Path, help="chart path, .svg or .png "
+                   "(default: bench-results/model-ID-TOPOLOGY-Nranks.svg)")
+    p.add_argument("--no-chart", action="store_true", help="do not draw the chart")
+
+
+def learner_trace(exercise: Exercise, path: Path, world_size: int) -> tuple[SwitchTrace, int] | None:
+    """The switch's trace of ``path`` run on the simulated runtime and that case's S.
+
+    The case is the exercise's case with ``world_size`` ranks (else its largest). None when the
+    runtime's answer carries no switch trace.
+    """
+    from ..grading import plan_cases
+    from ..runtime_sim import run_case
+
+    case = max(plan_cases(exercise), key=lambda c: (c["world_size"] == world_size, c["world_size"]))
+    raw = run_case(exercise.job_spec(path.read_text(encoding="utf-8"), path.name), case)
+    trace = raw.get(SWITCH_KEY)  # type: ignore[misc]
+    return (trace, input_bytes(case)) if trace else None
+
+
+def reference_traces(exercise: Exercise, n: int) -> dict[str, tuple[SwitchTrace, int]]:
+    """The exercise's reference algorithms at ``n`` ranks, each with its run's S."""
+    run_size = 1024 * n
+    traces = {}
+    for name, make in REFERENCES.get(CANONICAL.get(exercise.builtin, ""), {}).items():
+        try:
+            traces[name] = (make(n, run_size), run_size)
+        except ValueError:  # e.g. recursive doubling on 6 ranks
+            continue
+    return traces
+
+
+def build(exercise: Exercise, file: Path | None, topo: Topology, sizes: list[int], n: int,
+          contention: bool) -> dict[str, Any]:
+    """The sweep as a document: series of rows, crossings of the first two references."""
+    kind = CANONICAL.get(exercise.builtin)
+    traces = reference_traces(exercise, n)
+    notes = []
+    if file is not None:
+        mine = learner_trace(exercise, file, n)
+        if mine is None:
+            notes.append(f"{file}: this runtime records no switch trace yet, so only the "
+                         "references are modelled.")
+        else:
+            traces = {f"{file.name} (yours)": mine, **traces}
+            n = mine[0]["world_size"]
+    series = [{"label": label, "kind": "learner" if label.endswith("(yours)") else "reference",
+               "run_size": run, "rows": sweep(trace, topo, sizes, run, kind, contention)}
+              for label, (trace, run) in traces.items()]
+    refs = [(label, t) for label, t in traces.items() if not label.endswith("(yours)")]
+    crossings = []
+    if len(refs) >= 2 and sizes:
+        (la, a), (lb, b) = refs[0], refs[1]
+        where = crossing(a, b, topo, sizes[0], sizes[-1], contention)
+        if where is not None:
+            crossings.append({"a": la, "b": lb, "size": where})
+    return {"exercise": exercise.id, "collective": kind, "ranks": n, "topology": topo.as_json(),
+            "contention": contention, "sizes": sizes, "series": series, "crossings": crossings,
+            "notes": notes}
+
+
+def cells(doc: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
+    """The table's header and body: per size, each series' time and busbw, and the fastest."""
+    head = ["size"]
+    for s in doc["series"]:
+        steps = {r["steps"] for r in s["rows"]}
+        count = steps.pop() if len(steps) == 1 else None
+        label = s["label"] + ("" if count is None else f" ({count} step{'s' * (count != 1)})")
+        head += [f"{label}: time", "busbw GB/s"]
+    head += ["fastest", "ratio"]
+    body = []
+    for i, size in enumerate(doc["sizes"]):
+        rows = [s["rows"][i] for s in doc["series"]]
+        line = [format_size(size)]
+        for r in rows:
+            line += [format_seconds(r["time_s"]), f"{r['busbw']:.1f}"]
+        best = min(range(len(rows)), key=lambda k: (round(rows[k]["time_s"], 15), k))
+        ratio = rows[0]["time_s"] / rows[best]["time_s"] if rows[best]["time_s"] else 1.0
+        body.append(line + [doc["series"][best]["label"], f"{ratio:.2f}x"])
+    return head, body
+
+
+def render(doc: dict[str, Any], console: Console) -> None:
+    """The table (rich on a terminal, aligned plain text when piped), crossings and notes."""
+    topo = doc["topology"]
+    heading = (f"{doc['exercise']}: modelled on {topo['title']} ({topo['name']}), {doc['ranks']} "
+               f"ranks" + ("" if doc["contention"] else ", contention-free"))
+    head, body = cells(doc)
+    if console.is_terminal:
+        table = Table(title=heading)
+        for k, name in enumerate(head):
+            table.add_column(name, justify="left" if k == len(head) - 2 else "right")
+        for line in body:
+            table.add_row(*line)
+        console.print(table)
+    else:
+        widths = [max(len(x) for x in column) for column in zip(head, *body, strict=True)]
+        lines = [f"# {heading}"] + ["  ".join(x.rjust(w) for x, w in zip(row, widths, strict=True))
+                                    for row in (head, *body)]
+        console.print("\n".join(lines), markup=False, highlight=False)
+    console.print(f"ratio: {doc['series'][0]['label']}'s time over the fastest's. Times are the "
+                  f"α-β model's (GB = 1e9 B), every message scaled from the run's S to each size.",
+                  markup=False, highlight=False)
+    for c in doc["crossings"]:
+        console.print(f"{c['a']} and {c['b']} cross at {format_size(c['size'])}.", markup=False)
+    for note in doc["notes"]:
+        console.print(note, markup=False, highlight=False, style="yellow")
+
+
+def cmd_model(exercise: Exercise, args: argparse.Namespace, console: Console) -> int:
+    """Run ``judge.py model``; the exit status (2 for a bad argument)."""
+    try:
+        topo = get_topology(args.topology, FITTED)
+        sizes = parse_sizes(args.sizes)
+        if args.ranks < 2:
+            raise ModelError("--ranks must be 2 or more")
+        if args.file is not None and not args.file.is_file():
+            raise ModelError(f"no such file: {args.file}")
+        doc = build(exercise, args.file, topo, sizes, args.ranks, not args.no_contention)
+    except ModelError as exc:
+        console.print(f"model: {exc}", markup=False, style="red")
+        return 2
+    if not doc["series"]:
+        console.print(f"model: no reference algorithm for {exercise.id}'s {exercise.builtin}",
+                      markup=False, style="red")
+        return 2
+    if args.json:
+        sys.stdout.write(json.dumps(doc, indent=1) + "\n")
+    else:
+        render(doc, console)
+    if not args.no_chart:
+        from .model_chart import draw
+
+        path = args.chart or Path("bench-results") / (
+            f"model-{exercise.id}-{topo.name}-{doc['ranks']}ranks.svg")
+        draw(doc, path)
+        sys.stdout.flush()
+        print(f"model: wrote {path}", file=sys.stderr)
+    return 0
