@@ -26,7 +26,7 @@ from ..switch.trace import SwitchTrace
 from . import workspace
 
 #: the RawCase key that carries the switch's trace
-SWITCH_KEY = "switch"
+SWITCH_KEY = "trace"
 #: the fitted machine ``judge.py bench`` saves (git-ignored workspace)
 FITTED = workspace.WORKSPACE / f"{THIS_MACHINE}.json"
 

@@ -41,7 +41,8 @@ class TraceBuilder:
     def _request(self, rank: int, kind: str, peer: int | None, nbytes: int, tag: int,
                  api: str) -> Request:
         req: Request = {"id": len(self.requests), "rank": rank, "kind": kind, "group": 0,
-                        "peer": peer, "tag": tag, "bytes": nbytes, "dtype": "uint8", "line": None,
+                        "peer": peer, "tag": tag, "bytes": nbytes,
+                        "sent": nbytes if kind == "send" else 0, "dtype": "uint8", "line": None,
                         "api": api, "graded": True, "posted": self._tick(), "completed": None,
                         "message": None, "collective": None}
         self.requests.append(req)
@@ -86,6 +87,8 @@ class TraceBuilder:
                    root: int | None = None) -> None:
         """Every member of ``ranks`` calls a blocking built-in ``kind`` (post, then wait)."""
         reqs = [self._request(r, kind, root, sizes[i], 0, kind) for i, r in enumerate(ranks)]
+        for req, nbytes in zip(reqs, sent, strict=True):
+            req["sent"] = nbytes
         started = self._tick()
         coll: Collective = {"id": len(self.collectives), "kind": kind, "group": 0, "ranks": ranks,
                             "seq": self._seq, "requests": [r["id"] for r in reqs], "bytes": sent,
