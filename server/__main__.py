@@ -8,9 +8,10 @@ import logging
 import os
 import sys
 
-import uvicorn
+from pydantic import ValidationError
 
 from .api.app import create_app
+from .httpserver import serve
 from .sandbox import preflight
 from .settings import Settings
 
@@ -37,7 +38,10 @@ def main(argv: list[str] | None = None) -> None:
     for name, value in overrides.items():
         if value is not None:
             os.environ[f"CJUDGE_{name.upper()}"] = str(value)
-    settings = Settings()
+    try:
+        settings = Settings()
+    except ValidationError as exc:
+        sys.exit("cannot start the judge: " + "; ".join(e["msg"] for e in exc.errors()))
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
     problems, isolation = preflight(settings)
     if problems:
@@ -47,8 +51,7 @@ def main(argv: list[str] | None = None) -> None:
     if settings.sandbox == "none":
         print(NO_SANDBOX_BANNER, file=sys.stderr)
     print(f"sandbox: {settings.sandbox}; {isolation}", file=sys.stderr)
-    uvicorn.run(create_app(settings), host=args.host, port=args.port, log_level="info",
-                access_log=False)
+    serve(create_app(settings), settings, args.host, args.port)
 
 
 if __name__ == "__main__":

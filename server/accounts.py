@@ -1,44 +1,160 @@
-"""Accounts: creating users, checking passwords, and the admin named in the settings."""
+"""Accounts: sign-up rules, creating users, checking passwords, ending sessions, and the admin
+named in the settings.
+
+Password hashing (argon2, 100-200 ms of CPU) never runs inside a database transaction: a hash
+is made first, in one of a bounded number of slots, and the insert that follows takes the write
+lock for a moment only. A name taken meanwhile is the unique index's error, turned into 409.
+"""
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 from sqlalchemy import Engine
+from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
+from zxcvbn import zxcvbn
 
 from .db import write_session
 from .models import User
-from .security import hash_password, verify_password
+from .security import DUMMY_HASH, hash_password, verify_password
 from .settings import Settings
 
 
+class Busy(Exception):
+    """Every hashing slot is taken; the caller should answer 503 with ``retry_after``."""
+
+    retry_after = 1
+
+
+class NameTaken(Exception):
+    """The username (in any case) belongs to another account."""
+
+
+class StartupRefused(Exception):
+    """The settings ask for something the server must not do; the message says what to change."""
+
+
+class HashSlots:
+    """At most ``n`` password hashes or checks at once; others wait ``wait_s``, then ``Busy``."""
+
+    def __init__(self, n: int, wait_s: float = 0.5) -> None:
+        self.semaphore = threading.BoundedSemaphore(max(1, n))
+        self.wait_s = wait_s
+
+    @contextmanager
+    def slot(self) -> Iterator[None]:
+        """Hold a slot (raise ``Busy`` if none frees up in time)."""
+        if not self.semaphore.acquire(timeout=self.wait_s):
+            raise Busy
+        try:
+            yield
+        finally:
+            self.semaphore.release()
+
+
+def name_key(username: str) -> str:
+    """The name as accounts are told apart: case does not matter."""
+    return username.casefold()
+
+
+def reserved(settings: Settings, username: str) -> bool:
+    """Whether ``username`` is kept for operators (``admin``, ``root``, the configured admin)."""
+    names = {name_key(n) for n in settings.names("reserved_names")}
+    if settings.admin_username:
+        names.add(name_key(settings.admin_username))
+    return name_key(username) in names
+
+
+def on_roster(settings: Settings, username: str) -> bool:
+    """Whether the course roster (if one is configured) lists ``username``."""
+    if settings.roster_file is None:
+        return True
+    lines = settings.roster_file.read_text(encoding="utf-8").splitlines()
+    return name_key(username) in {name_key(line.strip()) for line in lines if line.strip()}
+
+
+def password_feedback(username: str, password: str, min_score: int) -> str | None:
+    """Why ``password`` is too easy to guess (zxcvbn's estimate), or None if it is strong enough."""
+    estimate = zxcvbn(password[:100], user_inputs=[username])
+    if estimate["score"] >= min_score:
+        return None
+    feedback = estimate.get("feedback") or {}
+    return feedback.get("warning") or " ".join(feedback.get("suggestions") or []) or \
+        "too easy to guess"
+
+
+def find_user(session: Session, username: str) -> User | None:
+    """The account named ``username`` in any case."""
+    return session.exec(select(User).where(User.username_key == name_key(username))).first()
+
+
+def add_user(engine: Engine, username: str, password_hash: str, role: str = "learner") -> User:
+    """Insert an account whose password is already hashed; ``NameTaken`` if the name is."""
+    try:
+        with write_session(engine) as session:
+            user = User(username=username, username_key=name_key(username),
+                        password_hash=password_hash, role=role)
+            session.add(user)
+            session.flush()
+            session.expunge(user)
+            return user
+    except IntegrityError:
+        raise NameTaken(username) from None
+
+
 def create_user(session: Session, username: str, password: str, role: str = "learner") -> User:
-    """Add a user (the caller checks the name is free)."""
-    user = User(username=username, password_hash=hash_password(password), role=role)
+    """Add a user inside ``session`` (hashes here: for scripts and tests, not for requests)."""
+    user = User(username=username, username_key=name_key(username),
+                password_hash=hash_password(password), role=role)
     session.add(user)
     session.flush()
     return user
 
 
 def authenticate(session: Session, username: str, password: str) -> User | None:
-    """The user with these credentials, or None."""
-    user = session.exec(select(User).where(User.username == username)).first()
-    if user is None or not verify_password(user.password_hash, password):
+    """The user with these credentials, or None; an unknown name costs a hash check as well."""
+    user = find_user(session, username)
+    if user is None:
+        verify_password(DUMMY_HASH, password)
         return None
-    return user
+    return user if verify_password(user.password_hash, password) else None
+
+
+def end_sessions(session: Session, user: User) -> None:
+    """Make every token issued to ``user`` so far invalid."""
+    user.generation += 1
+    session.add(user)
 
 
 def ensure_admin(engine: Engine, settings: Settings) -> None:
-    """Create or update the admin named by ``CJUDGE_ADMIN_USERNAME``/``_PASSWORD``, if set."""
-    if not (settings.admin_username and settings.admin_password):
+    """Create or update the admin named by ``CJUDGE_ADMIN_USERNAME``/``_PASSWORD``, if set.
+
+    An existing account of that name that is not an admin is never promoted: ``StartupRefused``.
+    A changed password ends the admin's sessions.
+    """
+    name, password = settings.admin_username, settings.admin_password
+    if not (name and password):
         return
+    with Session(engine) as session:
+        user = find_user(session, name)
+    if user is not None and user.role != "admin":
+        raise StartupRefused(
+            f"CJUDGE_ADMIN_USERNAME={name!r} names an existing learner account (id {user.id}, "
+            f"{user.username!r}); the judge never makes a learner an admin. Choose another admin "
+            "name, or remove that account from the database first.")
+    if user is None:
+        try:
+            add_user(engine, name, hash_password(password), role="admin")
+        except NameTaken:
+            ensure_admin(engine, settings)  # created meanwhile (another process): check it
+        return
+    if verify_password(user.password_hash, password):
+        return
+    new_hash = hash_password(password)
     with write_session(engine) as session:
-        user = session.exec(select(User).where(User.username == settings.admin_username)).first()
-        if user is None:
-            create_user(session, settings.admin_username, settings.admin_password, "admin")
-        elif not verify_password(user.password_hash, settings.admin_password):
-            user.password_hash = hash_password(settings.admin_password)
-            user.role = "admin"
-            session.add(user)
-        elif user.role != "admin":
-            user.role = "admin"
-            session.add(user)
+        row = session.get(User, user.id)
+        row.password_hash = new_hash
+        end_sessions(session, row)

@@ -52,9 +52,15 @@ def write_session(engine: Engine) -> Iterator[Session]:
 
 
 def migrate(url: str) -> None:
-    """Bring the database at ``url`` to the newest Alembic revision."""
+    """Bring the database at ``url`` to the newest Alembic revision; SQLite's files are made
+    the owner's alone (the database and its journals 0600; a directory made here 0700)."""
     _ensure_sqlite_dir(url)
     command.upgrade(alembic_config(url), "head")
+    if url.startswith("sqlite:///"):
+        db = Path(url.removeprefix("sqlite:///"))
+        for path in (db, db.with_name(db.name + "-wal"), db.with_name(db.name + "-shm")):
+            if path.exists():
+                path.chmod(0o600)
 
 
 def alembic_config(url: str) -> Config:
@@ -72,4 +78,4 @@ def schema_ready(engine: Engine) -> bool:
 
 def _ensure_sqlite_dir(url: str) -> None:
     if url.startswith("sqlite:///"):
-        Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
+        Path(url.removeprefix("sqlite:///")).parent.mkdir(mode=0o700, parents=True, exist_ok=True)

@@ -14,6 +14,7 @@ from datetime import timedelta
 from typing import Any
 
 from sqlalchemy import func, or_, update
+from sqlalchemy.orm import aliased
 from sqlmodel import Session, select
 
 from .models import DONE, QUEUED, RUNNING, Submission, User, utcnow
@@ -45,8 +46,10 @@ class Claim:
 
 
 def enqueue(session: Session, settings: Settings, user_id: int, exercise_id: str,
-            content_hash: str, code: str, filename: str) -> Submission:
-    """Insert a queued submission, or raise ``Refused`` (rate, per-user and global bounds).
+            content_hash: str, code: str, filename: str,
+            client_ip: str | None = None) -> Submission:
+    """Insert a queued submission, or raise ``Refused`` (rate, per-user, per-IP and global
+    bounds).
 
     ``session`` must be a write session (see ``db.write_session``); the user's row is locked
     so that one user's concurrent submissions are counted one after the other.
@@ -66,29 +69,40 @@ def enqueue(session: Session, settings: Settings, user_id: int, exercise_id: str
                      Submission.status.in_([QUEUED, RUNNING]))
     if pending >= settings.max_queued_per_user:
         raise Refused(429, 5, f"you already have {pending} submissions waiting to be judged")
+    if client_ip is not None and _count(session, Submission.client_ip == client_ip,
+                                        Submission.status.in_([QUEUED, RUNNING])) \
+            >= settings.max_pending_per_ip:
+        raise Refused(429, 10, "too many submissions from this address are waiting to be judged")
     if _count(session, Submission.status == QUEUED) >= settings.max_queued_total:
         raise Refused(503, 30, "the judge is busy; try again in a minute")
     submission = Submission(user_id=user_id, exercise_id=exercise_id, content_hash=content_hash,
-                            code=code, filename=filename, seed=secrets.randbits(62))
+                            code=code, filename=filename, seed=secrets.randbits(62),
+                            client_ip=client_ip)
     session.add(submission)
     session.flush()
     return submission
 
 
 def claim(session: Session, worker_id: str, lease_s: float, max_attempts: int) -> Claim | None:
-    """Lease the oldest queued submission (or one whose lease expired) to ``worker_id``.
+    """Lease a queued submission (or one whose lease expired) to ``worker_id``: the oldest of
+    those whose owner has the fewest submissions running, so that one user's flood delays only
+    that user's own jobs.
 
     A submission whose lease expired after ``max_attempts`` attempts is not handed out again:
     it is returned with ``attempts`` past the bound so the caller records a judge error.
     """
     now = utcnow()
+    running = aliased(Submission)
+    owner_running = (select(func.count()).select_from(running)
+                     .where(running.user_id == Submission.user_id, running.status == RUNNING)
+                     .correlate(Submission).scalar_subquery())
     row = session.exec(
         select(Submission)
         .where(or_(Submission.status == QUEUED,
                    (Submission.status == RUNNING) & (Submission.lease_expires_at < now)))
-        .order_by(Submission.id)
+        .order_by(owner_running, Submission.id)
         .limit(1)
-        .with_for_update(skip_locked=True)
+        .with_for_update(skip_locked=True, of=Submission)
     ).first()
     if row is None:
         return None

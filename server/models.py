@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import secrets
 from datetime import UTC, datetime
 from typing import Any
 
@@ -16,13 +17,23 @@ def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
+def new_identity() -> str:
+    """A random per-account identity that tokens carry (a re-used id is another account)."""
+    return secrets.token_hex(16)
+
+
 class User(SQLModel, table=True):
-    """An account; ``role`` is "learner" or "admin"."""
+    """An account; ``role`` is "learner" or "admin". ``username_key`` is the name casefolded
+    (names are unique whatever their case); tokens carry ``identity`` and ``generation``, and
+    bumping ``generation`` ends every session of the account."""
 
     id: int | None = Field(default=None, primary_key=True)
     username: str = Field(max_length=64, unique=True, index=True)
+    username_key: str = Field(max_length=64, unique=True, index=True)
     password_hash: str = Field(max_length=255)
     role: str = Field(default="learner", max_length=16)
+    identity: str = Field(default_factory=new_identity, max_length=32)
+    generation: int = 0
     created_at: datetime = Field(default_factory=utcnow)
 
 
@@ -47,6 +58,8 @@ class Submission(SQLModel, table=True):
     __table_args__ = (
         Index("ix_submission_status_id", "status", "id"),
         Index("ix_submission_user_created", "user_id", "created_at"),
+        Index("ix_submission_user_status", "user_id", "status"),
+        Index("ix_submission_ip_status", "client_ip", "status"),
     )
 
     id: int | None = Field(default=None, primary_key=True)
@@ -65,6 +78,7 @@ class Submission(SQLModel, table=True):
     lease_token: str | None = Field(default=None, max_length=64)
     lease_expires_at: datetime | None = None
     judge_log: str | None = Field(default=None, sa_column=Column(Text))
+    client_ip: str | None = Field(default=None, max_length=64)
     created_at: datetime = Field(default_factory=utcnow)
     started_at: datetime | None = None
     finished_at: datetime | None = None

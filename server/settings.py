@@ -6,11 +6,13 @@ import os
 import secrets
 from functools import cached_property
 from pathlib import Path
+from typing import Literal
 
-from pydantic import AliasChoices, Field
+from pydantic import AliasChoices, Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
+MIN_SECRET_BYTES = 32
 
 
 class Settings(BaseSettings):
@@ -30,7 +32,30 @@ class Settings(BaseSettings):
     admin_username: str | None = None
     admin_password: str | None = None
     token_ttl_s: int = 7 * 24 * 3600
-    cookie_secure: bool = False
+    cookie_secure: bool = False  # else Secure only when the (trusted) proxy says HTTPS
+    registration: Literal["open", "invite", "closed"] = "open"
+    invite_codes: str = ""  # comma-separated codes that open sign-up when registration=invite
+    roster_file: Path | None = None  # if set, only the names in it (one a line) may sign up
+    reserved_names: str = "admin,administrator,root,superuser,sysadmin,system,staff,support,judge"
+    min_password_score: int = 2  # zxcvbn's 0-4
+    hash_concurrency: int = 2  # password hashes at once; more callers get 503 + Retry-After
+    # per client IP, in the `limits` library's notation ("N/minute;M/hour")
+    signup_rate: str = "5/minute;30/hour"
+    login_rate_ip: str = "30/minute;300/hour"
+    login_failures_account: str = "5/minute;20/hour;50/day"  # failed log-ins per account
+    submit_rate_ip: str = "60/minute"
+    max_pending_per_ip: int = 30
+
+    # HTTP
+    allowed_hosts: str = "localhost,127.0.0.1,[::1]"  # Host header values (no port); "*": any
+    trusted_proxies: str = ""  # addresses whose X-Forwarded-For/-Proto are believed
+    max_connections: int = 2048  # open connections (also bounded by the open-file limit)
+    idle_timeout_s: float = 5.0  # keep-alive between requests
+    head_timeout_s: float = 10.0  # a request's line and headers must arrive within this
+    max_header_bytes: int = 64 * 1024
+    max_streams_per_user: int = 4  # live-progress streams open at once
+    stream_max_s: float = 300.0  # a stream's lifetime (clients reconnect with Last-Event-ID)
+    verdict_limit_bytes: int = 1 << 20  # a stored verdict's JSON; traces are cut to fit
 
     # bad input and fairness
     max_code_bytes: int = 64 * 1024
@@ -58,6 +83,21 @@ class Settings(BaseSettings):
     docker_socket: Path = Path("/var/run/docker.sock")
     docker_image: str = "cjudge/runner:latest"
 
+    @field_validator("secret_key")
+    @classmethod
+    def _strong_secret(cls, value: str | None) -> str | None:
+        if value and (len(value.encode()) < MIN_SECRET_BYTES or len(set(value)) < 12):
+            raise ValueError(
+                f"CJUDGE_SECRET_KEY must be at least {MIN_SECRET_BYTES} random bytes (a short or "
+                "guessable key lets anyone forge log-ins); make one with: python -c "
+                "'import secrets; print(secrets.token_urlsafe(48))' (or leave it unset: one is "
+                "generated in the data directory)")
+        return value
+
+    def names(self, field: str) -> list[str]:
+        """A comma-separated setting as a list (blank entries dropped)."""
+        return [part.strip() for part in getattr(self, field).split(",") if part.strip()]
+
     @cached_property
     def url(self) -> str:
         """The SQLAlchemy URL: ``database_url`` or SQLite in the data directory."""
@@ -74,9 +114,16 @@ class Settings(BaseSettings):
         return persisted_secret(self.data_dir / "secret_key")
 
 
+def private_dir(path: Path) -> Path:
+    """Create ``path`` if needed and make it the owner's alone (0700)."""
+    path.mkdir(parents=True, exist_ok=True)
+    path.chmod(0o700)
+    return path
+
+
 def persisted_secret(path: Path) -> str:
     """Read the secret at ``path``, creating it (mode 0600, atomically) on first use."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    private_dir(path.parent)
     if not path.exists():
         tmp = path.with_name(f".{path.name}.{os.getpid()}")
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)

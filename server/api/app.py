@@ -7,17 +7,19 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
+from fastapi_offline import FastAPIOffline
 from sqlmodel import Session
 
 from cjudge.exercises import load_exercises
 
 from .. import jobqueue
-from ..accounts import ensure_admin
+from ..accounts import HashSlots, StartupRefused, ensure_admin
 from ..db import make_engine, migrate
 from ..exercise_sync import sync_exercises
-from ..settings import Settings, settings_env
+from ..limiter import RateLimits
+from ..settings import Settings, private_dir, settings_env
 from ..supervisor import Supervisor
-from . import auth, events, exercises, submissions
+from . import auth, errors, events, exercises, submissions
 from .cache import DoneCache
 from .deps import CallerCache, EngineDep
 from .fastpath import FinishedSubmissions
@@ -33,24 +35,34 @@ def create_app(settings: Settings | None = None, embedded_workers: bool = True) 
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        if not settings.database_url:
+            private_dir(settings.data_dir)
         migrate(settings.url)
         engine = make_engine(settings.url)
         sync_exercises(engine, load_exercises(settings.exercises_dir))
-        ensure_admin(engine, settings)
+        try:
+            ensure_admin(engine, settings)
+        except StartupRefused as refused:
+            log.error("cannot start: %s", refused)
+            engine.dispose()
+            raise
         _ = settings.secret  # create it now, not in the first request
         supervisor = Supervisor(settings.workers if embedded_workers else 0,
                                 settings_env(settings))
         supervisor.start()
         app.state.settings, app.state.engine, app.state.supervisor = settings, engine, supervisor
         app.state.done_cache, app.state.caller_cache = DoneCache(), CallerCache()
+        app.state.limits, app.state.hash_slots = RateLimits(), HashSlots(settings.hash_concurrency)
+        app.state.streams = {}  # user id -> live-progress streams open
         try:
             yield
         finally:
             supervisor.stop()
             engine.dispose()
 
-    app = FastAPI(title="collective judge", version="0.1.0", lifespan=lifespan,
-                  description="Online judge for collective-communication exercises.")
+    app = FastAPIOffline(title="collective judge", version="0.1.0", lifespan=lifespan,
+                         description="Online judge for collective-communication exercises.")
+    errors.install(app)
     for module in (auth, exercises, submissions, events):
         app.include_router(module.router)
 
@@ -64,5 +76,6 @@ def create_app(settings: Settings | None = None, embedded_workers: bool = True) 
 
     mount_web(app, settings.web_dist)
     app.add_middleware(FinishedSubmissions, state=app.state)
-    app.add_middleware(Guard, max_body=6 * settings.max_code_bytes + 4096)  # the outermost
+    app.add_middleware(Guard, max_body=6 * settings.max_code_bytes + 4096,  # the outermost
+                       allowed_hosts=settings.names("allowed_hosts"))
     return app

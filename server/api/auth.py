@@ -1,52 +1,145 @@
-"""Routes for accounts: register, log in, log out, who am I."""
+"""Routes for accounts: register, log in, log out, who am I.
+
+Sign-up and log-in are rate-limited per client IP (and failed log-ins per account), check
+passwords in a bounded number of hashing slots (503 with ``Retry-After`` when all are busy),
+and never hash inside a database transaction.
+"""
 
 from __future__ import annotations
 
-from fastapi import APIRouter, HTTPException, Response
-from sqlmodel import select
+import hmac
 
-from ..accounts import authenticate, create_user
+from fastapi import APIRouter, Request, Response
+from sqlmodel import Session
+from starlette.concurrency import run_in_threadpool
+
+from ..accounts import (
+    Busy,
+    NameTaken,
+    add_user,
+    authenticate,
+    end_sessions,
+    find_user,
+    name_key,
+    on_roster,
+    password_feedback,
+    reserved,
+)
 from ..db import write_session
 from ..models import User
-from ..security import make_token
+from ..security import hash_password, make_token
 from ..settings import Settings
-from .deps import COOKIE, EngineDep, SessionDep, SettingsDep, UserDep
-from .schemas import AuthOut, Credentials, UserOut
+from .deps import COOKIE, EngineDep, SettingsDep, UserDep, optional_user
+from .errors import ApiError, rate_limited
+from .schemas import AuthOut, Credentials, Registration, UserOut
 
 router = APIRouter(prefix="/api/auth", tags=["accounts"])
+TAKEN = ApiError(409, "username_taken", "this username is taken", "该用户名已被使用")
+BUSY = ApiError(503, "busy", "the server is busy; try again in a moment", "服务器繁忙，请稍后再试",
+                headers={"Retry-After": str(Busy.retry_after)}, retry_after=Busy.retry_after)
 
 
-def _logged_in(user: User, settings: Settings, response: Response) -> AuthOut:
-    token = make_token(user.id, settings.secret, settings.token_ttl_s)
+def client_ip(request: Request) -> str:
+    """The caller's address (the proxy's X-Forwarded-For when the proxy is trusted)."""
+    return request.client.host if request.client else "-"
+
+
+def _logged_in(user: User, settings: Settings, request: Request, response: Response) -> AuthOut:
+    token = make_token(user.id, user.identity, user.generation, settings.secret,
+                       settings.token_ttl_s)
+    secure = settings.cookie_secure or request.url.scheme == "https"
     response.set_cookie(COOKIE, token, max_age=settings.token_ttl_s, httponly=True,
-                        samesite="lax", secure=settings.cookie_secure, path="/")
+                        samesite="lax", secure=secure, path="/")
     return AuthOut(user=UserOut.model_validate(user, from_attributes=True), token=token)
 
 
-@router.post("/register", status_code=201)
-def register(body: Credentials, response: Response, settings: SettingsDep,
+def _check_open(settings: Settings, body: Registration) -> None:
+    if settings.registration == "closed":
+        raise ApiError(403, "registration_closed", "sign-up is closed on this judge",
+                       "本评测系统已关闭注册")
+    if settings.registration == "invite":
+        code = (body.invite or "").encode()
+        if not any(hmac.compare_digest(code, c.encode()) for c in settings.names("invite_codes")):
+            raise ApiError(403, "invite_required", "sign-up needs a valid invite code",
+                           "注册需要有效的邀请码")
+    if not on_roster(settings, body.username):
+        raise ApiError(403, "not_on_roster", "this name is not on the course roster",
+                       "该用户名不在课程名单中")
+
+
+@router.post("/register", status_code=201, responses={
+    403: {"description": "registration closed, invite needed, or not on the roster"},
+    409: {"description": "username taken or reserved"}, 422: {"description": "weak password"},
+    429: {"description": "too many sign-ups from this address"},
+    503: {"description": "every hashing slot busy (see Retry-After)"}})
+def register(body: Registration, request: Request, response: Response, settings: SettingsDep,
              engine: EngineDep) -> AuthOut:
     """Create a learner account and log it in."""
-    with write_session(engine) as session:
-        if session.exec(select(User.id).where(User.username == body.username)).first():
-            raise HTTPException(409, "this username is taken")
-        user = create_user(session, body.username, body.password)
-        return _logged_in(user, settings, response)
+    _check_open(settings, body)
+    wait = request.app.state.limits.hit(settings.signup_rate, "signup", client_ip(request))
+    if wait:
+        raise rate_limited(wait, "too many sign-ups from this address; try again later",
+                           "此地址注册过于频繁，请稍后再试")
+    if reserved(settings, body.username):
+        raise ApiError(409, "username_reserved", "this username is reserved", "该用户名为保留名称")
+    problem = password_feedback(body.username, body.password, settings.min_password_score)
+    if problem:
+        raise ApiError(422, "weak_password", f"this password is too easy to guess: {problem}",
+                       "密码太容易被猜到，请换一个更长、更少见的密码", feedback=problem)
+    with Session(engine) as session:
+        if find_user(session, body.username) is not None:
+            raise TAKEN  # before hashing: a taken name costs no hash
+    try:
+        with request.app.state.hash_slots.slot():
+            password_hash = hash_password(body.password)
+    except Busy:
+        raise BUSY from None
+    try:
+        user = add_user(engine, body.username, password_hash)
+    except NameTaken:
+        raise TAKEN from None
+    return _logged_in(user, settings, request, response)
 
 
-@router.post("/login")
-def login(body: Credentials, response: Response, settings: SettingsDep,
-          session: SessionDep) -> AuthOut:
+@router.post("/login", responses={
+    401: {"description": "bad credentials"}, 429: {"description": "too many attempts"},
+    503: {"description": "every hashing slot busy (see Retry-After)"}})
+def login(body: Credentials, request: Request, response: Response, settings: SettingsDep,
+          engine: EngineDep) -> AuthOut:
     """Log in: a bearer token in the body, and the same token as an httpOnly cookie."""
-    user = authenticate(session, body.username, body.password)
+    limits = request.app.state.limits
+    account = name_key(body.username)
+    wait = max(limits.hit(settings.login_rate_ip, "login", client_ip(request)),
+               limits.wait(settings.login_failures_account, "login-failed", account))
+    if wait:
+        raise rate_limited(wait, "too many log-in attempts; try again later",
+                           "登录尝试过于频繁，请稍后再试")
+    try:
+        with request.app.state.hash_slots.slot(), Session(engine) as session:
+            user = authenticate(session, body.username, body.password)
+            if user is not None:
+                session.expunge(user)
+    except Busy:
+        raise BUSY from None
     if user is None:
-        raise HTTPException(401, "wrong username or password")
-    return _logged_in(user, settings, response)
+        limits.hit(settings.login_failures_account, "login-failed", account)
+        raise ApiError(401, "bad_credentials", "wrong username or password", "用户名或密码错误")
+    return _logged_in(user, settings, request, response)
 
 
 @router.post("/logout", status_code=204)
-def logout(response: Response) -> None:
-    """Forget the session cookie."""
+async def logout(request: Request, response: Response, engine: EngineDep) -> None:
+    """End every session of the caller (if logged in) and forget the session cookie."""
+    caller = await optional_user(request, request.app.state.settings, engine)
+    if caller is not None:
+        def bump() -> None:
+            with write_session(engine) as session:
+                row = session.get(User, caller.id)
+                if row is not None:
+                    end_sessions(session, row)
+
+        await run_in_threadpool(bump)
+        request.app.state.caller_cache.forget(caller.id)
     response.delete_cookie(COOKIE, path="/")
 
 

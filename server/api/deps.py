@@ -17,7 +17,7 @@ from sqlmodel import Session
 from starlette.concurrency import run_in_threadpool
 
 from ..models import User
-from ..security import read_token
+from ..security import TokenClaims, read_token
 from ..settings import Settings
 
 COOKIE = "cjudge_token"
@@ -31,6 +31,13 @@ class Caller:
     id: int
     username: str
     role: str
+    identity: str = ""
+    generation: int = 0
+
+    def holds(self, claims: TokenClaims) -> bool:
+        """Whether a token with ``claims`` is one of this account's current sessions."""
+        return (claims.user_id == self.id and claims.identity == self.identity
+                and claims.generation == self.generation)
 
     @property
     def admin(self) -> bool:
@@ -55,6 +62,10 @@ class CallerCache:
             self.items.clear()
         self.items[caller.id] = (time.monotonic() + CALLER_TTL_S, caller)
 
+    def forget(self, user_id: int) -> None:
+        """Drop ``user_id`` (its sessions or role just changed)."""
+        self.items.pop(user_id, None)
+
 
 async def get_settings(request: Request) -> Settings:
     """The app's settings."""
@@ -75,29 +86,36 @@ def get_session(engine: Annotated[Engine, Depends(get_engine)]) -> Iterator[Sess
 def _load_caller(engine: Engine, user_id: int) -> Caller | None:
     with Session(engine) as session:
         user = session.get(User, user_id)
-        return None if user is None else Caller(user.id, user.username, user.role)
+        return None if user is None else Caller(user.id, user.username, user.role,
+                                                user.identity, user.generation)
 
 
-def token_user_id(authorization: str, cookie_token: str | None, secret: str) -> int | None:
-    """The user id in the bearer token (``authorization`` header) or else the cookie's token."""
+def token_claims(authorization: str, cookie_token: str | None, secret: str) -> TokenClaims | None:
+    """The claims of the bearer token (``authorization`` header) or else the cookie's token."""
     token = authorization[7:] if authorization.lower().startswith("bearer ") else cookie_token
     return read_token(token, secret) if token else None
 
 
+def cached_caller(cache: CallerCache, claims: TokenClaims | None) -> Caller | None:
+    """The cached caller whose current session ``claims`` names (None: not cached, or stale)."""
+    caller = cache.get(claims.user_id) if claims is not None else None
+    return caller if caller is not None and caller.holds(claims) else None
+
+
 async def optional_user(request: Request, settings: Annotated[Settings, Depends(get_settings)],
                         engine: Annotated[Engine, Depends(get_engine)]) -> Caller | None:
-    """The user named by a bearer token or the session cookie, if any."""
-    user_id = token_user_id(request.headers.get("authorization", ""),
-                            request.cookies.get(COOKIE), settings.secret)
-    if user_id is None:
+    """The user whose current session a bearer token or the session cookie names, if any."""
+    claims = token_claims(request.headers.get("authorization", ""),
+                          request.cookies.get(COOKIE), settings.secret)
+    if claims is None:
         return None
     cache: CallerCache = request.app.state.caller_cache
-    caller = cache.get(user_id)
-    if caller is None:
-        caller = await run_in_threadpool(_load_caller, engine, user_id)
+    caller = cache.get(claims.user_id)
+    if caller is None or not caller.holds(claims):
+        caller = await run_in_threadpool(_load_caller, engine, claims.user_id)
         if caller is not None:
             cache.put(caller)
-    return caller
+    return caller if caller is not None and caller.holds(claims) else None
 
 
 async def current_user(user: Annotated[Caller | None, Depends(optional_user)]) -> Caller:

@@ -1,41 +1,82 @@
-"""ASGI middleware: a cap on request bodies (413) and the isolation headers the web app needs."""
+"""ASGI middleware, the outermost layer: request ids and an access log, the ``Host`` allow-list,
+a cap on request bodies (413), security and isolation headers, and one log line (never a
+traceback in the answer) for an unexpected error."""
 
 from __future__ import annotations
 
 import json
+import logging
+import secrets
+import time
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from .errors import internal_error
+
+access_log = logging.getLogger("server.access")
 
 #: cross-origin isolation, so the browser runner may use SharedArrayBuffer
 ISOLATION = [(b"cross-origin-opener-policy", b"same-origin"),
              (b"cross-origin-embedder-policy", b"require-corp"),
              (b"cross-origin-resource-policy", b"same-origin")]
-#: pages that load Swagger/ReDoc assets from a CDN, which require-corp would block
-NOT_ISOLATED = ("/docs", "/redoc")
+#: the API docs' pages (self-hosted assets, but an inline start-up script), not isolated
+DOCS = ("/docs", "/redoc")
+#: no third-party script anywhere; WebAssembly (Pyodide) and workers from this origin
+APP_CSP = ("default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; "
+           "style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; "
+           "worker-src 'self' blob:; connect-src 'self'; object-src 'none'; base-uri 'self'; "
+           "form-action 'self'; frame-ancestors 'none'")
+DOCS_CSP = ("default-src 'self'; script-src 'self' 'unsafe-inline'; "
+            "style-src 'self' 'unsafe-inline'; img-src 'self' data:; worker-src 'self' blob:; "
+            "object-src 'none'; base-uri 'self'; frame-ancestors 'none'")
+SECURITY = [(b"x-content-type-options", b"nosniff"), (b"referrer-policy", b"same-origin"),
+            (b"x-frame-options", b"DENY")]
 
 
 class BodyTooLarge(Exception):
     """A request body went past the limit while it was being read."""
 
 
-class Guard:
-    """Refuses bodies over ``max_body`` bytes with 413 and adds COOP/COEP/CORP headers."""
+def host_name(host: str) -> str:
+    """A ``Host`` header's name without its port (``[::1]:8000`` -> ``[::1]``), lower case."""
+    host = host.strip().lower()
+    if host.startswith("["):
+        return host[: host.find("]") + 1] if "]" in host else host
+    return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
 
-    def __init__(self, app: ASGIApp, max_body: int) -> None:
+
+class Guard:
+    """Refuses unknown hosts (400) and bodies over ``max_body`` bytes (413), adds headers,
+    logs each request in one line, and answers an unexpected error with a bare 500."""
+
+    def __init__(self, app: ASGIApp, max_body: int, allowed_hosts: list[str]) -> None:
         self.app = app
         self.max_body = max_body
+        self.any_host = "*" in allowed_hosts
+        self.allowed = {host_name(h) for h in allowed_hosts}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        length = dict(scope["headers"]).get(b"content-length")
-        if length is not None and (not length.isdigit() or int(length) > self.max_body):
-            await _too_large(send, self.max_body)
-            return
-        isolate = not scope["path"].startswith(NOT_ISOLATED)
+        rid = secrets.token_hex(6)
+        scope.setdefault("state", {})["request_id"] = rid
+        headers = dict(scope["headers"])
+        path = scope["path"]
+        docs = path.startswith(DOCS)
+        extra = [*SECURITY, (b"x-request-id", rid.encode()),
+                 (b"content-security-policy", (DOCS_CSP if docs else APP_CSP).encode()),
+                 *([] if docs else ISOLATION)]
+        started_at = time.monotonic()
+        status = 0
         received = 0
-        started = False
+
+        async def headed_send(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+                message["headers"] = [*message.get("headers", []), *extra]
+            await send(message)
 
         async def counted_receive() -> Message:
             nonlocal received
@@ -45,24 +86,40 @@ class Guard:
                 raise BodyTooLarge
             return message
 
-        async def headed_send(message: Message) -> None:
-            nonlocal started
-            if message["type"] == "http.response.start":
-                started = True
-                if isolate:
-                    message["headers"] = [*message.get("headers", []), *ISOLATION]
-            await send(message)
-
         try:
-            await self.app(scope, counted_receive, headed_send)
-        except BodyTooLarge:
-            if not started:
-                await _too_large(send, self.max_body)
+            host = headers.get(b"host", b"").decode("latin-1")
+            length = headers.get(b"content-length")
+            if not (self.any_host or host_name(host) in self.allowed):
+                await _answer(headed_send, 400, {"detail": "unknown host", "code": "bad_host"})
+            elif length is not None and (not length.isdigit() or int(length) > self.max_body):
+                await _too_large(headed_send, self.max_body)
+            else:
+                try:
+                    await self.app(scope, counted_receive, headed_send)
+                except BodyTooLarge:
+                    if not status:
+                        await _too_large(headed_send, self.max_body)
+        except Exception as exc:  # noqa: BLE001 - logged in one line; the caller sees the id
+            if not status:
+                response = internal_error(rid, scope["method"], path, exc)
+                await response(scope, receive, headed_send)
+            else:
+                internal_error(rid, scope["method"], path, exc)
+        finally:
+            client = scope.get("client") or ("-", 0)
+            access_log.info("%s %s %s %s %s %.1fms", client[0], rid, scope["method"],
+                            path[:200].encode("unicode_escape").decode("ascii"), status or "-",
+                            (time.monotonic() - started_at) * 1e3)
+
+
+async def _answer(send: Send, status: int, body_obj: dict) -> None:
+    body = json.dumps(body_obj).encode()
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"application/json"),
+                            (b"content-length", str(len(body)).encode())]})
+    await send({"type": "http.response.body", "body": body})
 
 
 async def _too_large(send: Send, limit: int) -> None:
-    body = json.dumps({"detail": f"request body over {limit} bytes"}).encode()
-    await send({"type": "http.response.start", "status": 413,
-                "headers": [(b"content-type", b"application/json"),
-                            (b"content-length", str(len(body)).encode()), *ISOLATION]})
-    await send({"type": "http.response.body", "body": body})
+    await _answer(send, 413, {"detail": f"request body over {limit} bytes", "code": "too_large",
+                              "message_zh": f"请求体超过 {limit} 字节"})

@@ -15,6 +15,12 @@ class Credentials(BaseModel):
     password: str = Field(min_length=8, max_length=256)
 
 
+class Registration(Credentials):
+    """A new account: credentials, and the invite code when sign-up needs one."""
+
+    invite: str | None = Field(default=None, max_length=128)
+
+
 class UserOut(BaseModel):
     """A user as the API shows it."""
 

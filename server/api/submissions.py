@@ -4,18 +4,22 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, HTTPException, Query, Request, Response
+from fastapi import APIRouter, HTTPException, Path, Query, Request, Response
 from sqlmodel import Session, select
 from starlette.concurrency import run_in_threadpool
 
 from .. import jobqueue
 from ..db import write_session
 from ..models import DONE, Exercise, Submission
+from .auth import client_ip
 from .cache import DoneCache
 from .deps import Caller, EngineDep, SessionDep, SettingsDep, UserDep
+from .errors import ApiError, rate_limited
 from .schemas import SubmissionCreated, SubmissionIn, SubmissionOut, SubmissionSummary
 
 router = APIRouter(prefix="/api/submissions", tags=["submissions"])
+#: a submission id as a path or query parameter: past this no row exists (and SQL integers end)
+SubmissionId = Annotated[int, Path(ge=1, le=2**62, description="a submission id")]
 ADMIN_ONLY = ("seed",)  # verdict fields learners do not see (the secret seed of hidden cases)
 
 
@@ -46,22 +50,29 @@ def present(row: Submission, user: Caller) -> SubmissionOut:
     404: {"description": "unknown exercise"}, 413: {"description": "code too large"},
     429: {"description": "rate or per-user bound (see Retry-After)"},
     503: {"description": "the queue is full (see Retry-After)"}})
-def create_submission(body: SubmissionIn, user: UserDep, settings: SettingsDep,
+def create_submission(body: SubmissionIn, request: Request, user: UserDep, settings: SettingsDep,
                       engine: EngineDep) -> SubmissionCreated:
     """Queue a submission for grading."""
     size = len(body.code.encode("utf-8", "surrogatepass"))
     if size > settings.max_code_bytes:
         raise HTTPException(413, f"code is {size} bytes; the limit is {settings.max_code_bytes}")
+    ip = client_ip(request)
+    wait = request.app.state.limits.hit(settings.submit_rate_ip, "submit", ip)
+    if wait:
+        raise rate_limited(wait, "too many submissions from this address; try again later",
+                           "此地址提交过于频繁，请稍后再试")
     with write_session(engine) as session:
         exercise = session.get(Exercise, body.exercise)
         if exercise is None or not exercise.active:
             raise HTTPException(404, f"no exercise {body.exercise!r}")
         try:
             row = jobqueue.enqueue(session, settings, user.id, exercise.id, exercise.content_hash,
-                                   body.code, body.filename)
+                                   body.code, body.filename, ip)
         except jobqueue.Refused as refused:
-            raise HTTPException(refused.status, str(refused),
-                                headers={"Retry-After": str(refused.retry_after)}) from None
+            raise ApiError(refused.status, "rate_limited" if refused.status == 429 else "busy",
+                           str(refused), "提交过多或评测队列已满，请稍后再试",
+                           headers={"Retry-After": str(refused.retry_after)},
+                           retry_after=refused.retry_after) from None
         return SubmissionCreated(id=row.id, status=row.status)
 
 
@@ -69,7 +80,8 @@ def create_submission(body: SubmissionIn, user: UserDep, settings: SettingsDep,
 def list_submissions(
     user: UserDep, session: SessionDep,
     exercise: Annotated[str | None, Query(max_length=64)] = None,
-    before: Annotated[int | None, Query(description="only ids below this (paging)")] = None,
+    before: Annotated[int | None, Query(ge=1, le=2**62,
+                                        description="only ids below this (paging)")] = None,
     limit: Annotated[int, Query(ge=1, le=200)] = 50,
     everyone: Annotated[bool, Query(description="admins: every user's submissions")] = False,
 ) -> list[SubmissionSummary]:
@@ -86,7 +98,7 @@ def list_submissions(
 
 
 @router.get("/{submission_id}", response_model=SubmissionOut)
-async def get_submission(submission_id: int, request: Request, user: UserDep,
+async def get_submission(submission_id: SubmissionId, request: Request, user: UserDep,
                          engine: EngineDep) -> Response:
     """One submission: status, verdict and result when done, cases graded so far before."""
     cache: DoneCache = request.app.state.done_cache

@@ -1,0 +1,79 @@
+"""API errors with stable codes, and the handlers that keep every error a small JSON answer.
+
+An error's body is ``{"detail": English, "message_zh": Chinese, "code": stable code, ...}``
+(``detail`` stays a plain sentence for clients that show it as is). Validation errors never
+echo the input (a password, a lone surrogate that cannot be encoded); unexpected exceptions
+are one log line with the request id and a 500 that says only that id.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import traceback
+from typing import Any
+
+from fastapi import FastAPI, HTTPException, Request
+from fastapi.exceptions import RequestValidationError
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.responses import Response
+
+log = logging.getLogger("server.api")
+
+
+class ApiError(HTTPException):
+    """An HTTP error with a stable ``code``, its English and Chinese messages and extra fields."""
+
+    def __init__(self, status: int, code: str, en: str, zh: str,
+                 headers: dict[str, str] | None = None, **extra: Any) -> None:
+        super().__init__(status, en, headers=headers)
+        self.code, self.zh, self.extra = code, zh, extra
+
+
+def rate_limited(retry_after: int, en: str = "too many requests; try again later",
+                 zh: str = "请求过于频繁，请稍后再试") -> ApiError:
+    """429 ``rate_limited`` with ``Retry-After``."""
+    retry_after = max(1, int(retry_after))
+    return ApiError(429, "rate_limited", en, zh, headers={"Retry-After": str(retry_after)},
+                    retry_after=retry_after)
+
+
+def json_body(status: int, body: dict[str, Any], headers: dict[str, str] | None = None) -> Response:
+    """A JSON response that can encode anything (ASCII escapes: lone surrogates too)."""
+    return Response(json.dumps(body, ensure_ascii=True, default=str), status_code=status,
+                    media_type="application/json", headers=headers)
+
+
+def request_id(request: Request) -> str:
+    """The id the guard middleware gave this request."""
+    return request.scope.get("state", {}).get("request_id", "-")
+
+
+def install(app: FastAPI) -> None:
+    """Register the handlers on ``app``."""
+
+    @app.exception_handler(ApiError)
+    async def api_error(_request: Request, exc: ApiError) -> Response:
+        body = {"detail": exc.detail, "message_zh": exc.zh, "code": exc.code, **exc.extra}
+        return json_body(exc.status_code, body, exc.headers)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(_request: Request, exc: StarletteHTTPException) -> Response:
+        return json_body(exc.status_code, {"detail": exc.detail}, exc.headers)
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid(_request: Request, exc: RequestValidationError) -> Response:
+        errors = [{"loc": list(e.get("loc", ())), "msg": e.get("msg", ""),
+                   "type": e.get("type", "")} for e in exc.errors()[:20]]
+        return json_body(422, {"detail": errors, "code": "invalid_request",
+                               "message_zh": "请求格式不正确"})
+
+
+def internal_error(rid: str, method: str, path: str, exc: BaseException) -> Response:
+    """Log ``exc`` as one line with the request id; the 500 answer that names only that id."""
+    where = traceback.extract_tb(exc.__traceback__)[-1:] if exc.__traceback__ else []
+    at = f" at {'/'.join(where[0].filename.rsplit('/', 2)[-2:])}:{where[0].lineno}" if where else ""
+    log.error("request %s %s %s failed: %s: %s%s", rid, method, path[:200], type(exc).__name__,
+              str(exc)[:300].replace("\n", " "), at)
+    return json_body(500, {"detail": f"internal error (request {rid})", "code": "internal",
+                           "message_zh": f"服务器内部错误（请求 {rid}）", "request_id": rid})
