@@ -5,5 +5,6 @@ its plan of steps), ``collectives`` (torch's built-ins as nccl-tests measures th
 (a learner's file as one more series), ``timing``, ``rank`` (one rank's work), ``channel`` (the
 key-value side channel from ranks to the monitor), ``monitor`` (progress, hang timeout),
 ``launch`` (own ranks or torchrun's), ``environment``, ``report`` (the JSON), ``table``,
-``chart``, ``progress`` and ``cli``.
+``chart``, ``progress``, ``fit`` (α and β of this machine from sendrecv, and the model
+against the measured ring) and ``cli``.
 """

@@ -186,6 +186,11 @@ def main(argv: list[str]) -> int:
             sys.stdout.flush()
         if doc["status"] != "ok":
             say(err, f"bench: {doc['status']}: {doc['message']}", "red")
+        else:
+            from ..cli.model import FITTED
+            from .fit import report as model_report
+
+            model_report(doc, out, FITTED)
         say(err, f"bench: wrote {', '.join(written)}")
         return status(doc)
 
