@@ -39,7 +39,7 @@ def test_model_dict_per_size():
     assert one_gb["busbw"] == pytest.approx(one_gb["algbw"] * 14 / 8)
     assert one_gb["steps"] == 14
     assert one_gb["link_bytes"] == {"intra": pytest.approx(14e9)}
-    assert model["bound"] == {"formula": RING_BOUND, "tolerance": 0.05}
+    assert model["bound"] == {"formula": RING_BOUND, "tolerance": 0.05, "judged": True}
 
 
 def test_ring_under_a_recursive_doubling_bound_is_too_slow_by_latency():
@@ -142,3 +142,14 @@ def test_crossing_of_ring_and_recursive_doubling_at_8_ranks():
     assert s == pytest.approx(19.8e6, rel=1e-3)
     assert crossing((ref.ring_all_reduce(8, 8192), 8192), (ref.recursive_doubling(8, 8192), 8192),
                     get_topology("h100x8"), 1e3, 1e6) is None
+
+
+def test_the_bound_judges_only_the_declared_cases():
+    s = spec(time_bound=RD_BOUND, cases=["8-ranks"])
+    trace = ref.ring_all_reduce(8, 4000)
+    assert model_case(trace, 4000, s, "8-ranks").too_slow
+    skipped = model_case(trace, 4000, s, "2-ranks-odd")
+    assert not skipped.too_slow and skipped.model["bound"]["judged"] is False
+    assert skipped.model["sizes"][0]["bound_s"] is not None
+    with pytest.raises(ModelError):
+        spec(cases="8-ranks")
