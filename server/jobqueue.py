@@ -7,6 +7,7 @@ its verdict, and only while it is running: a verdict is written exactly once.
 
 from __future__ import annotations
 
+import json
 import secrets
 import uuid
 from dataclasses import dataclass
@@ -131,17 +132,47 @@ def record_progress(session: Session, claim_: Claim, cases: list[dict[str, Any]]
     return _owned_update(session, claim_, progress=list(cases))
 
 
-def finish(session: Session, claim_: Claim, result: dict[str, Any], log: str | None) -> bool:
-    """Record the final verdict; False (nothing written) if the lease was lost. A ``log`` of
-    None keeps the log of earlier attempts."""
+def finish(session: Session, claim_: Claim, result: dict[str, Any], log: str | None,
+           limit_bytes: int = 1 << 20) -> bool:
+    """Record the final verdict, bounded to ``limit_bytes`` of JSON (see ``bound_result``) and
+    stored once (the cases are the result's, not also the progress column); False (nothing
+    written) if the lease was lost. A ``log`` of None keeps the log of earlier attempts."""
+    result = bound_result(result, limit_bytes)
     values: dict[str, Any] = dict(
-        status=DONE, verdict=result["verdict"], result=result,
-        progress=list(result.get("cases", [])), finished_at=utcnow(),
-        lease_token=None, lease_expires_at=None,
+        status=DONE, verdict=result["verdict"], result=result, progress=[],
+        finished_at=utcnow(), lease_token=None, lease_expires_at=None,
     )
     if log is not None:
         values["judge_log"] = log
     return _owned_update(session, claim_, **values)
+
+
+def bound_result(result: dict[str, Any], limit_bytes: int) -> dict[str, Any]:
+    """``result`` cut to at most ``limit_bytes`` of JSON: the cases' traces go first (largest
+    first, each marked ``trace_truncated``), then long texts are shortened; the verdict, each
+    case's verdict, messages and byte counts stay."""
+    if _size(result) <= limit_bytes:
+        return result
+    result = json.loads(json.dumps(result, default=str))
+    cases = [c for c in result.get("cases", []) if isinstance(c, dict)]
+    for case in sorted(cases, key=lambda c: -_size(c.get("trace"))):
+        if "trace" in case:
+            case["trace"] = None
+            case["trace_truncated"] = True
+            if _size(result) <= limit_bytes:
+                return result
+    budget = max(256, limit_bytes // (4 * (len(cases) + 2)))
+    for holder in (result, *cases):
+        for key, value in holder.items():
+            if isinstance(value, str) and len(value) > budget:
+                holder[key] = value[:budget] + " … (cut)"
+            elif isinstance(value, (list, dict)) and key != "cases" and _size(value) > budget:
+                holder[key] = None
+    return result
+
+
+def _size(value: Any) -> int:
+    return len(json.dumps(value, default=str)) if value is not None else 0
 
 
 def release(session: Session, claim_: Claim, log: str | None, count_attempt: bool) -> bool:

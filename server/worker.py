@@ -113,7 +113,7 @@ class Worker:
             elif result["verdict"] == "judge_error" and claim.attempts < self.settings.max_attempts:
                 jobqueue.release(session, claim, log_text, count_attempt=True)
             else:
-                jobqueue.finish(session, claim, result, log_text)
+                jobqueue.finish(session, claim, result, log_text, self.settings.verdict_limit_bytes)
 
     def _error(self, claim: jobqueue.Claim, message: str) -> dict[str, Any]:
         return judge_error_result(claim.exercise_id, claim.seed, message)

@@ -37,8 +37,11 @@ def present(row: Submission, user: Caller) -> SubmissionOut:
     result = row.result
     if result is not None and not admin:
         result = {k: v for k, v in result.items() if k not in ADMIN_ONLY}
+    progress = row.progress
+    if row.status == DONE and not progress and result is not None:
+        progress = result.get("cases") or []  # stored once: the cases are the verdict's
     return SubmissionOut(
-        **_summary(row).model_dump(), result=result, progress=row.progress, code=row.code,
+        **_summary(row).model_dump(), result=result, progress=progress, code=row.code,
         filename=row.filename, content_hash=row.content_hash, attempts=row.attempts,
         started_at=row.started_at, queue_ms=_ms(row.created_at, row.started_at),
         grading_ms=_ms(row.started_at, row.finished_at),

@@ -1,0 +1,238 @@
+"""Sessions, log-in, hostile input, hosts and headers, secrets and files, live-progress
+streams and verdict size: each a way the server was abused before issue 17."""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from fastapi.testclient import TestClient
+from pydantic import ValidationError
+
+from server import jobqueue
+from server.accounts import create_user
+from server.api.app import create_app
+from server.db import make_engine, migrate, write_session
+from server.models import Exercise, Submission
+from server.settings import Settings
+
+GOOD = "correct horse battery"
+
+
+def settings_for(tmp_path: Path, **overrides: Any) -> Settings:
+    return Settings(**{"data_dir": tmp_path / "data", "workers": 0, "sandbox": "none",
+                       "allowed_hosts": "testserver", **overrides})
+
+
+def client(settings: Settings) -> TestClient:
+    return TestClient(create_app(settings, embedded_workers=False))
+
+
+def register(c: TestClient, username: str, password: str = GOOD) -> httpx.Response:
+    return c.post("/api/auth/register", json={"username": username, "password": password})
+
+
+def bearer(token: str) -> dict[str, str]:
+    return {"authorization": f"Bearer {token}"}
+
+
+# --- sessions ------------------------------------------------------------------------------
+
+def test_logout_revokes_the_token(tmp_path: Path) -> None:
+    with client(settings_for(tmp_path)) as c:
+        token = register(c, "leaver").json()["token"]
+        c.cookies.clear()
+        assert c.get("/api/auth/me", headers=bearer(token)).status_code == 200
+        assert c.post("/api/auth/logout", headers=bearer(token)).status_code == 204
+        assert c.get("/api/auth/me", headers=bearer(token)).status_code == 401
+        again = c.post("/api/auth/login", json={"username": "leaver", "password": GOOD})
+        assert c.get("/api/auth/me", headers=bearer(again.json()["token"])).status_code == 200
+
+
+def test_a_database_reset_resurrects_no_session(tmp_path: Path) -> None:
+    secret = "k" * 8 + "0123456789abcdefghijklmnopqrstuv"
+    with client(settings_for(tmp_path / "one", secret_key=secret)) as c:
+        old = register(c, "first_owner").json()["token"]
+    with client(settings_for(tmp_path / "two", secret_key=secret)) as c:  # same secret, new db
+        assert register(c, "second_owner").json()["user"]["id"] == 1
+        c.cookies.clear()
+        assert c.get("/api/auth/me", headers=bearer(old)).status_code == 401
+
+
+# --- log-in ----------------------------------------------------------------------------------
+
+def test_failed_logins_are_throttled_per_account(tmp_path: Path) -> None:
+    with client(settings_for(tmp_path, login_failures_account="3/minute")) as c:
+        register(c, "Target_User")
+        wrong = {"username": "target_user", "password": "not the password"}
+        codes = [c.post("/api/auth/login", json=wrong).status_code for _ in range(4)]
+        assert codes == [401, 401, 401, 429]
+        right = c.post("/api/auth/login", json={"username": "TARGET_USER", "password": GOOD})
+        assert right.status_code == 429 and int(right.headers["retry-after"]) >= 1
+
+
+def test_logins_are_throttled_per_address(tmp_path: Path) -> None:
+    with client(settings_for(tmp_path, login_rate_ip="2/minute")) as c:
+        body = {"username": "nobody_at_all", "password": "whatever else"}
+        codes = [c.post("/api/auth/login", json=body).status_code for _ in range(3)]
+        assert codes == [401, 401, 429]
+        assert c.post("/api/auth/login", json=body).json()["code"] == "rate_limited"
+
+
+def test_unknown_names_cost_a_hash_check_too(tmp_path: Path, monkeypatch) -> None:
+    from server import accounts
+
+    checked: list[str] = []
+    real = accounts.verify_password
+    monkeypatch.setattr(accounts, "verify_password",
+                        lambda h, p: checked.append(h) or real(h, p))
+    with client(settings_for(tmp_path)) as c:
+        r = c.post("/api/auth/login", json={"username": "ghost_user", "password": "any password"})
+        assert r.status_code == 401 and r.json()["code"] == "bad_credentials"
+    assert checked == [accounts.DUMMY_HASH]
+
+
+def test_weak_passwords_and_names_differing_in_case(tmp_path: Path) -> None:
+    with client(settings_for(tmp_path)) as c:
+        weak = register(c, "someone", "password")
+        assert weak.status_code == 422 and weak.json()["code"] == "weak_password"
+        assert register(c, "someone", "someone1234").json()["code"] == "weak_password"
+        assert register(c, "MixedCase").status_code == 201
+        assert register(c, "mixedcase").json()["code"] == "username_taken"
+        r = c.post("/api/auth/login", json={"username": "MIXEDCASE", "password": GOOD})
+        assert r.json()["user"]["username"] == "MixedCase"
+
+
+# --- hostile input ----------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("method", "path", "body", "headers", "status"), [
+    ("POST", "/api/auth/register", b'{"username": "x\\ud800yz", "password": "p\\udfffassword!"}',
+     {}, 422),
+    ("POST", "/api/auth/login", b'{"username": "\\ud800\\ud800\\ud800", "password": "x"}', {},
+     422),
+    ("GET", "/api/submissions/99999999999999999999999", None, {}, 422),
+    ("GET", "/api/submissions?before=99999999999999999999999", None, {}, 422),
+    ("GET", "/api/submissions/1/events", None, {"last-event-id": "abc"}, 400),
+    ("GET", "/api/submissions/1/events", None, {"last-event-id": "9" * 40}, 400),
+    ("POST", "/api/submissions", b'{"exercise": "\\ud800", "code": "\\udfff"}', {}, 422),
+])
+def test_hostile_input_is_a_4xx(tmp_path: Path, method: str, path: str, body: bytes | None,
+                                headers: dict, status: int) -> None:
+    with client(settings_for(tmp_path)) as c:
+        token = register(c, "prober").json()["token"]
+        r = c.request(method, path, content=body,
+                      headers={**bearer(token), "content-type": "application/json", **headers})
+        assert r.status_code == status, r.text
+        assert "\\ud800" not in r.text and "\\udfff" not in r.text  # input never echoed
+
+
+def test_an_unexpected_error_is_one_line_with_a_request_id(tmp_path: Path, caplog,
+                                                             monkeypatch) -> None:
+    from server.api import exercises
+
+    def broken(*_: Any) -> None:
+        raise RuntimeError("boom\nsecond line")
+
+    monkeypatch.setattr(exercises, "_summary", broken)
+    with client(settings_for(tmp_path)) as c, caplog.at_level(logging.ERROR, "server.api"):
+        r = c.get("/api/exercises")
+    assert r.status_code == 500 and r.json()["code"] == "internal"
+    rid = r.json()["request_id"]
+    assert r.headers["x-request-id"] == rid and "boom" not in r.text
+    lines = [rec.getMessage() for rec in caplog.records if rid in rec.getMessage()]
+    assert len(lines) == 1 and "\n" not in lines[0] and "RuntimeError: boom" in lines[0]
+
+
+# --- hosts and headers -------------------------------------------------------------------------
+
+def test_unknown_hosts_are_refused(tmp_path: Path) -> None:
+    with client(settings_for(tmp_path, allowed_hosts="testserver,judge.example.org")) as c:
+        assert c.get("/api/exercises", headers={"host": "rebind.attacker.test"}).status_code == 400
+        assert c.get("/api/exercises", headers={"host": "judge.example.org:8443"}
+                     ).status_code == 200
+
+
+def test_security_headers_and_self_hosted_docs(tmp_path: Path) -> None:
+    with client(settings_for(tmp_path)) as c:
+        headers = c.get("/api/exercises").headers
+        csp = headers["content-security-policy"]
+        assert "frame-ancestors 'none'" in csp and "script-src 'self'" in csp
+        assert headers["x-content-type-options"] == "nosniff"
+        assert headers["referrer-policy"] == "same-origin"
+        docs = c.get("/docs")
+        assert docs.status_code == 200 and "cdn" not in docs.text.lower()
+        assert "http" not in docs.headers["content-security-policy"]
+        assert c.get("/static-offline-docs/swagger-ui-bundle.js").status_code == 200
+
+
+def test_cookie_is_secure_when_the_trusted_proxy_says_https(tmp_path: Path) -> None:
+    with client(settings_for(tmp_path)) as c:
+        plain = register(c, "plain_http").headers["set-cookie"].lower()
+    with TestClient(create_app(settings_for(tmp_path / "tls"), embedded_workers=False),
+                    base_url="https://testserver") as c:
+        tls = register(c, "over_https").headers["set-cookie"].lower()
+    assert "secure" not in plain and "; secure" in tls
+
+
+# --- secrets and files ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("key", ["changeme", "a" * 64, "short-but-random-Xq3"])
+def test_weak_secret_keys_are_refused(key: str) -> None:
+    with pytest.raises(ValidationError, match="at least 32 random bytes"):
+        Settings(secret_key=key)
+
+
+def test_data_directory_and_database_are_private(tmp_path: Path) -> None:
+    settings = settings_for(tmp_path)
+    with client(settings):
+        pass
+    assert settings.data_dir.stat().st_mode & 0o777 == 0o700
+    assert (settings.data_dir / "judge.db").stat().st_mode & 0o777 == 0o600
+
+
+# --- live progress and verdict size ----------------------------------------------------------
+
+def test_streams_per_user_are_capped_and_end(tmp_path: Path) -> None:
+    with client(settings_for(tmp_path, max_streams_per_user=1, stream_max_s=0.5,
+                             rate_per_minute=100)) as c:
+        token = register(c, "streamer").json()["token"]
+        sid = c.post("/api/submissions", json={"exercise": "ring-allreduce", "code": "x = 1"},
+                     headers=bearer(token)).json()["id"]
+        with c.stream("GET", f"/api/submissions/{sid}/events", headers=bearer(token)) as first:
+            assert first.status_code == 200
+            second = c.get(f"/api/submissions/{sid}/events", headers=bearer(token))
+            assert second.status_code == 429 and second.json()["code"] == "too_many_streams"
+            text = "".join(first.iter_text())  # ends by itself: the job never runs here
+        assert "event: status" in text and "event: done" not in text
+        with c.stream("GET", f"/api/submissions/{sid}/events", headers=bearer(token)) as again:
+            assert again.status_code == 200  # the first stream's place was given back
+
+
+def test_a_huge_verdict_is_stored_bounded(tmp_path: Path) -> None:
+    settings = settings_for(tmp_path)
+    migrate(settings.url)
+    engine = make_engine(settings.url)
+    with write_session(engine) as s:
+        s.add(Exercise(id="ex", title_en="t", title_zh="t", statement_en="", statement_zh="",
+                       starter="", content_hash="h"))
+        user = create_user(s, "tracer", GOOD).id
+        sid = jobqueue.enqueue(s, settings, user, "ex", "h", "x", "a.py").id
+    with write_session(engine) as s:
+        claim = jobqueue.claim(s, "w", 30, 3)
+    trace = [{"op": "isend", "src": 0, "dst": 1, "bytes": 4, "line": i} for i in range(48_000)]
+    result = {"verdict": "accepted", "stdout": "", "cases": [
+        {"name": "a", "verdict": "accepted", "bytes_sent": [4], "trace": trace},
+        {"name": "b", "verdict": "accepted", "bytes_sent": [4], "trace": trace[:10]}]}
+    with write_session(engine) as s:
+        assert jobqueue.finish(s, claim, result, None, limit_bytes=64 * 1024)
+    with write_session(engine) as s:
+        row = s.get(Submission, sid)
+        stored = len(json.dumps(row.result)) + len(json.dumps(row.progress))
+        assert stored <= 64 * 1024
+        assert row.result["cases"][0]["trace_truncated"] and row.result["cases"][1]["trace"]
+        assert [c["verdict"] for c in row.result["cases"]] == ["accepted", "accepted"]
+    engine.dispose()
