@@ -1,5 +1,6 @@
 """The browser's side of the kernel: what the runner worker calls inside Pyodide.
 
-Packed into the kernel zip as ``cjudge_web`` beside ``cjudge`` and ``exercises/``. Everything
-that crosses to JavaScript is JSON text, so the same calls serve every way of running ranks.
+Packed into the kernel zip as ``cjudge_web`` beside ``cjudge`` and ``exercises/``. ``judge``
+judges a file; ``case`` holds a case's one switch and runs ranks as suspended stacks (JSPI);
+``wire`` carries a rank's calls from its own worker to that switch (the workers path).
 """

@@ -1,7 +1,9 @@
 """Judging in the browser: the kernel's own ``judge_code`` over the simulated runtime.
 
-The JavaScript hub runs each case's ranks; under JSPI its answer is a promise that suspends the
-judge's stack until the ranks are done, so this code reads as the CLI's does.
+Each case's switch lives here, in the judge's interpreter (:class:`~.case.BrowserCase`); the
+JavaScript hub runs the case's ranks on it. Under JSPI its answer is a promise that suspends the
+judge's stack until the case is over; in the workers path the hub answers once its loop has
+served the ranks (:func:`.wire.serve`). Either way this code reads as the CLI's does.
 """
 
 from __future__ import annotations
@@ -13,10 +15,10 @@ from pathlib import Path
 from cjudge.exercises import load_exercises
 from cjudge.grading import grade_case, plan_cases, summarize
 from cjudge.judge import judge_code
-from cjudge.protocol import RankReport, RawCase
+from cjudge.protocol import CaseSpec, JobSpec, RankReport, RawCase
+from cjudge.switch.core import empty_trace
 
-from .ranks import rank_specs, raw_case
-from .transport import settled
+from .case import BrowserCase, settled
 
 EXERCISES = load_exercises(Path(__file__).resolve().parents[1] / "exercises", published=True)
 RUNTIME = "sim"
@@ -27,9 +29,11 @@ def judge(exercise_id: str, code: str, samples: bool, hub) -> str:
     """The verdict JSON for ``code``; ``hub`` runs cases and hears about progress."""
     exercise = EXERCISES[exercise_id]
 
-    def run_case(job, spec):
-        outcome = json.loads(settled(hub.run_case(json.dumps(job), rank_specs(spec))))
-        return raw_case(job, spec, outcome)
+    def run_case(job: JobSpec, spec: CaseSpec) -> RawCase:
+        case = BrowserCase(job, spec)
+        if not case.over:
+            settled(hub.run_case(case, json.dumps(job), spec["name"], job["time_limit_s"]))
+        return case.result()
 
     # Pyodide's stack switching breaks ("memory access out of bounds") when the cycle collector
     # runs while rank stacks are suspended, so it is off while the judge runs.
@@ -53,7 +57,7 @@ def timed_out(exercise_id: str, samples: bool, name: str, graded_json: str) -> s
     at = next(i for i, s in enumerate(specs) if s["name"] == name)
     ranks = [RankReport(rank=r, state="running", output=None, error=None)
              for r in range(specs[at]["world_size"])]
-    raw = RawCase(name=name, ranks=ranks, events=[], stdout="", stop="time_limit",
+    raw = RawCase(name=name, ranks=ranks, trace=empty_trace(len(ranks)), stdout="", stop="time_limit",
                   wall_ms=exercise.time_limit_s * 1000)
     cases = [*json.loads(graded_json), grade_case(exercise, specs[at], raw)]
     result = summarize(exercise, cases, RUNTIME, exercise.seed)

@@ -5,8 +5,8 @@ export class ProgressHub {
     this.post = post;
   }
 
-  ranks_started(job, spec) {
-    this.post({ type: "case-start", name: spec.name, limit_s: job.time_limit_s });
+  ranks_started(name, limitS) {
+    this.post({ type: "case-start", name, limit_s: limitS });
   }
 
   case_done(caseJson) {

@@ -1,19 +1,16 @@
-// One rank in a worker of its own (the fallback without JSPI): its own Pyodide, and every call on
-// the case's coordinator a blocking call to the hub worker.
+// One rank in a worker of its own (the workers path, without JSPI): its own Pyodide, and every
+// call on the switch a blocking request to the judge's worker, which holds the case's switch.
 import { bootPython } from "./boot.js";
-import { caller } from "./sync-call.js";
+import { requester } from "./sync-call.js";
 
-const OPS = ["post_send", "post_recv", "wait", "test", "pause", "finish"];
 let rankMain;
 
 onmessage = async ({ data }) => {
   if (data.type === "boot") {
     const py = await bootPython(data.pyodideUrl, data.kernel);
-    rankMain = py.pyimport("cjudge_web.ranks").rank_main;
+    rankMain = py.pyimport("cjudge_web.wire").rank_main;
     postMessage({ type: "ready" });
   } else if (data.type === "run") {
-    const call = caller(self, data.channel);
-    const coordinator = Object.fromEntries(OPS.map((op) => [op, (...args) => call({ op, args })]));
-    postMessage({ type: "done", result: rankMain(data.job, data.spec, data.rank, coordinator) });
+    rankMain(data.job, data.rank, data.world, requester(data.channel, data.bell));
   }
 };

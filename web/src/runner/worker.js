@@ -13,13 +13,14 @@ async function boot(mode) {
   const py = await bootPython(`${dist}pyodide/`, archive);
   kernel = py.pyimport("cjudge_web.judge");
   if (mode !== "workers" && hasJspi()) {
-    hub = new JspiHub(py.pyimport("cjudge_web.ranks").rank_main, (message) => postMessage(message));
+    hub = new JspiHub((message) => postMessage(message));
     return "JSPI";
   }
   if (!crossOriginIsolated) {
     throw new Error("this browser has no JSPI and the page is not cross-origin isolated: ranks cannot block");
   }
-  hub = new WorkersHub(`${dist}pyodide/`, await archive, (message) => postMessage(message));
+  const serve = py.pyimport("cjudge_web.wire").serve;
+  hub = new WorkersHub(`${dist}pyodide/`, await archive, (message) => postMessage(message), serve);
   await hub.started;
   hub.prepare(WARM_RANKS);
   return "workers";

@@ -1,17 +1,22 @@
-// The fallback without JSPI: this worker's Pyodide runs the judge and blocks (Atomics.wait) in
-// run_case while the hub worker drives one worker per rank (needs cross-origin isolation).
+// The workers path, without JSPI (needs cross-origin isolation): this worker's Pyodide runs the
+// judge and holds each case's switch; the hub worker drives one worker per rank, and while a
+// case runs this worker blocks in Atomics.wait for the ranks' requests (cjudge_web/wire.py).
 import { ProgressHub } from "./progress.js";
-import { caller, newChannel } from "./sync-call.js";
+import { caller, newBell, newChannel, Switchboard } from "./sync-call.js";
 
 export class WorkersHub extends ProgressHub {
-  constructor(pyodideUrl, kernel, post) {
+  /** @param serve  Python `cjudge_web.wire.serve(case, board)` */
+  constructor(pyodideUrl, kernel, post, serve) {
     super(post);
+    this.serve = serve;
+    this.channels = [];
+    this.bell = newBell();
     const channel = newChannel();
-    const worker = new Worker(new URL("./hub-worker.js", import.meta.url), { type: "module" });
-    worker.postMessage({ type: "boot", pyodideUrl, kernel, judgeChannel: channel });
-    this.call = caller(worker, channel);
+    this.worker = new Worker(new URL("./hub-worker.js", import.meta.url), { type: "module" });
+    this.worker.postMessage({ type: "boot", pyodideUrl, kernel, judgeChannel: channel });
+    this.call = caller(this.worker, channel);
     // The hub worker must be running before this thread first blocks: its start needs this thread.
-    this.started = new Promise((resolve) => (worker.onmessage = resolve));
+    this.started = new Promise((resolve) => (this.worker.onmessage = resolve));
   }
 
   /** Block until `world` rank workers have started their Pyodide. */
@@ -24,12 +29,15 @@ export class WorkersHub extends ProgressHub {
     return judge(...args, this);
   }
 
-  /** As JspiHub.run_case, the ranks in their workers. */
-  run_case(jobJson, specsJson) {
-    const specs = JSON.parse(specsJson);
-    const spec = JSON.parse(specs[0]);
-    this.prepare(spec.world_size);
-    this.ranks_started(JSON.parse(jobJson), spec);
-    return this.call({ job: jobJson, specs });
+  /** As JspiHub.run_case, the ranks in their workers and the case's switch served from here. */
+  run_case(pyCase, jobJson, name, limitS) {
+    const world = pyCase.world;
+    this.prepare(world);
+    while (this.channels.length < world) this.channels.push(newChannel());
+    const channels = this.channels.slice(0, world);
+    this.ranks_started(name, limitS);
+    pyCase.start();
+    this.worker.postMessage({ run: { job: jobJson, channels, bell: this.bell } });
+    this.serve(pyCase, new Switchboard(channels, this.bell));
   }
 }

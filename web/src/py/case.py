@@ -1,0 +1,197 @@
+"""One case in the browser: its :class:`~cjudge.switch.core.Switch`, in the judge's interpreter.
+
+Whichever way the ranks run (suspended stacks in this Pyodide, or a worker each), every request
+of theirs is a call on this one switch, and the case ends by the rules of
+``cjudge.runtime_sim._watch``: every rank finished, or the ranks printed too much, flooded the
+switch, are deadlocked (not a deadlock when a rank failed: its peers hang because of it) or ran
+past the time limit. At that moment the outcome is fixed; ranks still blocked are then woken
+with :class:`Aborted` and unwind.
+
+Under JSPI a rank runs here (:meth:`BrowserCase.run_rank`): its posts call the switch directly
+and its ``wait`` suspends it (``run_sync``) on the JavaScript scheduler's promise, which the
+scheduler (``web/src/runner/coordinator.js``) resolves once the switch has put it on ``woken``.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections.abc import Sequence
+from inspect import isawaitable
+from typing import Any
+
+from pyodide.ffi import run_sync, to_js
+
+from cjudge.learner import compile_learner, learner_error
+from cjudge.protocol import CaseSpec, JobSpec, RankReport, RawCase, Stop, TensorData
+from cjudge.sim.capture import Capture, Router
+from cjudge.sim.rank import install_modules, run_rank
+from cjudge.switch.core import Switch
+
+sys.stdout = sys.stderr = Router(sys.__stdout__)
+
+#: what the scheduler resolves a blocked rank's promise with
+RESUME, ABORT = 1, 0
+
+
+def settled(answer: Any) -> Any:
+    """A JavaScript answer as a value: under JSPI a promise suspends this stack until it settles."""
+    return run_sync(answer) if isawaitable(answer) else answer
+
+
+class Aborted(BaseException):
+    """The case is over while this rank still runs: unwind, communicate no more."""
+
+
+class BrowserCase:
+    """The switch of one case, the reports of its ranks, and when the case is over."""
+
+    def __init__(self, job: JobSpec, spec: CaseSpec) -> None:
+        self.job, self.spec = job, spec
+        self.world = spec["world_size"]
+        self.switch = Switch(self.world, frozenset(job["allowed"]), inputs=spec["inputs"])
+        self.capture = Capture(self.world, job["output_limit_bytes"])
+        self.reports: list[RankReport | None] = [None] * self.world
+        self.raw: RawCase | None = None
+        self.started = time.monotonic()
+        self.deadline = self.started + job["time_limit_s"]
+        self.code = None
+        try:
+            self.code = compile_learner(job["code"], job["filename"])
+        except (SyntaxError, ValueError) as exc:  # as runtime_sim: every rank fails, none runs
+            error = learner_error(exc, job["filename"])
+            self.reports = [RankReport(rank=r, state="failed", output=None, error=error)
+                            for r in range(self.world)]
+            self._close(None)
+
+    @property
+    def over(self) -> bool:
+        """Whether the outcome is fixed (the ranks may still be unwinding)."""
+        return self.raw is not None
+
+    def start(self) -> None:
+        """The ranks start now: the time limit counts from here."""
+        self.started = time.monotonic()
+        self.deadline = self.started + self.job["time_limit_s"]
+
+    def finish(self, rank: int, report: RankReport) -> None:
+        """Rank ``rank`` ended with ``report`` (ignored once the case is over)."""
+        if self.over:
+            return
+        self.reports[rank] = report
+        self.switch.finish(rank, report["state"])
+
+    def take_woken(self) -> Any:
+        """The ranks whose waited request completed since the last call (a JavaScript array)."""
+        woken = list(self.switch.woken)
+        self.switch.woken.clear()
+        return to_js(woken)
+
+    def check(self) -> bool:
+        """Whether the case is over; the first time it is, its outcome is fixed."""
+        if self.over:
+            return True
+        switch = self.switch
+        stop: Stop | None = None
+        if self.capture.exceeded:
+            stop = "output_limit"
+        elif switch.flooded:
+            stop = "trace_limit"
+        elif len(switch.finished) == self.world:
+            pass
+        elif switch.deadlocked() and all(r in switch.finished for r in range(self.world)
+                                         if switch.ended[r]):
+            # a rank whose graded call ended is settled only once it reports how it ended
+            stop = None if "failed" in switch.finished.values() else "deadlock"
+        elif time.monotonic() >= self.deadline:
+            stop = "time_limit"
+        else:
+            return False
+        self._close(stop)
+        return True
+
+    def result(self) -> RawCase:
+        """The case's :class:`RawCase` (fixing it now if no rule has yet)."""
+        if self.raw is None and not self.check():
+            self._close("time_limit")  # the ranks are gone without finishing: cannot happen
+        assert self.raw is not None
+        return self.raw
+
+    def _close(self, stop: Stop | None) -> None:
+        switch = self.switch
+        if stop == "deadlock":
+            switch.mark_deadlock()
+        waiting = {r: q.record["kind"] for r, q in switch.waiting.items()}
+        ranks = [report or RankReport(rank=rank, state="blocked" if rank in waiting else "running",
+                                      output=None, error=None, waiting=waiting.get(rank))
+                 for rank, report in enumerate(self.reports)]
+        trace = json.loads(json.dumps(switch.trace()))  # unwinding ranks must not change it
+        self.raw = RawCase(name=self.spec["name"], ranks=ranks, trace=trace,
+                           stdout=self.capture.merged(), stop=stop,
+                           wall_ms=(time.monotonic() - self.started) * 1000)
+
+    # ---- JSPI: ranks as suspended stacks of this interpreter -----------------------------
+
+    def run_rank(self, rank: int, scheduler: Any) -> None:
+        """Run ``rank`` here to its end (call it with ``callPromising``)."""
+        install_modules()  # a fresh simulated torch; ranks sharing an interpreter route by context
+        port = StackPort(self, rank, scheduler)
+        try:
+            report = run_rank(self.job, rank, port, self.code, self.capture)
+        except Aborted:
+            return
+        except BaseException as exc:  # noqa: BLE001 - a learner's own BaseException subclass
+            report = RankReport(rank=rank, state="failed", output=None,
+                                error=learner_error(exc, self.job["filename"]))
+        self.finish(rank, report)
+
+
+class StackPort:
+    """A rank's door to the switch of its case, the rank a suspended stack (``port.Port``)."""
+
+    def __init__(self, case: BrowserCase, rank: int, scheduler: Any) -> None:
+        self.case, self.switch, self.scheduler = case, case.switch, scheduler
+        self.rank, self.world = rank, case.world
+
+    def _open(self) -> Switch:
+        if self.case.over:
+            raise Aborted()
+        return self.switch
+
+    def new_group(self, ranks: Sequence[int]) -> int:
+        return self._open().new_group(self.rank, ranks)
+
+    def post_send(self, group: int, dst: int, tag: int, payload: bytes, dtype: str,
+                  line: int | None, api: str) -> int:
+        return self._open().post_send(self.rank, group, dst, tag, payload, dtype, line, api)
+
+    def post_recv(self, group: int, src: int | None, tag: int, capacity: int, dtype: str,
+                  line: int | None, api: str) -> int:
+        return self._open().post_recv(self.rank, group, src, tag, capacity, dtype, line, api)
+
+    def post_collective(self, group: int, kind: str, payload: bytes, dtype: str, *,
+                        line: int | None, api: str, op: str | None = None,
+                        root: int | None = None, splits: list[int] | None = None) -> int:
+        return self._open().post_collective(self.rank, group, kind, payload, dtype, line=line,
+                                            api=api, op=op, root=root, splits=splits)
+
+    def test(self, handle: int) -> bool:
+        """Whether the request is done; first a turn for the others (a rank may poll in a loop)."""
+        self._open()
+        if settled(self.scheduler.pause()) == ABORT:
+            raise Aborted()
+        return self._open().test(self.rank, handle)
+
+    def wait(self, handle: int) -> tuple[int | None, bytes]:
+        """Suspend this stack until the switch completes the request."""
+        if not self._open().wait(self.rank, handle) and \
+                settled(self.scheduler.block(self.rank)) == ABORT:
+            raise Aborted()
+        return self.switch.result(self.rank, handle)
+
+    def begin(self) -> TensorData | None:
+        return self._open().begin(self.rank)
+
+    def end(self) -> None:
+        self._open().end(self.rank)

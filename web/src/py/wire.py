@@ -1,0 +1,246 @@
+"""The workers path (no JSPI): a rank in a worker of its own, the switch in the judge's worker.
+
+A rank's every call on its port is one request over shared memory
+(``web/src/runner/sync-call.js``): the rank's worker blocks in ``Atomics.wait`` until the judge
+answers. The judge's loop (:func:`serve`) reads the requests, makes the calls on the case's one
+switch, and answers a ``wait`` only once the switch has put the rank on ``woken``. A message is
+a JSON header, a newline, then raw bytes (a payload, or a receive's data).
+
+A learner's file runs in the rank's worker and can reach its request function: the judge
+treats every request as untrusted, and a malformed one is that rank's ``runtime_error``.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from pyodide.ffi import to_js
+
+from cjudge.learner import compile_learner, learner_error
+from cjudge.protocol import JobSpec, RankReport, TensorData
+from cjudge.sim.capture import Capture, Router
+from cjudge.sim.rank import install_modules, run_rank
+from cjudge.switch.core import Flooded, Forbidden, SwitchError
+
+from .case import Aborted, BrowserCase
+
+sys.stdout = sys.stderr = Router(sys.__stdout__)
+
+#: the switch's calls a rank may request, and whether the request carries a payload
+CALLS = {"new_group": False, "post_send": True, "post_recv": False, "post_collective": True,
+         "test": False, "wait": False, "begin": False, "end": False}
+
+
+def pack(header: dict, data: bytes = b"") -> bytes:
+    """One message: ``header`` as JSON, a newline, ``data``."""
+    return json.dumps(header).encode() + b"\n" + data
+
+
+def unpack(message: bytes) -> tuple[dict, bytes]:
+    """A message's header and data."""
+    head, _, data = message.partition(b"\n")
+    header = json.loads(head)
+    if not isinstance(header, dict):
+        raise ValueError("a request's header must be an object")
+    return header, data
+
+
+def _error(exc: SwitchError) -> bytes:
+    fields = {"error": type(exc).__name__, "en": exc.en, "zh": exc.zh}
+    if isinstance(exc, Forbidden):
+        fields |= {"kind": exc.kind, "api": exc.api}
+    return pack(fields)
+
+
+def _raise(header: dict) -> None:
+    """Raise the switch's error that ``header`` carries, as the switch raised it."""
+    if header.get("abort"):
+        raise Aborted()
+    if header["error"] == "Forbidden":
+        raise Forbidden(header["kind"], header["api"])
+    raise (Flooded if header["error"] == "Flooded" else SwitchError)(header["en"], header["zh"])
+
+
+# ---- the rank's side (in its worker) --------------------------------------------------------
+
+class RankOutput(Capture):
+    """A rank's own printed output, kept as text for the judge's capture as well."""
+
+    def __init__(self, world: int, limit: int) -> None:
+        super().__init__(world, limit)
+        self.text: list[str] = []
+
+    def write(self, rank: int, text: str) -> int:
+        size = super().write(rank, text)
+        self.text.append(text)
+        return size
+
+
+class WirePort:
+    """A rank's door to the switch in the judge's worker (``port.Port``): ``request`` sends
+    a message and blocks until the answer."""
+
+    def __init__(self, request: Any, rank: int, world: int) -> None:
+        self._request, self.rank, self.world = request, rank, world
+
+    def _call(self, op: str, data: bytes = b"", **kw: Any) -> tuple[Any, bytes]:
+        header, got = unpack(self._request(to_js(pack({"op": op, "kw": kw}, data))).to_bytes())
+        if "ok" not in header:
+            _raise(header)
+        return header["ok"], got
+
+    def new_group(self, ranks: Sequence[int]) -> int:
+        return self._call("new_group", ranks=list(ranks))[0]
+
+    def post_send(self, group: int, dst: int, tag: int, payload: bytes, dtype: str,
+                  line: int | None, api: str) -> int:
+        return self._call("post_send", payload, group=group, dst=dst, tag=tag, dtype=dtype,
+                          line=line, api=api)[0]
+
+    def post_recv(self, group: int, src: int | None, tag: int, capacity: int, dtype: str,
+                  line: int | None, api: str) -> int:
+        return self._call("post_recv", group=group, src=src, tag=tag, capacity=capacity,
+                          dtype=dtype, line=line, api=api)[0]
+
+    def post_collective(self, group: int, kind: str, payload: bytes, dtype: str, *,
+                        line: int | None, api: str, op: str | None = None,
+                        root: int | None = None, splits: list[int] | None = None) -> int:
+        return self._call("post_collective", payload, group=group, kind=kind, dtype=dtype,
+                          line=line, api=api, op=op, root=root, splits=splits)[0]
+
+    def test(self, handle: int) -> bool:
+        return self._call("test", handle=handle)[0]
+
+    def wait(self, handle: int) -> tuple[int | None, bytes]:
+        return self._call("wait", handle=handle)
+
+    def begin(self) -> TensorData | None:
+        return self._call("begin")[0]
+
+    def end(self) -> None:
+        self._call("end")
+
+    def finish(self, report: RankReport | None, output: RankOutput) -> None:
+        """The rank's end (``report`` None: it unwound after the case was over)."""
+        self._request(to_js(pack({"op": "finish", "report": report, "output": "".join(output.text),
+                                  "exceeded": output.exceeded})))
+
+
+def rank_main(job_json: str, rank: int, world: int, request: Any) -> None:
+    """Run ``rank`` of the case in this worker to its end, every call a ``request``."""
+    job: JobSpec = json.loads(job_json)
+    install_modules()
+    port = WirePort(request, rank, world)
+    output = RankOutput(world, job["output_limit_bytes"])
+    report: RankReport | None
+    try:
+        report = run_rank(job, rank, port, compile_learner(job["code"], job["filename"]), output)
+    except Aborted:
+        report = None
+    except BaseException as exc:  # noqa: BLE001 - a learner's own BaseException subclass
+        report = RankReport(rank=rank, state="failed", output=None,
+                            error=learner_error(exc, job["filename"]))
+    port.finish(report, output)
+
+
+# ---- the judge's side ---------------------------------------------------------------------
+
+class Server:
+    """The switch of a :class:`BrowserCase` answering its ranks' requests."""
+
+    def __init__(self, case: BrowserCase, board: Any) -> None:
+        self.case, self.switch, self.board = case, case.switch, board
+        self.parked: dict[int, int] = {}  # rank -> the request it waits on, unanswered
+        self.running = set(range(case.world))  # ranks whose worker still runs this case
+
+    def serve(self) -> None:
+        """Answer requests until the case is over and every rank has ended."""
+        case = self.case
+        while self.running:
+            if not case.over and case.check():
+                for rank in self.parked:
+                    self._answer(rank, pack({"abort": True}))
+                self.parked.clear()
+            left = 1.0 if case.over else max(case.deadline - time.monotonic(), 0.001)
+            rank = self.board.next(left * 1000)
+            if rank < 0:
+                continue
+            answer = self.handle(rank, self.board.read(rank).to_bytes())
+            if answer is not None:
+                self._answer(rank, answer)
+            for woken in self.switch.woken:
+                self._answer(woken, self._outcome(woken, self.parked.pop(woken)))
+            self.switch.woken.clear()
+
+    def _answer(self, rank: int, message: bytes) -> None:
+        if len(message) > self.board.capacity:
+            message = _error(SwitchError(f"an answer of {len(message)} bytes is more than the "
+                                         "browser's channel holds",
+                                         f"{len(message)} 字节的应答超过了浏览器通道的容量"))
+        self.board.reply(rank, to_js(message))
+
+    def _outcome(self, rank: int, handle: int) -> bytes:
+        try:
+            src, data = self.switch.result(rank, handle)
+        except SwitchError as exc:
+            return _error(exc)
+        return pack({"ok": src}, data)
+
+    def handle(self, rank: int, message: bytes) -> bytes | None:
+        """The answer to one request of ``rank`` (None: not yet, the rank waits)."""
+        try:
+            header, data = unpack(message)
+            op = header.get("op")
+            if op == "finish":
+                self.running.discard(rank)
+                self._finish(rank, header)
+                return pack({"ok": None})
+            if self.case.over:
+                return pack({"abort": True})
+            if op not in CALLS:
+                raise SwitchError(f"unknown request {op!r}", f"未知的请求 {op!r}")
+            kw = header.get("kw")
+            if not isinstance(kw, dict):
+                raise SwitchError("a request's arguments must be an object", "请求的参数必须是对象")
+            if CALLS[op]:
+                kw["payload"] = data
+            if op == "wait":
+                if not self.switch.wait(rank, kw["handle"]):
+                    self.parked[rank] = kw["handle"]
+                    return None
+                return self._outcome(rank, kw["handle"])
+            return pack({"ok": getattr(self.switch, op)(rank, **kw)})
+        except SwitchError as exc:
+            return _error(exc)
+        except Exception as exc:  # noqa: BLE001 - a forged request is the rank's error
+            return _error(SwitchError(f"malformed request to the judge: {exc!r}",
+                                      f"发给评测机的请求格式错误：{exc!r}"))
+
+    def _finish(self, rank: int, header: dict) -> None:
+        case = self.case
+        output = header.get("output")
+        if isinstance(output, str) and output and not case.over:
+            try:
+                case.capture.write(rank, output)
+            except BaseException:  # noqa: BLE001 - OutputLimitExceeded: the capture says so
+                pass
+        if header.get("exceeded"):
+            case.capture.exceeded = True
+        report = header.get("report")
+        if report is None:
+            return
+        if not isinstance(report, dict) or report.get("rank") != rank or \
+                report.get("state") not in ("returned", "failed", "killed"):
+            report = RankReport(rank=rank, state="failed", output=None, error=learner_error(
+                RuntimeError("the rank's report to the judge is malformed"), case.job["filename"]))
+        case.finish(rank, report)
+
+
+def serve(case: BrowserCase, board: Any) -> None:
+    """Answer the requests of ``case``'s ranks (started in their workers) on ``board``
+    until the case is over and every rank has ended."""
+    Server(case, board).serve()
