@@ -96,9 +96,17 @@ def grade(exercise: Exercise, code: str, filename: str, seed: int, runner: Sandb
                       cases=runner.cases)
 
 
+def submission_cases(exercise: Exercise, seed: int) -> list[CaseSpec]:
+    """The cases of a submission: sample cases from the exercise's public seed, so a learner
+    sees the same sample values here as in the browser and the CLI; hidden cases from the
+    submission's secret ``seed``."""
+    public = {spec["name"]: spec for spec in plan_cases(exercise, only_samples=True)}
+    return [public.get(spec["name"], spec) for spec in plan_cases(exercise, seed)]
+
+
 def runner_for(exercise: Exercise, seed: int, pool: WarmPool) -> SandboxCases:
     """A sandbox-backed ``run_case`` prepared with the submission's cases."""
-    return SandboxCases(pool, plan_cases(exercise, seed))
+    return SandboxCases(pool, submission_cases(exercise, seed))
 
 
 def judge_error_result(exercise_id: str, seed: int, message: str) -> dict[str, Any]:
