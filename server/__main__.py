@@ -43,10 +43,10 @@ def main(argv: list[str] | None = None) -> None:
     except ValidationError as exc:
         sys.exit("cannot start the judge: " + "; ".join(e["msg"] for e in exc.errors()))
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
-    problems, isolation = preflight(settings)
+    problems, isolation = preflight(settings)  # starts one runner as the workers will
     if problems:
-        sys.exit("cannot start the judge; missing:\n  - " + "\n  - ".join(problems)
-                 + "\n(install with: apt-get install bubblewrap util-linux coreutils dash;"
+        sys.exit("cannot start the judge:\n  - " + "\n  - ".join(problems)
+                 + "\n(missing programs: apt-get install bubblewrap util-linux coreutils dash;"
                  " or start with --no-sandbox for a single trusted user)")
     if settings.sandbox == "none":
         print(NO_SANDBOX_BANNER, file=sys.stderr)

@@ -70,9 +70,9 @@ class JudgeServer:
         raise AssertionError(f"submission {submission_id} not done after {timeout_s} s: {body}")
 
     def alive(self) -> bool:
-        """Whether the server answers /healthz."""
+        """Whether the server answers /healthz (healthy, or degraded: 503 with its reasons)."""
         try:
-            return httpx.get(f"{self.url}/healthz", timeout=5).status_code == 200
+            return httpx.get(f"{self.url}/healthz", timeout=5).status_code in (200, 503)
         except httpx.HTTPError:
             return False
 

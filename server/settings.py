@@ -79,6 +79,12 @@ class Settings(BaseSettings):
     stdout_limit_bytes: int = 1 << 20
     result_limit_bytes: int = 16 << 20
     ready_timeout_s: float = 60.0
+    runner_python: str | None = None  # the interpreter sandboxes run (PREFIX/bin/python)
+    sandbox_start_attempts: int = 3  # failed starts in a row before submissions end judge_error
+    sandbox_backoff_max_s: float = 30.0  # longest wait between two failed sandbox starts
+    # health: a queued job nobody claimed this long (while no job was claimed) is a stall
+    stall_s: float = 60.0
+    heartbeat_s: float = 5.0  # how often workers report their sandboxes' health
     # docker sandbox (CJUDGE_SANDBOX=docker): the engine's socket and the runner image
     docker_socket: Path = Path("/var/run/docker.sock")
     docker_image: str = "cjudge/runner:latest"

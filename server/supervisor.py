@@ -10,6 +10,8 @@ import sys
 import threading
 import time
 
+from .models import utcnow
+
 log = logging.getLogger("server.supervisor")
 RESTART_DELAY_S = 2.0
 
@@ -19,6 +21,7 @@ class Supervisor:
 
     def __init__(self, count: int, env: dict[str, str]) -> None:
         self.count = count
+        self.started_at = utcnow()  # health measures a stalled queue from here at the earliest
         self.env = env
         self.procs: list[subprocess.Popen | None] = [None] * count
         self.stopping = threading.Event()

@@ -13,16 +13,84 @@ import time
 import traceback
 from typing import Any
 
+from sqlalchemy import Engine
+
 from cjudge.exercises import Exercise, load_exercises
 
-from . import jobqueue
+from . import health, jobqueue
 from .db import make_engine, schema_ready, write_session
 from .grading import SandboxCases, grade, judge_error_result, runner_for
 from .lease import LeaseKeeper
-from .sandbox import SandboxError, make_pool
+from .sandbox import SandboxError, SandboxUnavailable, WarmPool, make_pool
 from .settings import Settings
 
 log = logging.getLogger("server.worker")
+#: a worker whose sandboxes do not start waits this long between claims, so that healthy
+#: workers (elsewhere) take the queue first; its claims still end instead of waiting forever
+SICK_PAUSE_S = 2.0
+UNAVAILABLE = ("The judge cannot run submissions right now (its sandbox does not start). This "
+               "is not your code's fault: please submit again later; the staff have been told.",
+               "评测机现在无法运行提交（沙箱无法启动）。这不是你的代码的问题，请稍后再提交；"
+               "管理员已收到通知。")
+
+
+def unavailable_result(exercise_id: str, seed: int) -> dict[str, Any]:
+    """The verdict JSON when no sandbox can start: ``judge_error`` with the learner's message."""
+    result = judge_error_result(exercise_id, seed, "no sandbox can start")
+    result["message"], result["message_zh"] = UNAVAILABLE
+    result["unavailable"] = True
+    return result
+
+
+class Heartbeat:
+    """Reports the worker's sandbox health to the database every ``period_s``, and at once
+    when the pool's health changes (``wake``)."""
+
+    def __init__(self, engine: Engine, worker_id: str, sandbox: str, period_s: float) -> None:
+        self.engine, self.worker_id, self.sandbox, self.period_s = (engine, worker_id, sandbox,
+                                                                    period_s)
+        self.pool: WarmPool | None = None
+        self.woken = threading.Event()
+        self.stopping = threading.Event()
+        self.thread = threading.Thread(target=self._run, name="heartbeat", daemon=True)
+
+    def start(self, pool: WarmPool) -> None:
+        """Start reporting ``pool``'s health."""
+        self.pool = pool
+        self.thread.start()
+
+    def wake(self) -> None:
+        """Report now (the pool's health changed)."""
+        self.woken.set()
+
+    def stop(self) -> None:
+        """Stop reporting and remove this worker's report."""
+        self.stopping.set()
+        self.woken.set()
+        if self.thread.is_alive():
+            self.thread.join(timeout=5)
+        try:
+            with write_session(self.engine) as session:
+                health.forget(session, self.worker_id)
+        except Exception:  # noqa: BLE001 - a report left behind goes stale by itself
+            pass
+
+    def beat(self) -> None:
+        """Write one report."""
+        assert self.pool is not None
+        h = self.pool.health()
+        with write_session(self.engine) as session:
+            health.report(session, self.worker_id, self.sandbox, h.failed_starts, h.failing,
+                          h.last_error, h.ready)
+
+    def _run(self) -> None:
+        while not self.stopping.is_set():
+            try:
+                self.beat()
+            except Exception as exc:  # noqa: BLE001 - a database hiccup: try next period
+                log.debug("heartbeat not written: %s", exc)
+            self.woken.wait(self.period_s)
+            self.woken.clear()
 
 
 class Worker:
@@ -33,7 +101,9 @@ class Worker:
         self.worker_id = worker_id
         self.engine = make_engine(settings.url)
         self.exercises: dict[str, Exercise] = load_exercises(settings.exercises_dir)
-        self.pool = make_pool(settings)
+        self.heartbeat = Heartbeat(self.engine, worker_id, settings.sandbox, settings.heartbeat_s)
+        self.pool = make_pool(settings, on_change=self.heartbeat.wake)
+        self.heartbeat.start(self.pool)
         self.stopping = threading.Event()
         self.runner: SandboxCases | None = None
 
@@ -51,7 +121,10 @@ class Worker:
                     break
                 if not self.step():
                     self.stopping.wait(self.settings.poll_s)
+                elif self.pool.health().failing:
+                    self.stopping.wait(SICK_PAUSE_S)
         finally:
+            self.heartbeat.stop()
             self.pool.close()
 
     def step(self) -> bool:
@@ -86,6 +159,9 @@ class Worker:
         try:
             result = grade(exercise, claim.code, claim.filename, claim.seed, runner, on_case)
             log_text = runner.log
+        except SandboxUnavailable as exc:
+            log_text = f"sandbox: {exc}"
+            result = unavailable_result(claim.exercise_id, claim.seed)
         except SandboxError as exc:
             log_text = f"sandbox: {exc}"
             result = self._error(claim, "the sandbox failed")
@@ -98,7 +174,9 @@ class Worker:
             self.runner = None
         log.info("submission %s: %s in %.2f s (attempt %s)", claim.id, result["verdict"],
                  time.monotonic() - started, claim.attempts)
-        if log_text:
+        if result.get("unavailable"):
+            log.warning("submission %s: no sandbox can start (the pool's log says why)", claim.id)
+        elif log_text:
             log.warning("submission %s: %s", claim.id, log_text)
         if keeper.lost:
             return  # another worker owns it now; nothing of ours may be written

@@ -8,11 +8,9 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 from fastapi_offline import FastAPIOffline
-from sqlmodel import Session
 
 from cjudge.exercises import load_exercises
 
-from .. import jobqueue
 from ..accounts import HashSlots, StartupRefused, ensure_admin
 from ..db import make_engine, migrate
 from ..exercise_sync import sync_exercises
@@ -21,7 +19,8 @@ from ..settings import Settings, private_dir, settings_env
 from ..supervisor import Supervisor
 from . import auth, errors, events, exercises, submissions
 from .cache import DoneCache
-from .deps import CallerCache, EngineDep
+from .course import install as install_course_routes
+from .deps import CallerCache
 from .fastpath import FinishedSubmissions
 from .middleware import Guard
 from .web import mount_web
@@ -66,13 +65,7 @@ def create_app(settings: Settings | None = None, embedded_workers: bool = True) 
     for module in (auth, exercises, submissions, events):
         app.include_router(module.router)
 
-    @app.get("/healthz", tags=["health"])
-    def healthz(engine: EngineDep) -> dict:
-        """Liveness: the database answers; queue counts and running embedded workers."""
-        with Session(engine) as session:
-            queue = jobqueue.counts(session)
-        return {"status": "ok", "queue": queue, "workers": app.state.supervisor.alive(),
-                "sandbox": settings.sandbox}
+    install_course_routes(app)  # /healthz, leaderboards, progress, quotas
 
     mount_web(app, settings.web_dist)
     app.add_middleware(FinishedSubmissions, state=app.state)

@@ -4,15 +4,19 @@
 from __future__ import annotations
 
 import subprocess
+import sys
+from collections.abc import Callable
 
 from ..settings import Settings
 from . import docker_backend
 from .cgroups import Hierarchies, Limits, discover
+from .diagnose import USERNS, explain_start_failure
 from .launch import RLimits, bwrap_argv, missing_tools
-from .pool import WarmPool
+from .pool import PoolHealth, SandboxUnavailable, WarmPool
 from .process import SandboxError, SandboxProcess, SandboxSpec
 
-__all__ = ["SandboxError", "SandboxProcess", "WarmPool", "make_pool", "preflight"]
+__all__ = ["PoolHealth", "SandboxError", "SandboxProcess", "SandboxUnavailable", "WarmPool",
+           "make_pool", "preflight"]
 
 #: CPU seconds any one sandboxed process may use (a backstop: wall limits come first)
 CPU_SECONDS = 300
@@ -36,29 +40,58 @@ def spec_from(settings: Settings, hier: Hierarchies) -> SandboxSpec:
         stdout_limit=settings.stdout_limit_bytes,
         result_limit=settings.result_limit_bytes,
         ready_timeout_s=settings.ready_timeout_s,
+        python=settings.runner_python or sys.executable,
     )
 
 
-def make_pool(settings: Settings) -> WarmPool:
-    """A warm pool of runners for ``settings``."""
+def make_pool(settings: Settings, on_change: Callable[[], None] | None = None) -> WarmPool:
+    """A warm pool of runners for ``settings``; ``on_change`` is called when its health
+    changes (a first failed start, giving up, starting again)."""
     if settings.sandbox == "docker":
-        return docker_backend.make_pool(settings, CPU_SECONDS)
+        return docker_backend.make_pool(settings, CPU_SECONDS, on_change)
     hier = discover()
     spec = spec_from(settings, hier)
     return WarmPool(lambda: SandboxProcess(spec, hier), settings.pool_size,
-                    settings.ready_timeout_s)
+                    settings.ready_timeout_s, settings.sandbox_start_attempts,
+                    settings.sandbox_backoff_max_s, on_change)
 
 
-def preflight(settings: Settings) -> tuple[list[str], str]:
-    """What is missing to run the configured sandbox, and a line on the isolation in effect."""
+def preflight(settings: Settings, start_runner: bool = True) -> tuple[list[str], str]:
+    """What is missing to run the configured sandbox, and a line on the isolation in effect.
+    With ``start_runner``, a real runner is started exactly as the workers' pools will start
+    theirs, so that what would fail for every submission fails here, with the fix named."""
     if settings.sandbox == "docker":
-        return docker_backend.preflight(settings)
+        problems, isolation = docker_backend.preflight(settings)
+        if start_runner and not problems and settings.workers > 0:
+            problems += start_one(settings, docker_backend.sandbox_factory(settings, CPU_SECONDS))
+        return problems, isolation
     if settings.sandbox not in ("bwrap", "none"):
         return [f"CJUDGE_SANDBOX must be 'bwrap', 'docker' or 'none', not {settings.sandbox!r}"], ""
     problems = missing_tools(settings.sandbox == "bwrap")
     if settings.sandbox == "bwrap" and not problems:
         problems += _probe_bwrap()
-    return problems, discover().describe()
+    hier = discover()
+    if start_runner and not problems:
+        spec = spec_from(settings, hier)
+        problems += start_one(settings, lambda: SandboxProcess(spec, hier))
+    return problems, hier.describe()
+
+
+def start_one(settings: Settings, factory: Callable[[], SandboxProcess]) -> list[str]:
+    """Start one runner with a pool's ``factory`` and close it: [] if it said it was ready,
+    else why not and the fix."""
+    sandbox = None
+    try:
+        sandbox = factory()
+        sandbox.wait_ready()
+    except (SandboxError, OSError) as exc:
+        python = settings.runner_python or sys.executable
+        fix = explain_start_failure(str(exc), python, settings.sandbox == "bwrap")
+        return [f"a sandbox runner did not start ({exc}).\n    Fix: {fix}"]
+    finally:
+        if sandbox is not None:
+            sandbox.close()
+    return []
 
 
 def _probe_bwrap() -> list[str]:
@@ -70,6 +103,5 @@ def _probe_bwrap() -> list[str]:
         return [f"bubblewrap could not start a sandbox: {exc}"]
     if done.returncode != 0:
         return [f"bubblewrap could not start a sandbox ({done.stderr.strip()}); it needs "
-                "user namespaces (sysctl kernel.unprivileged_userns_clone=1 on some kernels, "
-                "or run as root)"]
+                f"user namespaces: {USERNS}"]
     return []

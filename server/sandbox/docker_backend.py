@@ -202,12 +202,19 @@ def connect(settings: Settings) -> Engine:
     return engine
 
 
-def make_pool(settings: Settings, cpu_seconds: int) -> WarmPool:
-    """A warm pool of sandbox containers."""
+def sandbox_factory(settings: Settings, cpu_seconds: int) -> Callable[[], DockerSandbox]:
+    """What a pool calls to start one sandbox container (the engine checked first)."""
     engine = connect(settings)
     config = container_config(settings, f"{socket.gethostname()}:{os.getpid()}", cpu_seconds)
-    return WarmPool(lambda: DockerSandbox(engine, settings, config), settings.pool_size,
-                    settings.ready_timeout_s)
+    return lambda: DockerSandbox(engine, settings, config)
+
+
+def make_pool(settings: Settings, cpu_seconds: int,
+              on_change: Callable[[], None] | None = None) -> WarmPool:
+    """A warm pool of sandbox containers (``on_change``: see ``sandbox.make_pool``)."""
+    return WarmPool(sandbox_factory(settings, cpu_seconds), settings.pool_size,
+                    settings.ready_timeout_s, settings.sandbox_start_attempts,
+                    settings.sandbox_backoff_max_s, on_change)
 
 
 def preflight(settings: Settings) -> tuple[list[str], str]:

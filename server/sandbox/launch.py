@@ -76,14 +76,15 @@ def plain_argv(inner: list[str]) -> list[str]:
     return ["env", "-i", *(f"{k}={v}" for k, v in env.items()), *inner]
 
 
-def bwrap_argv(inner: list[str], tmpfs_bytes: int) -> list[str]:
+def bwrap_argv(inner: list[str], tmpfs_bytes: int, python: str = sys.executable) -> list[str]:
     """The runner inside bubblewrap: no network but loopback, a read-only view of the kernel,
     Python and its packages, a private size-bounded tmpfs, uid/gid 65534, no capabilities,
     fresh user/pid/ipc/uts/cgroup namespaces, killed with its parent.
 
     The runner is the sandbox's PID 1 (``--as-pid-1``): bwrap's own reaper would otherwise be
     PID 1, dumpable and holding the sandbox's stdin/stdout/stderr pipes, which any rank could
-    reopen for writing through ``/proc/1/fd``; the undumpable runner's cannot be reopened."""
+    reopen for writing through ``/proc/1/fd``; the undumpable runner's cannot be reopened.
+    ``python`` is the interpreter ``inner`` runs: its installation is bound in too."""
     args = ["bwrap", "--unshare-all", "--unshare-user", "--disable-userns", "--cap-drop", "ALL",
             "--as-pid-1", "--die-with-parent", "--new-session", "--hostname", "judge",
             "--uid", "65534", "--gid", "65534", "--clearenv"]
@@ -92,8 +93,8 @@ def bwrap_argv(inner: list[str], tmpfs_bytes: int) -> list[str]:
     # the private /tmp first: binds below may lie under /tmp (a checkout in /tmp) and go on top
     args += ["--size", str(tmpfs_bytes), "--tmpfs", "/tmp"]
     args += _system_binds()
-    for path in _python_roots():
-        args += ["--ro-bind", str(path), str(path)]
+    for source, target in python_binds(python):
+        args += ["--ro-bind", str(source), str(target)]
     args += ["--ro-bind", str(KERNEL_DIR), "/judge/cjudge"]
     for name in ("hosts", "passwd", "group"):
         args += ["--ro-bind", str(_etc_dir() / name), f"/etc/{name}"]
@@ -120,10 +121,23 @@ def _system_binds() -> list[str]:
     return args
 
 
-def _python_roots() -> list[Path]:
-    """The Python installation and the virtual environment, unless already under /usr."""
-    roots = {Path(sys.base_prefix).resolve(), Path(sys.prefix).resolve()}
-    return sorted(p for p in roots if not p.is_relative_to("/usr"))
+def python_binds(python: str = sys.executable) -> list[tuple[Path, Path]]:
+    """(source, target) read-only binds that make ``python`` and its packages visible inside the
+    sandbox at the paths it is started by: the Python installation and the virtual environment
+    (unless under /usr), each at its real path and, where a symlink leads to it (a ``.venv``
+    that links elsewhere), at the linked path too; and the prefix of an interpreter outside both
+    (``CJUDGE_RUNNER_PYTHON``: ``PREFIX/bin/python``)."""
+    prefixes = {Path(sys.base_prefix), Path(sys.prefix)}
+    own = Path(python)
+    if not any(own.is_relative_to(p) for p in prefixes):
+        prefixes.add(own.parent.parent)
+    binds: set[tuple[Path, Path]] = set()
+    for prefix in prefixes:
+        real = prefix.resolve()
+        for target in {real, prefix.absolute()}:
+            if not target.is_relative_to("/usr"):
+                binds.add((real, target))
+    return sorted(binds, key=lambda bind: (len(bind[1].parts), bind[1]))
 
 
 @cache

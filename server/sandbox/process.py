@@ -7,6 +7,7 @@ import os
 import signal
 import socket
 import subprocess
+import sys
 import threading
 import time
 from dataclasses import dataclass
@@ -39,6 +40,7 @@ class SandboxSpec:
     stdout_limit: int
     result_limit: int
     ready_timeout_s: float
+    python: str = sys.executable  # the interpreter the runner runs on
 
 
 class RunnerReports:
@@ -87,8 +89,9 @@ class SandboxProcess(RunnerReports):
         # sandbox cannot reach the runner's result channel even where it may read its /proc
         ours, theirs = socket.socketpair()
         read_fd, write_fd = ours.detach(), theirs.detach()
-        inner = runner_argv(write_fd)
-        wrapped = bwrap_argv(inner, spec.tmpfs_bytes) if spec.sandboxed else plain_argv(inner)
+        inner = runner_argv(write_fd, spec.python)
+        wrapped = (bwrap_argv(inner, spec.tmpfs_bytes, spec.python) if spec.sandboxed
+                   else plain_argv(inner))
         procs = self.cgroup.procs_files if self.cgroup else []
         try:
             self.proc = subprocess.Popen(
@@ -110,8 +113,16 @@ class SandboxProcess(RunnerReports):
 
     def wait_ready(self) -> None:
         """Block until the runner says it is ready; ``SandboxError`` if it does not."""
-        self.confinement_gaps = await_ready(self.channel, self.spec.ready_timeout_s, self.log,
-                                            SandboxError)
+        self.confinement_gaps = await_ready(self.channel, self.spec.ready_timeout_s,
+                                            self._exit_log, SandboxError)
+
+    def _exit_log(self) -> str:
+        """``log()`` once the runner that failed to start has exited (briefly waited for)."""
+        try:
+            self.proc.wait(timeout=2.0)
+        except subprocess.TimeoutExpired:
+            pass
+        return self.log()
 
     def send(self, payload: dict[str, Any]) -> None:
         """Give the runner its one job (from a thread: a runner that does not read can't block)."""
@@ -150,7 +161,7 @@ class SandboxProcess(RunnerReports):
     def log(self) -> str:
         """Exit status and the head of the runner's stderr, for the judge log."""
         status = self.proc.poll()
-        return f"exit status {status}; stderr: {self.stderr.text(timeout=0.5)[-4000:]}"
+        return f"exit status {status}; stderr: {self.stderr.text(timeout=0.5)[-4000:].strip()}"
 
     def _why_stopped(self) -> str | None:
         """Classify an early end: the learner's output, memory, a signal (the learner's code

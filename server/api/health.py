@@ -1,0 +1,35 @@
+"""``/healthz``: 200 while the judge can judge, 503 with the reasons when it cannot."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse
+from sqlmodel import Session
+from starlette.concurrency import run_in_threadpool
+
+from .. import health, jobqueue
+from ..models import utcnow
+
+router = APIRouter(tags=["health"])
+
+
+@router.get("/healthz", responses={503: {"description": "degraded: see `reasons`"}})
+async def healthz(request: Request) -> JSONResponse:
+    """The database answers; queue counts, embedded workers and each worker's sandbox health.
+    503 ``degraded`` with the reasons when no sandbox can start on any worker, or no worker
+    has claimed a queued job for ``CJUDGE_STALL_S`` seconds."""
+    state = request.app.state
+    settings = state.settings
+    supervisor = state.supervisor
+    since = getattr(supervisor, "started_at", None) or utcnow()
+
+    def read() -> tuple[dict[str, int], health.Health]:
+        with Session(state.engine) as session:
+            return jobqueue.counts(session), health.check(session, settings, since)
+
+    queue, judged = await run_in_threadpool(read)
+    body = {"status": "ok" if judged.ok else "degraded", "reasons": judged.reasons,
+            "queue": queue, "oldest_queued_s": judged.oldest_wait_s,
+            "workers": supervisor.alive(), "reporting_workers": judged.workers,
+            "sandbox": settings.sandbox}
+    return JSONResponse(body, status_code=200 if judged.ok else 503)
