@@ -131,14 +131,15 @@ def _refused(exercise: Exercise, raw: RawCase) -> tuple[str, str] | None:
     refused = raw["trace"]["refused"]
     if not refused:
         return None
-    first = refused[0]
+    first = min(refused, key=lambda r: (r["rank"], r["t"]))  # the same one whatever the timing
     r, line = first["rank"], first["line"]
     at = f"rank {r}, line {line}" if line else f"rank {r}"
     at_zh = f"rank {r} 第 {line} 行" if line else f"rank {r}"
-    op = DISPLAY.get(first["kind"], first["kind"])
+    op, api = DISPLAY.get(first["kind"], first["kind"]), first["api"]
+    call = op if api in ("", op, first["kind"]) else f"{api} ({first['kind']})"
     allowed = ", ".join(exercise.allowed)
-    return (f"{at}: calls {op} ({first['api']}), which this exercise does not allow (allowed: "
-            f"{allowed})", f"{at_zh}：调用了本题禁止的 {op}（{first['api']}）（只允许：{allowed}）")
+    return (f"{at}: calls {call}, which this exercise does not allow (allowed: {allowed})",
+            f"{at_zh}：调用了本题禁止的 {call}（只允许：{allowed}）")
 
 
 def grade_case(exercise: Exercise, spec: CaseSpec, raw: RawCase) -> dict:

@@ -4,8 +4,7 @@ Ranks forked from the judge itself would start as copies of its memory, which ho
 inputs: a rank's code could read its peers' inputs there instead of receiving them. The
 :class:`Zygote` is forked once, before the judge learns any job (the runner and the CLI start it
 first thing), and forks each case's ranks on request: nothing of any job was ever in its memory.
-Each rank then reads only its own input, from a file it deletes before it joins the group (see
-``rank_real``).
+Each rank then gets only its own input, from the switch, when its graded call starts.
 """
 
 from __future__ import annotations
@@ -26,8 +25,9 @@ ZYGOTE_REAP_S = 0.002  # while ranks live, how often the zygote looks for those 
 KILL_REPORT_S = 10.0  # how long a killed case waits for the zygote to report every rank reaped
 
 
-def _rank_env(world: int, port: int) -> dict[str, str]:
-    return {"MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(port), "WORLD_SIZE": str(world),
+def _rank_env(world: int) -> dict[str, str]:
+    """What torchrun would set (a learner's file may read it); no rank connects anywhere with it."""
+    return {"MASTER_ADDR": "127.0.0.1", "MASTER_PORT": "29500", "WORLD_SIZE": str(world),
             "LOCAL_WORLD_SIZE": str(world), "GROUP_RANK": "0", "OMP_NUM_THREADS": "1"}
 
 
@@ -47,12 +47,12 @@ def _drop_inherited_log_handlers() -> None:
             logger.handlers.clear()
 
 
-def fork_ranks(job_dir: Path, world: int, port: int) -> list[int]:
+def fork_ranks(job_dir: Path, world: int) -> list[int]:
     """Fork ``world`` ranks of one case, in one process group, each killed with this process."""
     sys.stdout.flush()
     sys.stderr.flush()
     pids: list[int] = []
-    env = _rank_env(world, port)
+    env = _rank_env(world)
     parent = os.getpid()
     for rank in range(world):
         pid = os.fork()
@@ -90,7 +90,7 @@ def _zygote_main(requests: int, replies: int) -> None:
         *lines, buffer = (buffer + chunk).split(b"\n")
         for line in lines:
             ask = json.loads(line)
-            pids = fork_ranks(Path(ask["job_dir"]), ask["world"], ask["port"])
+            pids = fork_ranks(Path(ask["job_dir"]), ask["world"])
             alive += len(pids)
             os.write(replies, json.dumps({"pids": pids}).encode() + b"\n")
 
@@ -120,9 +120,9 @@ class Zygote:
         self._buffer = b""
         self.exits: dict[int, int] = {}  # pid -> wait status, as the zygote reported them
 
-    def launch(self, job_dir: Path, world: int, port: int) -> list[int]:
+    def launch(self, job_dir: Path, world: int) -> list[int]:
         """Have the zygote fork one case's ranks; their pids."""
-        ask = {"job_dir": str(job_dir), "world": world, "port": port}
+        ask = {"job_dir": str(job_dir), "world": world}
         os.write(self._requests, json.dumps(ask).encode() + b"\n")
         while (pids := self.collect(timeout=None)) is None:
             pass
@@ -161,11 +161,11 @@ def start_zygote() -> None:
 class ZygoteLauncher:
     """Ranks forked by this process's zygote."""
 
-    def __init__(self, job_dir: Path, world: int, port: int):
+    def __init__(self, job_dir: Path, world: int):
         start_zygote()
         assert _zygote is not None
         self.zygote = _zygote
-        self.pids = self.zygote.launch(job_dir, world, port)
+        self.pids = self.zygote.launch(job_dir, world)
         self.exits: dict[int, int] = {}
 
     def poll(self) -> dict[int, int]:

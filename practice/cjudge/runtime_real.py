@@ -1,10 +1,10 @@
-"""The real runtime: every case's ranks as processes running real torch.distributed over gloo.
+"""The real runtime: every case's ranks as processes running real torch.distributed, each
+rank's process group a channel to the judge's switch.
 
 The judge imports torch once, then for each case has its zygote (``rank_fork``) fork
-``world_size`` ranks (``env://`` exactly as torchrun sets it, a fresh port and process group
-each time) or, with ``launcher="torchrun"``,
-starts them through torchrun. It watches them (results, trace, output, states) until they all
-finish, deadlock, print too much or pass the time limit, then kills and reaps every one.
+``world_size`` ranks (the environment torchrun would give them) or, with ``launcher="torchrun"``,
+starts them through torchrun. It serves them the case's switch (``switch.server``) until they
+all finish, deadlock, print too much or pass the time limit, then kills and reaps every one.
 """
 
 from __future__ import annotations
@@ -20,16 +20,14 @@ import tempfile
 import time
 from pathlib import Path
 
-from .event_channel import EventChannel
 from .learner import exit_error
 from .protocol import CaseSpec, JobSpec, RankReport, RawCase, Stop
-from .rank_files import RankOutputs, RankResults
+from .rank_files import RankOutputs
 from .rank_fork import ZygoteLauncher
-from .rank_status import RankStatus
+from .switch.core import Switch
+from .switch.server import SwitchServer
 
 POLL_S = 0.004
-DEADLOCK_GRACE_S = 1.0
-FAILED_GRACE_S = 0.3
 STARTUP_LIMIT_S = 120.0  # ranks started by torchrun import torch first; the time limit starts after
 PRACTICE_DIR = Path(__file__).resolve().parents[1]
 
@@ -49,7 +47,8 @@ def _job_dir() -> Path:
 class TorchrunLauncher:
     """Ranks started by ``torchrun`` (``python -m torch.distributed.run``), the faithful path."""
 
-    def __init__(self, job_dir: Path, world: int, port: int):
+    def __init__(self, job_dir: Path, world: int):
+        port = free_port()  # torchrun's own rendezvous; the ranks talk only to the switch
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(
             [str(PRACTICE_DIR), os.environ.get("PYTHONPATH", "")]), "OMP_NUM_THREADS": "1"}
         self.proc = subprocess.Popen(
@@ -87,57 +86,56 @@ LAUNCHERS = {"fork": ZygoteLauncher, "torchrun": TorchrunLauncher}
 Launcher = ZygoteLauncher | TorchrunLauncher
 
 
-def _watch(job: JobSpec, status: RankStatus, outputs: RankOutputs, channel: EventChannel,
+def _watch(job: JobSpec, server: SwitchServer, outputs: RankOutputs,
            launcher: Launcher) -> Stop | None:
-    """Wait until every rank is done, or the reason to stop them early.
+    """Serve the switch until every rank is done, or the reason to stop them early.
 
-    The time limit counts from the moment every rank has joined the group (so that torchrun's
-    fresh interpreters importing torch are not charged to the learner).
+    The time limit counts from the moment every rank has joined (so that torchrun's fresh
+    interpreters importing torch are not charged to the learner). A deadlock is the switch's
+    own finding, the moment it forms.
     """
+    switch, world = server.switch, server.switch.world
     launched = time.monotonic()
     start: float | None = None
-    quiet_since, last_seen = launched, None
     while True:
-        channel.poll(POLL_S)
+        server.poll(POLL_S)
         now = time.monotonic()
-        exited = launcher.poll()
-        states = status.read()
-        done = [s in ("returned", "failed") or r in exited for r, (s, _) in enumerate(states)]
-        if all(done):
+        for rank in launcher.poll():
+            if rank not in switch.finished:
+                switch.finish(rank, "failed")
+        if len(switch.finished) == world or all(r in server.records for r in range(world)):
             return None
         if outputs.total() > job["output_limit_bytes"]:
             return "output_limit"
-        if start is None and all(s != "starting" for s, _ in states):
+        if switch.flooded:
+            return "trace_limit"
+        if start is None and server.joined():
             start = now
         if now - (start or launched) > (job["time_limit_s"] if start else STARTUP_LIMIT_S):
             return "time_limit"
-        seen = (states, len(channel.events))
-        if seen != last_seen:
-            quiet_since, last_seen = now, seen
-        waiting = [s == "blocked" for r, (s, _) in enumerate(states) if not done[r]]
-        failed = any(s == "failed" or r in exited for r, (s, _) in enumerate(states))
-        if failed and all(waiting) and now - quiet_since > FAILED_GRACE_S:
-            return None
-        if all(waiting) and now - quiet_since > DEADLOCK_GRACE_S:
-            return "deadlock"
+        if switch.deadlocked():
+            failed = any(state == "failed" for state in switch.finished.values()) or any(
+                record["error"] for record in server.records.values())
+            return None if failed else "deadlock"
 
 
-def _reports(results: RankResults, states: list[tuple[str, int]],
-             exits: dict[int, int]) -> list[RankReport]:
+def _reports(server: SwitchServer, exits: dict[int, int]) -> list[RankReport]:
     reports = []
-    for rank, (state, _) in enumerate(states):
-        record = results.record(rank)
+    switch = server.switch
+    for rank in range(switch.world):
+        record = server.records.get(rank)
         if record is not None:
-            state = "failed" if record["error"] else "returned"
-            reports.append(RankReport(rank=rank, state=state, output=record["output"],
-                                      error=record["error"]))
+            reports.append(RankReport(rank=rank, state="failed" if record["error"] else "returned",
+                                      output=record["output"], error=record["error"]))
         elif rank in exits:
             reports.append(RankReport(rank=rank, state="failed", output=None,
                                       error=exit_error(exits[rank], "the rank's process",
                                                        "before its function returned")))
-        else:  # no result: a "returned" or "failed" status here was forged by the rank itself
-            alive = state if state in ("running", "blocked") else "killed"
-            reports.append(RankReport(rank=rank, state=alive, output=None, error=None))
+        else:
+            waiting = switch.waiting.get(rank)
+            reports.append(RankReport(rank=rank, state="blocked" if waiting else "running",
+                                      output=None, error=None,
+                                      waiting=waiting.record["kind"] if waiting else None))
     return reports
 
 
@@ -147,34 +145,30 @@ def run_case(job: JobSpec, case: CaseSpec, launcher: str = "fork") -> RawCase:
     job_dir = _job_dir()
     try:
         (job_dir / "job.json").write_text(json.dumps(job))
-        for rank, tensor in enumerate(case["inputs"]):  # each rank reads its own, and only that
-            (job_dir / f"input.{rank}").write_text(json.dumps(tensor))
-        status = RankStatus(job_dir, world)
-        with RankOutputs(job_dir, world) as outputs, RankResults(job_dir, world) as results:
-            return _run(job, case, job_dir, status, outputs, results, launcher)
+        with RankOutputs(job_dir, world) as outputs:
+            return _run(job, case, job_dir, outputs, launcher)
     finally:
         shutil.rmtree(job_dir, ignore_errors=True)
 
 
-def _run(job: JobSpec, case: CaseSpec, job_dir: Path, status: RankStatus, outputs: RankOutputs,
-         results: RankResults, launcher: str) -> RawCase:
-    """Launch the case's ranks, watch them, kill them; what they reported."""
-    world = case["world_size"]
-    channel = EventChannel(job_dir / "events.sock", outputs.size)
+def _run(job: JobSpec, case: CaseSpec, job_dir: Path, outputs: RankOutputs,
+         launcher: str) -> RawCase:
+    """Launch the case's ranks, serve them the switch, kill them; what happened."""
+    switch = Switch(case["world_size"], frozenset(job["allowed"]), inputs=case["inputs"])
+    server = SwitchServer(job_dir / "switch.sock", switch)
     start = time.monotonic()
-    ranks = LAUNCHERS[launcher](job_dir, world, free_port())
+    ranks = LAUNCHERS[launcher](job_dir, case["world_size"])
+    if isinstance(ranks, ZygoteLauncher):
+        server.expect(ranks.pids)
     try:
-        stop = _watch(job, status, outputs, channel, ranks)
+        stop = _watch(job, server, outputs, ranks)
+        if stop == "deadlock":
+            switch.mark_deadlock()
     finally:
         wall_ms = (time.monotonic() - start) * 1000
-        states, exited = status.read(), dict(ranks.poll())
+        exited = dict(ranks.poll())
         ranks.kill()
-        _kill_stragglers(channel.pids())
-    events = channel.drain()
-    reports = _reports(results, states, exited)
-    wire = channel.wire_bytes()
-    for report in reports:
-        if report["state"] == "returned" or report["rank"] in wire:
-            report["wire_bytes"] = wire.get(report["rank"])
-    return RawCase(name=case["name"], ranks=reports, events=events, stop=stop,
-                   wall_ms=wall_ms, stdout=outputs.merged(job["output_limit_bytes"]))
+        _kill_stragglers(server.peer_pids())
+        server.close()
+    return RawCase(name=case["name"], ranks=_reports(server, exited), trace=switch.trace(),
+                   stop=stop, wall_ms=wall_ms, stdout=outputs.merged(job["output_limit_bytes"]))

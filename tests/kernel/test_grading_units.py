@@ -7,14 +7,16 @@ import pytest
 from cjudge.grading import grade_case, plan_cases
 from cjudge.judge import judge_code
 from cjudge.primitives import allowed_ops, bytes_sent
-from cjudge.waits import explain_waits
+from cjudge.switch.core import empty_trace
 
 from .helpers import exercise
 
 
-def _raw(spec, outputs, events=(), stop=None, errors=None):
+def _raw(spec, outputs, refused=(), stop=None, errors=None):
     errors = errors or {}
-    return {"name": spec["name"], "events": list(events), "stop": stop, "wall_ms": 1.0,
+    trace = empty_trace(len(outputs))
+    trace["refused"] = list(refused)
+    return {"name": spec["name"], "trace": trace, "stop": stop, "wall_ms": 1.0,
             "stdout": "", "ranks": [
                 {"rank": r, "state": "failed" if r in errors else "returned",
                  "output": out, "error": errors.get(r)} for r, out in enumerate(outputs)]}
@@ -54,15 +56,25 @@ def test_transpose_diagnosis_names_the_misplaced_element():
     assert "but is M[0][3]" in case["message"]
 
 
-def test_a_forbidden_call_outranks_a_stop_and_is_reported_with_its_line():
+def test_a_refusal_by_the_switch_outranks_a_stop_and_is_reported_with_its_line():
     ex = exercise("ring-allreduce")
     spec = plan_cases(ex)[0]
-    err = {"kind": "forbidden", "type": "ForbiddenPrimitive", "op": "all_reduce", "line": 9,
-           "message": "all_reduce is not allowed in this exercise", "traceback": ""}
-    case = grade_case(ex, spec, _raw(spec, [None] * 4, stop="deadlock", errors={1: err}))
+    refusal = {"rank": 1, "kind": "all_reduce", "api": "all_reduce", "line": 9, "t": 3}
+    case = grade_case(ex, spec, _raw(spec, [None] * 4, refused=[refusal], stop="deadlock"))
     assert case["verdict"] == "forbidden_primitive"
-    assert case["message"] == ("rank 1, line 9: calls all_reduce, which this exercise does not "
-                               "allow (allowed: send, recv, isend, irecv, batch_isend_irecv)")
+    assert case["message"] == ("rank 1, line 9: calls all_reduce, which this "
+                               "exercise does not allow (allowed: send, recv, isend, irecv, "
+                               "batch_isend_irecv)")
+
+
+def test_a_refusal_counts_even_when_the_rank_caught_it_and_answered_right():
+    ex = exercise("ring-allreduce")
+    spec = plan_cases(ex)[0]
+    want = ex.grader.expected(spec["params"], 4, spec["inputs"])
+    refusal = {"rank": 2, "kind": "all_reduce", "api": "all_reduce", "line": 4, "t": 1}
+    assert grade_case(ex, spec, _raw(spec, want))["verdict"] == "accepted"
+    assert grade_case(ex, spec, _raw(spec, want, refused=[refusal]))["verdict"] == \
+        "forbidden_primitive"
 
 
 @pytest.mark.parametrize("op, rank, root, expected", [
@@ -84,16 +96,6 @@ def test_allowed_names_map_to_canonical_ops():
     assert allowed_ops(["batch_isend_irecv"]) == {"send", "recv"}
     with pytest.raises(ValueError, match="unknown primitive 'telepathy'"):
         allowed_ops(["telepathy"])
-
-
-def test_collective_waits_name_the_ranks_that_never_came():
-    ranks = [{"rank": 0, "state": "blocked"}, {"rank": 1, "state": "returned"},
-             {"rank": 2, "state": "blocked"}]
-    events = [{"rank": 0, "op": "all_reduce", "peer": None}, {"rank": 2, "op": "all_reduce",
-                                                               "peer": None}]
-    lines = [en for en, _ in explain_waits(ranks, events)]
-    assert lines == ["rank 0 waits in all_reduce (call #1) for rank 1, which never made that call",
-                     "rank 2 waits in all_reduce (call #1) for rank 1, which never made that call"]
 
 
 def test_judge_code_runs_the_cases_it_is_given_and_no_others():

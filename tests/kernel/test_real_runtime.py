@@ -47,12 +47,15 @@ def test_blocking_send_recv_ring_is_accepted_and_each_send_counted_once():
         assert {e["line"] for e in sends} == {14, 18}
 
 
-@pytest.mark.parametrize("call", [
-    "dist.all_reduce(t)",
-    "dist.group.WORLD.allreduce([t]).wait()",
-    "torch.ops.c10d.allreduce_([t], dist.group.WORLD, torch.classes.c10d.ReduceOp(), None, False, -1)",
+@pytest.mark.parametrize(("call", "api"), [
+    ("dist.all_reduce(t)", "all_reduce"),
+    ("dist.group.WORLD.allreduce([t]).wait()", "ProcessGroup.allreduce (all_reduce)"),
+    ("torch.ops.c10d.allreduce_([t], dist.group.WORLD, torch.classes.c10d.ReduceOp(), None, "
+     "False, -1)", "ProcessGroup.allreduce (all_reduce)"),
+    ("import torch.distributed._functional_collectives as fc; "
+     "fc.all_reduce(t, 'sum', dist.group.WORLD).wait()", "all_reduce"),
 ])
-def test_forbidden_primitive_fails_at_the_call_through_every_door(call):
+def test_forbidden_primitive_fails_at_the_call_through_every_door(call, api):
     raw, case = judge_first_case("ring-allreduce", f"""
         import torch
         import torch.distributed as dist
@@ -62,10 +65,10 @@ def test_forbidden_primitive_fails_at_the_call_through_every_door(call):
             {call}
     """)
     assert case["verdict"] == "forbidden_primitive"
-    assert case["message"].startswith("rank 0, line 7: calls all_reduce, which this exercise "
+    assert case["message"].startswith(f"rank 0, line 7: calls {api}, which this exercise "
                                       "does not allow (allowed: send, recv, isend, irecv, "
-                                      "batch_isend_irecv)")
-    assert "调用了本题禁止的 all_reduce" in case["message_zh"]
+                                      "batch_isend_irecv)"), case["message"]
+    assert f"调用了本题禁止的 {api}" in case["message_zh"]
     assert case["bytes_sent"] == [0, 0, 0, 0]
 
 
@@ -81,7 +84,7 @@ def test_deadlock_is_reported_quickly_as_who_waits_on_whom():
     """)
     assert case["verdict"] == "deadlock"
     assert "rank 1 waits in recv from rank 0 (line 8); rank 0 has returned" in case["message"]
-    assert "rank 1 在 recv 中等待 rank 0" in case["message_zh"]
+    assert "rank 1 在 recv 中等待来自 rank 0 的数据（第 8 行）；rank 0 已经返回" in case["message_zh"]
     assert case["wall_ms"] < 3000
 
 
@@ -237,30 +240,41 @@ def test_memory_hog_gets_memory_limit(hog):
     assert "rank 0, line 5 ran out of memory" in case["message"]
 
 
-@pytest.mark.parametrize("bypass", [
-    # switch the monitor off from inside the rank, then call the forbidden built-in
-    """
+@pytest.mark.parametrize(("bypass", "verdict"), [
+    # the rank's own door to the switch, found with gc: a forged request is still a request
+    ("""
     import gc
-    for obj in gc.get_objects():
-        if type(obj).__name__ == "CommMonitor":
-            obj.active = False
-    dist.all_reduce(t)
-    """,
-    # dig the unwrapped method out of the wrapper's closure
-    """
-    method = torch._C._distributed_c10d.ProcessGroup.__dict__["allreduce"]
-    raw = next(c.cell_contents for c in method.__closure__ if callable(c.cell_contents)
-               and getattr(c.cell_contents, "__name__", "") == "allreduce")
-    raw(dist.group.WORLD, [t]).wait()
-    """,
+    port = next(o for o in gc.get_objects() if type(o).__name__ == "ChannelPort")
+    port.call("post_collective", t.numpy().tobytes() if False else bytes(4 * t.numel()),
+              group=0, kind="all_reduce", dtype="float32", line=1, api="x", op="sum",
+              root=None, splits=None)
+    """, "forbidden_primitive"),
+    # raw bytes onto the channel: the judge reads no frame, the rank loses its channel
+    ("""
+    import gc, socket
+    sock = next(o for o in gc.get_objects() if isinstance(o, socket.socket))
+    sock.sendall(b"\\xff" * 64)
+    sock.recv(1)
+    """, "runtime_error"),
+    # a request naming another rank's handle, and one claiming a huge payload
+    ("""
+    import gc, struct
+    port = next(o for o in gc.get_objects() if type(o).__name__ == "ChannelPort")
+    port.call("wait", handle=1)
+    """, "runtime_error"),
+    ("""
+    import gc, struct
+    port = next(o for o in gc.get_objects() if type(o).__name__ == "ChannelPort")
+    port.sock.sendall(struct.pack(">II", 2, 2 ** 31) + b"{}")
+    port.sock.recv(1)
+    """, "runtime_error"),
 ])
-def test_communication_around_the_monitor_is_caught_on_the_wire(bypass):
+def test_nothing_sent_around_the_process_group_gets_past_the_switch(bypass, verdict):
     body = "\n".join("    " + line for line in textwrap.dedent(bypass).strip().splitlines())
     code = f"import torch\nimport torch.distributed as dist\n\n\ndef ring_all_reduce(t):\n{body}\n"
     result = judge("ring-allreduce", code)
-    assert result["verdict"] == "forbidden_primitive", result["message"]
-    assert "it communicated around the judge's monitor" in result["message"]
-    assert result["cases"][0]["bytes_sent"] == [0, 0, 0, 0]  # the trace saw nothing
+    assert result["verdict"] == verdict, result["message"]
+    assert result["cases"][0]["bytes_sent"] == [0, 0, 0, 0]
 
 
 def test_honest_solutions_stay_within_the_wire_allowance():

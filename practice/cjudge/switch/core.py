@@ -106,7 +106,7 @@ class Switch:
     def __post_init__(self) -> None:
         self.t = 0
         self.groups: list[list[int]] = [list(range(self.world))]
-        self._groups_made = [0] * self.world
+        self._groups_made: dict[tuple[int, tuple[int, ...]], int] = {}
         self._reqs: dict[int, _Req] = {}
         self._requests: list[Request] = []
         self._messages: list[Message] = []
@@ -150,24 +150,21 @@ class Switch:
     # ---- groups ----------------------------------------------------------------------------
 
     def new_group(self, rank: int, ranks: Iterable[int]) -> int:
-        """The group a rank's k-th ``new_group`` call makes (every rank makes the same calls)."""
+        """The group a member's call ``new_group(ranks)`` makes: its k-th call with these ranks
+        meets every other member's k-th call with the same ranks (non-members make none)."""
         self._open(rank)
         members = sorted({self._member_rank(r) for r in ranks})
-        if not members:
-            raise SwitchError("new_group needs at least one rank", "new_group 至少需要一个 rank")
-        gid = self._groups_made[rank] + 1
-        self._groups_made[rank] = gid
-        if gid < len(self.groups):
-            if self.groups[gid] != members:
-                raise SwitchError(
-                    f"new_group call #{gid}: this rank passed ranks {members}, another rank "
-                    f"passed {self.groups[gid]}; every rank must create the same groups in the "
-                    "same order",
-                    f"第 {gid} 次 new_group：本 rank 传入 {members}，另一个 rank 传入 "
-                    f"{self.groups[gid]}；所有 rank 必须以相同顺序创建相同的组")
-        else:
-            self.groups.append(members)
-        return gid
+        if rank not in members:
+            raise SwitchError(f"rank {rank} is not in the group {members} it creates",
+                              f"rank {rank} 不在它创建的进程组 {members} 中")
+        key = (rank, tuple(members))
+        k = self._groups_made.get(key, 0)
+        self._groups_made[key] = k + 1
+        same = [g for g, m in enumerate(self.groups) if m == members and g]
+        if k < len(same):
+            return same[k]
+        self.groups.append(members)
+        return len(self.groups) - 1
 
     # ---- posting ---------------------------------------------------------------------------
 

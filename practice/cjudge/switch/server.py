@@ -1,0 +1,304 @@
+"""The switch served to real rank processes: one Unix socket, one private connection per rank.
+
+Every request a rank's process group makes arrives here as a frame (``wire``), is checked field
+by field, and becomes one call of the :class:`~cjudge.switch.core.Switch`; the reply goes back on
+the same connection (a ``wait`` is answered when the request completes). Nothing a rank sends
+can break the judge: a malformed request is answered with an error, a malformed stream ends that
+rank's channel, and both are the rank's own ``runtime_error``.
+"""
+
+from __future__ import annotations
+
+import selectors
+import socket
+import struct
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..protocol import RankError, TensorData
+from .core import Forbidden, Switch, SwitchError
+from .reduce import DTYPES
+from .wire import FrameReader, MalformedFrame, encode
+
+_INT, _OPT_INT, _STR, _OPT_STR, _LIST, _OPT_LIST = "int", "int?", "str", "str?", "list", "list?"
+#: request name -> its fields and their types
+SCHEMA: dict[str, dict[str, str]] = {
+    "hello": {"rank": _INT},
+    "new_group": {"ranks": _LIST},
+    "post_send": {"group": _INT, "dst": _INT, "tag": _INT, "dtype": _STR, "line": _OPT_INT,
+                  "api": _STR},
+    "post_recv": {"group": _INT, "src": _OPT_INT, "tag": _INT, "capacity": _INT, "dtype": _STR,
+                  "line": _OPT_INT, "api": _STR},
+    "post_collective": {"group": _INT, "kind": _STR, "dtype": _STR, "line": _OPT_INT,
+                        "api": _STR, "op": _OPT_STR, "root": _OPT_INT, "splits": _OPT_LIST},
+    "test": {"handle": _INT}, "wait": {"handle": _INT}, "begin": {}, "end": {},
+}
+MAX_RESULT_ELEMENTS = 1 << 24
+_PEERCRED = struct.Struct("3i")
+
+
+class BadRequest(SwitchError):
+    """A request that is not one the judge understands."""
+
+
+def _typed(value: Any, kind: str) -> bool:
+    if value is None:
+        return kind.endswith("?")
+    if kind.startswith("int"):
+        return isinstance(value, int) and not isinstance(value, bool)
+    if kind.startswith("str"):
+        return isinstance(value, str) and len(value) <= 200
+    return isinstance(value, list) and len(value) <= 4096 and all(_typed(v, _INT) for v in value)
+
+
+def checked(header: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """The request's name and fields, or :class:`BadRequest`."""
+    op = header.get("request")
+    if not isinstance(op, str) or op not in SCHEMA:
+        raise BadRequest(f"unknown request {str(op)[:40]!r}", f"未知的请求 {str(op)[:40]!r}")
+    fields = {}
+    for name, kind in SCHEMA[op].items():
+        value = header.get(name)
+        if not _typed(value, kind):
+            raise BadRequest(f"request {op}: field {name!r} is malformed",
+                             f"请求 {op}：字段 {name!r} 格式错误")
+        fields[name] = value
+    return op, fields
+
+
+def result_record(header: dict[str, Any]) -> dict[str, Any]:
+    """A rank's end-of-call record (output or error) checked, or a record of why it is not."""
+    output, error = header.get("output"), header.get("error")
+    if error is not None:
+        if not isinstance(error, dict) or not all(
+                isinstance(error.get(k), str) for k in ("kind", "type", "message", "traceback")) \
+                or error["kind"] not in ("exception", "forbidden", "memory", "signal"):
+            return {"output": None, "error": _broken("its error report was malformed")}
+        line = error.get("line")
+        clean = RankError(kind=error["kind"], type=error["type"][:200],
+                          message=error["message"][:20000], traceback=error["traceback"][:50000],
+                          line=line if isinstance(line, int) and not isinstance(line, bool)
+                          else None)
+        if isinstance(error.get("op"), str):
+            clean["op"] = error["op"][:40]
+        return {"output": None, "error": clean}
+    if output is None:
+        return {"output": None, "error": None}
+    if not isinstance(output, dict) or output.get("dtype") not in DTYPES or \
+            not isinstance(output.get("shape"), list) or not isinstance(output.get("data"), list):
+        return {"output": None, "error": _broken("its result was malformed")}
+    shape, data = output["shape"], output["data"]
+    if not all(_typed(d, _INT) and d >= 0 for d in shape) or len(data) > MAX_RESULT_ELEMENTS:
+        return {"output": None, "error": _broken("its result was malformed")}
+    size = 1
+    for d in shape:
+        size *= d
+    if size != len(data) or not all(isinstance(v, (int, float)) for v in data):
+        return {"output": None, "error": _broken("its result was malformed")}
+    return {"output": TensorData(shape=shape, dtype=output["dtype"], data=data), "error": None}
+
+
+def _broken(why: str) -> RankError:
+    return RankError(kind="exception", type="RuntimeError", traceback="", line=None,
+                     message=f"the judge could not read this rank's channel: {why} "
+                             f"(评测机无法读取该 rank 的通道)")
+
+
+@dataclass(eq=False)
+class _Conn:
+    sock: socket.socket
+    reader: FrameReader
+    pid: int
+    rank: int | None = None
+    out: bytearray = field(default_factory=bytearray)
+    waiting: int | None = None  # the handle whose reply is owed
+
+
+class SwitchServer:
+    """Serves one case's switch to its ranks over ``path``; poll it from the judge's loop."""
+
+    def __init__(self, path: Path, switch: Switch, pids: list[int] | None = None) -> None:
+        self.switch = switch
+        self.pids = pids  # each rank's expected process id, when the launcher knows them
+        self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.listener.bind(str(path))
+        self.listener.listen(64)
+        self.listener.setblocking(False)
+        self.selector = selectors.DefaultSelector()
+        self.selector.register(self.listener, selectors.EVENT_READ)
+        self.by_rank: dict[int, _Conn] = {}
+        self.records: dict[int, dict[str, Any]] = {}  # rank -> its end-of-call record
+        self.changes = 0  # grows whenever a request was handled (the judge's sign of life)
+
+    def expect(self, pids: list[int]) -> None:
+        """The ranks' process ids, once the launcher knows them."""
+        self.pids = pids
+
+    def poll(self, timeout: float) -> None:
+        """Accept, read and answer whatever is ready within ``timeout``."""
+        for key, events in self.selector.select(timeout):
+            if key.fileobj is self.listener:
+                self._accept()
+                continue
+            conn: _Conn = key.data
+            if events & selectors.EVENT_WRITE:
+                self._flush(conn)
+            if events & selectors.EVENT_READ:
+                self._read(conn)
+        self._answer_woken()
+
+    def joined(self) -> bool:
+        """Whether every rank has connected."""
+        return len(self.by_rank) == self.switch.world
+
+    def peer_pids(self) -> list[int]:
+        """The process ids of every connected rank."""
+        return [c.pid for c in self.by_rank.values()]
+
+    def close(self) -> None:
+        """Close every connection and the listener."""
+        for key in list(self.selector.get_map().values()):
+            key.fileobj.close()  # type: ignore[union-attr]
+        self.selector.close()
+
+    # ---- internals -------------------------------------------------------------------------
+
+    def _accept(self) -> None:
+        try:
+            sock, _ = self.listener.accept()
+        except BlockingIOError:
+            return
+        sock.setblocking(False)
+        pid = _PEERCRED.unpack(sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED,
+                                               _PEERCRED.size))[0]
+        conn = _Conn(sock, FrameReader(self.switch.limits.message_bytes), pid)
+        self.selector.register(sock, selectors.EVENT_READ, conn)
+
+    def _read(self, conn: _Conn) -> None:
+        try:
+            data = conn.sock.recv(1 << 20)
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError:
+            data = b""
+        if not data:
+            self._drop(conn, None)
+            return
+        try:
+            frames = conn.reader.feed(data)
+        except MalformedFrame as exc:
+            self._drop(conn, _broken(str(exc)))
+            return
+        for header, payload in frames:
+            if conn.sock.fileno() < 0:
+                return
+            self._handle(conn, header, payload)
+            self.changes += 1
+
+    def _handle(self, conn: _Conn, header: dict[str, Any], payload: bytes) -> None:
+        try:
+            op, f = checked(header)
+            if conn.rank is None:
+                if op != "hello":
+                    raise BadRequest("the first request must be hello")
+                self._hello(conn, f["rank"])
+                return
+            if conn.waiting is not None:
+                raise BadRequest("a request arrived while the rank waits")
+            self._reply(conn, *self._dispatch(conn, op, f, header, payload))
+        except SwitchError as exc:
+            reply: dict[str, Any] = {"error": exc.en, "zh": exc.zh}
+            if isinstance(exc, Forbidden):
+                reply.update(forbidden=exc.kind, api=exc.api)
+            if conn.rank is None:
+                self._drop(conn, None)
+            else:
+                self._reply(conn, reply)
+
+    def _hello(self, conn: _Conn, rank: int) -> None:
+        expected = self.pids[rank] if self.pids and 0 <= rank < len(self.pids) else None
+        if not 0 <= rank < self.switch.world or rank in self.by_rank or \
+                (expected is not None and expected != conn.pid):
+            raise BadRequest(f"rank {rank} cannot join")
+        conn.rank = rank
+        self.by_rank[rank] = conn
+        self._reply(conn, {"ok": True})
+
+    def _dispatch(self, conn: _Conn, op: str, f: dict[str, Any], header: dict[str, Any],
+                  payload: bytes) -> tuple[dict[str, Any], bytes]:
+        s, rank = self.switch, conn.rank
+        assert rank is not None
+        if op == "post_send":
+            return {"ok": s.post_send(rank, f["group"], f["dst"], f["tag"], payload, f["dtype"],
+                                      f["line"], f["api"])}, b""
+        if op == "post_recv":
+            return {"ok": s.post_recv(rank, f["group"], f["src"], f["tag"], f["capacity"],
+                                      f["dtype"], f["line"], f["api"])}, b""
+        if op == "post_collective":
+            return {"ok": s.post_collective(rank, f["group"], f["kind"], payload, f["dtype"],
+                                            line=f["line"], api=f["api"], op=f["op"],
+                                            root=f["root"], splits=f["splits"])}, b""
+        if op == "new_group":
+            return {"ok": s.new_group(rank, f["ranks"])}, b""
+        if op == "test":
+            return {"ok": s.test(rank, f["handle"])}, b""
+        if op == "wait":
+            if not s.wait(rank, f["handle"]):
+                conn.waiting = f["handle"]
+                return {}, b""
+            return self._outcome(rank, f["handle"])
+        if op == "begin":
+            return {"ok": s.begin(rank)}, b""
+        s.end(rank)  # op == "end"
+        self.records[rank] = result_record(header)
+        return {"ok": True}, b""
+
+    def _outcome(self, rank: int, handle: int) -> tuple[dict[str, Any], bytes]:
+        src, data = self.switch.result(rank, handle)
+        return {"ok": True, "src": src}, data
+
+    def _answer_woken(self) -> None:
+        woken, self.switch.woken = self.switch.woken, []
+        for rank in woken:
+            conn = self.by_rank.get(rank)
+            if conn is None or conn.waiting is None:
+                continue
+            handle, conn.waiting = conn.waiting, None
+            try:
+                self._reply(conn, *self._outcome(rank, handle))
+            except SwitchError as exc:
+                self._reply(conn, {"error": exc.en, "zh": exc.zh})
+
+    def _reply(self, conn: _Conn, header: dict[str, Any], payload: bytes = b"") -> None:
+        if not header:  # a wait to be answered later
+            return
+        conn.out += encode(header, payload)
+        self._flush(conn)
+
+    def _flush(self, conn: _Conn) -> None:
+        if conn.sock.fileno() < 0:
+            return
+        try:
+            sent = conn.sock.send(conn.out) if conn.out else 0
+        except (BlockingIOError, InterruptedError):
+            sent = 0
+        except OSError:
+            self._drop(conn, None)
+            return
+        del conn.out[:sent]
+        events = selectors.EVENT_READ | (selectors.EVENT_WRITE if conn.out else 0)
+        self.selector.modify(conn.sock, events, conn)
+
+    def _drop(self, conn: _Conn, error: RankError | None) -> None:
+        """The rank's channel ended (closed, or broken by the rank): it communicates no more."""
+        if conn.sock.fileno() >= 0:
+            self.selector.unregister(conn.sock)
+            conn.sock.close()
+        if conn.rank is None:
+            return
+        if error is not None and conn.rank not in self.records:
+            self.records[conn.rank] = {"output": None, "error": error}
+        if conn.rank not in self.switch.finished:
+            self.switch.finish(conn.rank, "failed" if conn.rank not in self.records
+                               or self.records[conn.rank]["error"] else "returned")

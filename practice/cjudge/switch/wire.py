@@ -1,0 +1,73 @@
+"""Frames on a rank's private channel to the switch: a JSON header and raw payload bytes.
+
+A frame is ``>II`` (header length, payload length), the header (UTF-8 JSON object), then the
+payload. The judge's side decodes with :class:`FrameReader`, which never trusts a length: a
+frame past the limits is a malformed request, the rank's fault.
+"""
+
+from __future__ import annotations
+
+import json
+import struct
+from typing import Any
+
+_HEAD = struct.Struct(">II")
+MAX_HEADER = 1 << 20
+
+
+class MalformedFrame(ValueError):
+    """Bytes on a channel that are not a frame within the limits."""
+
+
+def encode(header: dict[str, Any], payload: bytes = b"") -> bytes:
+    """One frame."""
+    head = json.dumps(header, separators=(",", ":")).encode()
+    return _HEAD.pack(len(head), len(payload)) + head + payload
+
+
+class FrameReader:
+    """Frames out of a byte stream fed in pieces (the judge's non-blocking reads)."""
+
+    def __init__(self, max_payload: int) -> None:
+        self.max_payload = max_payload
+        self._buffer = bytearray()
+
+    def feed(self, data: bytes) -> list[tuple[dict[str, Any], bytes]]:
+        """Every whole frame ``data`` completes; :class:`MalformedFrame` on bad bytes."""
+        self._buffer += data
+        frames = []
+        while len(self._buffer) >= _HEAD.size:
+            head_len, body_len = _HEAD.unpack_from(self._buffer)
+            if head_len > MAX_HEADER or body_len > self.max_payload:
+                raise MalformedFrame(f"a frame of {head_len} + {body_len} bytes is over the limits")
+            end = _HEAD.size + head_len + body_len
+            if len(self._buffer) < end:
+                break
+            try:
+                header = json.loads(bytes(self._buffer[_HEAD.size:_HEAD.size + head_len]))
+            except (ValueError, RecursionError) as exc:
+                raise MalformedFrame(f"a frame's header is not JSON: {exc}") from None
+            if not isinstance(header, dict):
+                raise MalformedFrame("a frame's header is not a JSON object")
+            frames.append((header, bytes(self._buffer[_HEAD.size + head_len:end])))
+            del self._buffer[:end]
+        return frames
+
+
+def read_frame(sock: Any) -> tuple[dict[str, Any], bytes]:
+    """One frame from a blocking socket (the rank's side, reading the judge's replies)."""
+    head = _recv_exactly(sock, _HEAD.size)
+    head_len, body_len = _HEAD.unpack(head)
+    header = json.loads(_recv_exactly(sock, head_len))
+    return header, _recv_exactly(sock, body_len)
+
+
+def _recv_exactly(sock: Any, n: int) -> bytes:
+    chunks, left = [], n
+    while left:
+        chunk = sock.recv(min(left, 1 << 20))
+        if not chunk:
+            raise ConnectionError("the judge closed the channel")
+        chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks)
