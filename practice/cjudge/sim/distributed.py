@@ -238,7 +238,7 @@ def new_group(ranks: Sequence[int] | None = None, timeout: Any = None, backend: 
     members = tuple(sorted(int(r) for r in ranks)) if ranks is not None else None
     if members is not None and any(not 0 <= r < ctx.world for r in members):
         raise ValueError(f"new_group: ranks must lie in 0..{ctx.world - 1}, got {list(members)}")
-    gid = comm.posted(lambda: ctx.port.new_group(members or range(ctx.world)))
     if members is not None and ctx.rank not in members:
         return GroupMember.NON_GROUP_MEMBER
+    gid = comm.posted(lambda: ctx.port.new_group(members or range(ctx.world)))
     return ProcessGroup(gid, members)
