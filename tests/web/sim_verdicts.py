@@ -1,5 +1,9 @@
-"""Print, as JSON, the CPython simulated runtime's verdict for each exercise file named on the
-command line (``exercise_id:path``): what the browser's judge must reproduce."""
+"""What the browser must reproduce, from the CPython simulated runtime, as JSON on stdout.
+
+``sim_verdicts.py exercise_id:path ...``: the verdict of each exercise file.
+``sim_verdicts.py --raw`` with ``[{"job": ..., "spec": ...}, ...]`` on stdin: each case's
+:class:`~cjudge.protocol.RawCase`.
+"""
 
 import json
 import sys
@@ -9,6 +13,9 @@ from cjudge import runtime_sim
 from cjudge.exercises import default_root, load_exercises
 from cjudge.judge import judge_code
 
+if sys.argv[1:] == ["--raw"]:
+    json.dump([runtime_sim.run_case(c["job"], c["spec"]) for c in json.load(sys.stdin)], sys.stdout)
+    sys.exit()
 exercises = load_exercises(default_root())
 verdicts = {}
 for arg in sys.argv[1:]:

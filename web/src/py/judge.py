@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import gc
 import json
+from functools import partial
 from pathlib import Path
+from typing import Any
 
 from cjudge.exercises import load_exercises
 from cjudge.grading import grade_case, plan_cases, summarize
@@ -25,21 +27,23 @@ RUNTIME = "sim"
 FILENAME = "solution.py"
 
 
-def judge(exercise_id: str, code: str, samples: bool, hub) -> str:
+def run_case(hub: Any, job: JobSpec, spec: CaseSpec) -> RawCase:
+    """One case: its switch here, its ranks run by ``hub`` (a JspiHub or a WorkersHub)."""
+    case = BrowserCase(job, spec)
+    if not case.over:
+        settled(hub.run_case(case, json.dumps(job), spec["name"], job["time_limit_s"]))
+    return case.result()
+
+
+def judge(exercise_id: str, code: str, samples: bool, hub: Any) -> str:
     """The verdict JSON for ``code``; ``hub`` runs cases and hears about progress."""
     exercise = EXERCISES[exercise_id]
-
-    def run_case(job: JobSpec, spec: CaseSpec) -> RawCase:
-        case = BrowserCase(job, spec)
-        if not case.over:
-            settled(hub.run_case(case, json.dumps(job), spec["name"], job["time_limit_s"]))
-        return case.result()
 
     # Pyodide's stack switching breaks ("memory access out of bounds") when the cycle collector
     # runs while rank stacks are suspended, so it is off while the judge runs.
     gc.disable()
     try:
-        result = judge_code(exercise, code, FILENAME, run_case, RUNTIME, only_samples=samples,
+        result = judge_code(exercise, code, FILENAME, partial(run_case, hub), RUNTIME, only_samples=samples,
                             on_case=lambda case: hub.case_done(json.dumps(case)))
     finally:
         gc.enable()

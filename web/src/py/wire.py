@@ -87,8 +87,8 @@ class WirePort:
     def __init__(self, request: Any, rank: int, world: int) -> None:
         self._request, self.rank, self.world = request, rank, world
 
-    def _call(self, op: str, data: bytes = b"", **kw: Any) -> tuple[Any, bytes]:
-        header, got = unpack(self._request(to_js(pack({"op": op, "kw": kw}, data))).to_bytes())
+    def _call(self, method: str, data: bytes = b"", /, **kw: Any) -> tuple[Any, bytes]:
+        header, got = unpack(self._request(to_js(pack({"op": method, "kw": kw}, data))).to_bytes())
         if "ok" not in header:
             _raise(header)
         return header["ok"], got
