@@ -2,18 +2,26 @@
 
 from __future__ import annotations
 
-from sqlalchemy import Engine, update
-from sqlmodel import select
+import logging
+
+from sqlalchemy import Engine, func, update
+from sqlmodel import Session, select
 
 from cjudge.exercises import Exercise as KernelExercise
 
+from .course import ExerciseVersion
 from .db import write_session
-from .models import Exercise, utcnow
+from .models import Exercise, Submission, utcnow
+
+log = logging.getLogger("server.exercises")
 
 
 def sync_exercises(engine: Engine, exercises: dict[str, KernelExercise]) -> None:
-    """Upsert every exercise; mark those whose folder is gone inactive (their history stays)."""
+    """Upsert every exercise; mark those whose folder is gone inactive (their history stays).
+    A new or changed exercise gets a version row (its statements as served), so the content
+    hash each submission stores keeps naming what its learner was asked."""
     with write_session(engine) as session:
+        _record_versions(session, exercises)
         session.exec(update(Exercise).values(active=False))
         for ex in exercises.values():
             row = session.exec(select(Exercise).where(Exercise.id == ex.id)).first() or Exercise(
@@ -27,3 +35,23 @@ def sync_exercises(engine: Engine, exercises: dict[str, KernelExercise]) -> None
             row.active = True
             row.synced_at = utcnow()
             session.add(row)
+
+
+def _record_versions(session: Session, exercises: dict[str, KernelExercise]) -> None:
+    """A version row for each exercise whose content hash the server has not served yet."""
+    for ex in exercises.values():
+        if session.get(ExerciseVersion, (ex.id, ex.content_hash)) is not None:
+            continue
+        old = session.get(Exercise, ex.id)
+        session.add(ExerciseVersion(exercise_id=ex.id, content_hash=ex.content_hash,
+                                    title_en=ex.title["en"], title_zh=ex.title["zh"],
+                                    statement_en=ex.statement("en"),
+                                    statement_zh=ex.statement("zh")))
+        if old is None:
+            log.info("exercise %s: new (version %s)", ex.id, ex.content_hash)
+            continue
+        earlier = session.exec(select(func.count()).select_from(Submission)
+                               .where(Submission.exercise_id == ex.id)).one()
+        log.warning("exercise %s changed: version %s -> %s; its %d earlier submissions keep "
+                    "the version they were judged on", ex.id, old.content_hash,
+                    ex.content_hash, earlier)

@@ -72,6 +72,7 @@ class Exercise:
     wrong: tuple[WrongSolution, ...]
     content_hash: str
     grader: types.ModuleType = field(repr=False, compare=False)
+    draft: bool = False  # being written (``judge.py new``): served by no front door yet
 
     def statement(self, lang: str = "en") -> str:
         """The statement in Markdown, in English (``en``) or Chinese (``zh``)."""
@@ -220,12 +221,33 @@ def load_exercise(folder: Path, published: bool = False) -> Exercise:
         cases=_load_cases(meta.get("cases"), where),
         wrong=() if published else _load_wrong(folder),
         content_hash=content_hash(folder), grader=_load_grader(folder, exercise_id),
+        draft=_draft(meta, where),
     )
 
 
-def load_exercises(root: Path, published: bool = False) -> dict[str, Exercise]:
-    """Every exercise under ``root``, by id, in name order."""
-    folders = sorted(p for p in Path(root).iterdir() if (p / "exercise.toml").exists())
+def _draft(meta: dict, where: str) -> bool:
+    draft = meta.get("draft", False)
+    if not isinstance(draft, bool):
+        raise ExerciseError(f"{where}: field `draft` is {draft!r}; expected true or false")
+    return draft
+
+
+def is_draft(folder: Path) -> bool:
+    """Whether the folder's ``exercise.toml`` says ``draft = true`` (read without validating
+    the rest, so that an unfinished draft never stops the other exercises from loading)."""
+    try:
+        meta = tomllib.loads((Path(folder) / "exercise.toml").read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError):
+        return False
+    return meta.get("draft") is True
+
+
+def load_exercises(root: Path, published: bool = False,
+                   drafts: bool = False) -> dict[str, Exercise]:
+    """Every exercise under ``root``, by id, in name order; drafts (``draft = true``) only
+    when asked for."""
+    folders = sorted(p for p in Path(root).iterdir() if (p / "exercise.toml").exists()
+                     and (drafts or not is_draft(p)))
     return {ex.id: ex for ex in (load_exercise(f, published) for f in folders)}
 
 

@@ -127,22 +127,20 @@ def check_rows(ex: Exercise, launcher: str) -> list[tuple[str, str, str, bool, s
     return rows
 
 
-def cmd_check(exercises: list[Exercise], launcher: str) -> int:
-    """Prove each exercise: reference accepted, starter not, each wrong file its declared verdict."""
+def check_exercise(ex: Exercise, launcher: str) -> int:
+    """Prove one exercise: reference accepted, starter not, each wrong file its declared
+    verdict; print the table; the number of mismatches."""
     failures = 0
-    for ex in exercises:
-        table = Table(title=f"check {ex.id}")
-        for col in ("file", "expected", "got", "ok", "message"):
-            table.add_column(col, overflow="fold")
-        for file, want, got, ok, msg in check_rows(ex, launcher):
-            failures += not ok
-            if console.is_terminal:
-                table.add_row(file, want, got, "[green]yes[/]" if ok else "[red]NO[/]", msg[:160])
-            else:
-                console.print(f"{ex.id}/{file}: expected {want}, got {got}: "
-                              f"{'ok' if ok else 'MISMATCH'}", markup=False)
+    table = Table(title=f"check {ex.id}")
+    for col in ("file", "expected", "got", "ok", "message"):
+        table.add_column(col, overflow="fold")
+    for file, want, got, ok, msg in check_rows(ex, launcher):
+        failures += not ok
         if console.is_terminal:
-            console.print(table)
-    console.print("check passed" if not failures else f"check FAILED: {failures} mismatches",
-                  markup=False)
-    return 0 if not failures else 1
+            table.add_row(file, want, got, "[green]yes[/]" if ok else "[red]NO[/]", msg[:160])
+        else:
+            console.print(f"{ex.id}/{file}: expected {want}, got {got}: "
+                          f"{'ok' if ok else 'MISMATCH'}", markup=False)
+    if console.is_terminal:
+        console.print(table)
+    return failures

@@ -13,6 +13,7 @@ EPILOG = """examples:
   python practice/judge.py test ring-allreduce         # grades your workspace copy
   python practice/judge.py test ring-allreduce my.py --json
   python practice/judge.py check                       # proves every exercise's reference and wrong files
+  python practice/judge.py new tree-broadcast          # a new exercise (draft); then: check tree-broadcast
   python practice/judge.py bench -b 1K -e 64M -f 4     # nccl-tests-style sweep of torch's collectives
   python practice/judge.py bench ring-allreduce        # your implementation against dist.all_reduce
   python practice/judge.py model ring-allreduce        # modelled time (α-β) of ring, tree, ... by size
@@ -49,7 +50,10 @@ def parser() -> argparse.ArgumentParser:
     test.add_argument("--all", action="store_true", help="run every case even after a failure")
     sol = command("solution", "print the reference solution")
     sol.add_argument("id")
-    check = command("check", "reference accepted, starter not, wrong files as declared")
+    new = command("new", "scaffold a new exercise (a draft) for you to write")
+    new.add_argument("id", help="kebab-case, e.g. tree-broadcast")
+    check = command("check", "what is left to write; reference accepted, starter not, wrong "
+                             "files as declared")
     check.add_argument("ids", nargs="*", metavar="ID")
     check.add_argument("--launcher", choices=("fork", "torchrun"), default="fork")
     sub.add_parser("bench", help="bandwidth sweep (see: judge.py bench --help)", add_help=False)
@@ -71,6 +75,14 @@ def main(argv: list[str]) -> int:
         from ..rank_fork import start_zygote
 
         start_zygote()  # before any exercise (samples included) is in this process's memory
+    if args.command in ("new", "check"):  # drafts too, even those that do not load yet
+        from ..exercises import default_root
+        from . import authoring
+
+        root = args.exercises or default_root()
+        if args.command == "new":
+            return authoring.cmd_new(commands.console, root, args.id)
+        return authoring.cmd_check(commands.console, root, args.ids, args.launcher)
     exercises = commands.exercises_or_exit(args.exercises)
     if args.command == "list":
         return commands.cmd_list(exercises, args.lang)
@@ -78,9 +90,6 @@ def main(argv: list[str]) -> int:
         from .doctor import doctor
 
         return doctor(commands.console, exercises)
-    if args.command == "check":
-        chosen = [commands.pick(exercises, i) for i in args.ids] or list(exercises.values())
-        return commands.cmd_check(chosen, args.launcher)
     ex = commands.pick(exercises, args.id)
     if args.command == "start":
         return commands.cmd_start(ex, args.lang, args.force)

@@ -1,0 +1,193 @@
+"""Writing an exercise: ``judge.py new ID`` scaffolds a draft, ``judge.py check ID`` says step
+by step what is left to write, then proves it (reference accepted, starter not, every wrong
+file its declared verdict) and finally asks for ``draft = true`` to go."""
+
+from __future__ import annotations
+
+import random
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from ..exercises import ID_RE, Exercise, ExerciseError, is_draft, load_exercise
+from .scaffold import MARK, write_draft
+
+GRADER_HELP = {
+    "make_inputs": "make_inputs(params, world, rng): every rank's input tensor from the seeded rng",
+    "expected": "expected(params, world, inputs): what every rank must end with",
+    "bytes_bound": "bytes_bound(params, world, itemsize): the most bytes one rank may send",
+}
+
+
+@dataclass(frozen=True)
+class Step:
+    """One thing an exercise needs: the file it is in, whether it is done, what is left."""
+
+    file: str
+    what: str
+    done: bool
+    left: str = ""
+
+
+def _marked(path: Path) -> list[str]:
+    """The lines of ``path`` that still carry the author's placeholder mark."""
+    if not path.is_file():
+        return []
+    return [line.strip() for line in path.read_text(encoding="utf-8").splitlines() if MARK in line]
+
+
+def _toml_fields(lines: list[str]) -> list[str]:
+    """The field names of marked ``key = value`` lines."""
+    fields = [m.group(1) for line in lines if (m := re.match(r"^([A-Za-z_]+)\s*=", line))]
+    return fields or lines
+
+
+def _file_step(folder: Path, name: str, what: str, todo: str) -> Step:
+    path = folder / name
+    if not path.is_file():
+        return Step(name, what, False, f"missing: create {name}: {todo}")
+    if _marked(path):
+        return Step(name, what, False, f"{todo} (then delete every {MARK} line)")
+    return Step(name, what, True)
+
+
+def writing_steps(folder: Path) -> tuple[list[Step], Exercise | None]:
+    """What is left to write in ``folder``, in the order to write it, and the exercise once it
+    loads."""
+    steps: list[Step] = []
+    toml = folder / "exercise.toml"
+    marked = [line for line in _marked(toml) if not line.startswith("#")]  # not the help text
+    exercise, load_error = None, ""
+    try:
+        exercise = load_exercise(folder)
+    except ExerciseError as exc:
+        load_error = str(exc)
+    except Exception as exc:  # noqa: BLE001 - e.g. grader.py does not import: say so, go on
+        load_error = f"{type(exc).__name__}: {exc}"
+    if load_error and ("exercise.toml" in load_error or not toml.is_file()):
+        steps.append(Step("exercise.toml", "id, titles, function, rules, cases", False,
+                          load_error))
+    elif marked:
+        steps.append(Step("exercise.toml", "id, titles, function, rules, cases", False,
+                          "fill in: " + ", ".join(_toml_fields(marked))))
+    else:
+        steps.append(Step("exercise.toml", "id, titles, function, rules, cases", True))
+    steps.append(_file_step(folder, "statement.md", "the task in English",
+                            "write the task: the function, what must hold, the allowed calls, "
+                            "the byte bound, an example"))
+    steps.append(_file_step(folder, "statement.zh.md", "the task in Chinese",
+                            "write the same task in Chinese"))
+    grader = folder / "grader.py"
+    if load_error and "grader.py" in load_error:
+        steps.append(Step("grader.py", "inputs, expected results, byte bound", False, load_error))
+    elif not grader.is_file():
+        steps.append(Step("grader.py", "inputs, expected results, byte bound", False,
+                          "missing: create grader.py"))
+    else:
+        todo = re.findall(rf"{re.escape(MARK)}: (\w+)", grader.read_text(encoding="utf-8"))
+        left = "; ".join(GRADER_HELP.get(name, name) for name in todo)
+        steps.append(Step("grader.py", "inputs, expected results, byte bound", not todo,
+                          f"write {left}" if todo else ""))
+    steps.append(_file_step(folder, "starter.py", "what learners start from",
+                            "write the learners' starting point: the signature and hints"))
+    steps.append(_file_step(folder, "solution.py", "the reference (private)",
+                            "write the reference solution; every case must accept it"))
+    wrong = sorted(folder.glob("wrong/*.py"))
+    marked_wrong = [p.name for p in wrong if _marked(p)]
+    if not wrong or marked_wrong:
+        left = (f"finish {', '.join(marked_wrong)}" if marked_wrong else "write one") + (
+            ": a real mistake, its first line `# expect: <verdict>`")
+        steps.append(Step("wrong/*.py", "known-wrong solutions (private)", False, left))
+    else:
+        steps.append(Step("wrong/*.py", "known-wrong solutions (private)", True))
+    if load_error and all(s.done for s in steps):  # an error none of the steps above names
+        steps.append(Step(folder.name, "loads", False, load_error))
+    return steps, exercise
+
+
+def show_steps(console: Console, exercise_id: str, steps: list[Step]) -> None:
+    """The steps as a table on a terminal, as plain lines when piped."""
+    left = sum(not s.done for s in steps)
+    if console.is_terminal:
+        table = Table(title=f"writing {exercise_id}: {left} step(s) left")
+        for col in ("step", "file", "what", "left to do"):
+            table.add_column(col, overflow="fold")
+        for i, s in enumerate(steps, 1):
+            table.add_row(str(i), s.file, s.what, "[green]done[/]" if s.done else s.left)
+        console.print(table)
+        return
+    console.print(f"writing {exercise_id}: {left} step(s) left", markup=False)
+    for i, s in enumerate(steps, 1):
+        state = "done" if s.done else f"TODO: {s.left}"
+        console.print(f"  {i}. {s.file} ({s.what}): {state}", markup=False)
+
+
+def check_folder(console: Console, folder: Path, launcher: str) -> int:
+    """Explain what is left in ``folder``, prove it once written; the number of problems."""
+    from .commands import check_exercise
+
+    steps, exercise = writing_steps(folder)
+    if exercise is None or not all(s.done for s in steps):
+        grading = Step("(grading)", "reference accepted, starter not, wrong files as declared",
+                       False, "runs once the steps above are done")
+        steps += [grading, _draft_step(folder)]
+        show_steps(console, folder.name, steps)
+        return sum(not s.done for s in steps)
+    failures = check_exercise(exercise, launcher)
+    draft = _draft_step(folder)
+    if failures or not draft.done:
+        steps += [Step("(grading)", "reference accepted, starter not, wrong files as declared",
+                       not failures, f"{failures} file(s) got another verdict: see the table"),
+                  draft]
+        show_steps(console, folder.name, steps)
+    return failures + (not draft.done)
+
+
+def _draft_step(folder: Path) -> Step:
+    return Step("exercise.toml", "served by the judge", not is_draft(folder),
+                "delete the line `draft = true` once everything above passes; the server "
+                "picks the exercise up when it next starts")
+
+
+def cmd_new(console: Console, root: Path, exercise_id: str) -> int:
+    """Scaffold ``root/exercise_id`` as a draft and say what to do next."""
+    if not ID_RE.match(exercise_id):
+        console.print(f"{exercise_id!r} is not a valid id: kebab-case, a-z, 0-9 and '-' "
+                      "(e.g. tree-broadcast)", markup=False)
+        return 2
+    folder = root / exercise_id
+    if folder.exists():
+        console.print(f"{folder} exists already; pick another id or edit it", markup=False)
+        return 2
+    written = write_draft(folder, random.SystemRandom().randrange(1, 2**31))
+    console.print(f"created the draft exercise {folder}:", markup=False)
+    for path in written:
+        console.print(f"  {path.relative_to(folder)}", markup=False)
+    console.print(f"every placeholder says {MARK}; the guide is docs/authoring.md. Next:\n"
+                  f"  python practice/judge.py check {exercise_id}   # what is left to write",
+                  markup=False)
+    return 0
+
+
+def cmd_check(console: Console, root: Path, ids: list[str], launcher: str) -> int:
+    """``judge.py check [ID…]``: every exercise (drafts included) or those named."""
+    if ids:
+        folders = []
+        for exercise_id in ids:
+            folder = root / exercise_id
+            if not (folder / "exercise.toml").is_file() and not folder.is_dir():
+                known = sorted(p.name for p in root.iterdir() if (p / "exercise.toml").is_file())
+                console.print(f"unknown exercise {exercise_id!r}; known: {', '.join(known)} "
+                              f"(a new one: python practice/judge.py new {exercise_id})",
+                              markup=False)
+                return 2
+            folders.append(folder)
+    else:
+        folders = sorted(p for p in root.iterdir() if (p / "exercise.toml").is_file())
+    problems = sum(check_folder(console, folder, launcher) for folder in folders)
+    console.print("check passed" if not problems else f"check FAILED: {problems} left to do",
+                  markup=False)
+    return 0 if not problems else 1
