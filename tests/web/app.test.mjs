@@ -44,18 +44,21 @@ test("code is kept between visits and reset brings back the starter", async () =
   await page.close();
 });
 
-test("a syntax error is a compile_error with its line", async () => {
+test("a syntax error is a compile_error with its line; a sample run is not progress", async () => {
   const page = await openPage(app.browser, `${app.url}#/ring-allreduce`);
   await setCode(page, "def ring_all_reduce(t):\n    return (\n");
   const { verdict, text } = await runAndWait(page);
   assert.equal(verdict, "compile_error");
   assert.match(text, /line 2/);
+  assert.equal(await page.getAttribute('#exercise-list li[data-exercise="ring-allreduce"]', "data-progress"), "notStarted");
+  await runAndWait(page, "#run-all");
   assert.equal(await page.getAttribute('#exercise-list li[data-exercise="ring-allreduce"]', "data-progress"), "tried");
   await page.close();
 });
 
 test("Submit without a judge server says the server is unreachable", async () => {
   const page = await openPage(app.browser, `${app.url}#/ring-allreduce`);
+  await page.evaluate(() => localStorage.setItem("cjudge:user", JSON.stringify("someone")));
   await page.click("#submit");
   await page.waitForSelector(".status.error");
   assert.match(await page.textContent(".status.error"), /unreachable/);

@@ -27,11 +27,15 @@ export async function startApp({ isolation = true } = {}) {
   };
 }
 
-/** Open `url` in a page of a fresh context (empty storage) and wait until the runner is ready (or failed). */
-export async function openPage(browser, url) {
-  const page = await browser.newPage({ viewport: VIEWPORT });
+/**
+ * Open `url` in a page of a fresh context (empty storage) and wait until the runner is ready (or
+ * failed). `prepare(page)` runs before the page loads (routes, init scripts).
+ */
+export async function openPage(browser, url, { viewport = VIEWPORT, prepare } = {}) {
+  const page = await browser.newPage({ viewport });
   page.errors = [];
   page.on("pageerror", (e) => page.errors.push(e.message));
+  await prepare?.(page);
   await page.goto(url);
   await page.waitForSelector('#runner-status[data-state="ready"], #runner-status[data-state="failed"]', { timeout: 60_000 });
   return page;
@@ -49,9 +53,13 @@ export async function setCode(page, code) {
 export const editorText = (page) =>
   page.$$eval("#editor .cm-line", (lines) => lines.map((l) => l.textContent).join("\n"));
 
-/** Click a run button and wait for the verdict; returns {verdict, text}. */
+/** Click a run button (or press keys, e.g. "Control+Enter", in the editor) and wait for the verdict; returns {verdict, text}. */
 export async function runAndWait(page, button = "#run-sample", timeout = 60_000) {
-  await page.click(button);
+  if (button.startsWith("#")) await page.click(button);
+  else {
+    await page.click("#editor .cm-content");
+    await page.keyboard.press(button);
+  }
   const result = await page.waitForSelector(".result[data-verdict]:not([data-verdict='running'])", { timeout });
   return { verdict: await result.getAttribute("data-verdict"), text: await result.innerText() };
 }
@@ -87,3 +95,16 @@ export async function startServer() {
     },
   };
 }
+
+/** axe-core's serious and critical violations on the page now (as "rule: target" lines). */
+export async function axeViolations(page) {
+  if (!(await page.evaluate(() => "axe" in window))) await page.addScriptTag({ path: `${repo}web/node_modules/axe-core/axe.min.js` });
+  const violations = await page.evaluate(async () => (await window.axe.run(document, { resultTypes: ["violations"] })).violations);
+  return violations
+    .filter((v) => v.impact === "serious" || v.impact === "critical")
+    .flatMap((v) => v.nodes.map((n) => `${v.id}: ${n.target.join(" ")} (${n.failureSummary?.split("\n")[1]?.trim() ?? ""})`));
+}
+
+/** The line number of the editor's cursor (`root`: the editor's container). */
+export const cursorLine = (page, root = "#editor") =>
+  page.$eval(root, (el) => Number(el.querySelector(".cm-activeLineGutter")?.textContent));

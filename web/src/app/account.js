@@ -1,7 +1,7 @@
-// Logging in and out, and the list of one's submissions for the open exercise.
+// Logging in, registering and out, and the list of one's submissions for the open exercise.
 import * as api from "./api.js";
 import { h } from "./dom.js";
-import { t } from "./i18n.js";
+import { dateTime, t } from "./i18n.js";
 import { verdictBadge } from "./results.js";
 
 /** Render the account corner; `onChange` runs after logging in or out. */
@@ -11,27 +11,68 @@ export function renderAccount(root, dialog, onChange) {
     user
       ? h("span.user", {}, t("loggedInAs", { user }), " ",
           h("button.ghost", { type: "button", id: "logout", onclick: () => (api.logout(), onChange()) }, t("logout")))
-      : h("button.ghost", { type: "button", id: "login", onclick: () => openDialog(dialog, onChange) }, t("login")),
+      : h("button.ghost", { type: "button", id: "login", onclick: () => openAuthDialog(dialog, onChange) }, t("login")),
   );
 }
 
-function openDialog(dialog, onChange) {
+/** Which server field errors mean what, per field (pydantic's error types). */
+function fieldMessage(field, type) {
+  if (field === "username") return t(type === "string_too_long" ? "fieldUsernameLong" : "fieldUsername");
+  if (field === "password") return t(type === "weak" ? "fieldPasswordWeak" : type === "string_too_long" ? "fieldPasswordLong" : "fieldPassword");
+  return t("err_invalid");
+}
+
+/**
+ * The log-in / register dialog: two modes (Enter does what the mode says), the rules under the
+ * inputs in Register mode, the server's field errors under each input, its other errors
+ * translated. `onDone` runs once logged in; `reason` says why the dialog opened.
+ */
+export function openAuthDialog(dialog, onDone, { reason = "", mode = "login" } = {}) {
   const form = dialog.querySelector("form");
   const error = dialog.querySelector("#auth-error");
-  error.textContent = "";
-  form.onsubmit = async (event) => {
-    const action = event.submitter?.value;
-    if (action === "cancel") return;
-    event.preventDefault();
-    try {
-      await api.authenticate(action, form.username.value, form.password.value);
-      dialog.close();
-      onChange();
-    } catch (e) {
-      error.textContent = e instanceof api.Unreachable ? t("serverUnreachable") : e.message;
+  const setMode = (next) => {
+    mode = next;
+    dialog.dataset.mode = mode;
+    for (const tab of dialog.querySelectorAll("[data-mode-tab]")) tab.setAttribute("aria-selected", String(tab.dataset.modeTab === mode));
+    dialog.querySelector("#auth-title").textContent = t(mode === "login" ? "login" : "register");
+    dialog.querySelector("#auth-submit").textContent = t(mode === "login" ? "login" : "registerAction");
+    form.password.autocomplete = mode === "login" ? "current-password" : "new-password";
+    for (const rule of dialog.querySelectorAll(".rule")) rule.hidden = mode !== "register";
+    clearErrors();
+  };
+  const clearErrors = () => {
+    error.textContent = "";
+    for (const input of form.querySelectorAll("input")) {
+      input.removeAttribute("aria-invalid");
+      dialog.querySelector(`#${input.name}-error`).textContent = "";
     }
   };
-  dialog.showModal();
+  for (const tab of dialog.querySelectorAll("[data-mode-tab]")) tab.onclick = () => setMode(tab.dataset.modeTab);
+  dialog.querySelector("#auth-reason").textContent = reason;
+  dialog.querySelector("#auth-cancel").onclick = () => dialog.close();
+  setMode(mode);
+  form.onsubmit = async (event) => {
+    event.preventDefault();
+    clearErrors();
+    try {
+      await api.authenticate(mode, form.username.value.trim(), form.password.value);
+      form.password.value = "";
+      dialog.close();
+      onDone();
+    } catch (e) {
+      const fields = Object.entries(e.fields ?? {});
+      for (const [field, type] of fields) {
+        const input = form.elements[field];
+        if (!input) continue;
+        input.setAttribute("aria-invalid", "true");
+        dialog.querySelector(`#${field}-error`).textContent = fieldMessage(field, type);
+      }
+      if (fields.length) form.elements[fields[0][0]]?.focus();
+      else error.textContent = api.describe(e);
+    }
+  };
+  if (!dialog.open) dialog.showModal();
+  form.username.focus();
 }
 
 /** The caller's submissions of `exercise`, newest first; nothing when logged out or offline. */
@@ -47,9 +88,9 @@ export async function renderHistory(root, exercise, onOpen) {
     h("h3", {}, t("history")),
     subs.length
       ? h("ul.history", {}, subs.map((s) =>
-          h("li", {},
+          h("li", { "data-submission": s.id },
             h("button.link", { type: "button", onclick: () => onOpen(s.id) },
-              `#${s.id} `, new Date(s.created_at).toLocaleString(), " ",
+              `#${s.id} `, dateTime(s.created_at), " ",
               verdictBadge(s.verdict ?? s.status)))))
       : h("p.muted", {}, t("noHistory")),
   );

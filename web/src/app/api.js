@@ -1,12 +1,43 @@
 // The judge server's HTTP API: accounts, submissions, live progress. Same origin as the app.
+import { currentLang, t } from "./i18n.js";
 import { load, save } from "./store.js";
 
 export class Unreachable extends Error {}
+/**
+ * An API error: `code` is the API's stable error code (username_taken, bad_credentials,
+ * rate_limited, …), `fields` the fields it finds fault with, `retryAfter` seconds to wait.
+ */
 export class HttpError extends Error {
-  constructor(status, detail) {
+  constructor(status, body, retryAfter) {
+    const detail = body?.detail ?? body;
     super(typeof detail === "string" ? detail : JSON.stringify(detail));
     this.status = status;
+    this.code = body?.code ?? null;
+    this.messageZh = body?.message_zh ?? null;
+    this.retryAfter = body?.retry_after ?? (Number(retryAfter) || null);
+    this.fields = {};
+    if (status === 422 && Array.isArray(detail)) {
+      for (const item of detail) {
+        const field = item.loc?.at(-1);
+        if (typeof field === "string") this.fields[field] ??= item.type ?? "invalid";
+      }
+    }
+    if (this.code === "weak_password") this.fields.password = "weak";
   }
+}
+
+/** What to tell the learner about `error`, in the app's language: never the API's raw English in Chinese. */
+export function describe(error) {
+  if (error instanceof Unreachable) return t("serverUnreachable");
+  if (!(error instanceof HttpError)) return error.message;
+  if (error.code === "rate_limited" || error.code === "busy")
+    return t(`err_${error.code}`, { seconds: error.retryAfter ?? "?" });
+  if (error.code && t.has(`err_${error.code}`)) return t(`err_${error.code}`);
+  if (error.code) return currentLang() === "zh" && error.messageZh ? error.messageZh : error.message;
+  if (error.status === 413) return t("err_too_large");
+  if (error.status === 429 || error.status === 503) return t("err_rate_limited", { seconds: error.retryAfter ?? "?" });
+  if (error.status >= 500) return t("err_server", { status: error.status });
+  return t("err_other", { status: error.status });
 }
 
 const token = () => load("token");
@@ -25,7 +56,7 @@ async function call(method, path, body) {
   // A static server answers /api/... with its own 404 page or with index.html: no judge there.
   if (!(response.headers.get("content-type") ?? "").includes("json")) throw new Unreachable(path);
   const data = await response.json();
-  if (!response.ok) throw new HttpError(response.status, data.detail ?? data);
+  if (!response.ok) throw new HttpError(response.status, data, response.headers.get("retry-after"));
   return data;
 }
 
@@ -38,13 +69,18 @@ export async function authenticate(action, username, password) {
   return username;
 }
 
-export async function logout() {
+/** Forget the login here (a token the server no longer accepts). */
+export function forget() {
   save("token", null);
   save("user", null);
+}
+
+export async function logout() {
+  forget();
   await call("POST", "/api/auth/logout").catch(() => {});
 }
 
-export const submit = (exercise, code) => call("POST", "/api/submissions", { exercise, code });
+export const submit = (exercise, code, filename) => call("POST", "/api/submissions", { exercise, code, filename });
 export const submission = (id) => call("GET", `/api/submissions/${id}`);
 export const history = (exercise) => call("GET", `/api/submissions?exercise=${encodeURIComponent(exercise)}`);
 

@@ -1,11 +1,13 @@
-// The app: exercise list, statement, editor, Run / Stop / Submit, results, account.
-import { renderAccount, renderHistory } from "./account.js";
+// The app: exercise list, statement, editor, Run / Stop / Submit, results, account, history.
+import { openAuthDialog, renderAccount, renderHistory } from "./account.js";
 import * as api from "./api.js";
 import { h } from "./dom.js";
 import { createEditor } from "./editor.js";
-import { applyI18n, currentLang, onLangChange, pick, setLang, t } from "./i18n.js";
+import { applyI18n, currentLang, onLangChange, pick, setLang, shortcut, t } from "./i18n.js";
+import { setupLayout, showResultTab } from "./layout.js";
 import { renderMarkdown } from "./markdown.js";
-import { renderResult, renderStatus, setVerdictTitles } from "./results.js";
+import { renderPast } from "./past.js";
+import { diagnostics, renderResult, renderStatus, setVerdictTitles, verdictBadge } from "./results.js";
 import { Runner, Stopped } from "./runner.js";
 import { loadCode, progress, recordVerdict, saveCode } from "./store.js";
 
@@ -24,42 +26,100 @@ const exercises = Object.fromEntries(catalog.exercises.map((ex) => [ex.id, ex]))
 setVerdictTitles(catalog.verdicts);
 
 let current = null; // the open exercise
-let shown = null; // what the results area shows: {result, heading()} or {status()}, redrawn on a language change
-const editor = createEditor($("editor"), (code) => current && saveCode(current.id, code));
+let shown = null; // what the results area shows: {result, heading(), sampleOnly} or {status()}, redrawn on a language change
+let past = null; // the past submission shown read-only instead of the editor, if any
+/** Work under way per exercise (a count), and results that finished while another exercise was open. */
+const running = new Map();
+const waiting = new Map();
+
+/** The file a learner's code is called in messages and submissions: the exercise's function's module. */
+const fileName = (id) => `${id.replace(/[^A-Za-z0-9]+/g, "_")}.py`;
+
+const KEYS = [
+  { key: "Mod-Enter", run: () => (act("sample"), true) },
+  { key: "Shift-Mod-Enter", run: () => (act("all"), true) },
+  { key: "Mod-'", run: () => (act("submit"), true) },
+];
+const editor = createEditor($("editor"), {
+  onChange: (code) => current && saveCode(current.id, code),
+  keys: KEYS,
+  label: () => t("editorLabel", { file: current ? fileName(current.id) : "" }),
+});
+
+/** A button's action, from a click or a shortcut; nothing when the button is disabled. */
+function act(what) {
+  const button = { sample: $("run-sample"), all: $("run-all"), submit: $("submit") }[what];
+  if (!current || button.disabled || past) return;
+  if (what === "submit") submitCode();
+  else runTests(what === "sample");
+}
 
 function drawRunnerStatus() {
   const [state, detail] = runnerState;
-  const key = { loading: "runnerLoading", ready: "runnerReady", busy: "runnerBusy", failed: "runnerFailed" }[state];
-  $("runner-status").dataset.state = state;
-  // A load failure is a Python traceback: its last line says what went wrong, the rest is a tooltip.
-  const error = detail?.trim().split("\n").at(-1);
-  $("runner-status").textContent = t(key, { mode: detail, error });
-  $("runner-status").title = state === "failed" ? detail : "";
+  const status = $("runner-status");
+  status.dataset.state = state;
+  status.replaceChildren();
+  if (state === "loading" && detail?.total) {
+    const mb = (n) => (n / 1e6).toFixed(1);
+    status.append(t("runnerDownloading", { done: mb(detail.loaded), total: mb(detail.total) }),
+      h("progress", { max: detail.total, value: detail.loaded, "aria-hidden": "true" }));
+  } else if (state === "failed") {
+    const why = t.has(`load_${detail?.why}`) ? t(`load_${detail.why}`) : detail?.why;
+    status.append(detail?.file ? t("runnerFileFailed", { file: detail.file, why }) : t("runnerFailed"), " ",
+      h("button.ghost", { type: "button", id: "runner-retry", onclick: () => runner.retry() }, t("retry")));
+    status.title = detail?.error ?? "";
+  } else {
+    status.title = "";
+    status.textContent = t({ loading: "runnerLoading", ready: "runnerReady", busy: "runnerBusy" }[state]);
+    if (state === "ready") status.dataset.mode = detail;
+  }
 }
 
 function updateButtons() {
-  const busy = runnerState[0] === "busy";
-  $("run-sample").disabled = $("run-all").disabled = runnerState[0] !== "ready";
-  $("stop").disabled = !busy;
+  const state = runnerState[0];
+  const why = state === "ready" ? "" : t(state === "failed" ? "whyFailed" : state === "busy" ? "whyBusy" : "whyLoading");
+  for (const [id, keys] of [["run-sample", "Mod-Enter"], ["run-all", "Shift-Mod-Enter"]]) {
+    $(id).disabled = state !== "ready";
+    $(id).title = why || shortcut(keys);
+  }
+  $("submit").title = shortcut("Mod-'");
+  $("stop").disabled = state !== "busy";
 }
 
 function drawList() {
   $("exercise-list").replaceChildren(
-    ...catalog.exercises.map((ex) =>
-      h(
-        `li${ex === current ? ".current" : ""}`,
+    ...catalog.exercises.map((ex) => {
+      const here = ex === current;
+      const done = waiting.get(ex.id);
+      return h(
+        `li${here ? ".current" : ""}`,
         { "data-exercise": ex.id, "data-progress": progress(ex.id) },
-        h("a", { href: `#/${ex.id}` }, pick(ex.title)),
-        h(`span.progress.p-${progress(ex.id)}`, {}, t(progress(ex.id))),
-      ),
-    ),
+        h("a", { href: `#/${ex.id}`, "aria-current": here ? "page" : null }, pick(ex.title)),
+        h("span.state", {},
+          h(`span.progress.p-${progress(ex.id)}`, {}, t(progress(ex.id))),
+          running.get(ex.id) ? h("span.spinner", { role: "img", "aria-label": t("pendingHere") }) : null,
+          done ? h("span.waiting", { title: t("resultWaiting") }, verdictBadge(done.result.verdict)) : null),
+      );
+    }),
   );
 }
 
 function drawShown() {
   if (!shown) return $("results").replaceChildren();
-  if (shown.result) renderResult($("results"), shown.result, shown.heading());
-  else renderStatus($("results"), shown.status(), shown.kind);
+  if (shown.result) {
+    renderResult($("results"), shown.result, {
+      heading: shown.heading(),
+      sampleOnly: shown.sampleOnly,
+      file: current && fileName(current.id),
+      onLine: (line) => editor.goToLine(line),
+      onRunAll: () => act("all"),
+      onSubmit: () => act("submit"),
+    });
+    editor.mark(shown.result.verdict === "running" ? [] : diagnostics(shown.result));
+  } else {
+    renderStatus($("results"), shown.status(), shown.kind);
+    editor.mark([]);
+  }
 }
 
 function show(next) {
@@ -68,71 +128,178 @@ function show(next) {
 }
 
 function drawExercise() {
+  document.title = `${pick(current.title)} · ${t("brand")}`;
   $("title").textContent = pick(current.title);
   $("statement-body").innerHTML = renderMarkdown(pick(current.statement));
+  // code blocks scroll sideways: keyboard users reach them too
+  for (const pre of $("statement-body").querySelectorAll("pre")) pre.tabIndex = 0;
+  $("statement-body").lang = currentLang() === "zh" ? "zh-CN" : "en";
+  $("file-name").textContent = fileName(current.id);
 }
 
 function open(id) {
+  const missing = id && !exercises[id];
   current = exercises[id] ?? null;
+  closePast();
   $("exercise").hidden = !current;
   $("welcome").hidden = !!current;
+  $("not-found").hidden = !missing;
+  if (missing) $("not-found").textContent = t("noExercise", { id });
+  if (!current) document.title = t("brand");
   drawList();
   if (!current) return;
   drawExercise();
   editor.load(loadCode(current.id) ?? current.starter);
-  show(null);
+  editor.relabel();
+  const done = waiting.get(current.id);
+  waiting.delete(current.id);
+  show(done ?? null);
+  if (done) drawList();
   drawHistory();
 }
 
-const drawHistory = () => current && renderHistory($("history"), current.id, followSubmission);
+const drawHistory = () => current && renderHistory($("history"), current.id, openPast);
 
 /** A verdict-shaped view of work in progress: its status as the verdict, the cases so far. */
-const pending = (status, key, cases) => ({ verdict: status, message: t(key), message_zh: t(key), cases });
+const pending = (status, key, cases, extra = {}) => ({ verdict: status, message: t(key), message_zh: t(key), cases, ...extra });
 
-function finished(result, heading) {
-  recordVerdict(current.id, result.verdict);
+/** Show `view` if its exercise is open; otherwise it waits in the sidebar until it is opened. */
+function showFor(id, view) {
+  if (current?.id === id) show(view);
+}
+
+/** A run or submission of exercise `id` ended; full runs and official verdicts count as progress. */
+function finished(id, view, counts) {
+  if (counts) recordVerdict(id, view.result.verdict);
+  if (current?.id === id && !past) {
+    show(view);
+    showResultTab();
+  }
+  else waiting.set(id, view);
   drawList();
-  show({ result, heading });
+}
+
+function busy(id, delta) {
+  running.set(id, (running.get(id) ?? 0) + delta);
+  drawList();
 }
 
 async function runTests(samples) {
   const id = current.id;
   const cases = [];
   const heading = () => t("localResult");
+  let ticking = null; // the case running now: its elapsed time against its limit
+  const draw = () => showFor(id, { heading, sampleOnly: samples, result: pending("running", "running", cases, { ticking }) });
   show({ status: () => t("running") });
+  const timer = setInterval(() => ticking && draw(), 250);
+  busy(id, +1);
   try {
-    const result = await runner.run(id, editor.code, samples, (c) => {
-      cases.push(c);
-      show({ heading, result: pending("running", "running", cases) });
+    const result = await runner.run(id, editor.code, samples, {
+      onCase: (c) => {
+        cases.push(c);
+        ticking = null;
+        draw();
+      },
+      onCaseStart: (name, limitS) => {
+        ticking = { name, limit_s: limitS, started: performance.now() };
+        draw();
+      },
     });
-    if (current?.id === id) finished(result, heading);
+    finished(id, { heading, result, sampleOnly: samples }, !samples);
   } catch (error) {
-    show(error instanceof Stopped ? { status: () => t("stopped") } : { status: () => error.message, kind: "error" });
+    showFor(id, error instanceof Stopped ? { status: () => t("stopped") } : { status: () => error.message, kind: "error" });
+  } finally {
+    clearInterval(timer);
+    busy(id, -1);
   }
 }
 
-async function followSubmission(subId) {
+async function followSubmission(id, subId) {
   const heading = () => t("officialResult", { runtime: "torch" });
-  const done = await api.follow(subId, ({ status, cases }) =>
-    show({ heading, result: pending(status, status === "queued" ? "queued" : "judging", cases) }),
-  );
-  finished(done.result, () => t("officialResult", { runtime: done.result.runtime }));
-  drawHistory();
+  busy(id, +1);
+  try {
+    const done = await api.follow(subId, ({ status, cases }) =>
+      showFor(id, { heading, result: pending(status, status === "queued" ? "queued" : "judging", cases) }),
+    );
+    finished(id, { result: done.result, heading: () => t("officialResult", { runtime: done.result.runtime }) }, true);
+  } finally {
+    busy(id, -1);
+  }
+  if (current?.id === id) drawHistory();
 }
 
 async function submitCode() {
+  if (!api.currentUser()) return openAuthDialog($("auth-dialog"), () => (drawAccount(), drawHistory(), submitCode()), { reason: t("loginToSubmit") });
+  const id = current.id;
   $("submit").disabled = true;
   show({ status: () => t("submitting") });
   try {
-    const sub = await api.submit(current.id, editor.code);
-    await followSubmission(sub.id);
+    const sub = await api.submit(id, editor.code, fileName(id));
+    await followSubmission(id, sub.id);
   } catch (error) {
-    if (error instanceof api.Unreachable) show({ status: () => t("serverUnreachable"), kind: "error" });
-    else if (error.status === 401) show({ status: () => t("loginNeeded"), kind: "error" });
-    else show({ status: () => error.message, kind: "error" });
+    if (error instanceof api.Unreachable) showFor(id, { status: () => t("serverUnreachable"), kind: "error" });
+    else if (error.status === 401) {
+      api.forget();
+      drawAccount();
+      openAuthDialog($("auth-dialog"), () => (drawAccount(), drawHistory(), submitCode()), { reason: t("loginToSubmit") });
+    } else showFor(id, { status: () => api.describe(error), kind: "error" });
   } finally {
     $("submit").disabled = false;
   }
+}
+
+/** Show a past submission read-only in place of the editor. */
+async function openPast(subId) {
+  const id = current.id;
+  let sub;
+  try {
+    sub = await api.submission(subId);
+  } catch (error) {
+    return show({ status: () => api.describe(error), kind: "error" });
+  }
+  if (current?.id !== id) return;
+  past = sub;
+  drawPast();
+  if (sub.status !== "done") followPast(id, sub);
+}
+
+async function followPast(id, sub) {
+  const done = await api.follow(sub.id, ({ status, cases }) => {
+    if (past?.id !== sub.id) return;
+    past = { ...sub, status, result: pending(status, status === "queued" ? "queued" : "judging", cases) };
+    drawPast();
+  });
+  if (past?.id === sub.id) {
+    past = done;
+    drawPast();
+  }
+  finished(id, { result: done.result, heading: () => t("officialResult", { runtime: done.result.runtime }) }, true);
+}
+
+function drawPast() {
+  const work = $("work");
+  work.dataset.view = past ? "past" : "edit";
+  if (!past) return $("past").replaceChildren();
+  renderPast($("past"), past, {
+    current: () => editor.code,
+    file: fileName(current.id),
+    onLoad: () => {
+      if (!confirm(t("loadConfirm", { id: past.id }))) return;
+      editor.load(past.code);
+      saveCode(current.id, past.code);
+      closePast();
+      $("editor").querySelector(".cm-content")?.focus();
+    },
+    onClose: () => {
+      closePast();
+      $("editor").querySelector(".cm-content")?.focus();
+    },
+  });
+}
+
+function closePast() {
+  past = null;
+  drawPast();
 }
 
 function drawAccount() {
@@ -145,28 +312,47 @@ function drawAccount() {
 function drawAll() {
   $("lang-toggle").textContent = t("langButton");
   drawRunnerStatus();
+  updateButtons();
   drawList();
   drawAccount();
-  if (current) drawExercise();
+  if (current) {
+    drawExercise();
+    editor.relabel();
+  } else document.title = t("brand");
   drawShown();
+  drawPast();
   drawHistory();
+  const first = catalog.exercises[0];
+  $("start-first").href = `#/${first.id}`;
+  $("start-first").textContent = t("startFirst", { title: pick(first.title) });
+  $("shortcut-hint").textContent = t("shortcutHint", {
+    sample: shortcut("Mod-Enter"), all: shortcut("Shift-Mod-Enter"), submit: shortcut("Mod-'"),
+  });
 }
 
-$("run-sample").onclick = () => runTests(true);
-$("run-all").onclick = () => runTests(false);
+$("run-sample").onclick = () => act("sample");
+$("run-all").onclick = () => act("all");
 $("stop").onclick = () => runner.stop();
-$("submit").onclick = submitCode;
+$("submit").onclick = () => act("submit");
 $("reset").onclick = () => {
   if (!confirm(t("resetConfirm"))) return;
   editor.load(current.starter);
   saveCode(current.id, null);
 };
 $("lang-toggle").onclick = () => setLang(currentLang() === "en" ? "zh" : "en");
+// The shortcuts work outside the editor too (the editor's own keymap handles them inside).
+addEventListener("keydown", (event) => {
+  if (!(event.ctrlKey || event.metaKey) || event.target.closest?.(".cm-editor, dialog")) return;
+  if (event.key === "Enter") act(event.shiftKey ? "all" : "sample");
+  else if (event.key === "'") act("submit");
+  else return;
+  event.preventDefault();
+});
 onLangChange(drawAll);
 addEventListener("hashchange", () => open(decodeURIComponent(location.hash.replace(/^#\/?/, ""))));
 
 applyI18n();
+setupLayout();
 drawn = true;
 drawAll();
-updateButtons();
 open(decodeURIComponent(location.hash.replace(/^#\/?/, "")));

@@ -1,6 +1,7 @@
-// The results view: verdict, per-case table with bytes per rank against the bound, messages, output.
+// The results view: verdict, per-case table with bytes per rank against the bound, messages, the
+// sample's values, output; and the diagnostics a verdict puts on the editor's lines.
 import { h } from "./dom.js";
-import { pick, t } from "./i18n.js";
+import { currentLang, pick, t } from "./i18n.js";
 
 let verdictTitles = {};
 export const setVerdictTitles = (titles) => (verdictTitles = titles);
@@ -10,10 +11,25 @@ const message = (obj) => pick({ en: obj.message, zh: obj.message_zh });
 export const verdictBadge = (code) =>
   h(`span.verdict.v-${code}`, {}, verdictTitles[code] ? pick(verdictTitles[code]) : t(`status_${code}`));
 
+/** `text` with every "line 12" / "第 12 行" as a button that moves the editor's cursor there. */
+export function withLineLinks(text, onLine) {
+  if (!onLine) return [text];
+  const parts = [];
+  let at = 0;
+  for (const m of text.matchAll(/\bline (\d+)|第 (\d+) 行/g)) {
+    const line = Number(m[1] ?? m[2]);
+    parts.push(text.slice(at, m.index),
+      h("button.link.line-link", { type: "button", "data-line": line, onclick: () => onLine(line) }, m[0]));
+    at = m.index + m[0].length;
+  }
+  parts.push(text.slice(at));
+  return parts;
+}
+
 function bytesCell(c) {
   return h(
     "td.bytes",
-    {},
+    { "data-label": t("bytesSent") },
     h(
       "div.bars",
       {},
@@ -36,51 +52,187 @@ function caseRow(c) {
   return h(
     `tr.case.v-${c.verdict}`,
     { "data-case": c.name },
-    h("td", {}, c.name, c.sample ? h("span.tag", {}, t("sample")) : null),
-    h("td.num", {}, String(c.world_size)),
-    h("td", {}, verdictBadge(c.verdict)),
+    h("td", { "data-label": t("case") }, c.name, c.sample ? h("span.tag", {}, t("sample")) : null),
+    h("td.num", { "data-label": t("ranks") }, String(c.world_size)),
+    h("td", { "data-label": t("verdict") }, verdictBadge(c.verdict)),
     bytesCell(c),
-    h("td.num", {}, `${c.wall_ms} ms`),
+    h("td.num", { "data-label": t("time") }, `${c.wall_ms} ms`),
   );
+}
+
+const fmt = (x) => (Number.isInteger(x) ? String(x) : String(Number(x.toPrecision(10))));
+const close = (a, b) => a === b || (typeof a === "number" && typeof b === "number" && Math.abs(a - b) <= 1e-5 * Math.max(1, Math.abs(b)));
+
+/**
+ * The sample's values per rank: Input / Expected / Your output, wrong cells marked, and lines
+ * between chunks (a rank's tensor split in world_size chunks, as the ring and transpose work).
+ */
+function samplePanel(c) {
+  const s = c.sample;
+  if (!s?.inputs || !s?.expected) return null;
+  const world = c.world_size;
+  const row = (label, tensor, want, kind) => {
+    const data = tensor?.data ?? null;
+    const n = data?.length ?? 0;
+    const chunk = n % world === 0 && n > world ? n / world : 0;
+    return h(`tr.${kind}`, {},
+      h("th", { scope: "row" }, label),
+      h("td", {}, data === null
+        ? h("span.muted", {}, t("noOutput"))
+        : h("span.values", {}, data.map((x, i) => {
+          const wrong = want && !(want.data && i < want.data.length && close(x, want.data[i]));
+          const cls = `span.cell${wrong ? ".wrong" : ""}${chunk && i % chunk === 0 && i ? ".chunk-start" : ""}`;
+          return h(cls, wrong ? { title: t("expectedValue", { value: fmt(want.data?.[i]) }) } : {}, fmt(x));
+        }))));
+  };
+  return h("details.sample-values", { open: c.verdict !== "accepted" },
+    h("summary", {}, t("sampleValues", { name: c.name })),
+    h("div.sample-scroll", { tabindex: 0, role: "region", "aria-label": t("sampleValues", { name: c.name }) }, h("table.sample", {},
+      s.inputs.map((input, rank) => h("tbody", { "data-rank": rank },
+        h("tr.rank-head", {}, h("th", { colspan: 2, scope: "rowgroup" }, `rank ${rank}`)),
+        row(t("input"), input, null, "input"),
+        row(t("expected"), s.expected[rank], null, "expected"),
+        row(t("yourOutput"), s.outputs?.[rank], s.expected[rank], "output"))))));
+}
+
+/** A deadlock's message rearranged: the cycle first, then one line per rank, then the fix. */
+export function deadlockView(c, onLine) {
+  // one line per rank: a rank's sentence ("rank 0 waits in recv from rank 3 (line 12)") with
+  // the clauses after it about its peer ("rank 3 is itself blocked")
+  const perRank = (text, sep, starts) => text.split(sep).reduce((lines, part) => {
+    if (starts.test(part) || !lines.length) lines.push(part);
+    else lines[lines.length - 1] += sep + part;
+    return lines;
+  }, []);
+  const parts = perRank(c.message.replace(/^deadlock:\s*/, ""), "; ", /^rank \d+ (waits|is blocked)/);
+  const zhParts = perRank((c.message_zh ?? "").replace(/^死锁：/, ""), "；", /^rank \d+ (在|阻塞在)/);
+  const waits = new Map();
+  for (const part of parts) {
+    const m = part.match(/^rank (\d+) waits in (\w+) (?:from|to) rank (\d+)(?: \(line (\d+)\))?/);
+    if (m && !waits.has(Number(m[1]))) waits.set(Number(m[1]), { op: m[2], peer: Number(m[3]), line: m[4] && Number(m[4]) });
+  }
+  let cycle = null;
+  for (const start of waits.keys()) {
+    const path = [start];
+    for (let r = waits.get(start)?.peer; r !== undefined && !cycle; r = waits.get(r)?.peer) {
+      const at = path.indexOf(r);
+      if (at >= 0) cycle = [...path.slice(at), r];
+      else path.push(r);
+    }
+    if (cycle) break;
+  }
+  const lines = currentLang() === "zh" && zhParts.length === parts.length ? zhParts : parts;
+  let head = null;
+  let fix = t("fixCollective");
+  if (cycle) {
+    const members = cycle.slice(0, -1).map((r) => waits.get(r));
+    const ops = new Set(members.map((w) => w.op));
+    const lineNos = new Set(members.map((w) => w.line));
+    const op = ops.size === 1 ? [...ops][0] : null;
+    const line = lineNos.size === 1 ? [...lineNos][0] : null;
+    const every = cycle.length - 1 === c.world_size;
+    const who = every ? t("everyRank") : t("theseRanks");
+    head = `${cycle.join(" ← ")}: ${op ? t("waitIn", { who, op }) : t("waitEachOther", { who })}${line ? `, ${t("lineN", { line })}` : ""}`;
+    fix = op === "send" ? t("fixSend") : op === "recv" ? t("fixRecv") : t("fixMixed");
+  }
+  return h("div.deadlock", {},
+    head ? h("p.cycle", {}, withLineLinks(head, onLine)) : null,
+    h("ul.waits", {}, lines.map((line) => h("li", {}, withLineLinks(line, onLine)))),
+    h("p.fix", {}, t("fixLabel"), " ", fix));
 }
 
 // A failing case's message (unless the summary above already says it) and its tracebacks.
-function caseDetails(c, summary) {
-  if (c.verdict === "accepted") return null;
+function caseDetails(c, summary, options) {
+  if (c.verdict === "accepted" && !c.sample) return null;
   return h(
     `div.case-detail.v-${c.verdict}`,
     { "data-case": c.name },
-    message(c) === summary ? null : h("p.message", {}, message(c)),
-    (c.details ?? []).map((text) => h("pre.traceback", { "aria-label": t("traceback") }, text)),
+    c.verdict === "accepted" ? null
+      : c.verdict === "deadlock" ? deadlockView(c, options.onLine)
+        : message(c) === summary ? null : h("p.message", {}, withLineLinks(message(c), options.onLine)),
+    (c.details ?? []).map((text) => h("pre.traceback", { "aria-label": t("traceback") }, withLineLinks(text, options.onLine))),
+    c.sample ? samplePanel(c) : null,
   );
 }
 
-/** Render a verdict JSON (browser run or the server's) into `root`; `heading` names its source. */
-export function renderResult(root, result, heading) {
+/** The case running now: its elapsed time against its time limit. */
+function ticker(ticking) {
+  const elapsed = (performance.now() - ticking.started) / 1000;
+  return h("p.ticking", {}, t("caseElapsed", { name: ticking.name, elapsed: elapsed.toFixed(1), limit: ticking.limit_s }),
+    h("progress", { max: ticking.limit_s, value: Math.min(elapsed, ticking.limit_s), "aria-hidden": "true" }));
+}
+
+/**
+ * Render a verdict JSON (browser run or the server's) into `root`.
+ * options: heading (its source), sampleOnly (a Run sample: not the verdict), onLine(line)
+ * (moves the cursor), onRunAll / onSubmit (offered after a sample passes).
+ */
+export function renderResult(root, result, options = {}) {
   const cases = result.cases ?? [];
+  const summary = message(result);
+  const deadlockFirst = result.verdict === "deadlock";
+  const sampleNote = options.sampleOnly && result.verdict === "accepted";
   root.replaceChildren(
     h(
       `div.result.v-${result.verdict}`,
-      { "data-verdict": result.verdict },
-      h("div.result-head", {}, h("span.source", {}, heading), verdictBadge(result.verdict)),
-      h("p.summary", {}, message(result)),
-      cases.length
-        ? h(
-            "table.cases",
-            {},
-            h(
-              "thead",
-              {},
-              h("tr", {}, ["case", "ranks", "verdict", "bytesSent", "time"].map((k) => h("th", {}, t(k)))),
-            ),
-            h("tbody", {}, cases.map(caseRow)),
-          )
+      { "data-verdict": result.verdict, "data-sample-only": options.sampleOnly ? "" : null },
+      h("div.result-head", {}, h("span.source", {}, options.heading ?? ""), verdictBadge(result.verdict)),
+      result.verdict === "compile_error"
+        ? h("pre.summary.compile-error", {}, withLineLinks(summary, options.onLine))
+        : deadlockFirst ? null : h("p.summary", {}, withLineLinks(summary, options.onLine)),
+      sampleNote
+        ? h("div.sample-only", {}, h("p", {}, t("sampleOnlyPass")),
+          h("div.row", {},
+            h("button", { type: "button", id: "then-run-all", onclick: options.onRunAll }, t("runAll")),
+            h("button.primary", { type: "button", id: "then-submit", onclick: options.onSubmit }, t("submit"))))
         : null,
-      cases.map((c) => caseDetails(c, message(result))),
-      result.skipped?.length ? h("p.skipped", {}, t("skipped", { cases: result.skipped.join(", ") })) : null,
-      result.stdout ? h("details.stdout", { open: true }, h("summary", {}, t("stdout")), h("pre", {}, result.stdout)) : null,
+      result.ticking ? ticker(result.ticking) : null,
+      cases.length
+        ? h("div.cases-scroll", { tabindex: 0, role: "region", "aria-label": t("casesLabel") }, h(
+          "table.cases",
+          {},
+          h("thead", {}, h("tr", {}, ["case", "ranks", "verdict", "bytesSent", "time"].map((k) => h("th", { scope: "col" }, t(k))))),
+          h("tbody", {}, cases.map(caseRow)),
+        ))
+        : null,
+      cases.map((c) => caseDetails(c, deadlockFirst ? null : summary, options)),
+      result.skipped?.length ? h("p.skipped", {}, t("skipped", { cases: result.skipped.join(currentLang() === "zh" ? "、" : ", ") })) : null,
+      result.stdout?.trim() ? h("details.stdout", { open: true }, h("summary", {}, t("stdout")), h("pre", {}, result.stdout)) : null,
     ),
   );
+}
+
+/**
+ * The editor marks a verdict asks for: the compile error's line and column, every line a case's
+ * message or traceback names (runtime errors, forbidden calls, deadlocks), and for a wrong answer
+ * the failing rank's last receive (the last write into its tensor the trace knows of).
+ */
+export function diagnostics(result) {
+  const marks = [];
+  const seen = new Set();
+  const add = (line, text, severity = "error", column) => {
+    if (!line || seen.has(line)) return;
+    seen.add(line);
+    marks.push({ line, column, severity, message: text });
+  };
+  if (result.verdict === "compile_error") add(result.line, message(result), "error", result.column);
+  for (const c of result.cases ?? []) {
+    if (c.verdict === "accepted") continue;
+    const text = message(c);
+    for (const m of c.message.matchAll(/\bline (\d+)/g)) add(Number(m[1]), text);
+    for (const tb of c.details ?? []) {
+      const frames = [...tb.matchAll(/File "[^"]*", line (\d+)/g)];
+      // the learner's frames are the ones not inside the judge (which it cannot see)
+      const own = frames.filter((f) => !/cjudge|site-packages|<frozen/.test(f[0]));
+      if (own.length) add(Number(own.at(-1)[1]), text);
+    }
+    if (c.verdict === "wrong_answer") {
+      const rank = Number(c.message.match(/rank (\d+)/)?.[1]);
+      const last = (c.trace ?? []).filter((e) => e.rank === rank && /recv|all_to_all|all_gather|reduce/.test(e.op) && e.line).at(-1);
+      if (last) add(last.line, t("lastWrite", { rank, message: text }), "warning");
+    }
+  }
+  return marks;
 }
 
 /** A one-line status in the results area (running, stopped, errors). */

@@ -1,49 +1,142 @@
-// The main thread's side of the browser runner: one Web Worker holding Pyodide, a watchdog for
+// The main thread's side of the browser runner: the download of Python (with progress in bytes
+// and a watchdog that names the file that failed), one Web Worker holding Pyodide, a watchdog for
 // the time limit, and Stop, which terminates the worker and builds a fresh one.
 
 export class Stopped extends Error {}
 
 const GRACE_MS = 2000;
+/** No byte of any file for this long, or no answer from a started worker: loading failed. */
+export const STALL_MS = 30_000;
+const BOOT_MS = 90_000;
+
+/**
+ * The files the worker loads, fetched here first so that their bytes can be counted (the
+ * worker's own requests then find them in the HTTP cache). `manifest.json` (written by the
+ * build) gives their sizes.
+ */
+async function download(onProgress, signal) {
+  const base = new URL(".", import.meta.url);
+  let manifest;
+  try {
+    manifest = await (await fetch(new URL("manifest.json", base), { signal })).json();
+  } catch {
+    return; // an older build: the worker loads without a progress bar
+  }
+  const total = Object.values(manifest.files).reduce((a, b) => a + b, 0);
+  const loaded = Object.fromEntries(Object.keys(manifest.files).map((f) => [f, 0]));
+  const report = () => onProgress({ loaded: Object.values(loaded).reduce((a, b) => a + b, 0), total });
+  let lastByte = Date.now();
+  const controller = new AbortController();
+  signal.addEventListener("abort", () => controller.abort());
+  let stalled = null;
+  const watchdog = setInterval(() => {
+    if (Date.now() - lastByte < STALL_MS) return;
+    const file = Object.keys(loaded).find((f) => loaded[f] < manifest.files[f]);
+    stalled = { file, why: "stalled" };
+    controller.abort();
+  }, 1000);
+  try {
+    await Promise.all(Object.keys(manifest.files).map(async (file) => {
+      let response;
+      try {
+        response = await fetch(new URL(file, base), { signal: controller.signal });
+      } catch {
+        throw stalled ?? { file, why: "network" };
+      }
+      if (!response.ok) throw { file, why: `HTTP ${response.status}` };
+      const reader = response.body.getReader();
+      for (;;) {
+        let chunk;
+        try {
+          chunk = await reader.read();
+        } catch {
+          throw stalled ?? { file, why: "network" };
+        }
+        if (chunk.done) break;
+        loaded[file] += chunk.value.byteLength;
+        lastByte = Date.now();
+        report();
+      }
+    }));
+  } catch (failure) {
+    controller.abort();
+    throw failure;
+  } finally {
+    clearInterval(watchdog);
+  }
+}
 
 export class Runner {
-  /** @param {(state: string, detail?: string) => void} onStatus  loading | ready | busy | failed */
+  /**
+   * @param {(state: string, detail?: any) => void} onStatus  loading ({loaded, total} bytes while
+   *   downloading) | ready (the mode) | busy | failed ({file, why} or {error})
+   */
   constructor(onStatus) {
     this.onStatus = onStatus;
     this.mode = new URLSearchParams(location.search).get("runner") ?? "auto";
-    this.#start();
+    this.#load();
+  }
+
+  /** Download, then start the worker; on failure the status says which file, and `retry` starts over. */
+  #load() {
+    this.onStatus("loading");
+    this.aborter?.abort();
+    const aborter = (this.aborter = new AbortController());
+    this.ready = download((p) => this.onStatus("loading", p), aborter.signal).then(
+      () => this.#start(),
+      (failure) => {
+        this.onStatus("failed", failure);
+        throw new Error(`${failure.file}: ${failure.why}`);
+      },
+    );
+    this.ready.catch(() => {});
+  }
+
+  /** Load again after a failure. */
+  retry() {
+    this.worker?.terminate();
+    this.worker = null;
+    this.#load();
   }
 
   #start() {
     this.readyMode = null;
     this.onStatus("loading");
     this.worker = new Worker(new URL("./worker.js", import.meta.url), { type: "module" });
-    this.ready = new Promise((resolve, reject) => {
+    const ready = new Promise((resolve, reject) => {
+      const timer = setTimeout(() => fail({ file: "worker.js", why: "timeout" }), BOOT_MS);
+      const fail = (failure) => {
+        clearTimeout(timer);
+        this.onStatus("failed", failure);
+        reject(new Error(failure.error ?? failure.why));
+      };
+      this.worker.onerror = (event) => fail({ error: event.message ?? "worker error" });
       this.worker.onmessage = ({ data }) => {
         if (data.type === "ready") {
+          clearTimeout(timer);
           this.readyMode = data.mode;
           this.onStatus("ready", data.mode);
           resolve();
-        } else if (data.type === "failed") {
-          this.onStatus("failed", data.error);
-          reject(new Error(data.error));
-        } else this.job?.onMessage(data);
+        } else if (data.type === "failed") fail({ error: data.error });
+        else this.job?.onMessage(data);
       };
     });
-    this.ready.catch(() => {});
     this.worker.postMessage({ type: "boot", mode: this.mode });
+    return ready;
   }
 
   /**
-   * Run the tests of `exercise` on `code` (`samples` only, or all); `onCase` sees each graded case.
+   * Run the tests of `exercise` on `code` (`samples` only, or all); `onCase` sees each graded
+   * case, `onCaseStart(name, limitS)` each case as its ranks start.
    * Resolves with the verdict JSON; rejects with Stopped when stopped.
    */
-  async run(exercise, code, samples, onCase) {
+  async run(exercise, code, samples, { onCase, onCaseStart = () => {} }) {
     await this.ready;
     this.onStatus("busy");
     const request = { exercise, code, samples, graded: [] };
     try {
       return await new Promise((resolve, reject) => {
-        this.job = { request, resolve, reject, onMessage: (data) => this.#onJobMessage(data, onCase) };
+        this.job = { request, resolve, reject, onMessage: (data) => this.#onJobMessage(data, onCase, onCaseStart) };
         this.worker.postMessage({ type: "run", ...request });
       });
     } finally {
@@ -53,10 +146,12 @@ export class Runner {
     }
   }
 
-  #onJobMessage(data, onCase) {
+  #onJobMessage(data, onCase, onCaseStart) {
     const job = this.job;
-    if (data.type === "case-start") this.#watch(data.name, data.limit_s);
-    else if (data.type === "case") {
+    if (data.type === "case-start") {
+      this.#watch(data.name, data.limit_s);
+      onCaseStart(data.name, data.limit_s);
+    } else if (data.type === "case") {
       clearTimeout(this.watchdog);
       job.request.graded.push(data.case);
       onCase(data.case);
@@ -83,8 +178,9 @@ export class Runner {
   }
 
   #restart() {
-    this.worker.terminate();
-    this.#start();
+    this.worker?.terminate();
+    this.ready = this.#start();
+    this.ready.catch(() => {});
   }
 
   /** Stop whatever runs now: the worker is terminated and a fresh one is started. */
