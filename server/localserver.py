@@ -98,6 +98,9 @@ def start_server(data_dir: Path, workers: int = 2, **settings: Any) -> JudgeServ
            "CJUDGE_RATE_PER_MINUTE": "10000", "CJUDGE_MAX_QUEUED_PER_USER": "1000"}
     env.pop("CJUDGE_DATABASE_URL", None)
     env.pop("DATABASE_URL", None)
+    env.update({"CJUDGE_SIGNUP_RATE": "100000/minute",  # tests and benches sign up many,
+                "CJUDGE_LOGIN_RATE_IP": "100000/minute",  # all from 127.0.0.1
+                "CJUDGE_SUBMIT_RATE_IP": "100000/minute"})
     env.update({f"CJUDGE_{k.upper()}": str(v) for k, v in settings.items()})
     data_dir.mkdir(parents=True, exist_ok=True)
     log_path = data_dir / "server.log"
