@@ -95,7 +95,8 @@ def start_server(data_dir: Path, workers: int = 2, **settings: Any) -> JudgeServ
     submission bounds unless given), SQLite in ``data_dir``; wait until it answers."""
     port = free_port()
     env = {**os.environ, "CJUDGE_DATA_DIR": str(data_dir), "CJUDGE_WORKERS": str(workers),
-           "CJUDGE_RATE_PER_MINUTE": "10000", "CJUDGE_MAX_QUEUED_PER_USER": "1000"}
+           "CJUDGE_RATE_PER_MINUTE": "10000", "CJUDGE_MAX_QUEUED_PER_USER": "1000",
+           "CJUDGE_MAX_PENDING_PER_IP": "1000"}
     env.pop("CJUDGE_DATABASE_URL", None)
     env.pop("DATABASE_URL", None)
     env.update({"CJUDGE_SIGNUP_RATE": "100000/minute",  # tests and benches sign up many,

@@ -1,6 +1,6 @@
 # attack: write forged result lines (every case accepted, no bytes) into any inherited descriptor
 # expect: wrong_answer|runtime_error|forbidden_primitive
-# (forbidden_primitive: what it writes into its own gloo sockets shows on the wire check)
+# (forbidden_primitive: what it writes into its own channel is a malformed request at worst)
 import json
 import os
 

@@ -1,5 +1,6 @@
-# attack: switch off the judge's communication monitor, then use the forbidden built-in
-# expect: forbidden_primitive|runtime_error|wrong_answer
+# attack: switch off any communication monitor the judge might keep in the rank, then use the
+#         forbidden built-in
+# expect: forbidden_primitive
 import gc
 
 import torch.distributed as dist
