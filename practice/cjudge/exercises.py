@@ -16,6 +16,8 @@ import types
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .model.case import ModelSpec
+from .model.topology import ModelError
 from .primitives import CANONICAL, allowed_ops
 from .protocol import JobSpec
 from .verdicts import Verdict
@@ -72,6 +74,7 @@ class Exercise:
     wrong: tuple[WrongSolution, ...]
     content_hash: str
     grader: types.ModuleType = field(repr=False, compare=False)
+    model: ModelSpec = field(default_factory=ModelSpec, compare=False)
     draft: bool = False  # being written (``judge.py new``): served by no front door yet
 
     def statement(self, lang: str = "en") -> str:
@@ -221,8 +224,16 @@ def load_exercise(folder: Path, published: bool = False) -> Exercise:
         cases=_load_cases(meta.get("cases"), where),
         wrong=() if published else _load_wrong(folder),
         content_hash=content_hash(folder), grader=_load_grader(folder, exercise_id),
-        draft=_draft(meta, where),
+        model=_model(meta, where), draft=_draft(meta, where),
     )
+
+
+def _model(meta: dict, where: str) -> ModelSpec:
+    """The ``[model]`` table: topology, modelled sizes, the time bound and the cases it judges."""
+    try:
+        return ModelSpec.from_table(meta.get("model"), CANONICAL.get(meta.get("builtin", "")))
+    except ModelError as exc:
+        raise ExerciseError(f"{where}: [model]: {exc}") from None
 
 
 def _draft(meta: dict, where: str) -> bool:

@@ -11,6 +11,7 @@ import random
 
 from . import __version__
 from .exercises import Exercise
+from .model.case import input_bytes, model_case
 from .primitives import DISPLAY
 from .protocol import CaseSpec, RawCase, TensorData
 from .switch.accounting import bytes_per_rank, graded_calls
@@ -166,6 +167,12 @@ def grade_case(exercise: Exercise, spec: CaseSpec, raw: RawCase) -> dict:
         verdict, en, zh, details = failure
     else:
         verdict, en, zh = _judge_outputs(exercise, spec, raw, sent, bound)
+        if verdict in (Verdict.ACCEPTED, Verdict.OVER_BUDGET):  # a finished, correct run
+            modelled = model_case(raw["trace"], input_bytes(spec), exercise.model,
+                                  case_name=spec["name"])
+            result["model"] = modelled.model
+            if verdict is Verdict.ACCEPTED and modelled.too_slow:
+                verdict, en, zh = Verdict.TOO_SLOW, modelled.message, modelled.message_zh
     result.update(verdict=verdict.value, message=en, message_zh=zh, details=details)
     if spec["sample"]:  # learners see the sample case in full
         result["sample"] = {"inputs": spec["inputs"], "outputs": [r["output"] for r in raw["ranks"]],
