@@ -49,9 +49,9 @@ export async function setCode(page, code) {
   await page.keyboard.insertText(code);
 }
 
-/** The editor's text (every line is rendered: the files here are short). */
-export const editorText = (page) =>
-  page.$$eval("#editor .cm-line", (lines) => lines.map((l) => l.textContent).join("\n"));
+/** The editor's text (every line is rendered: the files here are short); `root` holds the editor. */
+export const editorText = (page, root = "#editor") =>
+  page.$$eval(`${root} .cm-line`, (lines) => lines.map((l) => l.textContent).join("\n"));
 
 /** Click a run button (or press keys, e.g. "Control+Enter", in the editor) and wait for the verdict; returns {verdict, text}. */
 export async function runAndWait(page, button = "#run-sample", timeout = 60_000) {

@@ -19,7 +19,7 @@ export function lineDiff(before, after) {
   let j = 0;
   while (i < n || j < m) {
     if (i < n && j < m && a[i] === b[j]) out.push({ kind: " ", text: a[i++] }), j++;
-    else if (j < m && (i === n || lcs[i][j + 1] >= lcs[i + 1][j])) out.push({ kind: "+", text: b[j++] });
+    else if (j < m && (i === n || lcs[i][j + 1] > lcs[i + 1][j])) out.push({ kind: "+", text: b[j++] });
     else out.push({ kind: "-", text: a[i++] });
   }
   return out;
