@@ -38,7 +38,8 @@ class Settings(BaseSettings):
     roster_file: Path | None = None  # if set, only the names in it (one a line) may sign up
     reserved_names: str = "admin,administrator,root,superuser,sysadmin,system,staff,support,judge"
     min_password_score: int = 2  # zxcvbn's 0-4
-    hash_concurrency: int = 2  # password hashes at once; more callers get 503 + Retry-After
+    # password hashes at once (half the cores: grading keeps the rest); more get 503
+    hash_concurrency: int = Field(default_factory=lambda: max(1, (os.cpu_count() or 2) // 2))
     # per client IP, in the `limits` library's notation ("N/minute;M/hour")
     signup_rate: str = "5/minute;30/hour"
     login_rate_ip: str = "30/minute;300/hour"

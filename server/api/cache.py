@@ -1,5 +1,5 @@
 """A small LRU of finished submissions' JSON: a done submission never changes, and polling
-clients ask for it again and again."""
+clients ask for it again and again. Bounded in entries and in bytes."""
 
 from __future__ import annotations
 
@@ -10,8 +10,10 @@ from collections import OrderedDict
 class DoneCache:
     """Serialized finished submissions by (id, admin view), with their owner's id."""
 
-    def __init__(self, size: int = 4096) -> None:
+    def __init__(self, size: int = 4096, max_bytes: int = 64 << 20) -> None:
         self.size = size
+        self.max_bytes = max_bytes
+        self.bytes = 0
         self.items: OrderedDict[tuple[int, bool], tuple[int, bytes]] = OrderedDict()
         self.lock = threading.Lock()
 
@@ -24,8 +26,15 @@ class DoneCache:
             return item
 
     def put(self, submission_id: int, admin: bool, owner_id: int, body: bytes) -> None:
-        """Remember a finished submission's JSON."""
+        """Remember a finished submission's JSON (not one larger than a quarter of the cache)."""
+        if len(body) > self.max_bytes // 4:
+            return
         with self.lock:
+            old = self.items.pop((submission_id, admin), None)
+            if old is not None:
+                self.bytes -= len(old[1])
             self.items[(submission_id, admin)] = (owner_id, body)
-            if len(self.items) > self.size:
-                self.items.popitem(last=False)
+            self.bytes += len(body)
+            while len(self.items) > self.size or self.bytes > self.max_bytes:
+                _, (_, evicted) = self.items.popitem(last=False)
+                self.bytes -= len(evicted)

@@ -287,3 +287,19 @@ def test_idle_connections_are_closed_and_do_not_stop_the_server(plain_server: Ju
         for sock in idle:
             sock.close()
         resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
+
+def test_an_open_stream_does_not_block_shutdown(tmp_path: Path) -> None:
+    server = start_server(tmp_path, workers=0, sandbox="none")
+    try:
+        token = server.register()
+        sid = server.submit(token, "x = 1")  # no worker: it stays queued, the stream stays open
+        with server.client(token) as c, c.stream("GET", f"/api/submissions/{sid}/events") as r:
+            assert r.status_code == 200
+            next(r.iter_lines())
+            started = time.monotonic()
+            server.proc.terminate()
+            server.proc.wait(30)
+            assert time.monotonic() - started < 15
+    finally:
+        server.stop()

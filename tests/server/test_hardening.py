@@ -236,3 +236,15 @@ def test_a_huge_verdict_is_stored_bounded(tmp_path: Path) -> None:
         assert row.result["cases"][0]["trace_truncated"] and row.result["cases"][1]["trace"]
         assert [c["verdict"] for c in row.result["cases"]] == ["accepted", "accepted"]
     engine.dispose()
+
+
+def test_the_finished_submissions_cache_is_bounded_in_bytes() -> None:
+    from server.api.cache import DoneCache
+
+    cache = DoneCache(size=1000, max_bytes=10_000)
+    for sid in range(100):
+        cache.put(sid, False, 1, b"x" * 1000)
+    assert cache.bytes <= 10_000 and len(cache.items) == 10
+    assert cache.get(99, False) is not None and cache.get(0, False) is None
+    cache.put(500, False, 1, b"y" * 5000)  # over a quarter of the cache: not kept
+    assert cache.get(500, False) is None
