@@ -93,7 +93,7 @@ class Settings(BaseSettings):
     @field_validator("secret_key")
     @classmethod
     def _strong_secret(cls, value: str | None) -> str | None:
-        if value and (len(value.encode()) < MIN_SECRET_BYTES or len(set(value)) < 12):
+        if value and (len(value.encode()) < MIN_SECRET_BYTES or len(set(value)) < 8):
             raise ValueError(
                 f"CJUDGE_SECRET_KEY must be at least {MIN_SECRET_BYTES} random bytes (a short or "
                 "guessable key lets anyone forge log-ins); make one with: python -c "
