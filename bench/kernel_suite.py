@@ -5,7 +5,8 @@
 Both are timed in this one run, as whole fresh processes (so each pays its own ``import torch``):
 the suite is ``judge.py test ring-allreduce solution.py --json``; the torchrun run is
 ``torchrun --nproc-per-node 4 tests/data/chapter_ring_allreduce.py``. Targets: the suite faster
-than the torchrun run, and at most 0.4 s per case after the torch import.
+than the torchrun run (issue target: at most 0.3 of it), and at most 0.4 s per case after the
+torch import.
 """
 
 from __future__ import annotations
@@ -66,7 +67,7 @@ def main() -> int:
     print(f"suite / torchrun:                  {suite / torchrun:.2f}")
     print(f"per case after the import:         {after_import:.3f} s (whole suite minus import, / cases)")
     print(f"per case, runtime's own wall time: max {max(cases):.3f} s, mean {statistics.mean(cases):.3f} s")
-    ok = suite < torchrun and after_import <= 0.4
+    ok = suite <= 0.3 * torchrun and after_import <= 0.4
     print("targets met" if ok else "TARGETS MISSED")
     return 0 if ok else 1
 
