@@ -2,8 +2,9 @@
 // headless Chromium, through the ranks-as-suspended-stacks runner (JSPI) and the one-worker-per-
 // rank fallback.
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
 import { after, before, describe, test } from "node:test";
-import { exerciseFile, openPage, runAndWait, setCode, startApp } from "./harness.mjs";
+import { exerciseFile, openPage, python, repo, runAndWait, setCode, startApp } from "./harness.mjs";
 
 const REFERENCE = exerciseFile("ring-allreduce", "solution.py");
 const WRONG = exerciseFile("ring-allreduce", "wrong/allgather_one_step_short.py");
@@ -16,8 +17,13 @@ def ring_all_reduce(t):
         pass
 `;
 
-let app;
-before(async () => (app = await startApp()));
+let app, cpythonDeadlock;
+before(async () => {
+  app = await startApp();
+  const arg = `ring-allreduce:${repo}exercises/ring-allreduce/wrong/recv_before_send.py`;
+  const env = { ...process.env, PYTHONPATH: `${repo}practice` };
+  cpythonDeadlock = JSON.parse(execFileSync(python(), [`${repo}tests/web/sim_verdicts.py`, arg], { env }))[arg];
+});
 after(async () => app?.close());
 
 for (const runner of ["jspi", "workers"]) {
@@ -45,12 +51,14 @@ for (const runner of ["jspi", "workers"]) {
       await page.close();
     });
 
-    test("a deadlock is described as who waits on whom", async () => {
+    test("a deadlock is described as who waits on whom, as CPython's simulation says it", async () => {
       const page = await openPage(app.browser, url());
       await setCode(page, DEADLOCK);
       const { verdict, text } = await runAndWait(page);
       assert.equal(verdict, "deadlock");
-      assert.match(text, /rank \d+ waits in \w+/);
+      const waits = cpythonDeadlock.message.split("; ").filter((part) => /^(deadlock: )?rank \d+ waits in/.test(part));
+      assert.ok(waits.length >= 4, cpythonDeadlock.message);
+      for (const part of waits) assert.ok(text.includes(part.replace(/^deadlock: /, "")), `${part} in:\n${text}`);
       await page.close();
     });
   });
