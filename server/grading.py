@@ -13,7 +13,7 @@ from cjudge.protocol import CaseSpec, JobSpec, RawCase
 
 from .sandbox import SandboxProcess, WarmPool
 
-RUNTIME = "torch-gloo"
+RUNTIME = "torch"
 #: pauses before asking again whether a SIGKILL that ended a rank was the OOM killer's
 OOM_SETTLE_S = (0.1, 0.2, 0.4)
 NOTES = {

@@ -20,7 +20,7 @@ def exercise(exercise_id: str) -> Exercise:
 def judge(exercise_id: str, code: str, **kwargs) -> dict:
     """The verdict JSON of ``code`` (dedented) on real gloo ranks."""
     return judge_code(exercise(exercise_id), textwrap.dedent(code), "learner.py", run_case,
-                      "torch-gloo", **kwargs)
+                      "torch", **kwargs)
 
 
 def judge_first_case(exercise_id: str, code: str, time_limit_s: float | None = None,

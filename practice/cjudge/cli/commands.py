@@ -81,7 +81,7 @@ def grade_file(ex: Exercise, path: Path, launcher: str, seed: int | None, sample
     """The verdict JSON for the learner's file at ``path`` on real torch."""
     from ..judge import judge_code
 
-    runtime = "torch-gloo" if launcher == "fork" else "torch-gloo-torchrun"
+    runtime = "torch" if launcher == "fork" else "torch-torchrun"
     return judge_code(ex, path.read_text(encoding="utf-8"), path.name, _run_case_for(launcher),
                       runtime, seed=seed, only_samples=samples, all_cases=all_cases,
                       on_case=on_case)
