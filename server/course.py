@@ -3,12 +3,17 @@ leaderboards) and every version of each exercise the server has served."""
 
 from __future__ import annotations
 
-from datetime import datetime
+import csv
+import io
+from datetime import UTC, datetime, timedelta
+from typing import Any
 
-from sqlalchemy import BigInteger, Column, Float, Index, Text
-from sqlmodel import Field, SQLModel
+from sqlalchemy import BigInteger, Column, Float, Index, Text, func
+from sqlmodel import Field, Session, SQLModel, select
 
-from .models import utcnow
+from .jobqueue import RATE_WINDOW_S
+from .models import DONE, QUEUED, RUNNING, Exercise, Submission, User, utcnow
+from .settings import Settings
 
 
 class Profile(SQLModel, table=True):
@@ -53,3 +58,210 @@ class ExerciseVersion(SQLModel, table=True):
     statement_en: str = Field(sa_column=Column(Text, nullable=False))
     statement_zh: str = Field(sa_column=Column(Text, nullable=False))
     first_served_at: datetime = Field(default_factory=utcnow)
+
+
+#: verdicts from best to worst: a learner's best verdict on an exercise is the first they got
+VERDICT_ORDER = ("accepted", "too_slow", "over_budget", "wrong_answer", "deadlock", "time_limit",
+                 "forbidden_primitive", "runtime_error", "memory_limit", "output_limit",
+                 "compile_error", "judge_error")
+ANONYMOUS = "anonymous"
+
+
+def headline(result: dict[str, Any]) -> dict[str, Any]:
+    """A verdict's measures at the exercise's headline: the case with the most ranks (the first
+    of them), its busiest rank's bytes, and its modelled time at the headline size when the
+    case has a cost model (``model.headline``, a size in bytes, else the largest size)."""
+    cases = [c for c in result.get("cases") or [] if isinstance(c, dict)]
+    if not cases:
+        return {"headline_case": None, "bytes_sent": None, "model_time_s": None,
+                "model_size": None}
+    case = max(cases, key=lambda c: c.get("world_size") or 0)
+    sent = case.get("bytes_sent")
+    per_rank = sent if isinstance(sent, list) else [sent]
+    numbers = [b for b in per_rank if isinstance(b, int | float)]
+    out = {"headline_case": str(case.get("name"))[:128],
+           "bytes_sent": int(max(numbers)) if numbers else None,
+           "model_time_s": None, "model_size": None}
+    model = case.get("model")
+    rows = [r for r in (model.get("sizes") or []) if isinstance(r, dict)] if isinstance(
+        model, dict) else []
+    rows = [r for r in rows if isinstance(r.get("time_s"), int | float)
+            and isinstance(r.get("size"), int | float) and r.get("complete", True)]
+    if rows:
+        wanted = model.get("headline")
+        row = next((r for r in rows if r["size"] == wanted), None) or max(
+            rows, key=lambda r: r["size"])
+        out["model_time_s"], out["model_size"] = float(row["time_s"]), int(row["size"])
+    return out
+
+
+def record_score(session: Session, submission: Submission) -> SubmissionScore | None:
+    """Write (or rewrite, after a re-grade) the score of a finished ``submission``."""
+    if submission.status != DONE or submission.verdict is None:
+        return None
+    row = session.get(SubmissionScore, submission.id) or SubmissionScore(
+        submission_id=submission.id, exercise_id=submission.exercise_id,
+        user_id=submission.user_id, verdict=submission.verdict,
+        content_hash=submission.content_hash, submitted_at=submission.created_at)
+    row.verdict, row.content_hash = submission.verdict, submission.content_hash
+    for key, value in headline(submission.result or {}).items():
+        setattr(row, key, value)
+    row.scored_at = utcnow()
+    session.add(row)
+    return row
+
+
+def backfill_scores(session: Session, exercise_id: str) -> int:
+    """Score the accepted submissions of ``exercise_id`` finished before scores were kept (or
+    by a worker of an older version); how many."""
+    scored = select(SubmissionScore.submission_id)
+    missing = session.exec(
+        select(Submission).where(Submission.exercise_id == exercise_id,
+                                 Submission.status == DONE, Submission.verdict == "accepted",
+                                 Submission.id.not_in(scored))).all()
+    for submission in missing:
+        record_score(session, submission)
+    return len(missing)
+
+
+def names(session: Session) -> dict[int, str | None]:
+    """Each user's display name (None: anonymous)."""
+    return {p.user_id: p.display_name for p in session.exec(select(Profile)).all()}
+
+
+def leaderboard(session: Session, exercise_id: str, current_hash: str | None,
+                viewer_id: int | None, admin: bool, limit: int = 100) -> list[dict[str, Any]]:
+    """Each learner's best accepted submission, ranked by modelled time at the headline size
+    (those without one after those with), then bytes sent, then time of submission."""
+    rows = session.exec(select(SubmissionScore).where(
+        SubmissionScore.exercise_id == exercise_id, SubmissionScore.verdict == "accepted")).all()
+
+    def key(s: SubmissionScore) -> tuple:
+        return (s.model_time_s is None, s.model_time_s or 0.0,
+                s.bytes_sent if s.bytes_sent is not None else 1 << 62,
+                _aware(s.submitted_at), s.submission_id)
+
+    best: dict[int, SubmissionScore] = {}
+    for s in sorted(rows, key=key):
+        best.setdefault(s.user_id, s)
+    display = names(session)
+    users = {u.id: u.username for u in session.exec(
+        select(User).where(User.id.in_(list(best)))).all()} if admin else {}
+    entries = []
+    for rank, s in enumerate(sorted(best.values(), key=key)[:limit], 1):
+        mine = s.user_id == viewer_id
+        entry = {"rank": rank, "name": display.get(s.user_id) or ANONYMOUS,
+                 "anonymous": display.get(s.user_id) is None, "you": mine,
+                 "model_time_s": s.model_time_s, "model_size": s.model_size,
+                 "bytes_sent": s.bytes_sent, "headline_case": s.headline_case,
+                 "submitted_at": _aware(s.submitted_at),
+                 "current_version": s.content_hash == current_hash,
+                 "submission_id": s.submission_id if (mine or admin) else None}
+        if admin:
+            entry["username"] = users.get(s.user_id)
+        entries.append(entry)
+    return entries
+
+
+def best_verdict(verdicts: list[str]) -> str | None:
+    """The best of ``verdicts`` by ``VERDICT_ORDER`` (unknown codes last)."""
+    if not verdicts:
+        return None
+    rank = {v: i for i, v in enumerate(VERDICT_ORDER)}
+    return min(verdicts, key=lambda v: rank.get(v, len(rank)))
+
+
+def progress(session: Session, user_ids: list[int] | None = None) -> dict[str, Any]:
+    """Learners × exercises: best verdict, attempts (finished submissions), first accepted
+    time; per exercise the solve rate and the most common failing verdicts. ``user_ids``
+    limits it to those learners (a learner's own progress)."""
+    exercises = session.exec(select(Exercise).where(Exercise.active).order_by(Exercise.id)).all()
+    learners_q = select(User).where(User.role == "learner").order_by(User.id)
+    if user_ids is not None:
+        learners_q = select(User).where(User.id.in_(user_ids)).order_by(User.id)
+    learners = session.exec(learners_q).all()
+    ids = [u.id for u in learners]
+    subs = session.exec(
+        select(Submission.user_id, Submission.exercise_id, Submission.verdict,
+               Submission.created_at)
+        .where(Submission.status == DONE, Submission.user_id.in_(ids))
+        .order_by(Submission.id)).all()
+    cells: dict[tuple[int, str], dict[str, Any]] = {}
+    failing: dict[str, dict[str, int]] = {}
+    for user_id, exercise_id, verdict, created in subs:
+        cell = cells.setdefault((user_id, exercise_id), {"verdicts": [], "first_accepted": None})
+        cell["verdicts"].append(verdict)
+        if verdict == "accepted" and cell["first_accepted"] is None:
+            cell["first_accepted"] = _aware(created)
+        elif verdict not in ("accepted", "judge_error"):  # the judge's faults are not theirs
+            counts = failing.setdefault(exercise_id, {})
+            counts[verdict] = counts.get(verdict, 0) + 1
+    display = names(session)
+    rows = []
+    for user in learners:
+        for ex in exercises:
+            cell = cells.get((user.id, ex.id), {"verdicts": [], "first_accepted": None})
+            rows.append({"user_id": user.id, "username": user.username,
+                         "display_name": display.get(user.id), "exercise": ex.id,
+                         "best_verdict": best_verdict(cell["verdicts"]),
+                         "attempts": len(cell["verdicts"]),
+                         "first_accepted_at": cell["first_accepted"]})
+    summary = []
+    for ex in exercises:
+        tried = [r for r in rows if r["exercise"] == ex.id and r["attempts"]]
+        solved = sum(r["best_verdict"] == "accepted" for r in tried)
+        common = sorted(failing.get(ex.id, {}).items(), key=lambda kv: (-kv[1], kv[0]))[:3]
+        summary.append({"exercise": ex.id, "title": {"en": ex.title_en, "zh": ex.title_zh},
+                        "learners": len(learners), "attempted": len(tried), "solved": solved,
+                        "solve_rate": round(solved / len(learners), 4) if learners else 0.0,
+                        "solve_rate_of_attempted": round(solved / len(tried), 4) if tried else 0.0,
+                        "common_failures": [{"verdict": v, "count": n} for v, n in common]})
+    return {"exercises": summary, "rows": rows}
+
+
+CSV_FIELDS = ("user_id", "username", "display_name", "exercise", "best_verdict", "attempts",
+              "solved", "first_accepted_at")
+
+
+def progress_csv(table: dict[str, Any]) -> str:
+    """One line per learner and exercise (``CSV_FIELDS``; times in ISO 8601 UTC)."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(CSV_FIELDS)
+    for r in table["rows"]:
+        first = r["first_accepted_at"]
+        writer.writerow([r["user_id"], r["username"], r["display_name"] or "", r["exercise"],
+                         r["best_verdict"] or "", r["attempts"],
+                         int(r["best_verdict"] == "accepted"),
+                         first.isoformat().replace("+00:00", "Z") if first else ""])
+    return out.getvalue()
+
+
+def _aware(moment: datetime) -> datetime:
+    """SQLite hands back naive datetimes (stored as UTC)."""
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
+def queue_position(session: Session, submission_id: int) -> int:
+    """The submission's place in the queue: 1 + the queued submissions older than it (claims
+    are first come, first served, except that a user with jobs running waits behind others)."""
+    return 1 + session.exec(select(func.count()).select_from(Submission).where(
+        Submission.status == QUEUED, Submission.id < submission_id)).one()
+
+
+def quota(session: Session, settings: Settings, user_id: int) -> dict[str, Any]:
+    """What the user may still submit: this minute's remaining submissions (and when the next
+    one frees up), and their submissions waiting or running against their bound."""
+    now = utcnow()
+    recent = sorted(_aware(t) for t in session.exec(
+        select(Submission.created_at).where(
+            Submission.user_id == user_id,
+            Submission.created_at > now - timedelta(seconds=RATE_WINDOW_S))).all())
+    pending = session.exec(select(func.count()).select_from(Submission).where(
+        Submission.user_id == user_id, Submission.status.in_([QUEUED, RUNNING]))).one()
+    frees_in = (RATE_WINDOW_S - (now - recent[0]).total_seconds()) if recent else 0.0
+    return {"rate_per_minute": settings.rate_per_minute,
+            "used_this_minute": len(recent),
+            "remaining_this_minute": max(0, settings.rate_per_minute - len(recent)),
+            "next_frees_in_s": round(max(0.0, frees_in), 1),
+            "pending": pending, "max_pending": settings.max_queued_per_user}

@@ -17,10 +17,11 @@ from sqlalchemy import Engine
 
 from cjudge.exercises import Exercise, load_exercises
 
-from . import health, jobqueue
+from . import course, health, jobqueue
 from .db import make_engine, schema_ready, write_session
 from .grading import SandboxCases, grade, judge_error_result, runner_for
 from .lease import LeaseKeeper
+from .models import Submission
 from .sandbox import SandboxError, SandboxUnavailable, WarmPool, make_pool
 from .settings import Settings
 
@@ -190,8 +191,9 @@ class Worker:
                 jobqueue.release(session, claim, log_text, count_attempt=False)
             elif result["verdict"] == "judge_error" and claim.attempts < self.settings.max_attempts:
                 jobqueue.release(session, claim, log_text, count_attempt=True)
-            else:
-                jobqueue.finish(session, claim, result, log_text, self.settings.verdict_limit_bytes)
+            elif jobqueue.finish(session, claim, result, log_text,
+                                 self.settings.verdict_limit_bytes):
+                course.record_score(session, session.get(Submission, claim.id))
 
     def _error(self, claim: jobqueue.Claim, message: str) -> dict[str, Any]:
         return judge_error_result(claim.exercise_id, claim.seed, message)

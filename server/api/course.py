@@ -1,13 +1,152 @@
-"""Running a course on the judge: health, leaderboards, progress and quotas (their routers)."""
+"""Running a course on the judge: leaderboards, display names, progress (a learner's own, and
+staff's table with its CSV export), quotas and exercise versions; ``install`` adds them and
+``/healthz`` to the app."""
 
 from __future__ import annotations
 
-from fastapi import FastAPI
+import re
+from typing import Annotated, Any
 
+from fastapi import APIRouter, FastAPI, HTTPException, Query
+from fastapi.responses import Response
+from pydantic import BaseModel, Field
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import Session, select
+
+from .. import course
+from ..course import ExerciseVersion, Profile, SubmissionScore
+from ..db import write_session
+from ..models import DONE, Exercise, Submission, utcnow
 from . import health
+from .deps import EngineDep, SessionDep, SettingsDep, UserDep
+
+router = APIRouter(tags=["course"])
+NAME_RE = re.compile(r"^[\w][\w .\-]{1,30}[\w.]$")
+
+
+class ProfileIn(BaseModel):
+    """A display name for leaderboards (2 to 32 letters, digits, spaces, '.', '-', '_'), or
+    null to stay anonymous."""
+
+    display_name: str | None = Field(default=None, max_length=64)
+
+
+class ProfileOut(BaseModel):
+    """How the caller appears on leaderboards."""
+
+    display_name: str | None
+    anonymous: bool
+
+
+def _exercise(session: Session, exercise_id: str) -> Exercise:
+    row = session.get(Exercise, exercise_id)
+    if row is None:
+        raise HTTPException(404, f"no exercise {exercise_id!r}")
+    return row
+
+
+def _admin(user: Any) -> None:
+    if not user.admin:
+        raise HTTPException(403, "staff only")
+
+
+@router.get("/api/exercises/{exercise_id}/leaderboard")
+def get_leaderboard(exercise_id: str, user: UserDep, engine: EngineDep,
+                    limit: Annotated[int, Query(ge=1, le=500)] = 100) -> dict[str, Any]:
+    """Each learner's best accepted submission: ranked by modelled time at the exercise's
+    headline size when the verdicts carry a cost model, then bytes sent by the busiest rank of
+    the largest case, then time of submission. Names are display names or "anonymous"."""
+    with Session(engine) as session:
+        exercise = _exercise(session, exercise_id)
+        scored = select(SubmissionScore.submission_id)
+        missing = session.exec(select(Submission.id).where(
+            Submission.exercise_id == exercise_id, Submission.verdict == "accepted",
+            Submission.status == DONE, Submission.id.not_in(scored)).limit(1)).first()
+    if missing is not None:  # accepted before scores were kept: score them once
+        with write_session(engine) as session:
+            course.backfill_scores(session, exercise_id)
+    with Session(engine) as session:
+        entries = course.leaderboard(session, exercise_id, exercise.content_hash, user.id,
+                                     user.admin, limit)
+    modelled = any(e["model_time_s"] is not None for e in entries)
+    return {"exercise": exercise_id, "title": {"en": exercise.title_en, "zh": exercise.title_zh},
+            "ranked_by": ["model_time_s", "bytes_sent", "submitted_at"] if modelled
+            else ["bytes_sent", "submitted_at"], "entries": entries}
+
+
+@router.get("/api/exercises/{exercise_id}/versions")
+def get_versions(exercise_id: str, user: UserDep, session: SessionDep) -> list[dict[str, Any]]:
+    """Every version of the exercise the server has served, newest first, with its
+    statements: a submission's ``content_hash`` names the one it was judged on."""
+    exercise = _exercise(session, exercise_id)
+    rows = session.exec(select(ExerciseVersion).where(ExerciseVersion.exercise_id == exercise_id)
+                        .order_by(ExerciseVersion.first_served_at.desc())).all()
+    return [{"content_hash": v.content_hash, "first_served_at": course._aware(v.first_served_at),
+             "current": v.content_hash == exercise.content_hash,
+             "title": {"en": v.title_en, "zh": v.title_zh},
+             "statement": {"en": v.statement_en, "zh": v.statement_zh}} for v in rows]
+
+
+@router.get("/api/me/profile")
+def get_profile(user: UserDep, session: SessionDep) -> ProfileOut:
+    """The caller's display name (null: anonymous, the default)."""
+    row = session.get(Profile, user.id)
+    name = row.display_name if row else None
+    return ProfileOut(display_name=name, anonymous=name is None)
+
+
+@router.put("/api/me/profile", responses={409: {"description": "name taken"},
+                                          422: {"description": "not a valid name"}})
+def put_profile(body: ProfileIn, user: UserDep, engine: EngineDep) -> ProfileOut:
+    """Choose a display name for leaderboards, or null to be anonymous."""
+    name = " ".join(body.display_name.split()) if body.display_name else None
+    if name is not None and (not NAME_RE.match(name) or name.casefold() == course.ANONYMOUS):
+        raise HTTPException(422, "a display name has 3 to 32 letters, digits, spaces, '.', "
+                                 "'-' or '_' (显示名为 3 到 32 个字母、数字、空格或 . - _)")
+    try:
+        with write_session(engine) as session:
+            row = session.get(Profile, user.id) or Profile(user_id=user.id)
+            row.display_name, row.display_key = name, name.casefold() if name else None
+            row.updated_at = utcnow()
+            session.add(row)
+    except IntegrityError:
+        raise HTTPException(409, "that display name is taken (该显示名已被使用)") from None
+    return ProfileOut(display_name=name, anonymous=name is None)
+
+
+@router.get("/api/me/progress")
+def get_my_progress(user: UserDep, session: SessionDep) -> list[dict[str, Any]]:
+    """The caller's progress on every exercise: best verdict, attempts, first accepted."""
+    rows = course.progress(session, [user.id])["rows"]
+    return [{k: r[k] for k in ("exercise", "best_verdict", "attempts", "first_accepted_at")}
+            for r in rows]
+
+
+@router.get("/api/me/quota")
+def get_quota(user: UserDep, session: SessionDep, settings: SettingsDep) -> dict[str, Any]:
+    """What the caller may still submit now: this minute's remaining submissions, and their
+    submissions waiting or running against the per-user bound."""
+    return course.quota(session, settings, user.id)
+
+
+@router.get("/api/admin/progress")
+def get_progress(user: UserDep, session: SessionDep) -> dict[str, Any]:
+    """Staff: learners × exercises (best verdict, attempts, first accepted time) and per
+    exercise the solve rate and the most common failing verdicts."""
+    _admin(user)
+    return course.progress(session)
+
+
+@router.get("/api/admin/progress.csv", response_class=Response,
+            responses={200: {"content": {"text/csv": {}}}})
+def get_progress_csv(user: UserDep, session: SessionDep) -> Response:
+    """Staff: the progress table as CSV, one line per learner and exercise."""
+    _admin(user)
+    return Response(course.progress_csv(course.progress(session)), media_type="text/csv",
+                    headers={"content-disposition": 'attachment; filename="progress.csv"'})
 
 
 def install(app: FastAPI) -> None:
     """Add the course routes to ``app``."""
-    for module in (health,):
-        app.include_router(module.router)
+    app.include_router(health.router)
+    app.include_router(router)

@@ -65,6 +65,8 @@ class SubmissionCreated(BaseModel):
 
     id: int
     status: str
+    queue_position: int | None = None  # 1: next to be judged
+    remaining_this_minute: int | None = None  # submissions the caller may still make this minute
 
 
 class SubmissionSummary(BaseModel):
@@ -77,6 +79,7 @@ class SubmissionSummary(BaseModel):
     verdict: str | None
     created_at: datetime
     finished_at: datetime | None
+    content_hash: str  # the exercise's version it was judged on (see /api/exercises/{id})
 
 
 class SubmissionOut(SubmissionSummary):
@@ -86,10 +89,10 @@ class SubmissionOut(SubmissionSummary):
     progress: list[dict[str, Any]]
     code: str
     filename: str
-    content_hash: str
     attempts: int
     started_at: datetime | None
     queue_ms: float | None
     grading_ms: float | None
+    queue_position: int | None = None  # while queued; 1: next to be judged
     worker_id: str | None = None  # admins only
     judge_log: str | None = None  # admins only

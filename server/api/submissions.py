@@ -8,9 +8,9 @@ from fastapi import APIRouter, HTTPException, Path, Query, Request, Response
 from sqlmodel import Session, select
 from starlette.concurrency import run_in_threadpool
 
-from .. import jobqueue
+from .. import course, jobqueue
 from ..db import write_session
-from ..models import DONE, Exercise, Submission
+from ..models import DONE, QUEUED, Exercise, Submission
 from .auth import client_ip
 from .cache import DoneCache
 from .deps import Caller, EngineDep, SessionDep, SettingsDep, UserDep
@@ -42,7 +42,7 @@ def present(row: Submission, user: Caller) -> SubmissionOut:
         progress = result.get("cases") or []  # stored once: the cases are the verdict's
     return SubmissionOut(
         **_summary(row).model_dump(), result=result, progress=progress, code=row.code,
-        filename=row.filename, content_hash=row.content_hash, attempts=row.attempts,
+        filename=row.filename, attempts=row.attempts,
         started_at=row.started_at, queue_ms=_ms(row.created_at, row.started_at),
         grading_ms=_ms(row.started_at, row.finished_at),
         worker_id=row.worker_id if admin else None, judge_log=row.judge_log if admin else None,
@@ -76,7 +76,10 @@ def create_submission(body: SubmissionIn, request: Request, user: UserDep, setti
                            str(refused), "提交过多或评测队列已满，请稍后再试",
                            headers={"Retry-After": str(refused.retry_after)},
                            retry_after=refused.retry_after) from None
-        return SubmissionCreated(id=row.id, status=row.status)
+        quota = course.quota(session, settings, user.id)
+        return SubmissionCreated(id=row.id, status=row.status,
+                                 queue_position=course.queue_position(session, row.id),
+                                 remaining_this_minute=quota["remaining_this_minute"])
 
 
 @router.get("")
@@ -112,7 +115,10 @@ async def get_submission(submission_id: SubmissionId, request: Request, user: Us
     def load() -> tuple[Submission, bytes]:
         with Session(engine) as session:
             row = visible(session, submission_id, user)
-            return row, present(row, user).model_dump_json().encode()
+            out = present(row, user)
+            if row.status == QUEUED:
+                out.queue_position = course.queue_position(session, row.id)
+            return row, out.model_dump_json().encode()
 
     row, body = await run_in_threadpool(load)
     if row.status == DONE:
@@ -123,7 +129,7 @@ async def get_submission(submission_id: SubmissionId, request: Request, user: Us
 def _summary(row: Submission) -> SubmissionSummary:
     return SubmissionSummary(id=row.id, exercise=row.exercise_id, user_id=row.user_id,
                              status=row.status, verdict=row.verdict, created_at=row.created_at,
-                             finished_at=row.finished_at)
+                             finished_at=row.finished_at, content_hash=row.content_hash)
 
 
 def _ms(start, end) -> float | None:

@@ -62,6 +62,7 @@ mkdirSync(join(dist, "pyodide"), { recursive: true });
 await esbuild.build({
   entryPoints: {
     app: join(web, "src", "app", "main.js"),
+    course: join(web, "src", "app", "course.js"),
     worker: join(web, "src", "runner", "worker.js"),
     "hub-worker": join(web, "src", "runner", "hub-worker.js"),
     "rank-worker": join(web, "src", "runner", "rank-worker.js"),
@@ -80,6 +81,7 @@ await esbuild.build({
 });
 for (const name of PYODIDE_FILES) cpSync(join(web, "node_modules", "pyodide", name), join(dist, "pyodide", name));
 cpSync(join(web, "src", "index.html"), join(dist, "index.html"));
+cpSync(join(web, "src", "course.html"), join(dist, "course.html"));
 writeFileSync(join(dist, "kernel.zip"), kernelZip());
 writeFileSync(join(dist, "catalog.json"), catalog());
 writeFileSync(join(dist, "manifest.json"), manifest());

@@ -1,0 +1,126 @@
+// The course page against a real judge server: a learner's leaderboard and display name, their
+// progress and quota, and the staff's progress table with its CSV download.
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { after, before, test } from "node:test";
+import { launch } from "../../web/scripts/chromium.mjs";
+import { exerciseFile, python, repo } from "./harness.mjs";
+
+const STAFF = { username: "course_staff", password: "a-long-staff-password-9" };
+const PASSWORD = "correct horse battery staple";
+let server, browser;
+
+/** `python -m server` with a staff account and one worker (sandboxed if JUDGE_SANDBOX=bwrap). */
+async function startJudge() {
+  const data = mkdtempSync(`${tmpdir()}/cjudge-course-test-`);
+  const port = 20000 + Math.floor(Math.random() * 20000);
+  const args = ["-m", "server", "--port", String(port), "--data-dir", data, "--workers", "1"];
+  if (process.env.JUDGE_SANDBOX !== "bwrap") args.push("--no-sandbox");
+  const env = { ...process.env, CJUDGE_ADMIN_USERNAME: STAFF.username, CJUDGE_ADMIN_PASSWORD: STAFF.password,
+    CJUDGE_RATE_PER_MINUTE: "100" };
+  const child = spawn(python(), args, { cwd: repo, env, stdio: ["ignore", "ignore", "pipe"] });
+  let log = "";
+  child.stderr.on("data", (chunk) => (log += chunk));
+  const url = `http://127.0.0.1:${port}/`;
+  for (let i = 0; ; i++) {
+    if (child.exitCode !== null) throw new Error(`the server exited:\n${log}`);
+    try {
+      if ((await fetch(`${url}healthz`)).ok) break;
+    } catch {}
+    if (i > 300) throw new Error(`the server did not start in 60 s:\n${log}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return { url, close: () => { child.kill(); rmSync(data, { recursive: true, force: true }); } };
+}
+
+async function call(method, path, token, body) {
+  const headers = { "content-type": "application/json" };
+  if (token) headers.authorization = `Bearer ${token}`;
+  const r = await fetch(`${server.url}${path.slice(1)}`, { method, headers, body: body && JSON.stringify(body) });
+  assert.ok(r.ok, `${method} ${path}: ${r.status} ${await r.clone().text()}`);
+  return r.json();
+}
+
+async function learner(username, code) {
+  const { token } = await call("POST", "/api/auth/register", null, { username, password: PASSWORD });
+  const { id } = await call("POST", "/api/submissions", token, { exercise: "ring-allreduce", code });
+  for (let i = 0; i < 600; i++) {
+    const s = await call("GET", `/api/submissions/${id}`, token);
+    if (s.status === "done") return { token, verdict: s.verdict };
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`submission ${id} was not judged`);
+}
+
+/** The course page at `hash`, logged in with `token` (as the main app keeps it). */
+async function coursePage(token, hash) {
+  const page = await browser.newPage({ acceptDownloads: true });
+  page.errors = [];
+  page.on("pageerror", (e) => page.errors.push(e.message));
+  await page.addInitScript((t) => localStorage.setItem("cjudge:token", JSON.stringify(t)), token);
+  await page.goto(`${server.url}course.html${hash}`);
+  return page;
+}
+
+let ann, bob;
+before(async () => {
+  server = await startJudge();
+  browser = await launch();
+  ann = await learner(`ann${Date.now() % 100000}`, exerciseFile("ring-allreduce", "solution.py"));
+  bob = await learner(`bob${Date.now() % 100000}`, exerciseFile("ring-allreduce", "wrong/allgather_adds_instead_of_copy.py"));
+});
+after(async () => {
+  await browser?.close();
+  server?.close();
+});
+
+test("a learner sees the leaderboard, chooses a display name and sees their progress", async () => {
+  assert.equal(ann.verdict, "accepted");
+  const page = await coursePage(ann.token, "#/leaderboard/ring-allreduce");
+  const first = await page.waitForSelector('#leaderboard tr[data-rank="1"]');
+  assert.match(await first.innerText(), /anonymous \(you\)/);
+  assert.match(await first.innerText(), /7,000|7000/); // bytes of the busiest rank of the 8-rank case
+  assert.equal(await page.$$eval("#leaderboard tbody tr", (rows) => rows.length), 1); // bob's is wrong
+  await page.click('#course-nav a[href="#/me"]');
+  await page.waitForSelector("#profile-form");
+  assert.match(await page.textContent("#quota"), /Submissions left this minute: 99 of 100/);
+  assert.match(await page.textContent("#my-progress"), /accepted/);
+  await page.fill("#display-name", "Ann the Ringer");
+  await page.click('#profile-form button[type="submit"]');
+  await page.waitForSelector("#profile-note:has-text('Saved.')");
+  await page.click('#course-nav a[href="#/leaderboard"]');
+  await page.click('nav.picker a[href="#/leaderboard/ring-allreduce"]');
+  await page.waitForSelector('#leaderboard tr[data-rank="1"]:has-text("Ann the Ringer (you)")');
+  await page.click("#course-lang");
+  await page.waitForSelector('#leaderboard th:has-text("名次")');
+  await page.click("#course-lang");
+  const staffOnly = await coursePage(ann.token, "#/staff");
+  assert.match(await (await staffOnly.waitForSelector("#course-error")).innerText(), /for staff/);
+  assert.deepEqual([...page.errors, ...staffOnly.errors], []);
+  await page.close();
+  await staffOnly.close();
+});
+
+test("staff see learners × exercises, solve rates, and download the CSV", async () => {
+  const { token } = await call("POST", "/api/auth/login", null, STAFF);
+  const page = await coursePage(token, "#/staff");
+  const rates = await page.waitForSelector('#solve-rates tr[data-exercise="ring-allreduce"]');
+  assert.match(await rates.innerText(), /1 \/ 2/);
+  assert.match(await rates.innerText(), /50 %/);
+  assert.match(await rates.innerText(), /wrong_answer × 1/);
+  const grid = await page.textContent("#progress-grid");
+  assert.match(grid, /accepted · 1/);
+  assert.match(grid, /wrong_answer · 1/);
+  const [download] = await Promise.all([page.waitForEvent("download"), page.click("#download-csv")]);
+  assert.equal(download.suggestedFilename(), "progress.csv");
+  const lines = readFileSync(await download.path(), "utf8").trim().split("\n");
+  assert.equal(lines[0], "user_id,username,display_name,exercise,best_verdict,attempts,solved,first_accepted_at");
+  const ring = lines.filter((l) => l.includes(",ring-allreduce,"));
+  assert.equal(ring.length, 2);
+  assert.match(ring.find((l) => l.includes(",accepted,")), /^\d+,ann\d+,Ann the Ringer,ring-allreduce,accepted,1,1,\d{4}-\d\d-\d\dT[\d:.]+Z$/);
+  assert.match(ring.find((l) => l.includes(",wrong_answer,")), /^\d+,bob\d+,,ring-allreduce,wrong_answer,1,0,$/);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});

@@ -1,0 +1,205 @@
+// The course page (course.html): per-exercise leaderboards, your display name, progress and
+// quota, and the staff's progress table with its CSV export. Routes: #/leaderboard/<id>,
+// #/me, #/staff. Logged in through the main app (its token, or the session cookie).
+import "./course.css";
+import { load, save } from "./store.js";
+
+const TEXT = {
+  en: {
+    leaderboards: "Leaderboards", me: "My progress", staff: "Staff", back: "Exercises",
+    lang: "中文", loading: "Loading…", loginFirst: "Log in on the exercises page first.",
+    staffOnly: "This page is for staff.", rank: "Rank", name: "Name", modelled: "Modelled time",
+    bytes: "Bytes (busiest rank)", date: "Submitted", version: "older version",
+    rankedBy: "Ranked by modelled time at the headline size, then bytes sent, then time of submission.",
+    rankedByBytes: "Ranked by bytes sent by the busiest rank of the largest case, then time of submission (no cost model in these verdicts yet).",
+    noEntries: "No accepted submission yet.", you: "you", anonymous: "anonymous",
+    displayName: "Display name on leaderboards", save: "Save", stayAnonymous: "Stay anonymous",
+    nameSaved: "Saved.", quota: "Submissions left this minute: {left} of {rate}; waiting or running: {pending} of {max}.",
+    exercise: "Exercise", best: "Best verdict", attempts: "Attempts", firstAccepted: "First accepted",
+    learner: "Learner", solved: "Solved", solveRate: "Solve rate", failures: "Most common failures",
+    csv: "Download CSV", learners: "learners", notTried: "not tried",
+  },
+  zh: {
+    leaderboards: "排行榜", me: "我的进度", staff: "教师", back: "练习",
+    lang: "English", loading: "加载中…", loginFirst: "请先在练习页面登录。",
+    staffOnly: "此页面仅供教师使用。", rank: "名次", name: "名字", modelled: "建模时间",
+    bytes: "字节数（发送最多的 rank）", date: "提交时间", version: "旧版本",
+    rankedBy: "按标题规模下的建模时间排名，其次按发送字节数，再按提交时间。",
+    rankedByBytes: "按最大用例中发送最多的 rank 的字节数排名，其次按提交时间（这些结果还没有成本模型）。",
+    noEntries: "还没有通过的提交。", you: "你", anonymous: "匿名",
+    displayName: "排行榜上的显示名", save: "保存", stayAnonymous: "保持匿名",
+    nameSaved: "已保存。", quota: "本分钟还可提交 {left} 次（共 {rate} 次）；等待或评测中：{pending} 个（上限 {max}）。",
+    exercise: "练习", best: "最好结果", attempts: "提交次数", firstAccepted: "首次通过",
+    learner: "学习者", solved: "通过", solveRate: "通过率", failures: "最常见的失败",
+    csv: "下载 CSV", learners: "名学习者", notTried: "未尝试",
+  },
+};
+
+let lang = load("lang") ?? (navigator.language?.startsWith("zh") ? "zh" : "en");
+const t = (key, vars = {}) => TEXT[lang][key].replace(/\{(\w+)\}/g, (_, k) => String(vars[k]));
+
+class Failed extends Error {
+  constructor(status, message) {
+    super(message);
+    this.status = status;
+  }
+}
+
+async function api(method, path, body) {
+  const headers = { Accept: "application/json" };
+  const token = load("token");
+  if (token) headers.Authorization = `Bearer ${token}`;
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  const response = await fetch(path, { method, headers, credentials: "same-origin",
+    body: body === undefined ? undefined : JSON.stringify(body) });
+  const data = (response.headers.get("content-type") ?? "").includes("json") ? await response.json() : null;
+  if (!response.ok) throw new Failed(response.status, typeof data?.detail === "string" ? data.detail : `HTTP ${response.status}`);
+  return data;
+}
+
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (value === undefined || value === null) continue;
+    if (key === "class") node.className = value;
+    else node.setAttribute(key, value);
+  }
+  node.append(...children.flat().filter((c) => c !== null && c !== undefined));
+  return node;
+}
+
+function table(head, rows, attrs = {}) {
+  return el("table", attrs, el("thead", {}, el("tr", {}, head.map((h) => el("th", { scope: "col" }, h)))),
+    el("tbody", {}, rows));
+}
+
+const when = (iso) => (iso ? new Date(iso).toLocaleString(lang === "zh" ? "zh-CN" : "en-GB") : "");
+
+function seconds(s) {
+  if (s === null || s === undefined) return "–";
+  if (s >= 1) return `${s.toFixed(3)} s`;
+  if (s >= 1e-3) return `${(s * 1e3).toFixed(3)} ms`;
+  return `${(s * 1e6).toFixed(2)} µs`;
+}
+
+const verdictCell = (v) => el("td", { class: v ? `verdict-${v}` : "verdict-none" }, v ?? t("notTried"));
+
+async function exercises() {
+  return api("GET", "/api/exercises");
+}
+
+async function leaderboardView(main, id) {
+  const list = await exercises();
+  id = id || list[0]?.id;
+  const picker = el("nav", { class: "picker" }, list.map((e) =>
+    el("a", { href: `#/leaderboard/${e.id}`, "aria-current": e.id === id ? "page" : null }, e.title[lang] ?? e.id, " ")));
+  const board = await api("GET", `/api/exercises/${encodeURIComponent(id)}/leaderboard`);
+  const modelled = board.ranked_by[0] === "model_time_s";
+  const rows = board.entries.map((e) => el("tr", { class: e.you ? "you" : null, "data-rank": e.rank },
+    el("td", { class: "num" }, String(e.rank)),
+    el("td", {}, e.anonymous ? t("anonymous") : e.name, e.you ? ` (${t("you")})` : ""),
+    el("td", { class: "num" }, seconds(e.model_time_s)),
+    el("td", { class: "num" }, e.bytes_sent === null ? "–" : e.bytes_sent.toLocaleString()),
+    el("td", {}, when(e.submitted_at), e.current_version ? "" : ` (${t("version")})`)));
+  main.replaceChildren(picker, el("h1", {}, `${t("leaderboards")}: ${board.title[lang] ?? id}`),
+    el("p", { class: "muted" }, modelled ? t("rankedBy") : t("rankedByBytes")),
+    rows.length ? table([t("rank"), t("name"), t("modelled"), t("bytes"), t("date")], rows, { id: "leaderboard" })
+      : el("p", { id: "leaderboard-empty" }, t("noEntries")));
+}
+
+async function meView(main) {
+  const [profile, progress, quota, list] = await Promise.all([api("GET", "/api/me/profile"),
+    api("GET", "/api/me/progress"), api("GET", "/api/me/quota"), exercises()]);
+  const titles = Object.fromEntries(list.map((e) => [e.id, e.title[lang]]));
+  const input = el("input", { id: "display-name", value: profile.display_name ?? "", maxlength: "32",
+    "aria-label": t("displayName") });
+  const note = el("span", { id: "profile-note", role: "status" });
+  const send = async (name) => {
+    try {
+      const saved = await api("PUT", "/api/me/profile", { display_name: name });
+      input.value = saved.display_name ?? "";
+      note.className = "muted";
+      note.textContent = t("nameSaved");
+    } catch (error) {
+      note.className = "error";
+      note.textContent = error.message;
+    }
+  };
+  const form = el("form", { id: "profile-form" }, el("label", { for: "display-name" }, t("displayName")), input,
+    el("button", { type: "submit", class: "primary" }, t("save")),
+    el("button", { type: "button", id: "stay-anonymous" }, t("stayAnonymous")), note);
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    send(input.value.trim() || null);
+  });
+  form.querySelector("#stay-anonymous").addEventListener("click", () => send(null));
+  const rows = progress.map((p) => el("tr", {}, el("td", {}, titles[p.exercise] ?? p.exercise),
+    verdictCell(p.best_verdict), el("td", { class: "num" }, String(p.attempts)), el("td", {}, when(p.first_accepted_at))));
+  main.replaceChildren(el("h1", {}, t("me")), form,
+    el("p", { id: "quota" }, t("quota", { left: quota.remaining_this_minute, rate: quota.rate_per_minute,
+      pending: quota.pending, max: quota.max_pending })),
+    table([t("exercise"), t("best"), t("attempts"), t("firstAccepted")], rows, { id: "my-progress" }));
+}
+
+async function staffView(main) {
+  const data = await api("GET", "/api/admin/progress");
+  const summary = data.exercises.map((e) => el("tr", { "data-exercise": e.exercise },
+    el("td", {}, e.title[lang] ?? e.exercise), el("td", { class: "num" }, `${e.solved} / ${e.learners}`),
+    el("td", { class: "num" }, `${(100 * e.solve_rate).toFixed(0)} %`),
+    el("td", {}, e.common_failures.map((f) => `${f.verdict} × ${f.count}`).join(", "))));
+  const ids = data.exercises.map((e) => e.exercise);
+  const learners = new Map();
+  for (const row of data.rows) {
+    if (!learners.has(row.user_id)) learners.set(row.user_id, { name: row.username, display: row.display_name, cells: {} });
+    learners.get(row.user_id).cells[row.exercise] = row;
+  }
+  const grid = [...learners.values()].map((l) => el("tr", {},
+    el("td", {}, l.name, l.display ? ` (${l.display})` : ""),
+    ids.map((id) => {
+      const cell = l.cells[id];
+      const td = verdictCell(cell?.best_verdict);
+      if (cell?.attempts) td.append(` · ${cell.attempts}`);
+      if (cell?.first_accepted_at) td.title = `${t("firstAccepted")}: ${when(cell.first_accepted_at)}`;
+      return td;
+    })));
+  const csv = el("button", { type: "button", id: "download-csv", class: "primary" }, t("csv"));
+  csv.addEventListener("click", async () => {
+    const token = load("token");
+    const response = await fetch("/api/admin/progress.csv", { credentials: "same-origin",
+      headers: token ? { Authorization: `Bearer ${token}` } : {} });
+    const link = el("a", { href: URL.createObjectURL(await response.blob()), download: "progress.csv" });
+    document.body.append(link);
+    link.click();
+    link.remove();
+  });
+  main.replaceChildren(el("h1", {}, t("staff")), csv,
+    table([t("exercise"), t("solved"), t("solveRate"), t("failures")], summary, { id: "solve-rates" }),
+    table([t("learner"), ...data.exercises.map((e) => e.title[lang] ?? e.exercise)], grid, { id: "progress-grid" }));
+}
+
+async function route() {
+  const main = document.getElementById("course");
+  const [, page = "leaderboard", arg] = location.hash.replace(/^#\/?/, "#/").split("/");
+  document.documentElement.lang = lang === "zh" ? "zh-CN" : "en";
+  document.getElementById("course-lang").textContent = t("lang");
+  document.getElementById("course-nav").replaceChildren(...[["leaderboard", "leaderboards"], ["me", "me"], ["staff", "staff"]].map(
+    ([path, key]) => el("a", { href: `#/${path}`, "aria-current": page === path ? "page" : null }, t(key))));
+  main.replaceChildren(el("p", { class: "muted" }, t("loading")));
+  try {
+    if (page === "staff") await staffView(main);
+    else if (page === "me") await meView(main);
+    else await leaderboardView(main, arg ? decodeURIComponent(arg) : null);
+  } catch (error) {
+    const key = error.status === 401 ? "loginFirst" : error.status === 403 ? "staffOnly" : null;
+    main.replaceChildren(el("p", { class: "error", id: "course-error" }, key ? t(key) : error.message,
+      " ", el("a", { href: "./#/" }, t("back"))));
+  }
+}
+
+document.getElementById("course-lang").addEventListener("click", () => {
+  lang = lang === "zh" ? "en" : "zh";
+  save("lang", lang);
+  route();
+});
+window.addEventListener("hashchange", route);
+route();
