@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import sys
 import time
+import types
 from collections.abc import Sequence
 from inspect import isawaitable
 from typing import Any
@@ -56,7 +57,7 @@ class BrowserCase:
         self.raw: RawCase | None = None
         self.started = time.monotonic()
         self.deadline = self.started + job["time_limit_s"]
-        self.code = None
+        self.code: types.CodeType | None = None
         try:
             self.code = compile_learner(job["code"], job["filename"])
         except (SyntaxError, ValueError) as exc:  # as runtime_sim: every rank fails, none runs
@@ -112,9 +113,9 @@ class BrowserCase:
         return True
 
     def result(self) -> RawCase:
-        """The case's :class:`RawCase` (fixing it now if no rule has yet)."""
-        if self.raw is None and not self.check():
-            self._close("time_limit")  # the ranks are gone without finishing: cannot happen
+        """The case's :class:`RawCase` (call it once every rank has finished or unwound)."""
+        if not self.check():
+            raise RuntimeError("the ranks are done but the case is not over")
         assert self.raw is not None
         return self.raw
 
@@ -139,8 +140,11 @@ class BrowserCase:
         port = StackPort(self, rank, scheduler)
         try:
             report = run_rank(self.job, rank, port, self.code, self.capture)
-        except Aborted:
-            return
+        except Aborted as exc:
+            if self.over:
+                return
+            report = RankReport(rank=rank, state="failed", output=None,  # raised by the learner
+                                error=learner_error(exc, self.job["filename"]))
         except BaseException as exc:  # noqa: BLE001 - a learner's own BaseException subclass
             report = RankReport(rank=rank, state="failed", output=None,
                                 error=learner_error(exc, self.job["filename"]))

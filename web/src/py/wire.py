@@ -231,12 +231,13 @@ class Server:
         if header.get("exceeded"):
             case.capture.exceeded = True
         report = header.get("report")
-        if report is None:
-            return
+        if report is None and case.over:
+            return  # it unwound after the case was over
         if not isinstance(report, dict) or report.get("rank") != rank or \
                 report.get("state") not in ("returned", "failed", "killed"):
             report = RankReport(rank=rank, state="failed", output=None, error=learner_error(
-                RuntimeError("the rank's report to the judge is malformed"), case.job["filename"]))
+                RuntimeError("the rank ended without a valid report to the judge"),
+                case.job["filename"]))
         case.finish(rank, report)
 
 
