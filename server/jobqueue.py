@@ -85,9 +85,10 @@ def enqueue(session: Session, settings: Settings, user_id: int, exercise_id: str
 
 
 def claim(session: Session, worker_id: str, lease_s: float, max_attempts: int) -> Claim | None:
-    """Lease a queued submission (or one whose lease expired) to ``worker_id``: the oldest of
-    those whose owner has the fewest submissions running, so that one user's flood delays only
-    that user's own jobs.
+    """Lease a queued submission (or one whose lease expired) to ``worker_id``: of those from
+    the client address with the fewest submissions running, then of those whose owner has the
+    fewest running, the oldest. So one address's flood (however many accounts it made) and
+    one user's flood delay only their own jobs: another learner's job goes next.
 
     A submission whose lease expired after ``max_attempts`` attempts is not handed out again:
     it is returned with ``attempts`` past the bound so the caller records a judge error.
@@ -97,11 +98,15 @@ def claim(session: Session, worker_id: str, lease_s: float, max_attempts: int) -
     owner_running = (select(func.count()).select_from(running)
                      .where(running.user_id == Submission.user_id, running.status == RUNNING)
                      .correlate(Submission).scalar_subquery())
+    address_running = (select(func.count()).select_from(running)  # 0 for jobs without one
+                       .where(running.client_ip == Submission.client_ip,
+                              running.status == RUNNING)
+                       .correlate(Submission).scalar_subquery())
     row = session.exec(
         select(Submission)
         .where(or_(Submission.status == QUEUED,
                    (Submission.status == RUNNING) & (Submission.lease_expires_at < now)))
-        .order_by(owner_running, Submission.id)
+        .order_by(address_running, owner_running, Submission.id)
         .limit(1)
         .with_for_update(skip_locked=True, of=Submission)
     ).first()

@@ -190,6 +190,24 @@ def test_claims_go_to_the_user_with_fewest_running(queue_db) -> None:
     assert claimed == [flood[0], mine, flood[1]]
 
 
+def test_claims_go_to_the_address_with_fewest_running(queue_db) -> None:
+    """Many accounts from one address: another address's job still goes next."""
+    engine, settings, (flooder, honest) = queue_db
+    settings = settings.model_copy(update={"max_pending_per_ip": 100})
+    with write_session(engine) as s:
+        accounts_ = [flooder] + [create_user(s, f"sock_{i}", "password").id for i in range(3)]
+        flood = [jobqueue.enqueue(s, settings, user, "ex", "h", "x", "a.py", client_ip="10.0.0.1"
+                                  ).id for user in accounts_ for _ in range(2)]
+        mine = jobqueue.enqueue(s, settings, honest, "ex", "h", "x", "a.py",
+                                client_ip="10.0.0.2").id
+    claimed = []
+    for worker in ("w1", "w2", "w3"):
+        with write_session(engine) as s:
+            claimed.append(jobqueue.claim(s, worker, 30, 3).id)
+    # every flooding account has nothing running, but their address has one job running
+    assert claimed == [flood[0], mine, flood[2]]
+
+
 def test_pending_jobs_per_address_are_bounded(queue_db) -> None:
     engine, settings, (flooder, honest) = queue_db
     with write_session(engine) as s:
