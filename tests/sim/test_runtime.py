@@ -193,3 +193,15 @@ def test_a_learner_ending_the_process_fails_every_rank_cleanly():
     raw = run("import os\n\ndef f(t):\n    os._exit(3)\n", inputs(2))
     assert [r["state"] for r in raw["ranks"]] == ["failed", "failed"]
     assert "exited with status 3" in raw["ranks"][0]["error"]["message"]
+
+
+def test_a_flood_of_requests_stops_the_case_with_its_own_reason():
+    raw = run("""
+        import torch.distributed as dist
+        def f(t):
+            peer = 1 - dist.get_rank()
+            while True:
+                dist.isend(t, peer) if dist.get_rank() == 0 else dist.irecv(t, peer)
+    """, inputs(2), time_limit_s=30)
+    assert raw["stop"] == "trace_limit"
+    assert raw["trace"]["limit"] == "requests" and len(raw["trace"]["requests"]) == 20_000

@@ -89,7 +89,7 @@ class _Req:
 class Limits:
     """How much one case may put through the switch."""
 
-    requests: int = 200_000  # requests recorded before the case is stopped (``Flooded``)
+    requests: int = 20_000  # requests recorded before the case is stopped (``Flooded``)
     held_bytes: int = 1 << 30  # payload bytes held at once (posted sends, undelivered results)
     message_bytes: int = 256 << 20  # bytes of one request's payload
 
