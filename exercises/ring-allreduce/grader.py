@@ -50,3 +50,8 @@ def diagnose(params: dict, world: int, inputs: list[dict], rank: int, index: int
             return (f"rank {r}'s contribution ({x:g}) is counted twice in this element",
                     f"该元素把 rank {r} 的贡献（{x:g}）加了两次")
     return None
+
+
+def chunk_of(params: dict, world: int, index: int) -> int:
+    """The chunk of ``t.chunk(world)`` that holds element ``index`` (for the trace view)."""
+    return index // math.ceil(int(params["numel"]) / world)

@@ -18,6 +18,7 @@ from .switch.accounting import bytes_per_rank, graded_calls
 from .switch.core import Limits
 from .switch.explain import explain_deadlock
 from .verdicts import Verdict
+from .view.timeline import case_timeline
 
 ITEMSIZE = {"float32": 4, "float64": 8, "int64": 8}
 #: why a rank's code may be refused an OS call: it is confined (``cjudge.confine``)
@@ -174,6 +175,7 @@ def grade_case(exercise: Exercise, spec: CaseSpec, raw: RawCase) -> dict:
             if verdict is Verdict.ACCEPTED and modelled.too_slow:
                 verdict, en, zh = Verdict.TOO_SLOW, modelled.message, modelled.message_zh
     result.update(verdict=verdict.value, message=en, message_zh=zh, details=details)
+    result["timeline"] = case_timeline(exercise, spec, raw, result)  # the trace view's data
     if spec["sample"]:  # learners see the sample case in full
         result["sample"] = {"inputs": spec["inputs"], "outputs": [r["output"] for r in raw["ranks"]],
                             "expected": exercise.grader.expected(spec["params"], world,

@@ -63,9 +63,16 @@ def _program(trace: SwitchTrace) -> list[list[tuple[int, int, int]]]:
     return programs
 
 
+#: per transfer, its modelled (start, end) in s: ("m", message id) or ("c", collective id)
+Spans = dict[tuple[str, int], tuple[float, float]]
+
+
 def replay(trace: SwitchTrace, topo: Topology, scale: float = 1.0,
-           contention: bool = True) -> Replay:
-    """Replay ``trace`` on ``topo`` with every message's bytes multiplied by ``scale``."""
+           contention: bool = True, spans: Spans | None = None) -> Replay:
+    """Replay ``trace`` on ``topo`` with every message's bytes multiplied by ``scale``.
+
+    ``spans``, when given, receives every transfer's and collective's modelled start and end.
+    """
     world = trace["world_size"]
     topo.check(world)
     requests = {r["id"]: r for r in trace["requests"] if r["graded"]}
@@ -120,6 +127,8 @@ def replay(trace: SwitchTrace, topo: Topology, scale: float = 1.0,
         cost = collective_cost(c["kind"], c["ranks"], [b * scale for b in c["size"]],
                                [b * scale for b in c["bytes"]], c["root"], topo, contention)
         end = _after(start, cost.latency + cost.transfer, cost.steps, cost.latency, cost.transfer)
+        if spans is not None:
+            spans[("c", c["id"])] = (start[0], end[0])
         for klass, nbytes in cost.link_bytes.items():
             link_bytes[klass] = link_bytes.get(klass, 0.0) + nbytes
         for r in c["ranks"]:
@@ -133,7 +142,7 @@ def replay(trace: SwitchTrace, topo: Topology, scale: float = 1.0,
         ready = max(posted[m["send"]], posted[m["recv"]])
         src, dst, nbytes = m["src"], m["dst"], m["bytes"] * scale
         if src == dst:
-            end = ready
+            start = end = ready
         else:
             klass = topo.link_class(src, dst)
             link = topo.links[klass]
@@ -145,6 +154,8 @@ def replay(trace: SwitchTrace, topo: Topology, scale: float = 1.0,
                 ports[out] = ports[into] = _after(start, nbytes / link.beta, 0, 0.0,
                                                   nbytes / link.beta)
             end = _after(start, link.seconds(nbytes), 1, link.alpha, nbytes / link.beta)
+        if spans is not None:
+            spans[("m", m["id"])] = (start[0], end[0])
         complete(m["send"], end)
         complete(m["recv"], end)
 
@@ -162,3 +173,10 @@ def replay(trace: SwitchTrace, topo: Topology, scale: float = 1.0,
     last = max(ends, default=ZERO)
     return Replay(last[0], last[1], last[2], last[3], link_bytes, [e[0] for e in ends],
                   complete=not blocked and all(pc[r] == len(programs[r]) for r in range(world)))
+
+
+def transfer_spans(trace: SwitchTrace, topo: Topology, scale: float = 1.0,
+                   contention: bool = True) -> tuple[Replay, Spans]:
+    """The replay and each transfer's modelled (start, end): what the trace view draws."""
+    spans: Spans = {}
+    return replay(trace, topo, scale, contention, spans), spans

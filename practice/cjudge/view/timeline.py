@@ -1,0 +1,354 @@
+"""A case's ``timeline``: what the trace view draws, from the switch's trace and the α-β model.
+
+Two clocks are given for every message and collective:
+
+* ``step``: its place in the run's dependency order. A rank's *level* is the highest step it has
+  waited for; a transfer's step is one more than the levels of the ranks that posted it, at the
+  time they posted it. A ring of n ranks has steps 1 … 2(n−1), whatever the interleaving.
+* ``t0``/``t1``: its modelled start and end in ns (``cjudge.model.replay``) on the exercise's
+  topology at one modelled size ``size`` (the case's worst over the bound when it is too slow,
+  else the middle of the exercise's sizes), every message's bytes scaled by ``size`` / S.
+
+Only the graded call's traffic is drawn (what the bytes and the model count). At most
+:data:`MAX_MESSAGES` messages are kept (the earliest steps); ``cut`` then says how many there were.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from ..model.case import ModelSpec, input_bytes
+from ..model.replay import transfer_spans
+from ..model.topology import get_topology
+from ..protocol import CaseSpec, RawCase
+from ..switch.trace import SwitchTrace
+
+VERSION = 1
+MAX_MESSAGES = 2000
+MAX_COLLECTIVES = 2000
+MAX_WAITS = 4000
+MAX_PENDING = 200
+EPS = 1e-12
+
+
+def _ns(seconds: float | None) -> float | None:
+    return None if seconds is None else round(seconds * 1e9, 1)
+
+
+def _programs(trace: SwitchTrace, graded: dict[int, dict]) -> list[list[tuple[int, int, Any]]]:
+    """Per rank: (switch time, 0 post / 1 wait, request or wait), in program order."""
+    programs: list[list[tuple[int, int, Any]]] = [[] for _ in range(trace["world_size"])]
+    for r in graded.values():
+        programs[r["rank"]].append((r["posted"], 0, r))
+    for w in trace["waits"]:
+        if w["request"] in graded:
+            programs[w["rank"]].append((w["begin"], 1, w))
+    for program in programs:
+        program.sort(key=lambda item: (item[0], item[1]))
+    return programs
+
+
+def _steps(trace: SwitchTrace, graded: dict[int, dict]) -> tuple[dict[int, int], dict[int, int],
+                                                                 list[int]]:
+    """(step per request's transfer, each request's level when posted, each rank's final level)."""
+    messages = {m["id"]: m for m in trace["messages"]}
+    collectives = {c["id"]: c for c in trace["collectives"]}
+    events: list[tuple[int, int, dict]] = [(r["posted"], 0, r) for r in graded.values()]
+    events += [(w["end"], 1, w) for w in trace["waits"]
+               if w["end"] is not None and w["request"] in graded]
+    events.sort(key=lambda e: (e[0], e[1]))
+    level = [0] * trace["world_size"]
+    at_post: dict[int, int] = {}
+    step: dict[int, int] = {}  # request id -> the step of the transfer it took part in
+
+    def step_of(rid: int) -> int:
+        if rid in step:
+            return step[rid]
+        req = graded[rid]
+        if req["message"] is not None and req["message"] in messages:
+            m = messages[req["message"]]
+            sides = [s for s in (m["send"], m["recv"]) if s in at_post]
+            value = max((at_post[s] for s in sides), default=0) + 1
+            for s in (m["send"], m["recv"]):
+                step[s] = value
+            return value
+        if req["collective"] is not None and req["collective"] in collectives:
+            c = collectives[req["collective"]]
+            value = max((at_post[s] for s in c["requests"] if s in at_post), default=0) + 1
+            for s in c["requests"]:
+                step[s] = value
+            return value
+        return at_post.get(rid, 0) + 1
+
+    for _, kind, item in events:
+        if kind == 0:
+            at_post[item["id"]] = level[item["rank"]]
+        elif item["request"] in graded and graded[item["request"]]["completed"] is not None:
+            level[item["rank"]] = max(level[item["rank"]], step_of(item["request"]))
+    for rid, req in graded.items():
+        if req["completed"] is not None:
+            step_of(rid)
+    return step, at_post, level
+
+
+def modelled_size(spec: ModelSpec, model: dict[str, Any] | None) -> int:
+    """The size the view models: the worst row over the bound, else the middle size."""
+    rows = (model or {}).get("sizes") or []
+    over = [r for r in rows if r.get("over") and r.get("bound_s")]
+    if over:
+        return int(max(over, key=lambda r: r["time_s"] / r["bound_s"])["size"])
+    return int(spec.sizes[len(spec.sizes) // 2])
+
+
+def build_timeline(trace: SwitchTrace, spec: ModelSpec, run_size: int,
+                   size: int | None = None, rank_states: list[str] | None = None,
+                   too_slow: bool = False) -> dict[str, Any]:
+    """The ``timeline`` of one case from its switch trace (see the module's docstring)."""
+    world = trace["world_size"]
+    graded = {r["id"]: r for r in trace["requests"] if r["graded"]}
+    everything = {r["id"]: r for r in trace["requests"]}
+    size = size or int(spec.sizes[len(spec.sizes) // 2])
+    scale = size / run_size if run_size >= 1 else 1.0
+    topo = get_topology(spec.topology)
+    spans: dict[tuple[str, int], tuple[float, float]] = {}
+    modelled = world <= topo.gpus_per_node * topo.nodes
+    if modelled:
+        _, spans = transfer_spans(trace, topo, scale, spec.contention)
+    step, at_post, level = _steps(trace, graded)
+
+    # each request's modelled completion, and each rank's clock at each post and wait
+    done: dict[int, float] = {}
+    messages = [m for m in trace["messages"] if m["send"] in graded and m["recv"] in graded]
+    for m in messages:
+        if ("m", m["id"]) in spans:
+            done[m["send"]] = done[m["recv"]] = spans[("m", m["id"])][1]
+    collectives = [c for c in trace["collectives"] if all(r in graded for r in c["requests"])]
+    for c in collectives:
+        if ("c", c["id"]) in spans:
+            for rid in c["requests"]:
+                done[rid] = spans[("c", c["id"])][1]
+    post_t: dict[int, float] = {}
+    waits_out: list[dict[str, Any]] = []
+    lane_end: list[float | None] = [0.0] * world
+    programs = _programs(trace, graded)
+    for rank, program in enumerate(programs):
+        clock: float | None = 0.0
+        wait_level = 0
+        for _, kind, item in program:
+            if kind == 0:
+                if clock is not None:
+                    post_t[item["id"]] = clock
+                continue
+            rid = item["request"]
+            begin = clock
+            if clock is not None:
+                clock = max(clock, done[rid]) if rid in done else None
+            from_step = wait_level
+            if item["end"] is not None and rid in step:
+                wait_level = max(wait_level, step[rid])
+            ended = item["end"] is not None
+            s1, t1 = (wait_level, _ns(clock)) if ended else (None, None)
+            if not ended or s1 != from_step or t1 != _ns(begin):  # only waits that took time
+                waits_out.append({"rank": rank, "s0": from_step, "s1": s1, "t0": _ns(begin),
+                                  "t1": t1, "line": graded[rid]["line"]})
+        if clock is not None:
+            mine = [done[r["id"]] for _, k, r in program if k == 0 and r["id"] in done]
+            lane_end[rank] = max([clock, *mine])
+        else:
+            lane_end[rank] = None
+
+    def msg_row(m: dict) -> dict[str, Any]:
+        s, r = graded[m["send"]], graded[m["recv"]]
+        t0, t1 = spans.get(("m", m["id"]), (None, None))
+        row = {"id": m["id"], "src": m["src"], "dst": m["dst"], "bytes": m["bytes"],
+               "tag": m["tag"], "line": s["line"], "recv_line": r["line"],
+               "step": step.get(m["send"], 0), "t0": _ns(t0), "t1": _ns(t1)}
+        if m["group"]:
+            row["group"] = m["group"]
+        return row
+
+    msg_rows = sorted((msg_row(m) for m in messages), key=lambda m: (m["step"], m["id"]))
+    coll_rows = []
+    for c in collectives:
+        t0, t1 = spans.get(("c", c["id"]), (None, None))
+        lines = [graded[rid]["line"] for rid in c["requests"]]
+        coll_rows.append({"id": c["id"], "kind": c["kind"], "ranks": c["ranks"],
+                          "bytes": c["bytes"], "root": c["root"],
+                          "line": next((x for x in lines if x), None), "lines": lines,
+                          "step": step.get(c["requests"][0], 0), "t0": _ns(t0), "t1": _ns(t1)})
+    coll_rows.sort(key=lambda c: (c["step"], c["id"]))
+    pending = [{"rank": r["rank"], "kind": r["kind"], "peer": r["peer"], "tag": r["tag"],
+                "bytes": r["bytes"], "line": r["line"], "step": at_post.get(rid, 0) + 1,
+                "t": _ns(post_t.get(rid))}
+               for rid, r in sorted(graded.items()) if r["completed"] is None]
+    deadlock = []
+    for edge in trace["deadlock"]:
+        req = everything.get(edge["request"], {})
+        deadlock.append({"rank": edge["rank"], "on": edge["on"], "kind": req.get("kind"),
+                         "line": req.get("line"), "step": level[edge["rank"]] + 1})
+
+    critical = _critical_path(msg_rows, coll_rows, programs, done, post_t, lane_end, topo, scale,
+                              graded, spans) if spans and all(e is not None for e in lane_end) else []
+    steps = max([0, *(m["step"] for m in msg_rows), *(c["step"] for c in coll_rows),
+                 *(p["step"] for p in pending)])
+    cut: dict[str, int] = {}
+    for key, rows, limit in (("messages", msg_rows, MAX_MESSAGES),
+                             ("collectives", coll_rows, MAX_COLLECTIVES),
+                             ("waits", waits_out, MAX_WAITS), ("pending", pending, MAX_PENDING)):
+        if len(rows) > limit:
+            cut[key] = len(rows)
+            del rows[limit:]
+    states = rank_states or [""] * world
+    lanes = [{"rank": r, "state": states[r] if r < len(states) else "",
+              "end_step": level[r], "end_t": _ns(lane_end[r])} for r in range(world)]
+    ends = [e for e in lane_end if e is not None]
+    return {
+        "version": VERSION, "world_size": world, "time_unit": "ns",
+        "topology": topo.name, "size": size, "run_size": run_size, "scale": scale,
+        "modelled": modelled, "steps": steps, "end_t": _ns(max(ends)) if ends else None,
+        "groups": trace["groups"] if len(trace["groups"]) > 1 else [],
+        "lanes": lanes, "messages": msg_rows, "collectives": coll_rows, "waits": waits_out,
+        "pending": pending, "deadlock": deadlock, "critical": critical, "too_slow": too_slow,
+        "wrong": None, "cut": cut or False,
+        "refused": [{"rank": r["rank"], "kind": r["kind"], "line": r["line"]}
+                    for r in trace["refused"][:MAX_PENDING]],
+    }
+
+
+def _critical_path(msg_rows: list[dict], coll_rows: list[dict],
+                   programs: list[list[tuple[int, int, Any]]], done: dict[int, float],
+                   post_t: dict[int, float], lane_end: list[float | None], topo: Any,
+                   scale: float, graded: dict[int, dict],
+                   spans: dict[tuple[str, int], tuple[float, float]]) -> list[dict[str, Any]]:
+    """The chain of transfers that decides when the last rank finishes, first to last.
+
+    Walks back from the last rank's last completion: a transfer that started when it was posted
+    was waiting for the rank that posted it last, whose clock was the completion of a transfer it
+    had waited for; one that started later waited for a port, freed by an earlier transfer.
+    """
+    by_request: dict[int, tuple[str, int]] = {}
+    sides: dict[tuple[str, int], list[dict]] = {}
+    rows: dict[tuple[str, int], dict] = {}
+    for m in msg_rows:
+        rows[("m", m["id"])] = m
+    for c in coll_rows:
+        rows[("c", c["id"])] = c
+    for rid, r in graded.items():
+        key = ("m", r["message"]) if r["message"] is not None else ("c", r["collective"])
+        if key in rows:
+            by_request[rid] = key
+            sides.setdefault(key, []).append(r)
+    # per rank, the transfers that hold its ports (port contention)
+    touching: dict[int, list[tuple[str, int]]] = {}
+    for key, row in rows.items():
+        for rank in ((row["src"], row["dst"]) if key[0] == "m" else row["ranks"]):
+            touching.setdefault(rank, []).append(key)
+
+    def close(a: float, b: float) -> bool:
+        return abs(a - b) <= 1e-9 * max(abs(a), abs(b), 1e-9)
+
+    def waited_before(rank: int, when_rid: int, at: float) -> tuple[str, int] | None:
+        """The transfer whose completion set ``rank``'s clock to ``at`` before posting."""
+        best = None
+        for _, kind, item in programs[rank]:
+            if kind == 0 and item["id"] == when_rid:
+                break
+            if kind == 1 and item["request"] in done and close(done[item["request"]], at):
+                best = by_request.get(item["request"])
+        return best
+
+    def freed_port(m: dict, start: float) -> tuple[str, int] | None:
+        """The transfer whose end of port use let message ``m`` start at ``start``."""
+        klass = topo.link_class(m["src"], m["dst"])
+        for key in touching.get(m["src"], []) + touching.get(m["dst"], []):
+            other = rows[key]
+            if other is m or key not in spans:
+                continue
+            if key[0] == "m":
+                if topo.link_class(other["src"], other["dst"]) != klass or not (
+                        other["src"] == m["src"] or other["dst"] == m["dst"]):
+                    continue
+                free = spans[key][0] + other["bytes"] * scale / topo.links[klass].beta
+            else:
+                free = spans[key][1]
+            if close(free, start):
+                return key
+        return None
+
+    last = max(range(len(lane_end)), key=lambda r: lane_end[r] or 0.0)
+    end = lane_end[last] or 0.0
+    current = None
+    for _, kind, item in programs[last]:
+        rid = item["id"] if kind == 0 else item["request"]
+        if rid in done and close(done[rid], end) and rid in by_request:
+            current = by_request[rid]
+    chain: list[tuple[str, int]] = []
+    seen: set[tuple[str, int]] = set()
+    while current is not None and current not in seen and current in spans:
+        seen.add(current)
+        chain.append(current)
+        row = rows[current]
+        start = spans[current][0]
+        posted = [(post_t.get(s["id"], 0.0), s) for s in sides.get(current, [])]
+        ready, later = max(posted, key=lambda p: p[0]) if posted else (0.0, None)
+        nxt = None
+        if start <= ready or close(start, ready):
+            if ready > 0 and later is not None:
+                nxt = waited_before(later["rank"], later["id"], ready)
+        elif current[0] == "m":  # it waited for a port: the transfer that freed it
+            nxt = freed_port(row, start)
+        current = nxt
+    chain.reverse()
+    return [{"kind": "message" if k == "m" else "collective", "id": i} for k, i in chain]
+
+
+def first_wrong(got: list[float | int], want: list[float | int], float_tol: float) -> int | None:
+    """The first index where ``got`` differs from ``want`` (the grader's tolerance), if any."""
+    for index, (g, w) in enumerate(zip(got, want, strict=False)):
+        if g != w and not (isinstance(w, float) and math.isclose(g, w, rel_tol=float_tol,
+                                                                  abs_tol=float_tol)):
+            return index
+    return None if len(got) == len(want) else min(len(got), len(want))
+
+
+def mark_wrong(timeline: dict[str, Any], exercise: Any, spec: CaseSpec, raw: RawCase) -> None:
+    """For a wrong answer: the first wrong element's rank, index, chunk (when the exercise's
+    grader says, through its optional ``chunk_of(params, world, index)``) and the last message
+    that rank received (the last write into its tensor the trace knows of)."""
+    wants = exercise.grader.expected(spec["params"], spec["world_size"], spec["inputs"])
+    for report, want in zip(raw["ranks"], wants, strict=False):
+        got = report["output"]
+        if got is None or list(got["shape"]) != list(want["shape"]):
+            continue
+        tol = 1e-5 if want["dtype"] == "float32" else 1e-9
+        index = first_wrong(got["data"], want["data"], tol)
+        if index is None:
+            continue
+        rank = report["rank"]
+        chunk_of = getattr(exercise.grader, "chunk_of", None)
+        chunk = chunk_of(spec["params"], spec["world_size"], index) if chunk_of else None
+        into = [m for m in timeline["messages"] if m["dst"] == rank]
+        timeline["wrong"] = {"rank": rank, "index": index, "chunk": chunk,
+                             "last_recv": into[-1]["id"] if into else None}
+        return
+
+
+def case_timeline(exercise: Any, spec: CaseSpec, raw: RawCase, result: dict[str, Any]
+                  ) -> dict[str, Any]:
+    """The ``timeline`` of a graded case (``result``: its verdict JSON so far).
+
+    The view is for display only: should it fail, the case says so under ``error`` and its
+    verdict stands.
+    """
+    try:
+        model = result.get("model")
+        timeline = build_timeline(raw["trace"], exercise.model, input_bytes(spec),
+                                  modelled_size(exercise.model, model),
+                                  [r["state"] for r in raw["ranks"]],
+                                  result.get("verdict") == "too_slow")
+        if result.get("verdict") == "wrong_answer":
+            mark_wrong(timeline, exercise, spec, raw)
+        return timeline
+    except Exception as exc:  # noqa: BLE001 - a view's bug must never change a verdict
+        return {"version": VERSION, "error": f"{type(exc).__name__}: {exc}"}
