@@ -100,9 +100,10 @@ def _watch(job: JobSpec, server: SwitchServer, outputs: RankOutputs,
     while True:
         server.poll(POLL_S)
         now = time.monotonic()
-        for rank in launcher.poll():
+        for rank in launcher.poll():  # a rank exits once the judge has its result
             if rank not in switch.finished:
-                switch.finish(rank, "failed")
+                record = server.records.get(rank)
+                switch.finish(rank, "returned" if record and not record["error"] else "failed")
         if len(switch.finished) == world or all(r in server.records for r in range(world)):
             return None
         if outputs.total() > job["output_limit_bytes"]:
