@@ -1,0 +1,40 @@
+"""Trusted grading code for all-gather: inputs, the concatenation, bound, diagnosis."""
+
+from __future__ import annotations
+
+import random
+
+
+def make_inputs(params: dict, world: int, rng: random.Random) -> list[dict]:
+    """Every rank's m distinct values, exact in float32, so each can be traced to its rank."""
+    m = int(params["m"])
+    values = [v / 4 for v in rng.sample(range(1, 1 << 22), world * m)]
+    return [{"shape": [m], "dtype": params["dtype"], "data": values[r * m:(r + 1) * m]}
+            for r in range(world)]
+
+
+def expected(params: dict, world: int, inputs: list[dict]) -> list[dict]:
+    """Every rank gets every rank's x, in rank order: n·m elements."""
+    whole = [v for i in inputs for v in i["data"]]
+    return [{"shape": [len(whole)], "dtype": params["dtype"], "data": whole} for _ in inputs]
+
+
+def bytes_bound(params: dict, world: int, itemsize: int) -> int:
+    """Each rank's block must reach n−1 others; on a ring each rank forwards n−1 blocks."""
+    return (world - 1) * int(params["m"]) * itemsize
+
+
+def diagnose(params: dict, world: int, inputs: list[dict], rank: int, index: int,
+             got: float) -> tuple[str, str] | None:
+    """Say whose element was found in the block where another rank's was expected."""
+    m = int(params["m"])
+    block, i = divmod(index, m)
+    for r, inp in enumerate(inputs):
+        if got in inp["data"]:
+            j = inp["data"].index(got)
+            return (f"block {block} should be rank {block}'s x, but element {i} of it is rank "
+                    f"{r}'s element {j}",
+                    f"第 {block} 块应为 rank {block} 的 x，但其第 {i} 个元素是 rank {r} 的第 {j} 个元素")
+    return (f"block {block} should be rank {block}'s x, but element {i} of it is no rank's "
+            "input: was this block ever received?",
+            f"第 {block} 块应为 rank {block} 的 x，但其第 {i} 个元素不是任何 rank 的输入：这一块收到过吗？")
