@@ -88,7 +88,8 @@ def grade_file(ex: Exercise, path: Path, launcher: str, seed: int | None, sample
 
 
 def cmd_test(ex: Exercise, file: Path | None, as_json: bool, lang: str, launcher: str,
-             seed: int | None, samples: bool, all_cases: bool) -> int:
+             seed: int | None, samples: bool, all_cases: bool, trace: bool = False,
+             svg: Path | None = None) -> int:
     """Grade a file (default: your workspace copy); exit 0 only on accepted."""
     path = file or workspace.file_for(ex.id)
     if not path.is_file():
@@ -105,6 +106,10 @@ def cmd_test(ex: Exercise, file: Path | None, as_json: bool, lang: str, launcher
         sys.stdout.write(json.dumps(result, indent=1, ensure_ascii=False) + "\n")
     else:
         show_result(console, result, lang)
+    if trace or svg:
+        from .trace_view import show_trace
+
+        show_trace(Console(stderr=True) if as_json else console, result, trace, svg, lang)
     return 0 if result["verdict"] == "accepted" else 1
 
 

@@ -48,6 +48,9 @@ def parser() -> argparse.ArgumentParser:
     test.add_argument("--seed", type=int, help="inputs from another seed")
     test.add_argument("--samples", action="store_true", help="run only the sample case")
     test.add_argument("--all", action="store_true", help="run every case even after a failure")
+    test.add_argument("--trace", action="store_true",
+                      help="print the run as a rank × step table (the failing case, else the largest)")
+    test.add_argument("--svg", type=Path, metavar="FILE", help="write that case's diagram as SVG")
     sol = command("solution", "print the reference solution")
     sol.add_argument("id")
     new = command("new", "scaffold a new exercise (a draft) for you to write")
@@ -100,4 +103,4 @@ def main(argv: list[str]) -> int:
 
         return cmd_model(ex, args, commands.console)
     return commands.cmd_test(ex, args.file, args.json, args.lang, args.launcher, args.seed,
-                             args.samples, args.all)
+                             args.samples, args.all, args.trace, args.svg)
