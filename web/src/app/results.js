@@ -2,6 +2,7 @@
 // sample's values, output; and the diagnostics a verdict puts on the editor's lines.
 import { h } from "./dom.js";
 import { currentLang, pick, t } from "./i18n.js";
+import { timelineView } from "./timeline.js";
 
 let verdictTitles = {};
 export const setVerdictTitles = (titles) => (verdictTitles = titles);
@@ -196,6 +197,7 @@ export function renderResult(root, result, options = {}) {
         ))
         : null,
       cases.map((c) => caseDetails(c, deadlockFirst ? null : summary, options)),
+      cases.map((c) => timelineView(c, options)),
       result.skipped?.length ? h("p.skipped", {}, t("skipped", { cases: result.skipped.join(currentLang() === "zh" ? "、" : ", ") })) : null,
       result.stdout?.trim() ? h("details.stdout", { open: true }, h("summary", {}, t("stdout")), h("pre", {}, result.stdout)) : null,
     ),

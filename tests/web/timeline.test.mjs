@@ -1,0 +1,76 @@
+// The run view in the page: the reference ring, a deadlock and a wrong chunk each drawn from the
+// learner's own run (issue 13); clicking an arrow puts the editor's cursor on the sending line.
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import { cursorLine, exerciseFile, openPage, runAndWait, setCode, startApp } from "./harness.mjs";
+
+let app;
+before(async () => (app = await startApp({ isolation: false })));
+after(async () => app?.close());
+
+const view = (page, name) => page.locator(`details.timeline[data-case="${name}"]`);
+
+test("the reference ring's 8-rank case: 112 arrows, playback, click to the sending line", async () => {
+  const page = await openPage(app.browser, `${app.url}#/ring-allreduce`);
+  await setCode(page, exerciseFile("ring-allreduce", "solution.py"));
+  const { verdict } = await runAndWait(page, "#run-all", 180_000);
+  assert.equal(verdict, "accepted");
+  const ring = view(page, "8-ranks");
+  await ring.locator("summary").click();
+  assert.equal(await ring.locator(".tl-msg").count(), 8 * 14);
+  assert.equal(await ring.locator(".tl-position").textContent(), "Step 14 of 14");
+  // playback: one step shows only the first step's 8 arrows
+  await ring.locator(".tl-step").click();
+  assert.equal(await ring.getAttribute("data-at"), "1");
+  assert.equal(await ring.locator(".tl-msg:not(.tl-future)").count(), 8);
+  await ring.locator(".tl-play").click();
+  await page.waitForFunction(() => document.querySelector('details.timeline[data-case="8-ranks"]').getAttribute("data-at") === "14", null, { timeout: 20_000 });
+  // modelled time: the same arrows, the axis in µs
+  await ring.locator('input[value="time"]').check();
+  assert.equal(await ring.locator(".tl-msg").count(), 8 * 14);
+  assert.match(await ring.locator(".tl-grid").textContent(), /µs/);
+  // hover shows the details; a click moves the cursor to the line that sent it
+  const arrow = ring.locator(".tl-msg").nth(20);
+  const line = Number(await arrow.getAttribute("data-line"));
+  assert.ok([15, 22].includes(line), String(line));
+  await arrow.hover();
+  assert.match(await ring.locator(".tl-info").textContent(), /^rank \d → rank \d: 500 B, tag 0, sent at line \d+/);
+  await arrow.click();
+  assert.equal(await cursorLine(page), line);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test("a deadlock draws its wait-for edges in red", async () => {
+  const page = await openPage(app.browser, `${app.url}#/ring-allreduce`);
+  await setCode(page, exerciseFile("ring-allreduce", "wrong/recv_before_send.py"));
+  assert.equal((await runAndWait(page)).verdict, "deadlock");
+  const dead = view(page, "sample-4-ranks");
+  assert.equal(await dead.getAttribute("open"), "");
+  const edges = dead.locator(".tl-dead");
+  assert.equal(await edges.count(), 4);
+  const colour = await edges.first().locator("path").evaluate((p) => getComputedStyle(p).stroke);
+  assert.equal(colour, "rgb(213, 94, 0)");
+  assert.deepEqual(await edges.evaluateAll((es) => es.map((e) => `${e.dataset.rank}>${e.dataset.on}`).sort()), ["0>3", "1>0", "2>1", "3>2"]);
+  await edges.first().locator("text").click(); // its label: "rank 0 waits on rank 3 in recv (line 14)"
+  assert.equal(await cursorLine(page), 14);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test("a wrong answer marks the first wrong element's chunk and the last write into it", async () => {
+  const page = await openPage(app.browser, `${app.url}#/ring-allreduce`);
+  await setCode(page, exerciseFile("ring-allreduce", "wrong/allgather_one_step_short.py"));
+  assert.equal((await runAndWait(page)).verdict, "wrong_answer");
+  const wrong = view(page, "sample-4-ranks");
+  assert.equal(await wrong.locator(".tl-msg").count(), 4 * 5);
+  const mark = wrong.locator(".tl-wrong");
+  assert.equal(await mark.getAttribute("data-chunk"), "2");
+  assert.match(await mark.textContent(), /index 8, chunk 2/);
+  assert.equal(await wrong.locator(".tl-msg.tl-last").count(), 1);
+  await page.click("#lang-toggle");
+  assert.match(await page.locator('details.timeline[data-case="sample-4-ranks"] .tl-wrong').textContent(), /第 2 块/);
+  await page.click("#lang-toggle");
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
