@@ -91,6 +91,23 @@ const describe = (m, view) => (m.count > 1
     times: view.modelled && m.t0 != null ? say("times", { t0: seconds(m.t0), t1: seconds(m.t1) }) : "",
   }));
 
+/** Waits of one rank that follow each other without a gap, merged (fewer elements to draw). */
+function mergedWaits(waits, useTime) {
+  const out = [];
+  const last = new Map();
+  for (const w of [...waits].sort((a, b) => a.rank - b.rank || a.s0 - b.s0)) {
+    const prev = last.get(w.rank);
+    const joins = prev && prev.s1 != null && (useTime ? prev.t1 === w.t0 : prev.s1 === w.s0);
+    if (joins) Object.assign(prev, { s1: w.s1, t1: w.t1 });
+    else {
+      const copy = { ...w };
+      out.push(copy);
+      last.set(w.rank, copy);
+    }
+  }
+  return out;
+}
+
 /** The SVG for `view` on the `clock` ("step" or "time"); `at`: the playback step shown. */
 function draw(view, clock, options, info) {
   const steps = Math.max(view.steps, 1);
@@ -122,7 +139,7 @@ function draw(view, clock, options, info) {
   }
   svg.append(grid);
   const layer = el("g", { class: "tl-waits", "aria-hidden": "true" });
-  for (const w of view.waits) {
+  for (const w of mergedWaits(view.waits, useTime)) {
     const s1 = w.s1 ?? steps;
     const [a] = span(w.s0 + 1, w.t0, w.t1 ?? view.end_t);
     const [, b] = useTime && w.t0 != null ? span(0, w.t0, w.t1 ?? view.end_t) : [0, xs(s1)];
