@@ -41,8 +41,8 @@ class Settings(BaseSettings):
     # password hashes at once (half the cores: grading keeps the rest); more get 503
     hash_concurrency: int = Field(default_factory=lambda: max(1, (os.cpu_count() or 2) // 2))
     # per client IP, in the `limits` library's notation ("N/minute;M/hour")
-    signup_rate: str = "5/minute;30/hour"
-    login_rate_ip: str = "30/minute;300/hour"
+    signup_rate: str = "10/minute;100/hour"  # a class behind one NAT: raise, or use invites
+    login_rate_ip: str = "60/minute;1000/hour"
     login_failures_account: str = "5/minute;20/hour;50/day"  # failed log-ins per account
     submit_rate_ip: str = "60/minute"
     max_pending_per_ip: int = 30

@@ -57,6 +57,7 @@ def create_app(settings: Settings | None = None, embedded_workers: bool = True) 
             yield
         finally:
             supervisor.stop()
+            app.state.hash_slots.close()
             engine.dispose()
 
     app = FastAPIOffline(title="collective judge", version="0.1.0", lifespan=lifespan,

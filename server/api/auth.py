@@ -82,18 +82,21 @@ def register(body: Registration, request: Request, response: Response, settings:
                            "此地址注册过于频繁，请稍后再试")
     if reserved(settings, body.username):
         raise ApiError(409, "username_reserved", "this username is reserved", "该用户名为保留名称")
-    problem = password_feedback(body.username, body.password, settings.min_password_score)
-    if problem:
-        raise ApiError(422, "weak_password", f"this password is too easy to guess: {problem}",
-                       "密码太容易被猜到，请换一个更长、更少见的密码", feedback=problem)
     with Session(engine) as session:
         if find_user(session, body.username) is not None:
             raise TAKEN  # before hashing: a taken name costs no hash
+
+    def judge_and_hash() -> tuple[str | None, str | None]:  # both cost CPU: a hashing slot
+        problem = password_feedback(body.username, body.password, settings.min_password_score)
+        return problem, None if problem else hash_password(body.password)
+
     try:
-        with request.app.state.hash_slots.slot():
-            password_hash = hash_password(body.password)
+        problem, password_hash = request.app.state.hash_slots.run(judge_and_hash)
     except Busy:
         raise BUSY from None
+    if problem or password_hash is None:
+        raise ApiError(422, "weak_password", f"this password is too easy to guess: {problem}",
+                       "密码太容易被猜到，请换一个更长、更少见的密码", feedback=problem)
     try:
         user = add_user(engine, body.username, password_hash)
     except NameTaken:
@@ -114,11 +117,15 @@ def login(body: Credentials, request: Request, response: Response, settings: Set
     if wait:
         raise rate_limited(wait, "too many log-in attempts; try again later",
                            "登录尝试过于频繁，请稍后再试")
+    def check() -> User | None:
+        with Session(engine) as session:
+            found = authenticate(session, body.username, body.password)
+            if found is not None:
+                session.expunge(found)
+            return found
+
     try:
-        with request.app.state.hash_slots.slot(), Session(engine) as session:
-            user = authenticate(session, body.username, body.password)
-            if user is not None:
-                session.expunge(user)
+        user = request.app.state.hash_slots.run(check)
     except Busy:
         raise BUSY from None
     if user is None:
