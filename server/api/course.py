@@ -7,16 +7,17 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any
 
-from fastapi import APIRouter, FastAPI, HTTPException, Query
+from fastapi import APIRouter, FastAPI, HTTPException, Query, Request
 from fastapi.responses import Response
 from pydantic import BaseModel, Field
+from sqlalchemy import update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
 from .. import course
 from ..course import ExerciseVersion, Profile, SubmissionScore
 from ..db import write_session
-from ..models import DONE, Exercise, Submission, utcnow
+from ..models import DONE, QUEUED, Exercise, Submission, utcnow
 from . import health
 from .deps import EngineDep, SessionDep, SettingsDep, UserDep
 
@@ -144,6 +145,38 @@ def get_progress_csv(user: UserDep, session: SessionDep) -> Response:
     _admin(user)
     return Response(course.progress_csv(course.progress(session)), media_type="text/csv",
                     headers={"content-disposition": 'attachment; filename="progress.csv"'})
+
+
+class RegradeIn(BaseModel):
+    """Which finished submissions to judge again (with this judge and the exercise as it is)."""
+
+    exercise: str = Field(min_length=1, max_length=64)
+    verdict: str | None = Field(default=None, max_length=32, description="only these (e.g. accepted)")
+
+
+@router.post("/api/admin/regrade", status_code=202)
+def post_regrade(body: RegradeIn, request: Request, user: UserDep,
+                 engine: EngineDep) -> dict[str, Any]:
+    """Staff: put an exercise's finished submissions back in the queue, to be judged again by
+    this judge version against the exercise's current version; leaderboards and progress
+    follow as the new verdicts arrive."""
+    _admin(user)
+    with write_session(engine) as session:
+        exercise = _exercise(session, body.exercise)
+        query = update(Submission).where(Submission.exercise_id == exercise.id,
+                                         Submission.status == DONE)
+        if body.verdict is not None:
+            query = query.where(Submission.verdict == body.verdict)
+        done = session.exec(query.values(
+            status=QUEUED, verdict=None, result=None, progress=[], attempts=0, worker_id=None,
+            lease_token=None, lease_expires_at=None, started_at=None, finished_at=None,
+            content_hash=exercise.content_hash))
+        exercise_id, queued = exercise.id, done.rowcount
+    cache = request.app.state.done_cache  # those answers are no longer final
+    with cache.lock:
+        cache.items.clear()
+        cache.bytes = 0
+    return {"exercise": exercise_id, "queued": queued}
 
 
 def install(app: FastAPI) -> None:

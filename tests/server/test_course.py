@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from conftest import needs_sandbox
 
-from cjudge.exercises import load_exercises
+from cjudge.exercises import load_exercise
 from server import course
 from server.accounts import create_user
 from server.db import make_engine, migrate, write_session
@@ -25,6 +25,14 @@ SOLUTION = (EXERCISES / RING / "solution.py").read_text()
 WRONG = (EXERCISES / RING / "wrong" / "allgather_adds_instead_of_copy.py").read_text()
 STAFF = {"admin_username": "course_staff", "admin_password": "a-long-staff-password-9"}
 PASSWORD = "correct horse battery staple"
+SEEDS = (RING, "alltoall-transpose")
+
+
+def seed_exercises(root: Path) -> Path:
+    """A copy of the two seed exercises (others in the repository may be half-written)."""
+    for name in SEEDS:
+        shutil.copytree(EXERCISES / name, root / name)
+    return root
 
 
 def result(bytes_per_rank: list[int], times: list[tuple[int, float]] | None = None,
@@ -56,7 +64,7 @@ def db(tmp_path: Path):
     url = f"sqlite:///{tmp_path / 'judge.db'}"
     migrate(url)
     engine = make_engine(url)
-    sync_exercises(engine, load_exercises(EXERCISES))
+    sync_exercises(engine, {n: load_exercise(EXERCISES / n) for n in SEEDS})
     yield engine
     engine.dispose()
 
@@ -133,7 +141,7 @@ def test_progress_counts_and_csv_field_by_field(db) -> None:
     assert rows[0] == ["user_id", "username", "display_name", "exercise", "best_verdict",
                        "attempts", "solved", "first_accepted_at"]
     by_key = {(r[1], r[3]): r for r in rows[1:]}
-    assert len(rows) == 1 + 2 * 2  # learners × exercises, staff not included
+    assert len(rows) == 1 + 2 * len(table["exercises"])  # learners × exercises, no staff
     stamp = created.replace(tzinfo=None).isoformat() + "Z"
     assert by_key[("ann", RING)] == [str(ann), "ann", "", RING, "accepted", "3", "1", stamp]
     assert by_key[("bob", RING)] == [str(bob), "bob", "Bobby", RING, "wrong_answer", "3", "0",
@@ -145,7 +153,9 @@ def test_progress_counts_and_csv_field_by_field(db) -> None:
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory: pytest.TempPathFactory):
     """A server with one worker, two learners who submitted the reference and a wrong file."""
-    server = start_server(tmp_path_factory.mktemp("course"), workers=1, **STAFF)
+    root = seed_exercises(tmp_path_factory.mktemp("exercises"))
+    server = start_server(tmp_path_factory.mktemp("course"), workers=1, exercises_dir=root,
+                          **STAFF)
     try:
         ann, bob = server.register("ann_learner", PASSWORD), server.register("bob_learner",
                                                                             PASSWORD)
@@ -219,8 +229,28 @@ def test_staff_progress_and_csv_over_http(graded) -> None:
 
 
 @needs_sandbox
+def test_a_regrade_judges_again_and_the_leaderboard_follows(graded) -> None:
+    server, ann, bob, done = graded
+    with server.client(ann) as c:
+        assert c.post("/api/admin/regrade", json={"exercise": RING}).status_code == 403
+    with server.client(staff_token(server)) as c:
+        r = c.post("/api/admin/regrade", json={"exercise": RING, "verdict": "accepted"})
+    assert r.status_code == 202 and r.json() == {"exercise": RING, "queued": 2}
+    again = server.wait(ann, done[0]["id"])  # not the cached answer of the first verdict
+    assert again["verdict"] == "accepted" and again["attempts"] == 1
+    assert again["finished_at"] > done[0]["finished_at"]
+    assert server.wait(bob, done[1]["id"])["verdict"] == "wrong_answer"  # not asked for
+    server.wait(bob, done[2]["id"])
+    with server.client(ann) as c:
+        board = c.get(f"/api/exercises/{RING}/leaderboard").json()["entries"]
+    assert len(board) == 2 and {e["you"] for e in board} == {True, False}
+
+
+@needs_sandbox
 def test_quota_and_queue_position(tmp_path: Path) -> None:
-    server = start_server(tmp_path, workers=0, rate_per_minute=5, max_queued_per_user=10)
+    server = start_server(tmp_path / "data", workers=0, rate_per_minute=5,
+                          max_queued_per_user=10,
+                          exercises_dir=seed_exercises(tmp_path / "exercises"))
     try:
         token = server.register("queue_learner", PASSWORD)
         created = []

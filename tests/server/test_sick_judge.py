@@ -5,6 +5,7 @@ waiting forever, and ``/healthz`` answers 503 with the reason."""
 from __future__ import annotations
 
 import logging
+import shutil
 import sys
 import threading
 import time
@@ -157,7 +158,10 @@ def test_a_sandbox_broken_after_start_is_reported_and_ends_submissions(tmp_path:
     """The interpreter disappears after start: /healthz goes 503 within seconds, a queued
     submission ends judge_error with the learner's message, the log says it once."""
     wrapper = _wrapper(tmp_path / "runner")
+    exercises = tmp_path / "exercises"  # the seed exercise alone (others may be half-written)
+    shutil.copytree(EXERCISES / "ring-allreduce", exercises / "ring-allreduce")
     server = start_server(tmp_path / "data", workers=1, pool_size=1, runner_python=wrapper,
+                          exercises_dir=exercises,
                           sandbox_backoff_max_s=2, heartbeat_s=1, stall_s=600)
     try:
         token = server.register()

@@ -6,11 +6,12 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { after, before, test } from "node:test";
 import { launch } from "../../web/scripts/chromium.mjs";
-import { exerciseFile, python, repo } from "./harness.mjs";
+import { exerciseFile, python, repo, setCode } from "./harness.mjs";
 
 const STAFF = { username: "course_staff", password: "a-long-staff-password-9" };
 const PASSWORD = "correct horse battery staple";
 let server, browser;
+const tokens = new Map(); // token -> username (the main app keeps both)
 
 /** `python -m server` with a staff account and one worker (sandboxed if JUDGE_SANDBOX=bwrap). */
 async function startJudge() {
@@ -45,6 +46,7 @@ async function call(method, path, token, body) {
 
 async function learner(username, code) {
   const { token } = await call("POST", "/api/auth/register", null, { username, password: PASSWORD });
+  tokens.set(token, username);
   const { id } = await call("POST", "/api/submissions", token, { exercise: "ring-allreduce", code });
   for (let i = 0; i < 600; i++) {
     const s = await call("GET", `/api/submissions/${id}`, token);
@@ -59,7 +61,10 @@ async function coursePage(token, hash) {
   const page = await browser.newPage({ acceptDownloads: true });
   page.errors = [];
   page.on("pageerror", (e) => page.errors.push(e.message));
-  await page.addInitScript((t) => localStorage.setItem("cjudge:token", JSON.stringify(t)), token);
+  await page.addInitScript(([t, user]) => {
+    localStorage.setItem("cjudge:token", JSON.stringify(t));
+    localStorage.setItem("cjudge:user", JSON.stringify(user));
+  }, [token, tokens.get(token) ?? STAFF.username]);
   await page.goto(`${server.url}course.html${hash}`);
   return page;
 }
@@ -121,6 +126,21 @@ test("staff see learners × exercises, solve rates, and download the CSV", async
   assert.equal(ring.length, 2);
   assert.match(ring.find((l) => l.includes(",accepted,")), /^\d+,ann\d+,Ann the Ringer,ring-allreduce,accepted,1,1,\d{4}-\d\d-\d\dT[\d:.]+Z$/);
   assert.match(ring.find((l) => l.includes(",wrong_answer,")), /^\d+,bob\d+,,ring-allreduce,wrong_answer,1,0,$/);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test("the exercise page shows the learner's server progress and a submission's quota", async () => {
+  const page = await coursePage(ann.token, "");
+  await page.goto(`${server.url}#/ring-allreduce`);
+  await page.waitForSelector('#exercise-list li[data-exercise="ring-allreduce"][data-progress="solved"]');
+  await page.waitForSelector("#editor .cm-content");
+  await setCode(page, exerciseFile("ring-allreduce", "solution.py"));
+  await page.click("#submit");
+  await page.waitForFunction(() => document.getElementById("queue-note")?.textContent.includes("98 of 100 submissions left this minute"), null, { timeout: 10_000 })
+    .catch(async (e) => assert.fail(`${e.message}: ${await page.evaluate(() => document.getElementById("queue-note")?.outerHTML)}`));
+  await page.waitForSelector(".result[data-verdict='accepted']", { timeout: 120_000 });
+  assert.match(await page.getAttribute("#course-link", "href"), /course\.html/);
   assert.deepEqual(page.errors, []);
   await page.close();
 });

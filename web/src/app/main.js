@@ -2,6 +2,7 @@
 import { openAuthDialog, renderAccount, renderHistory } from "./account.js";
 import * as api from "./api.js";
 import { h } from "./dom.js";
+import { noteQueue, syncProgress } from "./course-hooks.js";
 import { createEditor } from "./editor.js";
 import { applyI18n, currentLang, onLangChange, pick, setLang, shortcut, t } from "./i18n.js";
 import { setupLayout, showResultTab } from "./layout.js";
@@ -235,6 +236,7 @@ async function submitCode() {
   show({ status: () => t("submitting") });
   try {
     const sub = await api.submit(id, editor.code, fileName(id));
+    noteQueue($("queue-note"), sub);
     await followSubmission(id, sub.id);
   } catch (error) {
     if (error instanceof api.Unreachable) showFor(id, { status: () => t("serverUnreachable"), kind: "error" });
@@ -356,3 +358,4 @@ setupLayout();
 drawn = true;
 drawAll();
 open(decodeURIComponent(location.hash.replace(/^#\/?/, "")));
+syncProgress(drawList);

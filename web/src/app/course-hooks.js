@@ -1,0 +1,54 @@
+// What the exercise page shows of the course: the learner's own progress from the server in the
+// catalog, and a submission's place in the queue with the submissions left this minute.
+import { load, recordVerdict } from "./store.js";
+
+const TEXT = {
+  en: {
+    place: (n) => `Place ${n} in the judge's queue.`,
+    left: (n, rate) => `${n} of ${rate} submissions left this minute.`,
+  },
+  zh: {
+    place: (n) => `在评测队列中排第 ${n} 位。`,
+    left: (n, rate) => `本分钟还可提交 ${n} 次（共 ${rate} 次）。`,
+  },
+};
+const lang = () => (load("lang") === "zh" ? "zh" : "en");
+
+async function get(path) {
+  const token = load("token");
+  const response = await fetch(path, { credentials: "same-origin",
+    headers: token ? { Authorization: `Bearer ${token}` } : {} });
+  if (!response.ok || !(response.headers.get("content-type") ?? "").includes("json")) return null;
+  return response.json();
+}
+
+/** Merge the server's record of the learner's verdicts into the catalog's progress marks;
+ * `redraw` once done (nothing when logged out or without a server). */
+export async function syncProgress(redraw) {
+  const rows = await get("/api/me/progress").catch(() => null);
+  if (!Array.isArray(rows)) return;
+  for (const row of rows) if (row.best_verdict) recordVerdict(row.exercise, row.best_verdict);
+  redraw();
+}
+
+/** Show `created` (the answer to a submission: id, queue_position, remaining_this_minute) in
+ * `node`, following the submission's place until a worker takes it. */
+export async function noteQueue(node, created) {
+  const rate = (await get("/api/me/quota").catch(() => null))?.rate_per_minute;
+  let place = created.queue_position;
+  const draw = () => {
+    const parts = [];
+    if (place) parts.push(TEXT[lang()].place(place));
+    if (created.remaining_this_minute != null && rate) parts.push(TEXT[lang()].left(created.remaining_this_minute, rate));
+    node.textContent = parts.join(" ");
+    node.dataset.submission = String(created.id);
+  };
+  draw();
+  while (place) {
+    await new Promise((r) => setTimeout(r, 1000));
+    if (node.dataset.submission !== String(created.id)) return; // a newer submission took over
+    const sub = await get(`/api/submissions/${created.id}`).catch(() => null);
+    place = sub?.status === "queued" ? sub.queue_position : null;
+    draw();
+  }
+}
