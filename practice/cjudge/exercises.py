@@ -76,6 +76,8 @@ class Exercise:
     grader: types.ModuleType = field(repr=False, compare=False)
     model: ModelSpec = field(default_factory=ModelSpec, compare=False)
     draft: bool = False  # being written (``judge.py new``): served by no front door yet
+    #: case parameters passed to the graded function after the tensor, in order (e.g. a root)
+    arguments: tuple[str, ...] = ()
 
     def statement(self, lang: str = "en") -> str:
         """The statement in Markdown, in English (``en``) or Chinese (``zh``)."""
@@ -91,6 +93,10 @@ class Exercise:
     def solution(self) -> str:
         """The reference solution (never shown by the server)."""
         return (self.path / "solution.py").read_text(encoding="utf-8")
+
+    def call_args(self, params: dict[str, int | str]) -> list[int | float | str]:
+        """The graded call's arguments after the tensor, for a case with ``params``."""
+        return [params[name] for name in self.arguments]
 
     def job_spec(self, code: str, filename: str) -> JobSpec:
         """What a runtime needs to run ``code`` for this exercise."""
@@ -225,7 +231,24 @@ def load_exercise(folder: Path, published: bool = False) -> Exercise:
         wrong=() if published else _load_wrong(folder),
         content_hash=content_hash(folder), grader=_load_grader(folder, exercise_id),
         model=_model(meta, where), draft=_draft(meta, where),
+        arguments=_arguments(meta, where),
     )
+
+
+def _arguments(meta: dict, where: str) -> tuple[str, ...]:
+    """``arguments``: case parameters every case defines (numbers or strings), passed in order."""
+    names = meta.get("arguments", [])
+    form = 'a list of case parameter names, e.g. ["src"]'
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        raise ExerciseError(f"{where}: field `arguments` is {names!r}; expected {form}")
+    for i, table in enumerate(meta.get("cases") or []):
+        for name in names:
+            value = table.get(name) if isinstance(table, dict) else None
+            if name in ("name", "world_size", "sample") or isinstance(value, bool) \
+                    or not isinstance(value, int | float | str):
+                raise ExerciseError(f"{where} [[cases]] #{i + 1}: `arguments` names {name!r}, so "
+                                    f"every case needs a parameter `{name}` (a number or string)")
+    return tuple(names)
 
 
 def _model(meta: dict, where: str) -> ModelSpec:

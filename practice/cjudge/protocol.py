@@ -22,6 +22,9 @@ class TensorData(TypedDict):
     shape: list[int]
     dtype: str
     data: list[float] | list[int]
+    #: a rank's case input only: the graded call's arguments after the tensor, in order (the
+    #: case parameters that exercise.toml's ``arguments`` names, e.g. a root)
+    args: NotRequired[list[int | float | str]]
 
 
 class CaseSpec(TypedDict):

@@ -89,7 +89,7 @@ def _call_learner(job: JobSpec, port: ChannelPort) -> dict[str, Any]:
     if mine is None:
         raise RuntimeError("the judge sent no input for this rank")
     argument = _make_input(mine)
-    returned = function(argument)
+    returned = function(argument, *mine.get("args", ()))
     output = argument if job["output"] == "inplace" else returned
     return {"output": to_data(output), "error": None}
 

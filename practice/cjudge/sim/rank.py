@@ -43,7 +43,7 @@ def _body(job: JobSpec, rank: int, port: Port, code: types.CodeType,
             raise RuntimeError("the judge sent no input for this rank")
         argument = from_data(mine)
         try:
-            returned = function(argument)
+            returned = function(argument, *mine.get("args", ()))
         finally:
             port.end()
         output = argument if job["output"] == "inplace" else returned
