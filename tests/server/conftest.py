@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import cache
 
 import pytest
 
@@ -11,8 +12,10 @@ from server.sandbox import preflight
 from server.settings import Settings
 
 
+@cache
 def sandbox_problems() -> list[str]:
-    """Why the bubblewrap sandbox cannot run here (empty when it can)."""
+    """Why the bubblewrap sandbox cannot run here (empty when it can); it starts a real runner,
+    so it is asked once per session."""
     return preflight(Settings(sandbox="bwrap"))[0]
 
 

@@ -5,16 +5,23 @@ waiting forever, and ``/healthz`` answers 503 with the reason."""
 from __future__ import annotations
 
 import logging
+import re
 import shutil
 import sys
 import threading
 import time
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
 from conftest import needs_sandbox
+from sqlmodel import Session, select
 
+from server import health
+from server.accounts import create_user
+from server.db import make_engine, migrate, write_session
 from server.localserver import EXERCISES, start_server
+from server.models import Exercise, Submission, utcnow
 from server.sandbox import SandboxError, SandboxUnavailable, WarmPool, preflight
 from server.sandbox.diagnose import explain_start_failure
 from server.sandbox.launch import python_binds
@@ -205,3 +212,47 @@ def test_a_sandbox_broken_after_start_is_reported_and_ends_submissions(tmp_path:
         assert ran_in_a_sandbox(server.wait(token, server.submit(token, SOLUTION)))
     finally:
         server.stop()
+
+
+def test_health_names_a_stalled_queue_and_sick_workers(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'judge.db'}"
+    migrate(url)
+    engine = make_engine(url)
+    settings = Settings(stall_s=60, heartbeat_s=5)
+    long_ago = utcnow() - timedelta(minutes=10)
+    with write_session(engine) as s:
+        s.add(Exercise(id="ring-allreduce", title_en="", title_zh="", statement_en="",
+                       statement_zh="", starter="", content_hash="h"))
+        uid = create_user(s, "stall_learner", "correct horse battery staple").id
+    with write_session(engine) as s:
+        assert health.check(s, settings, long_ago).ok  # an empty queue is well
+        s.add(Submission(user_id=uid, exercise_id="ring-allreduce", content_hash="h", code="x",
+                         seed=1, created_at=long_ago))
+    with Session(engine) as s:
+        stalled = health.check(s, settings, long_ago)
+        assert not stalled.ok
+        assert re.match(r"no worker has claimed a queued job for 60\d s", stalled.reasons[0])
+        assert health.check(s, settings, utcnow()).ok  # the server just started: not yet
+    with write_session(engine) as s:  # a worker claimed another job a moment ago: busy, not stuck
+        s.add(Submission(user_id=uid, exercise_id="ring-allreduce", content_hash="h", code="y",
+                         seed=2, status="running", started_at=utcnow() - timedelta(seconds=5)))
+    with Session(engine) as s:
+        assert health.check(s, settings, long_ago).ok
+    with write_session(engine) as s:
+        health.report(s, "w1", "bwrap", 3, True, "bwrap: execvp /x/python: No such file", 0)
+        health.report(s, "w2", "bwrap", 0, False, None, 2)
+    with Session(engine) as s:
+        assert health.check(s, settings, long_ago).ok  # one healthy worker is enough
+    with write_session(engine) as s:
+        health.report(s, "w2", "bwrap", 4, True, "runner not ready: timeout", 0)
+    with Session(engine) as s:
+        sick = health.check(s, settings, long_ago)
+    assert len(sick.reasons) == 1 and "no sandbox can start: every worker (2)" in sick.reasons[0]
+    assert "execvp /x/python" in sick.reasons[0] and "timeout" in sick.reasons[0]
+    with write_session(engine) as s:  # reports go stale: gone workers are not counted
+        for w in s.exec(select(health.WorkerStatus)).all():
+            w.seen_at = long_ago
+            s.add(w)
+    with Session(engine) as s:
+        assert health.check(s, settings, long_ago).ok
+    engine.dispose()
