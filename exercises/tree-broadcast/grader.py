@@ -1,0 +1,41 @@
+"""Trusted grading code for tree-broadcast: inputs, src's tensor everywhere, bound, diagnosis."""
+
+from __future__ import annotations
+
+import math
+import random
+
+
+def make_inputs(params: dict, world: int, rng: random.Random) -> list[dict]:
+    """Every rank's N distinct values, exact in float32, so each can be traced to its rank."""
+    n = int(params["numel"])
+    values = [v / 4 for v in rng.sample(range(1, 1 << 22), world * n)]
+    return [{"shape": [n], "dtype": params["dtype"], "data": values[r * n:(r + 1) * n]}
+            for r in range(world)]
+
+
+def expected(params: dict, world: int, inputs: list[dict]) -> list[dict]:
+    """Every rank ends with rank src's tensor."""
+    src = inputs[int(params["src"])]
+    return [{"shape": list(src["shape"]), "dtype": src["dtype"], "data": list(src["data"])}
+            for _ in inputs]
+
+
+def bytes_bound(params: dict, world: int, itemsize: int) -> int:
+    """A binomial tree: the root sends the whole tensor once per round, ⌈log₂n⌉ times."""
+    return math.ceil(math.log2(world)) * int(params["numel"]) * itemsize
+
+
+def diagnose(params: dict, world: int, inputs: list[dict], rank: int, index: int,
+             got: float) -> tuple[str, str] | None:
+    """Say whose tensor the element came from, when it is not src's."""
+    src = int(params["src"])
+    for r, inp in enumerate(inputs):
+        if got in inp["data"]:
+            if r == rank:
+                return (f"the element is still this rank's own input: nothing from src = {src} "
+                        "reached it", f"该元素仍是本 rank 的输入：没有收到 src = {src} 的数据")
+            return (f"the element is rank {r}'s (its element {inp['data'].index(got)}), but the "
+                    f"root is src = {src}",
+                    f"该元素来自 rank {r}（它的第 {inp['data'].index(got)} 个元素），但根是 src = {src}")
+    return None
