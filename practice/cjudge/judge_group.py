@@ -228,7 +228,8 @@ class JudgeGroup(dist.ProcessGroup):
         t = _one(tensors)
         if not t.is_contiguous():
             raise RuntimeError("input tensor has to be contiguous")
-        handle = self.port.post_send(self.gid, self.ranks[dstRank], tag, _bytes(t), _name(t.dtype))
+        handle = self.port.post_send(self.gid, self._global(dstRank), tag, _bytes(t),
+                                     _name(t.dtype))
         return JudgeWork(self.port, handle, lambda data: None, [t])
 
     def _recv(self, tensors: list[torch.Tensor], src: int | None, tag: int) -> JudgeWork:
@@ -246,7 +247,7 @@ class JudgeGroup(dist.ProcessGroup):
         return JudgeWork(self.port, handle, done, [t])
 
     def recv(self, tensors: list[torch.Tensor], srcRank: int, tag: int = 0) -> JudgeWork:  # noqa: N803
-        return self._recv(tensors, self.ranks[srcRank], tag)
+        return self._recv(tensors, self._global(srcRank), tag)
 
     def recv_anysource(self, tensors: list[torch.Tensor], tag: int = 0) -> JudgeWork:
         return self._recv(tensors, None, tag)
@@ -258,8 +259,15 @@ class JudgeGroup(dist.ProcessGroup):
         handle = self.port.post_collective(self.gid, kind, payload, _name(dtype), method, **kw)
         return JudgeWork(self.port, handle, done)
 
+    def _global(self, group_rank: int) -> int:
+        """The global rank of a rank of this group (torch's error for one it lacks)."""
+        if not isinstance(group_rank, int) or not 0 <= group_rank < len(self.ranks):
+            raise ValueError(f"Invalid rank {group_rank}: the group holds {len(self.ranks)} ranks "
+                             f"(global ranks {self.ranks})")
+        return self.ranks[group_rank]
+
     def _root(self, opts: Any) -> int:
-        return self.ranks[int(getattr(opts, "rootRank", 0))]
+        return self._global(int(getattr(opts, "rootRank", 0)))
 
     def allreduce(self, tensors: Any, opts: Any = None) -> JudgeWork:
         t = _one(tensors)

@@ -15,6 +15,7 @@ import resource
 import signal
 import socket
 import sys
+import warnings
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -100,6 +101,9 @@ def rank_main(job_dir: Path, rank: int, world: int) -> NoReturn:
     resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_SIZE_LIMIT, FILE_SIZE_LIMIT))
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
     torch.set_num_threads(1)
+    # torch's notice that a collective has a newer name is the judge's noise, not the learner's
+    warnings.filterwarnings("ignore", message=r"`torch\.distributed\.\w+` is deprecated",
+                            category=FutureWarning)
     job: JobSpec = json.loads((job_dir / "job.json").read_text())
     port = ChannelPort(connect(job_dir, rank), rank, world, job["allowed"], job["filename"])
     record = run_rank(job, port)
