@@ -36,9 +36,12 @@ def ring_all_reduce(t):
 """
 
 
-def test_blocking_send_recv_ring_is_accepted_and_each_send_counted_once():
+def test_blocking_send_recv_ring_is_correct_counted_once_and_modelled_twice_as_slow():
     result = judge("ring-allreduce", RING_BLOCKING)
-    assert result["verdict"] == "accepted", result["message"]
+    # correct and within bytes, but even ranks send while odd ones receive, then the other way
+    # round: every ring step costs two latencies, so the model finds it too slow at 4 KiB
+    assert result["verdict"] == "too_slow", result["message"]
+    assert "12 steps × 5 µs" in result["message"]
     for case in result["cases"]:
         n = case["world_size"]
         sends = [e for e in case["trace"] if e["op"] == "send"]
