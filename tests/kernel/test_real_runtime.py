@@ -280,12 +280,6 @@ def test_nothing_sent_around_the_process_group_gets_past_the_switch(bypass, verd
     assert result["cases"][0]["bytes_sent"] == [0, 0, 0, 0]
 
 
-def test_honest_solutions_stay_within_the_wire_allowance():
-    for code in (RING_BLOCKING, (ROOT / "exercises/ring-allreduce/solution.py").read_text()):
-        result = judge("ring-allreduce", code)
-        assert result["verdict"] == "accepted", result["message"]
-
-
 def test_a_rank_cannot_reach_the_judges_descriptors():
     raw, case = judge_first_case("ring-allreduce", """
         import os
