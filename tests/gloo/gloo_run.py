@@ -32,9 +32,9 @@ import torch
 import torch.distributed as dist
 import torch.distributed.distributed_c10d as c10d
 
+from cjudge.protocol import CaseSpec, JobSpec, TensorData
 from cjudge.real.group_lifecycle import group_owned_by_judge
 from cjudge.real.process_flags import die_with
-from cjudge.protocol import CaseSpec, JobSpec, TensorData
 
 State = Literal["returned", "failed", "blocked", "spinning"]
 Outcome = Literal["returned", "error", "deadlock", "spinning"]

@@ -38,12 +38,12 @@ from pathlib import Path
 
 import pytest
 
-from cjudge import runtime_real
 from cjudge.exercises import Exercise, default_root, load_exercises
 from cjudge.grading import _compare, plan_cases
 from cjudge.judge import judge_code
 from cjudge.primitives import CANONICAL
 from cjudge.protocol import CaseSpec, RawCase
+from cjudge.real import runtime as runtime_real
 
 from .gloo_run import GlooCase, GlooRun
 
