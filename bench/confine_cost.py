@@ -1,4 +1,4 @@
-"""Benchmark: what confining one rank costs (``cjudge.confine.confine_rank`` in a forked child).
+"""Benchmark: what confining one rank costs (``cjudge.real.confine.confine_rank`` in a forked child).
 
     .venv/bin/python bench/confine_cost.py [--runs 20]
 
@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "practice"))
 
-from cjudge.confine import confine_rank, confinement_gaps  # noqa: E402
+from cjudge.real.confine import confine_rank, confinement_gaps  # noqa: E402
 
 
 def one_run() -> float:

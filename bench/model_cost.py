@@ -24,7 +24,7 @@ from cjudge.exercises import default_root, load_exercises  # noqa: E402
 from cjudge.grading import plan_cases  # noqa: E402
 from cjudge.model.case import ModelSpec, input_bytes, model_case  # noqa: E402
 from cjudge.primitives import CANONICAL  # noqa: E402
-from cjudge.runtime_sim import run_case  # noqa: E402
+from cjudge.sim.runtime import run_case  # noqa: E402
 
 
 def main() -> None:

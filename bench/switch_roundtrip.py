@@ -18,8 +18,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "practice"))
 
 from cjudge.protocol import CaseSpec, JobSpec  # noqa: E402
-from cjudge.rank_fork import start_zygote  # noqa: E402
-from cjudge.runtime_real import run_case  # noqa: E402
+from cjudge.real.runtime import run_case  # noqa: E402
+from cjudge.real.zygote import start_zygote  # noqa: E402
 
 PING_PONG = """
 import statistics, time

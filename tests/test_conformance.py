@@ -49,7 +49,8 @@ def _summary(result: dict) -> list[tuple]:
 
 @pytest.mark.parametrize("exercise, path, expect", SUBMISSIONS)
 def test_sim_and_real_runtimes_agree(exercise, path, expect):
-    from cjudge import runtime_real, runtime_sim
+    from cjudge.real import runtime as runtime_real
+    from cjudge.sim import runtime as runtime_sim
 
     code = path.read_text(encoding="utf-8")
     sim_raws: list = []

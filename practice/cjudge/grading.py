@@ -21,7 +21,7 @@ from .verdicts import Verdict
 from .view.timeline import case_timeline
 
 ITEMSIZE = {"float32": 4, "float64": 8, "int64": 8}
-#: why a rank's code may be refused an OS call: it is confined (``cjudge.confine``)
+#: why a rank's code may be refused an OS call: it is confined (``cjudge.real.confine``)
 CONFINED_HINT = (" (each rank is confined: no sockets, shared memory, file changes or access to "
                  "other processes; ranks communicate only through the allowed primitives)",
                  "（每个 rank 都受到限制：不能创建套接字、使用共享内存、修改文件或访问其他进程；"

@@ -20,9 +20,9 @@ import signal
 import sys
 import threading
 
-from .confine import confinement_gaps
-from .process_flags import set_dumpable
 from .protocol import CaseSpec, JobSpec
+from .real.confine import confinement_gaps
+from .real.process_flags import set_dumpable
 
 
 def _exit_when_stdin_closes() -> None:
@@ -35,8 +35,8 @@ def _exit_when_stdin_closes() -> None:
 
 def serve(result_fd: int, launcher: str, end_with_stdin: bool = False) -> int:
     """Announce readiness, run one job's cases, report each; the exit status."""
-    from .rank_fork import start_zygote
-    from .runtime_real import run_case  # torch is imported here, before "ready"
+    from .real.runtime import run_case  # torch is imported here, before "ready"
+    from .real.zygote import start_zygote
 
     # undumpable: its ranks (same uid) can neither ptrace it nor open its /proc/<pid>/fd files;
     # each rank makes itself dumpable again so that the judge can read its write counters

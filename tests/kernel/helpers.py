@@ -7,7 +7,7 @@ import textwrap
 from cjudge.exercises import Exercise, default_root, load_exercises
 from cjudge.grading import grade_case, plan_cases
 from cjudge.judge import judge_code
-from cjudge.runtime_real import run_case
+from cjudge.real.runtime import run_case
 
 EXERCISES = load_exercises(default_root())
 

@@ -8,10 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from cjudge import runtime_real, runtime_sim
 from cjudge.exercises import ExerciseError, default_root, load_exercise
 from cjudge.grading import plan_cases
 from cjudge.judge import judge_code
+from cjudge.real import runtime as runtime_real
+from cjudge.sim import runtime as runtime_sim
 
 RING = (default_root() / "ring-allreduce" / "solution.py").read_text(encoding="utf-8")
 #: the reference ring, graded through a function that also takes the case's numel

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from cjudge.confine import confine_rank, confinement_gaps, landlock_abi
+from cjudge.real.confine import confine_rank, confinement_gaps, landlock_abi
 
 needs_scopes = pytest.mark.skipif(landlock_abi() < 6, reason="the kernel has no Landlock scopes")
 

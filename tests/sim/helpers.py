@@ -6,8 +6,8 @@ import textwrap
 
 from cjudge.primitives import CANONICAL
 from cjudge.protocol import CaseSpec, JobSpec, RawCase, TensorData
-from cjudge.runtime_sim import run_case
 from cjudge.sim.modules import modules
+from cjudge.sim.runtime import run_case
 from cjudge.switch.accounting import graded_calls
 
 #: the simulated ``torch`` and ``torch.distributed`` modules, for direct use in tests

@@ -8,7 +8,7 @@ import pytest
 
 from cjudge.exercises import default_root, load_exercises
 from cjudge.judge import judge_code
-from cjudge.runtime_sim import run_case
+from cjudge.sim.runtime import run_case
 
 from .helpers import calls, data, run
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from cjudge.exercises import Exercise, default_root, load_exercise
 from cjudge.grading import grade_case, plan_cases
-from cjudge.runtime_sim import run_case
+from cjudge.sim.runtime import run_case
 
 
 @cache

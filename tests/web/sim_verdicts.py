@@ -9,9 +9,9 @@ import json
 import sys
 from pathlib import Path
 
-from cjudge import runtime_sim
 from cjudge.exercises import default_root, load_exercises
 from cjudge.judge import judge_code
+from cjudge.sim import runtime as runtime_sim
 
 if sys.argv[1:] == ["--raw"]:
     json.dump([runtime_sim.run_case(c["job"], c["spec"]) for c in json.load(sys.stdin)], sys.stdout)

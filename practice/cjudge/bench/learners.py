@@ -14,8 +14,8 @@ from pathlib import Path
 
 import torch
 
-from ..group_lifecycle import group_owned_by_judge
 from ..learner import MODULE_PREFIX, compile_learner, exec_learner
+from ..real.group_lifecycle import group_owned_by_judge
 from .collectives import Buffers, Collective, RankCtx
 from .config import LearnerSpec
 from .series import Result, Run, Series

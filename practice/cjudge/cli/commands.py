@@ -71,7 +71,7 @@ def cmd_start(ex: Exercise, lang: str, force: bool) -> int:
 
 
 def _run_case_for(launcher: str):
-    from ..runtime_real import run_case
+    from ..real.runtime import run_case
 
     return lambda job, spec: run_case(job, spec, launcher=launcher)
 

@@ -10,8 +10,8 @@ import time
 from rich.console import Console
 from rich.table import Table
 
-from ..confine import confinement_gaps
 from ..exercises import Exercise
+from ..real.confine import confinement_gaps
 
 
 def _torch_rows() -> list[tuple[str, bool, str]]:
@@ -33,7 +33,7 @@ def _torch_rows() -> list[tuple[str, bool, str]]:
 
 def _smoke(exercises: dict[str, Exercise]) -> tuple[str, bool, str]:
     from ..judge import judge_code
-    from ..runtime_real import run_case
+    from ..real.runtime import run_case
 
     ex = next(iter(exercises.values()))
     start = time.monotonic()

@@ -75,7 +75,7 @@ def main(argv: list[str]) -> int:
         return bench_main(argv[argv.index("bench") + 1:])
     args = parser().parse_args(argv)
     if getattr(args, "launcher", None) == "fork":
-        from ..rank_fork import start_zygote
+        from ..real.zygote import start_zygote
 
         start_zygote()  # before any exercise (samples included) is in this process's memory
     if args.command in ("new", "check"):  # drafts too, even those that do not load yet

@@ -58,7 +58,7 @@ def learner_trace(exercise: Exercise, path: Path, world_size: int) -> tuple[Swit
     runtime's answer carries no switch trace.
     """
     from ..grading import plan_cases
-    from ..runtime_sim import run_case
+    from ..sim.runtime import run_case
 
     case = max(plan_cases(exercise), key=lambda c: (c["world_size"] == world_size, c["world_size"]))
     raw = run_case(exercise.job_spec(path.read_text(encoding="utf-8"), path.name), case)

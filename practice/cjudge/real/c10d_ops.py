@@ -1,7 +1,7 @@
 """``torch.ops.c10d.*`` given a judge group: the same request to the switch as ``dist.*`` makes.
 
 Those ops want a C++ process group and refuse a Python one with a type error a learner cannot
-read; routed here, they reach :class:`~cjudge.judge_group.JudgeGroup` like every other door, so
+read; routed here, they reach :class:`~cjudge.real.judge_group.JudgeGroup` like every other door, so
 a forbidden one is refused by the switch at the call and an allowed one works. This is an API
 translation, not a guard: the switch enforces the rules whatever door a request comes through.
 """

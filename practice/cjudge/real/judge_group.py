@@ -21,9 +21,9 @@ from typing import Any
 import torch
 import torch.distributed as dist
 
-from .learner import ForbiddenPrimitive, caller_line
-from .protocol import TensorData
-from .switch.wire import encode, read_frame
+from ..learner import ForbiddenPrimitive, caller_line
+from ..protocol import TensorData
+from ..switch.wire import encode, read_frame
 
 BACKEND = "judge"
 #: torch's files whose functions are what a learner calls (their names go into the trace)

@@ -1,7 +1,7 @@
 """One rank's life on real torch: connect to the switch, import the learner's file, run, report.
 
-Run in a process forked by the judge's zygote (``runtime_real``) or started by ``torchrun``
-(``python -m cjudge.rank_real JOB_DIR``). The rank's only way to the others is its channel to the
+Run in a process forked by the judge's zygote (``real.runtime``) or started by ``torchrun``
+(``python -m cjudge.real.rank JOB_DIR``). The rank's only way to the others is its channel to the
 judge's switch (``JOB_DIR/switch.sock``), opened before any learner code runs and carrying every
 communication call (``judge_group``), its case input (when its graded call starts) and its
 result (when it ends). Its printed output goes to a judge-held file whose name it deletes.
@@ -21,13 +21,13 @@ from typing import Any, NoReturn
 
 import torch
 
+from ..learner import classify_error, compile_learner, exec_learner
+from ..protocol import JobSpec, TensorData
 from .c10d_ops import route_c10d_ops
 from .confine import confine_rank
 from .group_lifecycle import group_owned_by_judge
 from .judge_group import ChannelPort, install
-from .learner import classify_error, compile_learner, exec_learner
-from .protocol import JobSpec, TensorData
-from .rank_files import redirect_output
+from .outputs import redirect_output
 
 #: a rank may write at most this much to any file (its output is cut at the job's limit anyway)
 FILE_SIZE_LIMIT = 64 * 2**20

@@ -1,7 +1,7 @@
 """The real runtime: every case's ranks as processes running real torch.distributed, each
 rank's process group a channel to the judge's switch.
 
-The judge imports torch once, then for each case has its zygote (``rank_fork``) fork
+The judge imports torch once, then for each case has its zygote (``zygote``) fork
 ``world_size`` ranks (the environment torchrun would give them) or, with ``launcher="torchrun"``,
 starts them through torchrun. It serves them the case's switch (``switch.server``) until they
 all finish, deadlock, print too much or pass the time limit, then kills and reaps every one.
@@ -20,12 +20,12 @@ import tempfile
 import time
 from pathlib import Path
 
-from .learner import exit_error
-from .protocol import CaseSpec, JobSpec, RankReport, RawCase, Stop
-from .rank_files import RankOutputs
-from .rank_fork import ZygoteLauncher
-from .switch.core import Switch
-from .switch.server import SwitchServer
+from ..learner import exit_error
+from ..protocol import CaseSpec, JobSpec, RankReport, RawCase, Stop
+from ..switch.core import Switch
+from ..switch.server import SwitchServer
+from .outputs import RankOutputs
+from .zygote import ZygoteLauncher
 
 POLL_S = 0.004
 STARTUP_LIMIT_S = 120.0  # ranks started by torchrun import torch first; the time limit starts after
@@ -53,7 +53,7 @@ class TorchrunLauncher:
             [str(PRACTICE_DIR), os.environ.get("PYTHONPATH", "")]), "OMP_NUM_THREADS": "1"}
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "torch.distributed.run", f"--nproc-per-node={world}",
-             "--master-addr=127.0.0.1", f"--master-port={port}", "-m", "cjudge.rank_real",
+             "--master-addr=127.0.0.1", f"--master-port={port}", "-m", "cjudge.real.rank",
              str(job_dir)], env=env, start_new_session=True, stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL)
         self.exits: dict[int, int] = {}

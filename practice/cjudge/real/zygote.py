@@ -18,7 +18,7 @@ import sys
 import time
 from pathlib import Path
 
-from . import rank_real  # imports torch: once, in the judge, before any rank is forked
+from . import rank as rank_real  # imports torch: once, in the judge, before any rank is forked
 from .process_flags import die_with
 
 ZYGOTE_REAP_S = 0.002  # while ranks live, how often the zygote looks for those that exited

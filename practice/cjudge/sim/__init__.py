@@ -4,5 +4,5 @@ Stdlib only (no numpy, no torch, no threads on the rank side), so that the gradi
 unchanged in Pyodide. ``modules()`` (``modules.py``) gives the ``torch`` and
 ``torch.distributed`` module objects; ``rank.run_rank`` runs one rank of a case over a
 ``transport.Transport``; ``threads.ThreadTransport`` is the CPython transport used by
-``cjudge.runtime_sim``.
+``cjudge.sim.runtime``.
 """

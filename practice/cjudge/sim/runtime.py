@@ -20,12 +20,12 @@ import threading
 import time
 import traceback
 
-from .learner import compile_learner, exit_error, learner_error
-from .protocol import CaseSpec, JobSpec, RankError, RankReport, RankState, RawCase, Stop
-from .sim.capture import Capture, Router
-from .sim.rank import install_modules, run_rank
-from .switch.core import Switch, empty_trace
-from .switch.threads import ThreadSwitch
+from ..learner import compile_learner, exit_error, learner_error
+from ..protocol import CaseSpec, JobSpec, RankError, RankReport, RankState, RawCase, Stop
+from ..switch.core import Switch, empty_trace
+from ..switch.threads import ThreadSwitch
+from .capture import Capture, Router
+from .rank import install_modules, run_rank
 
 #: how long the parent waits past the time limit for the child's own report before killing it
 KILL_GRACE_S = 2.0

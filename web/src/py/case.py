@@ -2,7 +2,7 @@
 
 Whichever way the ranks run (suspended stacks in this Pyodide, or a worker each), every request
 of theirs is a call on this one switch, and the case ends by the rules of
-``cjudge.runtime_sim._watch``: every rank finished, or the ranks printed too much, flooded the
+``cjudge.sim.runtime._watch``: every rank finished, or the ranks printed too much, flooded the
 switch, are deadlocked (not a deadlock when a rank failed: its peers hang because of it) or ran
 past the time limit. At that moment the outcome is fixed; ranks still blocked are then woken
 with :class:`Aborted` and unwind.
