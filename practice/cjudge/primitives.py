@@ -92,3 +92,15 @@ def bytes_sent(op: str, world: int, rank: int, nbytes: int, root: int | None = N
     if op == "scatter":
         return (n - 1) * nbytes // n if rank == root else 0
     raise ValueError(f"unknown canonical op {op!r}")
+
+
+def _dims(shape: list[int]) -> str:
+    return "(" + ", ".join(map(str, shape)) + ")"
+
+
+def same_shapes(what: str, shapes: list[list[int]]) -> None:
+    """gloo's check that the tensors of a list call share the first one's shape (RuntimeError)."""
+    for index, shape in enumerate(shapes):
+        if shape != shapes[0]:
+            raise RuntimeError(f"ProcessGroupGloo::{what}: invalid tensor size at index {index} "
+                               f"(expected {_dims(shapes[0])}, got {_dims(shape)})")

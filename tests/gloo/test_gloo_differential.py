@@ -63,12 +63,7 @@ ABORTS = ("Received data size doesn't match expected size",)
 #: compared
 GLOO_CHECK = re.compile(r"\[rank\d+\]:\[F\d{4} [\d:.]+ \S+\] Check failed: |\[enforce fail at ")
 #: divergences found, (exercise, file) -> what differs: strict xfails, until the switch is fixed
-DIVERGENCES: dict[tuple[str, str], str] = {
-    ("alltoall-transpose", "probes/all_to_all_list_uneven.py"):
-        "all_to_all with tensors of different sizes: gloo raises RuntimeError "
-        "'ProcessGroupGloo::alltoall: invalid tensor size at index 1 (expected (1), got (2))' on "
-        "every rank; the switch performs it and every rank returns",
-}
+DIVERGENCES: dict[tuple[str, str], str] = {}
 
 
 def _declared(path: Path, key: str) -> str:

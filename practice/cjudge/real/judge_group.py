@@ -22,6 +22,7 @@ import torch
 import torch.distributed as dist
 
 from ..learner import ForbiddenPrimitive, caller_line
+from ..primitives import same_shapes
 from ..protocol import TensorData
 from ..switch.wire import encode, read_frame
 
@@ -358,6 +359,8 @@ class JudgeGroup(dist.ProcessGroup):
         if len(output_tensors) != len(self.ranks) or len(input_tensors) != len(self.ranks):
             raise RuntimeError("ProcessGroupGloo::alltoall: the lists must hold one tensor per "
                                "rank of the group")
+        same_shapes("alltoall", [list(t.shape) for t in input_tensors])
+        same_shapes("alltoall", [list(t.shape) for t in output_tensors])
         sizes = [o.numel() * o.element_size() for o in output_tensors]
 
         def done(data: bytes) -> None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from ..primitives import same_shapes
 from . import comm, groups
 from .comm import ReduceOp, Work
 from .context import Call, check, current
@@ -233,6 +234,8 @@ def call_all_to_all(output_list: Any, input_list: Any, group: Any, api: str) -> 
     if len(outputs) != len(ranks) or len(inputs) != len(ranks):
         raise RuntimeError("ProcessGroupGloo::alltoall: the lists must hold one tensor per rank "
                            "of the group")
+    same_shapes("alltoall", [list(t.shape) for t in inputs])
+    same_shapes("alltoall", [list(t.shape) for t in outputs])
     sizes = [o.nbytes for o in outputs]
 
     def done(result: bytes) -> None:
