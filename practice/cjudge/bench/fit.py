@@ -119,12 +119,14 @@ def report(doc: dict[str, Any], console: Console, path: Path) -> None:
     """Fit (when the run measured sendrecv), save, and print modelled vs measured for the ring."""
 
     def say(text: str) -> None:
-        console.print(text, markup=False, highlight=False, soft_wrap=True)
+        """One line of the model's notes, a comment line as in nccl-tests' tables."""
+        console.print(f"# {text}", markup=False, highlight=False, soft_wrap=True)
 
     try:
         fit = sendrecv_fit(doc)
     except ModelError as exc:
-        console.print(f"model: cannot fit α, β: {exc}", markup=False, style="yellow", soft_wrap=True)
+        console.print(f"# model: cannot fit α, β: {exc}", markup=False, style="yellow",
+                      soft_wrap=True)
         return
     if fit is not None:
         topo = save(fit, doc, path)
