@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gc
 import json
+import re
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -24,7 +25,11 @@ from .case import BrowserCase, settled
 
 EXERCISES = load_exercises(Path(__file__).resolve().parents[1] / "exercises", published=True)
 RUNTIME = "sim"
-FILENAME = "solution.py"
+
+
+def file_name(exercise_id: str) -> str:
+    """The learner's file as the page names it (``ring_allreduce.py``): tracebacks say the same."""
+    return re.sub(r"[^A-Za-z0-9]+", "_", exercise_id) + ".py"
 
 
 def run_case(hub: Any, job: JobSpec, spec: CaseSpec) -> RawCase:
@@ -43,7 +48,8 @@ def judge(exercise_id: str, code: str, samples: bool, hub: Any) -> str:
     # runs while rank stacks are suspended, so it is off while the judge runs.
     gc.disable()
     try:
-        result = judge_code(exercise, code, FILENAME, partial(run_case, hub), RUNTIME, only_samples=samples,
+        result = judge_code(exercise, code, file_name(exercise_id), partial(run_case, hub), RUNTIME,
+                            only_samples=samples,
                             on_case=lambda case: hub.case_done(json.dumps(case)))
     finally:
         gc.enable()
