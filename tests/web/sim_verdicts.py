@@ -6,6 +6,7 @@
 """
 
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -21,5 +22,6 @@ verdicts = {}
 for arg in sys.argv[1:]:
     exercise_id, path = arg.split(":", 1)
     code = Path(path).read_text(encoding="utf-8")
-    verdicts[arg] = judge_code(exercises[exercise_id], code, "solution.py", runtime_sim.run_case, "sim")
+    filename = re.sub(r"[^A-Za-z0-9]+", "_", exercise_id) + ".py"  # as the page names it
+    verdicts[arg] = judge_code(exercises[exercise_id], code, filename, runtime_sim.run_case, "sim")
 json.dump(verdicts, sys.stdout)
