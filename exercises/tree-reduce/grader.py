@@ -1,0 +1,62 @@
+"""Trusted grading code for tree-reduce: inputs, the sum on dst, the bound, diagnosis."""
+
+from __future__ import annotations
+
+import random
+
+
+def make_inputs(params: dict, world: int, rng: random.Random) -> list[dict]:
+    """Element i of rank r is ±2**e_i · 4**r (sign and e_i random per element): every sum is
+    exact in float32 in any order, and rank r's contribution sits alone in bits 2r..2r+1 of
+    the sum's scaled value, so a wrong sum says whose contribution is missing or doubled."""
+    n = int(params["numel"])
+    base = [rng.choice((1, -1)) * 2.0 ** rng.randint(-6, 6) for _ in range(n)]
+    return [{"shape": [n], "dtype": params["dtype"], "data": [b * 4 ** r for b in base]}
+            for r in range(world)]
+
+
+def expected(params: dict, world: int, inputs: list[dict]) -> list[dict]:
+    """dst holds the element-wise sum of every rank's t; every other rank's t is unchanged."""
+    dst, n = int(params["dst"]), int(params["numel"])
+    total = [sum(inp["data"][i] for inp in inputs) for i in range(n)]
+    return [{"shape": [n], "dtype": params["dtype"],
+             "data": list(total) if r == dst else list(inputs[r]["data"])}
+            for r in range(world)]
+
+
+def bytes_bound(params: dict, world: int, itemsize: int) -> int:
+    """Each rank other than dst sends the whole tensor (its partial sum) once."""
+    return int(params["numel"]) * itemsize
+
+
+def _counts(world: int, inputs: list[dict], index: int, got: float) -> list[int] | None:
+    """How many times (0 to 3) each rank's element ``index`` is in ``got``, when ``got`` is a
+    sum of whole contributions (rank r's is rank 0's times 4**r)."""
+    scaled = got / inputs[0]["data"][index]
+    if scaled != int(scaled) or scaled < 0 or int(scaled) >> (2 * world):
+        return None
+    return [(int(scaled) >> (2 * r)) & 3 for r in range(world)]
+
+
+def diagnose(params: dict, world: int, inputs: list[dict], rank: int, index: int,
+             got: float) -> tuple[str, str] | None:
+    """Name the ranks whose contribution is missing from dst's element, or counted twice."""
+    dst = int(params["dst"])
+    if rank != dst:
+        return ("only dst's t may change: keep partial sums in a buffer of your own",
+                "只有 dst 的 t 可以改变：部分和请放在你自己的缓冲区里")
+    counts = _counts(world, inputs, index, got)
+    if counts is None:
+        return None
+    missing = [r for r, c in enumerate(counts) if c == 0]
+    extra = [r for r, c in enumerate(counts) if c > 1]
+    en, zh = [], []
+    if missing:
+        ranks = ", ".join(map(str, missing))
+        en.append(f"the sum lacks the contribution of rank(s) {ranks}")
+        zh.append(f"和中缺少 rank {ranks} 的贡献")
+    if extra:
+        ranks = ", ".join(map(str, extra))
+        en.append(f"the contribution of rank(s) {ranks} is counted more than once")
+        zh.append(f"rank {ranks} 的贡献被重复计入")
+    return ("; ".join(en), "；".join(zh)) if en else None
