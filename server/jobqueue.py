@@ -85,28 +85,34 @@ def enqueue(session: Session, settings: Settings, user_id: int, exercise_id: str
 
 
 def claim(session: Session, worker_id: str, lease_s: float, max_attempts: int) -> Claim | None:
-    """Lease a queued submission (or one whose lease expired) to ``worker_id``: of those from
-    the client address with the fewest submissions running, then of those whose owner has the
-    fewest running, the oldest. So one address's flood (however many accounts it made) and
-    one user's flood delay only their own jobs: another learner's job goes next.
+    """Lease a queued submission (or one whose lease expired) to ``worker_id``, fairly: first
+    by client address, then by user, each the one with the fewest submissions running and,
+    among equals, the one served least recently; then the oldest. So one address's flood
+    (however many accounts it made) and one user's flood delay only their own jobs: another
+    learner's job goes next.
 
     A submission whose lease expired after ``max_attempts`` attempts is not handed out again:
     it is returned with ``attempts`` past the bound so the caller records a judge error.
     """
     now = utcnow()
-    running = aliased(Submission)
-    owner_running = (select(func.count()).select_from(running)
-                     .where(running.user_id == Submission.user_id, running.status == RUNNING)
-                     .correlate(Submission).scalar_subquery())
-    address_running = (select(func.count()).select_from(running)  # 0 for jobs without one
-                       .where(running.client_ip == Submission.client_ip,
-                              running.status == RUNNING)
-                       .correlate(Submission).scalar_subquery())
+    other = aliased(Submission)
+
+    def per(column: Any, other_column: Any) -> tuple[Any, Any]:
+        """(running, last started) of the submissions sharing ``column`` with the candidate."""
+        same = other_column == column
+        running = (select(func.count()).select_from(other)
+                   .where(same, other.status == RUNNING).correlate(Submission).scalar_subquery())
+        served = (select(func.max(other.started_at)).select_from(other)
+                  .where(same).correlate(Submission).scalar_subquery())
+        return running, served.asc().nulls_first()
+
+    address_running, address_served = per(Submission.client_ip, other.client_ip)
+    owner_running, owner_served = per(Submission.user_id, other.user_id)
     row = session.exec(
         select(Submission)
         .where(or_(Submission.status == QUEUED,
                    (Submission.status == RUNNING) & (Submission.lease_expires_at < now)))
-        .order_by(address_running, owner_running, Submission.id)
+        .order_by(address_running, address_served, owner_running, owner_served, Submission.id)
         .limit(1)
         .with_for_update(skip_locked=True, of=Submission)
     ).first()

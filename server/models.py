@@ -60,6 +60,8 @@ class Submission(SQLModel, table=True):
         Index("ix_submission_user_created", "user_id", "created_at"),
         Index("ix_submission_user_status", "user_id", "status"),
         Index("ix_submission_ip_status", "client_ip", "status"),
+        Index("ix_submission_ip_started", "client_ip", "started_at"),
+        Index("ix_submission_user_started", "user_id", "started_at"),
     )
 
     id: int | None = Field(default=None, primary_key=True)

@@ -208,6 +208,28 @@ def test_claims_go_to_the_address_with_fewest_running(queue_db) -> None:
     assert claimed == [flood[0], mine, flood[2]]
 
 
+def test_one_worker_serves_the_least_recently_served_first(queue_db) -> None:
+    """One worker: nothing runs when it claims, so the address and user served least
+    recently go first (round robin), not the oldest job of the flood."""
+    engine, settings, (flooder, honest) = queue_db
+    settings = settings.model_copy(update={"max_pending_per_ip": 100})
+    with write_session(engine) as s:
+        socks = [flooder] + [create_user(s, f"sock_{i}", "password").id for i in range(2)]
+        flood = [jobqueue.enqueue(s, settings, user, "ex", "h", "x", "a.py", client_ip="10.0.0.1"
+                                  ).id for user in socks for _ in range(2)]
+        mine = [jobqueue.enqueue(s, settings, honest, "ex", "h", "x", "a.py",
+                                 client_ip="10.0.0.2").id for _ in range(2)]
+    order = []
+    for _ in range(5):
+        with write_session(engine) as s:
+            job = jobqueue.claim(s, "only-worker", 30, 3)
+        with write_session(engine) as s:
+            jobqueue.finish(s, job, {"verdict": "accepted", "cases": []}, None)
+        order.append(job.id)
+    # addresses alternate; within the flood's address, accounts take turns
+    assert order == [flood[0], mine[0], flood[2], mine[1], flood[4]]
+
+
 def test_pending_jobs_per_address_are_bounded(queue_db) -> None:
     engine, settings, (flooder, honest) = queue_db
     with write_session(engine) as s:

@@ -198,8 +198,7 @@ def test_sigkilled_worker_mid_job_still_gives_exactly_one_verdict(db) -> None:
         done = row(engine, sid)
         survivor = ({"w1", "w2"} - {victim}).pop()
         assert (done.verdict, done.attempts, done.worker_id) == ("accepted", 2, survivor)
-        assert [c["name"] for c in done.result["cases"]] == [c["name"] for c in done.progress]
-        assert len(done.result["cases"]) == 7
+        assert len(done.result["cases"]) == 7 and done.progress == []  # the cases stored once
     finally:
         for proc in workers.values():
             proc.kill()

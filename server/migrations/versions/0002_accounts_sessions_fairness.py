@@ -45,11 +45,18 @@ def upgrade() -> None:
         batch_op.add_column(sa.Column("client_ip", sa.String(length=64), nullable=True))
         batch_op.create_index("ix_submission_user_status", ["user_id", "status"], unique=False)
         batch_op.create_index("ix_submission_ip_status", ["client_ip", "status"], unique=False)
+        # fair claims ask when an address and a user were last served: an index lookup each
+        batch_op.create_index("ix_submission_ip_started", ["client_ip", "started_at"],
+                              unique=False)
+        batch_op.create_index("ix_submission_user_started", ["user_id", "started_at"],
+                              unique=False)
 
 
 def downgrade() -> None:
     """Drop what ``upgrade`` added."""
     with op.batch_alter_table("submission", schema=None) as batch_op:
+        batch_op.drop_index("ix_submission_user_started")
+        batch_op.drop_index("ix_submission_ip_started")
         batch_op.drop_index("ix_submission_ip_status")
         batch_op.drop_index("ix_submission_user_status")
         batch_op.drop_column("client_ip")
