@@ -31,6 +31,14 @@ REQUIRED_FILES = ("exercise.toml", "statement.md", "statement.zh.md", "starter.p
 #: what never leaves the judge: the reference and the known-wrong solutions (a *published*
 #: copy of an exercise, e.g. the browser's, holds everything else)
 PRIVATE_FILES = ("solution.py", "wrong")
+#: the catalog's tracks, in the order a learner takes them, with their headings (en, zh)
+TRACKS = {
+    "primitives": ("The primitives", "基本原语"),
+    "bandwidth-optimal": ("Bandwidth-optimal algorithms", "带宽最优算法"),
+    "latency-optimal": ("Latency-optimal algorithms", "延迟最优算法"),
+    "topology": ("Topology-aware algorithms", "拓扑感知算法"),
+    "parallelism": ("Parallelism patterns", "并行模式"),
+}
 
 
 class ExerciseError(ValueError):
@@ -78,6 +86,10 @@ class Exercise:
     draft: bool = False  # being written (``judge.py new``): served by no front door yet
     #: case parameters passed to the graded function after the tensor, in order (e.g. a root)
     arguments: tuple[str, ...] = ()
+    #: where the catalog lists it: a track of ``TRACKS``, its place there, what to solve first
+    track: str | None = None
+    order: int | None = None
+    prerequisites: tuple[str, ...] = ()
 
     def statement(self, lang: str = "en") -> str:
         """The statement in Markdown, in English (``en``) or Chinese (``zh``)."""
@@ -231,8 +243,54 @@ def load_exercise(folder: Path, published: bool = False) -> Exercise:
         wrong=() if published else _load_wrong(folder),
         content_hash=content_hash(folder), grader=_load_grader(folder, exercise_id),
         model=_model(meta, where), draft=_draft(meta, where),
-        arguments=_arguments(meta, where),
+        arguments=_arguments(meta, where), **_catalog(meta, where, exercise_id),
     )
+
+
+def _catalog(meta: dict, where: str, exercise_id: str) -> dict:
+    """``track``, ``order`` and ``prerequisites``: the exercise's place in the catalog."""
+    track, order = meta.get("track"), meta.get("order")
+    if track is not None and track not in TRACKS:
+        raise ExerciseError(f"{where}: field `track` is {track!r}; expected one of "
+                            f"{', '.join(TRACKS)}")
+    if order is not None and (isinstance(order, bool) or not isinstance(order, int)
+                              or order < 1 or track is None):
+        raise ExerciseError(f"{where}: field `order` is {order!r}; expected a positive integer, "
+                            "the exercise's place within its `track`")
+    prerequisites = meta.get("prerequisites", [])
+    if not isinstance(prerequisites, list) or not all(
+            isinstance(p, str) and ID_RE.match(p) and p != exercise_id for p in prerequisites):
+        raise ExerciseError(f"{where}: field `prerequisites` is {prerequisites!r}; expected a "
+                            'list of other exercises\' ids, e.g. ["tree-broadcast"]')
+    return {"track": track, "order": order, "prerequisites": tuple(prerequisites)}
+
+
+def check_catalog(exercises: dict[str, Exercise]) -> None:
+    """Every prerequisite names a loaded exercise, and no two exercises share a track's place."""
+    places: dict[tuple[str, int], str] = {}
+    for ex in exercises.values():
+        where = ex.path / "exercise.toml"
+        unknown = [p for p in ex.prerequisites if p not in exercises]
+        if unknown:
+            raise ExerciseError(f"{where}: field `prerequisites` names unknown exercises "
+                                f"{unknown}; known: {', '.join(exercises)}")
+        if ex.track is not None and ex.order is not None:
+            other = places.setdefault((ex.track, ex.order), ex.id)
+            if other != ex.id:
+                raise ExerciseError(f"{where}: field `order` is {ex.order}, but exercise "
+                                    f"{other!r} has that place in track {ex.track!r}")
+
+
+def catalog_order(exercises: dict[str, Exercise]) -> list[Exercise]:
+    """The exercises as the catalog lists them: by track, then order, then id; those without a
+    track last."""
+    tracks = list(TRACKS)
+
+    def key(ex: Exercise) -> tuple[int, int, str]:
+        place = tracks.index(ex.track) if ex.track is not None else len(tracks)
+        return place, ex.order if ex.order is not None else 1 << 30, ex.id
+
+    return sorted(exercises.values(), key=key)
 
 
 def _arguments(meta: dict, where: str) -> tuple[str, ...]:
@@ -282,7 +340,9 @@ def load_exercises(root: Path, published: bool = False,
     when asked for."""
     folders = sorted(p for p in Path(root).iterdir() if (p / "exercise.toml").exists()
                      and (drafts or not is_draft(p)))
-    return {ex.id: ex for ex in (load_exercise(f, published) for f in folders)}
+    exercises = {ex.id: ex for ex in (load_exercise(f, published) for f in folders)}
+    check_catalog(exercises)
+    return exercises
 
 
 def default_root() -> Path:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -70,6 +71,27 @@ def test_start_copies_the_starter_keeps_work_and_test_grades_it(tmp_path):
     assert graded.returncode == 0
     listing = judge_cli("list", workspace=tmp_path)
     assert "Accepted" in listing.stdout
+
+
+@pytest.mark.parametrize("lang, headings", [
+    ("en", ["The primitives", "Bandwidth-optimal algorithms", "Latency-optimal algorithms"]),
+    ("zh", ["基本原语", "带宽最优算法", "延迟最优算法"]),
+])
+def test_list_groups_exercises_by_track_in_order(tmp_path, lang, headings):
+    listing = judge_cli("list", "--lang", lang, workspace=tmp_path)
+    assert listing.returncode == 0, listing.stderr
+    out = listing.stdout
+    where = [out.index(f"{heading}\n") for heading in headings]
+    assert where == sorted(where)  # the tracks in the catalog's order
+    ids = ["allreduce-compose", "alltoall-transpose", "alltoall-p2p",  # each track's order
+           "reduce-scatter", "all-gather", "ring-allreduce",
+           "tree-broadcast", "tree-reduce", "allreduce-small", "allreduce-rabenseifner"]
+    rows = {m.group(2): (m.start(), int(m.group(1)), m.group(0))  # whole ids, never cut short
+            for m in re.finditer(r"^\W+(\d+) \W+ ([a-z0-9-]+) .*$", out, re.MULTILINE)}
+    assert [rows[i][0] for i in ids] == sorted(rows[i][0] for i in ids)
+    assert [rows[i][1] for i in ids] == [1, 2, 3, 1, 2, 3, 1, 2, 3, 4]
+    assert where[0] < rows[ids[0]][0] and where[1] < rows[ids[3]][0] < where[2] < rows[ids[6]][0]
+    assert "tree-broadcast" in rows["tree-reduce"][2]  # its prerequisite
 
 
 @pytest.mark.parametrize("args, expected", [

@@ -7,7 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from cjudge.exercises import ExerciseError, default_root, load_exercise, load_exercises
+from cjudge.exercises import (
+    TRACKS,
+    ExerciseError,
+    catalog_order,
+    default_root,
+    load_exercise,
+    load_exercises,
+)
 from cjudge.grading import plan_cases
 
 
@@ -32,6 +39,38 @@ def test_repo_exercises_load_with_their_wrong_solutions():
         assert ex.statement("en").strip() and ex.statement("zh").strip()
 
 
+def test_every_exercise_has_a_place_in_the_catalog():
+    exercises = load_exercises(default_root())
+    listed = catalog_order(exercises)
+    assert all(ex.track in TRACKS and ex.order for ex in listed)
+    places = [(list(TRACKS).index(ex.track), ex.order) for ex in listed]
+    assert places == sorted(places) and len(set(places)) == len(places)
+    assert listed[0].track == "primitives"
+    for ex in listed:  # prerequisites come earlier in the catalog
+        assert all(listed.index(exercises[p]) < listed.index(ex) for p in ex.prerequisites)
+
+
+def _catalog_root(tmp_path: Path, *ids: str) -> Path:
+    for exercise_id in ids:
+        shutil.copytree(default_root() / exercise_id, tmp_path / exercise_id,
+                        ignore=shutil.ignore_patterns("__pycache__"))
+    return tmp_path
+
+
+def test_unknown_prerequisite_and_shared_place_are_named(tmp_path):
+    root = _catalog_root(tmp_path, "tree-broadcast", "tree-reduce")
+    assert list(load_exercises(root)) == ["tree-broadcast", "tree-reduce"]
+    _edit(root / "tree-reduce", '["tree-broadcast"]', '["tree-gather"]')
+    with pytest.raises(ExerciseError, match=r"tree-reduce/exercise.toml: field `prerequisites` "
+                       r"names unknown exercises \['tree-gather'\]"):
+        load_exercises(root)
+    _edit(root / "tree-reduce", '["tree-gather"]', "[]\norder = 1")
+    _edit(root / "tree-reduce", "order = 2\n", "")
+    with pytest.raises(ExerciseError, match=r"tree-reduce/exercise.toml: field `order` is 1, but "
+                       r"exercise 'tree-broadcast' has that place in track 'latency-optimal'"):
+        load_exercises(root)
+
+
 def _edit(folder: Path, old: str, new: str) -> None:
     path = folder / "exercise.toml"
     text = path.read_text()
@@ -49,6 +88,15 @@ def _edit(folder: Path, old: str, new: str) -> None:
     ("time_limit_s = 5.0", 'time_limit_s = "ten"', "field `time_limit_s` is 'ten'; expected seconds"),
     ('function = "ring_all_reduce"', "", "missing field `function`"),
     ("[[cases]]", "[[cases]\n", "not valid TOML"),
+    ('track = "bandwidth-optimal"', 'track = "fast"', "field `track` is 'fast'; expected one of "
+     "primitives, bandwidth-optimal"),
+    ("order = 3", "order = 0", "field `order` is 0; expected a positive integer"),
+    ('track = "bandwidth-optimal"', "", "field `order` is 3; expected a positive integer, the "
+     "exercise's place within its `track`"),
+    ('prerequisites = ["reduce-scatter", "all-gather"]', 'prerequisites = "all-gather"',
+     "field `prerequisites` is 'all-gather'; expected a list"),
+    ('prerequisites = ["reduce-scatter", "all-gather"]', 'prerequisites = ["ring-allreduce"]',
+     "field `prerequisites` is ['ring-allreduce']"),
 ])
 def test_malformed_exercise_toml_is_named_precisely(folder, old, new, message):
     _edit(folder, old, new)

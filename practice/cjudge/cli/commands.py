@@ -11,7 +11,14 @@ from rich.console import Console
 from rich.markdown import Markdown
 from rich.table import Table
 
-from ..exercises import Exercise, ExerciseError, default_root, load_exercises
+from ..exercises import (
+    TRACKS,
+    Exercise,
+    ExerciseError,
+    catalog_order,
+    default_root,
+    load_exercises,
+)
 from ..verdicts import title
 from . import workspace
 from .render import show_case, show_result
@@ -40,18 +47,27 @@ def pick(exercises: dict[str, Exercise], exercise_id: str) -> Exercise:
 
 
 def cmd_list(exercises: dict[str, Exercise], lang: str) -> int:
-    """A table of exercises with their world sizes and your last verdict."""
+    """The exercises by track, in the catalog's order: world sizes, prerequisites, your last
+    verdict."""
     state = workspace.load_state()
-    table = Table(title="exercises" if lang == "en" else "练习")
-    for col in ("id", "title", "ranks", "cases", "yours"):
-        table.add_column(col)
-    for ex in exercises.values():
+    widest = max((len(i) for i in exercises), default=2)  # ids stay whole, to be copied
+    tables: dict[str | None, Table] = {}
+    for ex in catalog_order(exercises):
+        if ex.track not in tables:
+            heading = TRACKS[ex.track][lang == "zh"] if ex.track else (
+                "other exercises" if lang == "en" else "其他练习")
+            tables[ex.track] = table = Table(title=heading)
+            for col in ("#", "id", "title", "ranks", "cases", "after", "yours"):
+                table.add_column(col, min_width=widest if col in ("id", "after") else None)
         sizes = sorted({c.world_size for c in ex.cases})
         mine = state.get(ex.id)
         yours = title(mine, lang) if mine else ("started" if workspace.file_for(ex.id).exists()
                                                 else "-")
-        table.add_row(ex.id, ex.title[lang], ",".join(map(str, sizes)), str(len(ex.cases)), yours)
-    console.print(table)
+        tables[ex.track].add_row(str(ex.order or ""), ex.id, ex.title[lang],
+                                 ",".join(map(str, sizes)), str(len(ex.cases)),
+                                 ", ".join(ex.prerequisites) or "-", yours)
+    for table in tables.values():
+        console.print(table)
     return 0
 
 
