@@ -38,7 +38,11 @@ def create_app(settings: Settings | None = None, embedded_workers: bool = True) 
             private_dir(settings.data_dir)
         migrate(settings.url)
         engine = make_engine(settings.url)
-        sync_exercises(engine, load_exercises(settings.exercises_dir))
+        exercises = load_exercises(settings.exercises_dir)
+        sync_exercises(engine, exercises)
+        app.state.catalog = {ex.id: {"track": ex.track, "order": ex.order,  # where it is listed
+                                     "prerequisites": list(ex.prerequisites)}
+                             for ex in exercises.values()}
         try:
             ensure_admin(engine, settings)
         except StartupRefused as refused:

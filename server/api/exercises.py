@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, HTTPException
+from fastapi import APIRouter, HTTPException, Request
 from sqlmodel import select
 
 from ..models import Exercise
@@ -17,18 +17,23 @@ def _summary(row: Exercise) -> dict:
             "content_hash": row.content_hash}
 
 
+def _place(request: Request, exercise_id: str) -> dict:
+    """The exercise's track, order and prerequisites in the catalog (none if not given)."""
+    return getattr(request.app.state, "catalog", {}).get(exercise_id, {})
+
+
 @router.get("")
-def list_exercises(session: SessionDep) -> list[ExerciseSummary]:
-    """Every installed exercise."""
+def list_exercises(session: SessionDep, request: Request) -> list[ExerciseSummary]:
+    """Every installed exercise, with its place in the catalog's tracks."""
     rows = session.exec(select(Exercise).where(Exercise.active).order_by(Exercise.id)).all()
-    return [ExerciseSummary(**_summary(row)) for row in rows]
+    return [ExerciseSummary(**_summary(row), **_place(request, row.id)) for row in rows]
 
 
 @router.get("/{exercise_id}")
-def get_exercise(exercise_id: str, session: SessionDep) -> ExerciseDetail:
+def get_exercise(exercise_id: str, session: SessionDep, request: Request) -> ExerciseDetail:
     """One exercise: statement (en, zh), starter and sample cases."""
     row = session.get(Exercise, exercise_id)
     if row is None or not row.active:
         raise HTTPException(404, f"no exercise {exercise_id!r}")
-    return ExerciseDetail(**_summary(row), starter=row.starter, samples=row.samples,
-                          statement={"en": row.statement_en, "zh": row.statement_zh})
+    return ExerciseDetail(**_summary(row), **_place(request, row.id), starter=row.starter,
+                          samples=row.samples, statement={"en": row.statement_en, "zh": row.statement_zh})

@@ -42,6 +42,9 @@ class ExerciseSummary(BaseModel):
     id: str
     title: dict[str, str]
     content_hash: str
+    track: str | None = None  # the catalog's track (cjudge.exercises.TRACKS), its order there
+    order: int | None = None
+    prerequisites: list[str] = []  # exercises to solve first
 
 
 class ExerciseDetail(ExerciseSummary):

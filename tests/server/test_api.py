@@ -75,9 +75,13 @@ def test_accounts(judge: JudgeServer) -> None:
 
 def test_exercises_never_show_the_reference(judge: JudgeServer) -> None:
     with judge.client() as c:
-        ids = [e["id"] for e in c.get("/api/exercises").json()]
-        assert "ring-allreduce" in ids
+        listed = {e["id"]: e for e in c.get("/api/exercises").json()}
+        assert "ring-allreduce" in listed
+        # each exercise's place in the catalog, as its exercise.toml says
+        assert {k: listed["tree-reduce"][k] for k in ("track", "order", "prerequisites")} == {
+            "track": "latency-optimal", "order": 2, "prerequisites": ["tree-broadcast"]}
         detail = c.get("/api/exercises/ring-allreduce").json()
+        assert detail["track"] == "bandwidth-optimal" and detail["prerequisites"]
         assert detail["statement"]["en"] and detail["statement"]["zh"] and detail["starter"]
         assert SOLUTION not in json.dumps(detail) and WRONG.read_text() not in json.dumps(detail)
         assert c.get("/api/exercises/no-such-thing").status_code == 404

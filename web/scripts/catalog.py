@@ -1,4 +1,5 @@
-"""Print the web app's catalog as JSON: every exercise learners see, and the verdict titles.
+"""Print the web app's catalog as JSON: every exercise learners see (by track), the verdict
+and track titles.
 
 Run by ``scripts/build.mjs`` with ``practice/`` on ``sys.path``; it uses the kernel's own loader,
 so a malformed exercise fails the build with the loader's message.
@@ -8,7 +9,7 @@ import json
 import sys
 from pathlib import Path
 
-from cjudge.exercises import load_exercises
+from cjudge.exercises import TRACKS, catalog_order, load_exercises
 from cjudge.verdicts import TITLES
 
 
@@ -21,13 +22,18 @@ def entry(ex):
         "statement": {"en": ex.statement("en"), "zh": ex.statement("zh")},
         "starter": ex.starter,
         "hash": ex.content_hash,
+        "track": ex.track,
+        "order": ex.order,
+        "prerequisites": list(ex.prerequisites),
     }
 
 
 def main(root: str) -> None:
-    exercises = [entry(ex) for ex in load_exercises(Path(root)).values()]
+    exercises = [entry(ex) for ex in catalog_order(load_exercises(Path(root)))]  # by track
     verdicts = {code.value: {"en": en, "zh": zh} for code, (en, zh) in TITLES.items()}
-    json.dump({"exercises": exercises, "verdicts": verdicts}, sys.stdout, ensure_ascii=False)
+    tracks = {track: {"en": en, "zh": zh} for track, (en, zh) in TRACKS.items()}
+    json.dump({"exercises": exercises, "verdicts": verdicts, "tracks": tracks}, sys.stdout,
+              ensure_ascii=False)
 
 
 if __name__ == "__main__":

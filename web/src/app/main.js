@@ -89,19 +89,25 @@ function updateButtons() {
 
 function drawList() {
   $("exercise-list").replaceChildren(
-    ...catalog.exercises.map((ex) => {
-      const here = ex === current;
-      const done = waiting.get(ex.id);
-      return h(
-        `li${here ? ".current" : ""}`,
-        { "data-exercise": ex.id, "data-progress": progress(ex.id) },
-        h("a", { href: `#/${ex.id}`, "aria-current": here ? "page" : null }, pick(ex.title)),
-        h("span.state", {},
-          h(`span.progress.p-${progress(ex.id)}`, {}, t(progress(ex.id))),
-          running.get(ex.id) ? h("span.spinner", { role: "img", "aria-label": t("pendingHere") }) : null,
-          done ? h("span.waiting", { title: t("resultWaiting") }, verdictBadge(done.result.verdict)) : null),
-      );
+    ...catalog.exercises.flatMap((ex, i) => {
+      const track = ex.track !== catalog.exercises[i - 1]?.track && ex.track; // each track's heading
+      const heading = track ? [h("li.track", { role: "presentation", "data-track": track }, h("h3", {}, pick(catalog.tracks[track])))] : [];
+      return [...heading, exerciseItem(ex)];
     }),
+  );
+}
+
+function exerciseItem(ex) {
+  const here = ex === current;
+  const done = waiting.get(ex.id);
+  return h(
+    `li${here ? ".current" : ""}`,
+    { "data-exercise": ex.id, "data-progress": progress(ex.id) },
+    h("a", { href: `#/${ex.id}`, "aria-current": here ? "page" : null }, pick(ex.title)),
+    h("span.state", {},
+      h(`span.progress.p-${progress(ex.id)}`, {}, t(progress(ex.id))),
+      running.get(ex.id) ? h("span.spinner", { role: "img", "aria-label": t("pendingHere") }) : null,
+      done ? h("span.waiting", { title: t("resultWaiting") }, verdictBadge(done.result.verdict)) : null),
   );
 }
 
