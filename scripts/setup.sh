@@ -44,6 +44,39 @@ if [ ! -f "$stamp" ]; then
   touch "$stamp"
 fi
 
+# pyodide-build, at build time only: `pyodide lockfile add-wheels` writes the browser's
+# pyodide-lock.json (web/scripts/build.mjs). It needs Python >= 3.12, so it has a venv of its own
+# in .tools/pyodide-build, made from the first Python >= 3.12 found (PATH, pyenv's versions,
+# Debian's python3.12 where the release has one, else a Python that uv fetches).
+pyodide_pins=(pyodide-build==0.39.2 "pyodide-lock[wheel]==0.2.1")
+pyodide_venv=.tools/pyodide-build
+pyodide_stamp=$pyodide_venv/.setup-$(echo "${pyodide_pins[*]}" | sha1sum | cut -c1-12)
+if [ ! -f "$pyodide_stamp" ]; then
+  is_312() { "$1" -c 'import sys; sys.exit(sys.version_info < (3, 12))' >/dev/null 2>&1; }
+  py312=
+  for candidate in python3.14 python3.13 python3.12 python3 \
+      "$(pyenv root 2>/dev/null || echo /nonexistent)"/versions/3.1[2-9]*/bin/python3; do
+    if is_312 "$candidate"; then py312=$candidate; break; fi
+  done
+  if [ -z "$py312" ] && [ "$(id -u)" = 0 ] && apt-cache show python3.12-venv >/dev/null 2>&1; then
+    echo "setup: installing Debian's python3.12 for pyodide-build"
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q python3.12 python3.12-venv >/dev/null
+    py312=python3.12
+  fi
+  rm -rf "$pyodide_venv"
+  if [ -n "$py312" ]; then
+    echo "setup: creating $pyodide_venv (pyodide-build, $("$py312" --version))"
+    "$py312" -m venv "$pyodide_venv"
+  else
+    echo "setup: creating $pyodide_venv (pyodide-build, a Python 3.12 fetched by uv)"
+    .venv/bin/pip install -q uv
+    .venv/bin/uv venv -q --seed --python 3.12 "$pyodide_venv"
+  fi
+  "$pyodide_venv/bin/pip" install -q "${pyodide_pins[@]}"
+  "$pyodide_venv/bin/pyodide" lockfile add-wheels --help >/dev/null
+  touch "$pyodide_stamp"
+fi
+
 if [ -f web/package.json ]; then
   if [ ! -d web/node_modules ] || [ web/package-lock.json -nt web/node_modules ]; then
     echo "setup: installing web packages (npm ci)"

@@ -5,6 +5,8 @@ from __future__ import annotations
 from fastapi import APIRouter, HTTPException, Request
 from sqlmodel import select
 
+from cjudge import __version__
+
 from ..models import Exercise
 from .deps import SessionDep
 from .schemas import ExerciseDetail, ExerciseSummary
@@ -14,7 +16,7 @@ router = APIRouter(prefix="/api/exercises", tags=["exercises"])
 
 def _summary(row: Exercise) -> dict:
     return {"id": row.id, "title": {"en": row.title_en, "zh": row.title_zh},
-            "content_hash": row.content_hash}
+            "content_hash": row.content_hash, "judge_version": __version__}
 
 
 def _place(request: Request, exercise_id: str) -> dict:

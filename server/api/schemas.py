@@ -42,6 +42,7 @@ class ExerciseSummary(BaseModel):
     id: str
     title: dict[str, str]
     content_hash: str
+    judge_version: str  # the server's kernel (cjudge.__version__): the page compares its own
     track: str | None = None  # the catalog's track (cjudge.exercises.TRACKS), its order there
     order: int | None = None
     prerequisites: list[str] = []  # exercises to solve first

@@ -5,7 +5,6 @@
 // messages, the collectives, refusals, who waits on whom).
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
 import { after, before, describe, test } from "node:test";
 import { bootPython } from "../../web/src/runner/boot.js";
 import { JspiHub } from "../../web/src/runner/jspi-hub.js";
@@ -167,22 +166,22 @@ def run_json(hub, job_json, spec_json):
     return json.dumps(run_case(hub, json.loads(job_json), json.loads(spec_json)))
 `;
 
-let cpython, kernelZip;
+let cpython;
 before(() => {
   const env = { ...process.env, PYTHONPATH: `${repo}practice` };
   const out = execFileSync(python(), [`${repo}tests/web/sim_verdicts.py`, "--raw"], { input: JSON.stringify(cases), env, maxBuffer: 1 << 28 });
   cpython = Object.fromEntries(JSON.parse(out).map((raw) => [raw.name, raw]));
-  kernelZip = new Uint8Array(readFileSync(`${dist}/kernel.zip`));
 });
 
-const pyodideUrl = `${repo}web/node_modules/pyodide/`;
+// Pyodide with the app's lock file and the kernel's wheels (npm run build)
+const pyodideUrl = `${dist}/pyodide/`;
 
 for (const mode of ["jspi", "workers"]) {
   describe(`ranks ${mode === "jspi" ? "as suspended stacks (JSPI)" : "in workers of their own"}`, () => {
     let hub, run;
     const messages = [];
     before(async () => {
-      const py = await bootPython(pyodideUrl, kernelZip);
+      const py = await bootPython(pyodideUrl);
       py.runPython(RUN);
       const runJson = py.globals.get("run_json");
       if (mode === "jspi") {
@@ -190,7 +189,7 @@ for (const mode of ["jspi", "workers"]) {
         run = (job, spec) => runJson.callPromising(hub, job, spec);
       } else {
         installWorker();
-        hub = new WorkersHub(pyodideUrl, kernelZip, (m) => messages.push(m), py.pyimport("cjudge_web.wire").serve);
+        hub = new WorkersHub(pyodideUrl, (m) => messages.push(m), py.pyimport("cjudge_web.wire").serve);
         await hub.started;
         run = async (job, spec) => runJson(hub, job, spec);
       }

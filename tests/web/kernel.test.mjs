@@ -28,7 +28,8 @@ before(() => {
   cpython = JSON.parse(execFileSync(python(), [`${repo}tests/web/sim_verdicts.py`, ...files], { env, maxBuffer: 1 << 28 }));
 });
 
-const pyodideUrl = `${repo}web/node_modules/pyodide/`;
+// Pyodide with the app's lock file and the kernel's wheels (npm run build)
+const pyodideUrl = `${dist}/pyodide/`;
 
 // The α-β model, and so the run view's modelled times, follow the order in which the switch
 // matched messages, and which waits found their request done already: the interleaving decides
@@ -69,13 +70,12 @@ for (const mode of ["jspi", "workers"]) {
   describe(`ranks ${mode === "jspi" ? "as suspended stacks (JSPI)" : "in workers of their own"}`, () => {
     let kernel, hub;
     before(async () => {
-      const kernelZip = new Uint8Array(readFileSync(`${dist}/kernel.zip`));
-      const py = await bootPython(pyodideUrl, kernelZip);
+      const py = await bootPython(pyodideUrl);
       kernel = py.pyimport("cjudge_web.judge");
       if (mode === "jspi") hub = new JspiHub(() => {});
       else {
         installWorker();
-        hub = new WorkersHub(pyodideUrl, kernelZip, () => {}, py.pyimport("cjudge_web.wire").serve);
+        hub = new WorkersHub(pyodideUrl, () => {}, py.pyimport("cjudge_web.wire").serve);
         await hub.started;
       }
     });

@@ -1,11 +1,11 @@
-// Builds web/dist: the bundled app and runner, Pyodide's own files, the kernel zip, the catalog.
+// Builds web/dist: the bundled app and runner, Pyodide's own files, the kernel as Pyodide packages
+// (two wheels and the app's pyodide-lock.json, written by pyodide-build), the catalog.
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import * as esbuild from "esbuild";
-import { zipSync } from "fflate";
 import { promisify } from "node:util";
 import { brotliCompress, constants, gzip } from "node:zlib";
 
@@ -13,16 +13,12 @@ const web = join(dirname(fileURLToPath(import.meta.url)), "..");
 const repo = join(web, "..");
 const dist = join(web, "dist");
 
-// Kernel modules that import torch (the real runtime) cannot run in Pyodide, and bench is the
-// CLI's alone: both are left out.
-const IMPORTS_TORCH = /^\s*(import|from) torch\b/m;
-const CLI_ONLY = /^bench\//;
-// never published: an exercise's reference and known-wrong solutions (cjudge.exercises.PRIVATE_FILES)
-const PRIVATE = /^[^/]+\/(solution\.py$|wrong\/)/;
+// pyodide-build's CLI, in the build-time environment (Python >= 3.12) that scripts/setup.sh makes
+const PYODIDE_CLI = process.env.PYODIDE_CLI ?? join(repo, ".tools", "pyodide-build", "bin", "pyodide");
 // precompressed copies: of these files, when they are at most 90% of the original
 const COMPRESSIBLE = /\.(js|mjs|css|json|wasm|html|svg|zip|ttf)$/;
 const MIN_GAIN = 0.9; // keep a copy only if it is at most 90% of the original
-const PYODIDE_FILES = ["pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json"];
+const PYODIDE_FILES = ["pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip"];
 
 function filesUnder(root) {
   return readdirSync(root, { recursive: true })
@@ -30,18 +26,25 @@ function filesUnder(root) {
     .filter((name) => statSync(join(root, name)).isFile() && !name.includes("__pycache__"));
 }
 
-function kernelZip() {
-  const entries = {};
-  const add = (root, prefix, keep = () => true) => {
-    for (const name of filesUnder(root)) {
-      const bytes = readFileSync(join(root, name));
-      if (keep(name, bytes.toString())) entries[`${prefix}/${name}`] = bytes;
-    }
-  };
-  add(join(repo, "practice", "cjudge"), "cjudge", (name, text) => !CLI_ONLY.test(name) && !IMPORTS_TORCH.test(text));
-  add(join(repo, "exercises"), "exercises", (name) => !PRIVATE.test(name));
-  add(join(web, "src", "py"), "cjudge_web");
-  return zipSync(entries, { level: 6 });
+/**
+ * The kernel's browser part and the exercises' published files as wheels in dist/pyodide
+ * (web/scripts/wheels.py chooses their files by package layout), then `pyodide lockfile
+ * add-wheels` adds them, with their sha256, to Pyodide's own lock file: the app's
+ * pyodide-lock.json, from which `loadPackage` fetches and checks them. Returns the wheels' names.
+ */
+function kernelPackages(out) {
+  if (!existsSync(PYODIDE_CLI)) {
+    throw new Error(`${PYODIDE_CLI} is missing: run scripts/setup.sh (it makes the pyodide-build environment)`);
+  }
+  const wheels = execFileSync(python(), [join(web, "scripts", "wheels.py"), out], { encoding: "utf8" }).trim().split("\n");
+  execFileSync(PYODIDE_CLI, [
+    "lockfile", "add-wheels",
+    "--input", join(web, "node_modules", "pyodide", "pyodide-lock.json"),
+    "--output", join(out, "pyodide-lock.json"),
+    "--base-path", out,
+    ...wheels,
+  ], { stdio: ["ignore", "ignore", "inherit"] });
+  return wheels.map((wheel) => relative(out, wheel));
 }
 
 function python() {
@@ -82,7 +85,7 @@ await esbuild.build({
 for (const name of PYODIDE_FILES) cpSync(join(web, "node_modules", "pyodide", name), join(dist, "pyodide", name));
 cpSync(join(web, "src", "index.html"), join(dist, "index.html"));
 cpSync(join(web, "src", "course.html"), join(dist, "course.html"));
-writeFileSync(join(dist, "kernel.zip"), kernelZip());
+const wheels = kernelPackages(join(dist, "pyodide"));
 writeFileSync(join(dist, "catalog.json"), catalog());
 writeFileSync(join(dist, "manifest.json"), manifest());
 const saved = await precompress();
@@ -91,7 +94,7 @@ console.log(`built ${relative(repo, dist)} (precompressed: ${saved})`);
 // The files the runner worker loads, with their sizes: the app downloads them first, so that it
 // can show progress in bytes and name a file that fails.
 function manifest() {
-  const files = ["worker.js", "kernel.zip", ...PYODIDE_FILES.map((name) => `pyodide/${name}`)];
+  const files = ["worker.js", ...[...PYODIDE_FILES, "pyodide-lock.json", ...wheels].map((name) => `pyodide/${name}`)];
   return JSON.stringify({ files: Object.fromEntries(files.map((f) => [f, statSync(join(dist, f)).size])) });
 }
 

@@ -73,7 +73,35 @@ function drawRunnerStatus() {
     status.title = "";
     status.textContent = t({ loading: "runnerLoading", ready: "runnerReady", busy: "runnerBusy" }[state]);
     if (state === "ready") status.dataset.mode = detail;
+    if (state === "ready" && runner.kernelVersion) {
+      status.dataset.kernel = runner.kernelVersion;
+      status.title = t("kernelVersion", { version: runner.kernelVersion });
+      checkServerKernel();
+    }
   }
+  const newer = serverKernel && runner.kernelVersion && newerVersion(serverKernel, runner.kernelVersion);
+  $("kernel-newer")?.remove();
+  if (newer) status.after(h("span.kernel-newer", { id: "kernel-newer", role: "alert" }, t("kernelNewer", { server: serverKernel, page: runner.kernelVersion })));
+}
+
+/** Whether version `a` (e.g. "0.2.0") is newer than `b`, by its release numbers. */
+function newerVersion(a, b) {
+  const parts = (v) => v.split("+")[0].split(".").map((n) => parseInt(n, 10) || 0);
+  const [x, y] = [parts(a), parts(b)];
+  for (let i = 0; i < Math.max(x.length, y.length); i++) if ((x[i] ?? 0) !== (y[i] ?? 0)) return (x[i] ?? 0) > (y[i] ?? 0);
+  return false;
+}
+
+/** The judge server's kernel (GET /api/exercises gives it with each exercise); none without a server. */
+let serverKernel = null;
+let serverKernelAsked = false;
+function checkServerKernel() {
+  if (serverKernelAsked) return;
+  serverKernelAsked = true;
+  fetch("/api/exercises").then((r) => (r.ok ? r.json() : [])).then((list) => {
+    serverKernel = Array.isArray(list) ? list[0]?.judge_version ?? null : null;
+    if (serverKernel) drawRunnerStatus();
+  }, () => {}); // no judge server (a static copy of the app): nothing to compare
 }
 
 function updateButtons() {

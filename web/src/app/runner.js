@@ -115,6 +115,7 @@ export class Runner {
         if (data.type === "ready") {
           clearTimeout(timer);
           this.readyMode = data.mode;
+          this.kernelVersion = data.kernel; // cjudge.__version__ of the wheel the worker loaded
           this.onStatus("ready", data.mode);
           resolve();
         } else if (data.type === "failed") fail({ error: data.error });

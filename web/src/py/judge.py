@@ -12,8 +12,9 @@ import gc
 import json
 import re
 from functools import partial
-from pathlib import Path
 from typing import Any
+
+import cjudge_exercises
 
 from cjudge.exercises import load_exercises
 from cjudge.grading import grade_case, plan_cases, summarize
@@ -23,7 +24,7 @@ from cjudge.switch.core import empty_trace
 
 from .case import BrowserCase, settled
 
-EXERCISES = load_exercises(Path(__file__).resolve().parents[1] / "exercises", published=True)
+EXERCISES = load_exercises(cjudge_exercises.ROOT, published=True)
 RUNTIME = "sim"
 
 

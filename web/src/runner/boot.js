@@ -1,21 +1,33 @@
-// Start one Pyodide from the self-hosted files and unpack the kernel into it.
-
-/** The folder the kernel zip is unpacked into; it is put first on sys.path. */
-export const KERNEL_HOME = "/home/pyodide/kernel";
+// Start one Pyodide from the self-hosted files and load the kernel into it as Pyodide packages.
 
 /**
- * @param {string} pyodideUrl  the folder holding pyodide.mjs and its files (ends with "/")
- * @param {ArrayBuffer|Uint8Array|Promise<ArrayBuffer>} kernelZip  (a promise lets it download meanwhile)
+ * The kernel's packages, as the app's pyodide-lock.json names them (web/scripts/build.mjs): the
+ * kernel's browser part (`cjudge`, `cjudge_web`) and the exercises' published files.
  */
-export async function bootPython(pyodideUrl, kernelZip) {
+export const KERNEL_PACKAGES = ["cjudge-browser", "cjudge-exercises"];
+
+/**
+ * Load Pyodide and the kernel's wheels through the lock file beside pyodide.mjs. In a browser
+ * `loadPackage` fetches each wheel with its sha256 from the lock as the request's integrity, so a
+ * tampered or stale wheel is refused; `loadPackage` only logs a failure, so it is thrown here.
+ * @param {string} pyodideUrl  the folder holding pyodide.mjs, pyodide-lock.json and the wheels (ends with "/")
+ */
+export async function bootPython(pyodideUrl) {
   const { loadPyodide } = await import(`${pyodideUrl}pyodide.mjs`);
   const py = await loadPyodide({ indexURL: pyodideUrl, packages: [], fullStdLib: false });
-  kernelZip = await kernelZip;
-  py.FS.mkdirTree(KERNEL_HOME);
-  py.unpackArchive(kernelZip, "zip", { extractDir: KERNEL_HOME });
-  py.runPython(`import sys; sys.path.insert(0, ${JSON.stringify(KERNEL_HOME)})`);
+  const errors = [];
+  await py.loadPackage(KERNEL_PACKAGES, {
+    checkIntegrity: true,
+    messageCallback: () => {},
+    errorCallback: (message) => errors.push(message),
+  });
+  const missing = KERNEL_PACKAGES.filter((name) => !py.loadedPackages[name]);
+  if (missing.length) throw new Error(`the kernel did not load (${missing.join(", ")}): ${errors.join(" ")}`);
   return py;
 }
+
+/** The kernel's version (`cjudge.__version__`) in a booted Pyodide. */
+export const kernelVersion = (py) => py.pyimport("cjudge").__version__;
 
 /** Whether ranks can be suspended stacks in this engine (JSPI). */
 export const hasJspi = () => typeof WebAssembly.Suspending === "function";

@@ -4,7 +4,7 @@
 import { answer } from "./sync-call.js";
 
 const ranks = []; // {worker, ready: Promise}
-let boot; // {pyodideUrl, kernel}
+let boot; // {pyodideUrl}
 let judgeChannel;
 
 function rankWorker(index) {

@@ -7,7 +7,7 @@ let rankMain;
 
 onmessage = async ({ data }) => {
   if (data.type === "boot") {
-    const py = await bootPython(data.pyodideUrl, data.kernel);
+    const py = await bootPython(data.pyodideUrl);
     rankMain = py.pyimport("cjudge_web.wire").rank_main;
     postMessage({ type: "ready" });
   } else if (data.type === "run") {

@@ -1,17 +1,17 @@
 // The runner worker: one Pyodide with the kernel, judging a learner's code with the simulated
 // runtime. Ranks run as suspended stacks here (JSPI) or, without JSPI, in one worker each.
-import { bootPython, hasJspi } from "./boot.js";
+import { bootPython, hasJspi, kernelVersion } from "./boot.js";
 import { JspiHub } from "./jspi-hub.js";
 import { WorkersHub } from "./workers-hub.js";
 
 const dist = new URL(".", import.meta.url).href;
 const WARM_RANKS = 4; // rank workers started with the page (the sample case's world size)
-let hub, kernel;
+let hub, kernel, version;
 
 async function boot(mode) {
-  const archive = fetch(`${dist}kernel.zip`).then((response) => response.arrayBuffer());
-  const py = await bootPython(`${dist}pyodide/`, archive);
+  const py = await bootPython(`${dist}pyodide/`);
   kernel = py.pyimport("cjudge_web.judge");
+  version = kernelVersion(py);
   if (mode !== "workers" && hasJspi()) {
     hub = new JspiHub((message) => postMessage(message));
     return "JSPI";
@@ -20,7 +20,7 @@ async function boot(mode) {
     throw new Error("this browser has no JSPI and the page is not cross-origin isolated: ranks cannot block");
   }
   const serve = py.pyimport("cjudge_web.wire").serve;
-  hub = new WorkersHub(`${dist}pyodide/`, await archive, (message) => postMessage(message), serve);
+  hub = new WorkersHub(`${dist}pyodide/`, (message) => postMessage(message), serve);
   await hub.started;
   hub.prepare(WARM_RANKS);
   return "workers";
@@ -28,7 +28,7 @@ async function boot(mode) {
 
 const handlers = {
   async boot({ mode }) {
-    postMessage({ type: "ready", mode: await boot(mode) });
+    postMessage({ type: "ready", mode: await boot(mode), kernel: version });
   },
   async run({ exercise, code, samples }) {
     const result = await hub.judge(kernel.judge, exercise, code, samples);

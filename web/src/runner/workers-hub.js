@@ -6,14 +6,14 @@ import { caller, newBell, newChannel, Switchboard } from "./sync-call.js";
 
 export class WorkersHub extends ProgressHub {
   /** @param serve  Python `cjudge_web.wire.serve(case, board)` */
-  constructor(pyodideUrl, kernel, post, serve) {
+  constructor(pyodideUrl, post, serve) {
     super(post);
     this.serve = serve;
     this.channels = [];
     this.bell = newBell();
     const channel = newChannel();
     this.worker = new Worker(new URL("./hub-worker.js", import.meta.url), { type: "module" });
-    this.worker.postMessage({ type: "boot", pyodideUrl, kernel, judgeChannel: channel });
+    this.worker.postMessage({ type: "boot", pyodideUrl, judgeChannel: channel });
     this.call = caller(this.worker, channel);
     // The hub worker must be running before this thread first blocks: its start needs this thread.
     this.started = new Promise((resolve) => (this.worker.onmessage = resolve));
