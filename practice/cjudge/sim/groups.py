@@ -96,8 +96,8 @@ def peer(global_peer: int | None, group_peer: int | None, g: Group, role: str) -
         raise ValueError(f"Invalid {role} rank {global_peer}: the group holds ranks {ranks}")
     if global_peer == current().rank:
         word = "destination" if role == "dst" else "source"
-        raise ValueError(f"Invalid {word} rank: {word} rank should not be the same as the rank "
-                         "of the current process.")
+        raise RuntimeError(f"Invalid {word} rank: {word} rank should not be the same as the rank "
+                           "of the current process.")
     return global_peer
 
 

@@ -22,16 +22,18 @@ from .reduce import DTYPES
 from .wire import FrameReader, MalformedFrame, encode
 
 _INT, _OPT_INT, _STR, _OPT_STR, _LIST, _OPT_LIST = "int", "int?", "str", "str?", "list", "list?"
+_OPT_BOOL = "bool?"
 #: request name -> its fields and their types
 SCHEMA: dict[str, dict[str, str]] = {
     "hello": {"rank": _INT},
     "new_group": {"ranks": _LIST},
-    "post_send": {"group": _INT, "dst": _INT, "tag": _INT, "dtype": _STR, "line": _OPT_INT,
-                  "api": _STR},
-    "post_recv": {"group": _INT, "src": _OPT_INT, "tag": _INT, "capacity": _INT, "dtype": _STR,
-                  "line": _OPT_INT, "api": _STR},
-    "post_collective": {"group": _INT, "kind": _STR, "dtype": _STR, "line": _OPT_INT,
-                        "api": _STR, "op": _OPT_STR, "root": _OPT_INT, "splits": _OPT_LIST},
+    "post_send": {"handle": _INT, "quiet": _OPT_BOOL, "group": _INT, "dst": _INT, "tag": _INT,
+                  "dtype": _STR, "line": _OPT_INT, "api": _STR},
+    "post_recv": {"handle": _INT, "quiet": _OPT_BOOL, "group": _INT, "src": _OPT_INT,
+                  "tag": _INT, "capacity": _INT, "dtype": _STR, "line": _OPT_INT, "api": _STR},
+    "post_collective": {"handle": _INT, "quiet": _OPT_BOOL, "group": _INT, "kind": _STR,
+                        "dtype": _STR, "line": _OPT_INT, "api": _STR, "op": _OPT_STR,
+                        "root": _OPT_INT, "splits": _OPT_LIST},
     "test": {"handle": _INT}, "wait": {"handle": _INT}, "begin": {}, "end": {},
 }
 MAX_RESULT_ELEMENTS = 1 << 24
@@ -45,6 +47,8 @@ class BadRequest(SwitchError):
 def _typed(value: Any, kind: str) -> bool:
     if value is None:
         return kind.endswith("?")
+    if kind.startswith("bool"):
+        return isinstance(value, bool)
     if kind.startswith("int"):
         return isinstance(value, int) and not isinstance(value, bool)
     if kind.startswith("str"):
@@ -112,7 +116,9 @@ class _Conn:
     pid: int
     rank: int | None = None
     out: bytearray = field(default_factory=bytearray)
-    waiting: int | None = None  # the handle whose reply is owed
+    waiting: int | None = None  # the switch request whose reply is owed
+    #: the rank's own request numbers -> the switch's request, or why the switch refused it
+    handles: dict[int, int | SwitchError] = field(default_factory=dict)
 
 
 class SwitchServer:
@@ -206,7 +212,10 @@ class SwitchServer:
                 return
             if conn.waiting is not None:
                 raise BadRequest("a request arrived while the rank waits")
-            self._reply(conn, *self._dispatch(conn, op, f, header, payload))
+            if op.startswith("post_"):
+                self._post(conn, op, f, payload)
+            else:
+                self._reply(conn, *self._dispatch(conn, op, f, header, payload))
         except SwitchError as exc:
             reply: dict[str, Any] = {"error": exc.en, "zh": exc.zh}
             if isinstance(exc, Forbidden):
@@ -225,29 +234,60 @@ class SwitchServer:
         self.by_rank[rank] = conn
         self._reply(conn, {"ok": True})
 
+    def _post(self, conn: _Conn, op: str, f: dict[str, Any], payload: bytes) -> None:
+        """A post under the rank's own request number. A quiet one gets no reply: what the
+        switch refused is answered at the number's ``test`` or ``wait``; a loud one (a call the
+        rank expects to be refused) is answered now."""
+        s, rank, local = self.switch, conn.rank, f["handle"]
+        assert rank is not None
+        if local in conn.handles or len(conn.handles) > 2 * s.limits.requests:
+            self._drop(conn, _broken("it reused or hoarded request numbers"))
+            return
+        try:
+            if op == "post_send":
+                made = s.post_send(rank, f["group"], f["dst"], f["tag"], payload, f["dtype"],
+                                   f["line"], f["api"])
+            elif op == "post_recv":
+                made = s.post_recv(rank, f["group"], f["src"], f["tag"], f["capacity"],
+                                   f["dtype"], f["line"], f["api"])
+            else:
+                made = s.post_collective(rank, f["group"], f["kind"], payload, f["dtype"],
+                                         line=f["line"], api=f["api"], op=f["op"],
+                                         root=f["root"], splits=f["splits"])
+        except SwitchError as exc:
+            if not f["quiet"]:
+                raise
+            conn.handles[local] = exc
+            return
+        conn.handles[local] = made
+        if not f["quiet"]:
+            self._reply(conn, {"ok": local})
+
+    def _request(self, conn: _Conn, local: int) -> int:
+        """The switch's request behind the rank's number ``local`` (its refusal raised)."""
+        made = conn.handles.get(local)
+        if made is None:
+            raise BadRequest(f"unknown request {local}", f"未知的请求 {local}")
+        if isinstance(made, SwitchError):
+            del conn.handles[local]
+            raise made
+        return made
+
     def _dispatch(self, conn: _Conn, op: str, f: dict[str, Any], header: dict[str, Any],
                   payload: bytes) -> tuple[dict[str, Any], bytes]:
         s, rank = self.switch, conn.rank
         assert rank is not None
-        if op == "post_send":
-            return {"ok": s.post_send(rank, f["group"], f["dst"], f["tag"], payload, f["dtype"],
-                                      f["line"], f["api"])}, b""
-        if op == "post_recv":
-            return {"ok": s.post_recv(rank, f["group"], f["src"], f["tag"], f["capacity"],
-                                      f["dtype"], f["line"], f["api"])}, b""
-        if op == "post_collective":
-            return {"ok": s.post_collective(rank, f["group"], f["kind"], payload, f["dtype"],
-                                            line=f["line"], api=f["api"], op=f["op"],
-                                            root=f["root"], splits=f["splits"])}, b""
         if op == "new_group":
             return {"ok": s.new_group(rank, f["ranks"])}, b""
         if op == "test":
-            return {"ok": s.test(rank, f["handle"])}, b""
+            return {"ok": s.test(rank, self._request(conn, f["handle"]))}, b""
         if op == "wait":
-            if not s.wait(rank, f["handle"]):
-                conn.waiting = f["handle"]
+            made = self._request(conn, f["handle"])
+            del conn.handles[f["handle"]]
+            if not s.wait(rank, made):
+                conn.waiting = made
                 return {}, b""
-            return self._outcome(rank, f["handle"])
+            return self._outcome(rank, made)
         if op == "begin":
             return {"ok": s.begin(rank)}, b""
         s.end(rank)  # op == "end"
