@@ -1,5 +1,5 @@
 """A judge server in a subprocess (``python -m server``) with a small HTTP client: what the
-tests and ``bench/server_load.py`` drive."""
+tests and ``benchmarks/server_load.py`` drive."""
 
 from __future__ import annotations
 

@@ -4,7 +4,7 @@
 # offline-capable), bring up Postgres + the server behind its nginx proxy + 2 workers, drive the
 # API through the proxy (tests/docker/smoke_driver.py: reference accepted, a wrong solution's
 # verdict, a worker killed mid-job and the job finished by another), abuse the proxy
-# (bench/proxy_flood.py: a header flood and 2000 idle connections leave /healthz answering
+# (benchmarks/proxy_flood.py: a header flood and 2000 idle connections leave /healthz answering
 # within 1 s), then `down -v`. Logs each step's elapsed time.
 #   tests/docker/smoke.sh        (COMPOSE=... to choose docker-compose or "docker compose")
 set -euo pipefail
@@ -43,7 +43,7 @@ compose up -d --scale worker=2 >"$logs/up.log" 2>&1 || { cat "$logs/up.log"; exi
 step "driving the API on port $CJUDGE_PORT"
 python3 tests/docker/smoke_driver.py "http://127.0.0.1:$CJUDGE_PORT"
 step "through the proxy: a header flood and 2000 idle connections; /healthz within 1 s"
-python3 bench/proxy_flood.py "http://127.0.0.1:$CJUDGE_PORT" --idle 2000 --header-mib 16
+python3 benchmarks/proxy_flood.py "http://127.0.0.1:$CJUDGE_PORT" --idle 2000 --header-mib 16
 step "compose down -v"
 trap - EXIT
 down

@@ -11,7 +11,7 @@
 It starts its own server (SQLite in a temporary directory, bubblewrap sandbox, one embedded
 worker) and prints what it measured; ``--json PATH`` also writes every number.
 
-    python bench/signup_flood.py [--threads 40] [--flooders 100] [--runs 3]
+    python benchmarks/signup_flood.py [--threads 40] [--flooders 100] [--runs 3]
 """
 
 from __future__ import annotations

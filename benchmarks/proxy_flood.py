@@ -2,7 +2,7 @@
 a header flood, then 2000 idle connections held open while ``/healthz`` is asked for; exits 1
 unless the header flood was cut off and every ``/healthz`` answered within 1 s.
 
-    python bench/proxy_flood.py http://127.0.0.1:8080 [--idle 2000] [--header-mib 64]
+    python benchmarks/proxy_flood.py http://127.0.0.1:8080 [--idle 2000] [--header-mib 64]
 """
 
 from __future__ import annotations

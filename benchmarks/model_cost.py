@@ -1,6 +1,6 @@
 """Benchmark: what the α-β replay costs for a whole suite's traces (issue 11: ≤ 5 % of a test).
 
-    .venv/bin/python bench/model_cost.py [--repeat 5] [--sizes 4KiB,1MB,1GB]
+    .venv/bin/python benchmarks/model_cost.py [--repeat 5] [--sizes 4KiB,1MB,1GB]
 
 For every exercise, every case of its reference is run once on the simulated runtime (the
 switch records the trace); then ``cjudge.model.case.model_case`` models each case's trace at the

@@ -1,6 +1,6 @@
 """Benchmark: the whole ring-allreduce suite on real ranks vs one torchrun run of the chapter's script.
 
-    .venv/bin/python bench/kernel_suite.py [--repeat 3]
+    .venv/bin/python benchmarks/kernel_suite.py [--repeat 3]
 
 Both are timed in this one run, as whole fresh processes (so each pays its own ``import torch``):
 the suite is ``judge.py test ring-allreduce solution.py --json``; the torchrun run is

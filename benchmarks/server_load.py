@@ -9,7 +9,7 @@
 It starts its own server (SQLite in a temporary directory, bubblewrap sandbox, embedded
 workers) and prints a table; ``--json PATH`` also writes every number.
 
-    python bench/server_load.py [--latency-runs 20] [--queued 100] [--clients 50]
+    python benchmarks/server_load.py [--latency-runs 20] [--queued 100] [--clients 50]
 """
 
 from __future__ import annotations

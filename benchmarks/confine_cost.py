@@ -1,9 +1,9 @@
 """Benchmark: what confining one rank costs (``cjudge.real.confine.confine_rank`` in a forked child).
 
-    .venv/bin/python bench/confine_cost.py [--runs 20]
+    .venv/bin/python benchmarks/confine_cost.py [--runs 20]
 
 Each run forks a child that confines itself and reports how long that took; prints the median
-and the maximum. Compare with a case's wall time (``bench/kernel_suite.py``): tens of ms.
+and the maximum. Compare with a case's wall time (``benchmarks/kernel_suite.py``): tens of ms.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Benchmark: one message's round trip through the switch, real ranks, 4 KiB and 1 MiB payloads.
 
-    .venv/bin/python bench/switch_roundtrip.py [--repeat 200]
+    .venv/bin/python benchmarks/switch_roundtrip.py [--repeat 200]
 
 Two real ranks (forked by the judge's zygote, each with its judge process group) ping-pong a
 tensor inside their graded call: rank 0 sends, rank 1 receives and sends it back. Every hop is

@@ -1,6 +1,6 @@
 """Benchmark: how soon the judge reports a deadlock after it forms, on real ranks.
 
-    .venv/bin/python bench/deadlock_latency.py [--repeat 10]
+    .venv/bin/python benchmarks/deadlock_latency.py [--repeat 10]
 
 Four real ranks each receive from their right neighbour first (every rank waits, nobody sends):
 the deadlock forms when the last rank starts waiting. Each rank prints the wall clock just
