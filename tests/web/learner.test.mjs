@@ -39,6 +39,10 @@ test("a sample pass is not progress; a full run is, for its own exercise, even a
   await page.click('#exercise-list a[href="#/ring-allreduce"]');
   assert.equal(await page.getAttribute(".result", "data-verdict"), "accepted");
   assert.equal(await page.getAttribute(".result", "data-sample-only"), null);
+  // each case's modelled time, a bar against the ring's bound: 8 ranks, 1 MB is 73.9 µs
+  const eight = page.locator('tr.case[data-case="8-ranks"] .modelled');
+  assert.match(await eight.textContent(), /modelled on h100x8.*1 MB 73\.9 µs/);
+  assert.equal(await eight.locator(".fill.over").count(), 0);
   assert.equal(await page.locator("#exercise-list .waiting").count(), 0);
   assert.deepEqual(page.errors, []);
   await page.close();

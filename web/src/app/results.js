@@ -46,6 +46,39 @@ function bytesCell(c) {
       ),
     ),
     h("div.bound", {}, t("bound", { bound: c.bytes_bound })),
+    modelBars(c.model),
+  );
+}
+
+const sizeText = (b) =>
+  b < 1e6 && b % 1024 === 0 ? `${b / 1024} KiB` : b >= 1e9 ? `${+(b / 1e9).toPrecision(3)} GB` : `${+(b / 1e6).toPrecision(3)} MB`;
+const timeText = (s) => (s >= 1e-3 ? `${+(s * 1e3).toPrecision(3)} ms` : `${+(s * 1e6).toPrecision(3)} µs`);
+
+/** The case's modelled time at each of the exercise's sizes, a bar against the time bound. */
+function modelBars(model) {
+  if (!model?.sizes?.length) return null;
+  const where = model.topology?.name ?? "";
+  return h(
+    "div.modelled",
+    { title: pick(model.scaled ?? { en: "", zh: "" }) },
+    h("div.bound", {}, pick({ en: `modelled on ${where}`, zh: `在 ${where} 上的建模时间` })),
+    h(
+      "div.bars",
+      {},
+      model.sizes.map((row) => {
+        const bound = row.bound_s;
+        const label = `${sizeText(row.size)} ${timeText(row.time_s)}`;
+        const over = bound != null && row.over;
+        return h(
+          "div.bar",
+          { title: bound != null ? `${label} / ${timeText(bound)}` : label },
+          h(`span.fill${over ? ".over" : ""}`, {
+            style: `width:${bound ? Math.min(100, (100 * row.time_s) / bound).toFixed(1) : 100}%`,
+          }),
+          h("span.label", {}, label),
+        );
+      }),
+    ),
   );
 }
 
