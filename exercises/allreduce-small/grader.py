@@ -5,22 +5,17 @@ from __future__ import annotations
 import math
 import random
 
-#: multiples of 1/16 below 256 in magnitude: any sum of up to 8 is exact in float32 in any order
-SCALE = 16
-LIMIT = 4096
+from cjudge.checkers import contributions, everyone_holds_the_sum, exact_inputs
 
 
 def make_inputs(params: dict, world: int, rng: random.Random) -> list[dict]:
     """Every rank's 1-D tensor of N exact values."""
-    n = int(params["numel"])
-    return [{"shape": [n], "dtype": params["dtype"],
-             "data": [rng.randint(-LIMIT, LIMIT) / SCALE for _ in range(n)]} for _ in range(world)]
+    return exact_inputs(world, int(params["numel"]), params["dtype"], rng)
 
 
 def expected(params: dict, world: int, inputs: list[dict]) -> list[dict]:
     """Every rank ends with the elementwise sum, in place."""
-    total = [math.fsum(col) for col in zip(*(i["data"] for i in inputs), strict=True)]
-    return [{"shape": list(i["shape"]), "dtype": i["dtype"], "data": total} for i in inputs]
+    return everyone_holds_the_sum(inputs)
 
 
 def bytes_bound(params: dict, world: int, itemsize: int) -> int:
@@ -42,20 +37,3 @@ def diagnose(params: dict, world: int, inputs: list[dict], rank: int, index: int
         return (f"the element still holds this rank's own input{extra}",
                 f"该元素仍是本 rank 的输入{extra_zh}")
     return contributions(got, parts, "the element", "该元素")
-
-
-def contributions(got: float, parts: list[float], what: str, what_zh: str) -> tuple[str, str] | None:
-    """Which ranks' ``parts`` are missing from ``got`` (the fewest that explain it), or which
-    one is counted twice; None if no such set explains it."""
-    world = len(parts)
-    for mask in sorted(range(1, (1 << world) - 1), key=lambda k: bin(k).count("1")):
-        missing = [r for r in range(world) if mask >> r & 1]
-        if got == math.fsum(x for r, x in enumerate(parts) if r not in missing):
-            names = ", ".join(map(str, missing))
-            return (f"{what} lacks the contribution of rank(s) {names}",
-                    f"{what_zh}缺少 rank {names} 的贡献")
-    for r, x in enumerate(parts):
-        if x != 0 and got == math.fsum(parts) + x:
-            return (f"{what} counts rank {r}'s contribution ({x:g}) twice",
-                    f"{what_zh}把 rank {r} 的贡献（{x:g}）加了两次")
-    return None

@@ -5,23 +5,17 @@ from __future__ import annotations
 import math
 import random
 
-#: inputs are multiples of 1/16 below 256 in magnitude: every sum of up to 8 of them is exact in
-#: float32 in any order, so a wrong element can be traced back to the ranks it came from.
-SCALE = 16
-LIMIT = 4096
+from cjudge.checkers import everyone_holds_the_sum, exact_inputs
 
 
 def make_inputs(params: dict, world: int, rng: random.Random) -> list[dict]:
-    """Every rank's 1-D tensor of ``params["numel"]`` exact values."""
-    n = int(params["numel"])
-    return [{"shape": [n], "dtype": params["dtype"],
-             "data": [rng.randint(-LIMIT, LIMIT) / SCALE for _ in range(n)]} for _ in range(world)]
+    """Every rank's 1-D tensor of ``params["numel"]`` exact values (``cjudge.checkers``)."""
+    return exact_inputs(world, int(params["numel"]), params["dtype"], rng)
 
 
 def expected(params: dict, world: int, inputs: list[dict]) -> list[dict]:
     """Every rank ends with the elementwise sum of all ranks' inputs."""
-    total = [math.fsum(col) for col in zip(*(i["data"] for i in inputs), strict=True)]
-    return [{"shape": list(i["shape"]), "dtype": i["dtype"], "data": total} for i in inputs]
+    return everyone_holds_the_sum(inputs)
 
 
 def bytes_bound(params: dict, world: int, itemsize: int) -> int:

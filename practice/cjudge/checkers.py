@@ -1,0 +1,52 @@
+"""What the exercises' graders share, by name: exact inputs, sums, and which ranks' contributions
+a wrong sum lacks or doubles.
+
+Inputs are multiples of 1/16 below 256 in magnitude, so any sum of up to 8 of them is exact in
+float32 in any order: a wrong element can be traced back to the ranks it came from.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+
+SCALE = 16
+LIMIT = 4096
+
+
+def exact_inputs(world: int, numel: int, dtype: str, rng: random.Random) -> list[dict]:
+    """Every rank's 1-D tensor of ``numel`` exact values (``protocol.TensorData``)."""
+    return [{"shape": [numel], "dtype": dtype,
+             "data": [rng.randint(-LIMIT, LIMIT) / SCALE for _ in range(numel)]}
+            for _ in range(world)]
+
+
+def elementwise_sum(inputs: list[dict]) -> list[float]:
+    """The elementwise sum of every rank's input, exactly."""
+    return [math.fsum(col) for col in zip(*(i["data"] for i in inputs), strict=True)]
+
+
+def everyone_holds_the_sum(inputs: list[dict]) -> list[dict]:
+    """An all-reduce's result: every rank ends with the elementwise sum, in its input's shape."""
+    total = elementwise_sum(inputs)
+    return [{"shape": list(i["shape"]), "dtype": i["dtype"], "data": total} for i in inputs]
+
+
+def contributions(got: float, parts: list[float], what: str,
+                  what_zh: str) -> tuple[str, str] | None:
+    """Which ranks' ``parts`` are missing from ``got`` (the fewest that explain it), or which
+    one is counted twice; None if no such set explains it."""
+    world = len(parts)
+    for mask in sorted(range(1, 1 << world), key=lambda k: bin(k).count("1")):
+        missing = [r for r in range(world) if mask >> r & 1]
+        if len(missing) == world:
+            break
+        if got == math.fsum(x for r, x in enumerate(parts) if r not in missing):
+            names = ", ".join(map(str, missing))
+            return (f"{what} lacks the contribution of rank(s) {names}",
+                    f"{what_zh}缺少 rank {names} 的贡献")
+    for r, x in enumerate(parts):
+        if x != 0 and got == math.fsum(parts) + x:
+            return (f"{what} counts rank {r}'s contribution ({x:g}) twice",
+                    f"{what_zh}把 rank {r} 的贡献（{x:g}）加了两次")
+    return None
