@@ -6,6 +6,9 @@ Both runtimes (real torch and the simulation) describe every communication call 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 #: learner-facing name -> canonical op recorded in the trace
 CANONICAL: dict[str, str] = {
     "send": "send",
@@ -104,3 +107,16 @@ def same_shapes(what: str, shapes: list[list[int]]) -> None:
         if shape != shapes[0]:
             raise RuntimeError(f"ProcessGroupGloo::{what}: invalid tensor size at index {index} "
                                f"(expected {_dims(shapes[0])}, got {_dims(shape)})")
+
+
+def split_rows(t: Any, sizes: Sequence[int], n: int) -> list[int]:
+    """``all_to_all_single``'s rows of ``t`` (along dim 0) per rank: the given split sizes, or
+    equal ones; torch's errors otherwise. ``t`` is a real or a simulated tensor."""
+    rows = t.shape[0] if t.dim() else 1
+    if not sizes:
+        if rows % n:
+            raise RuntimeError("Tensor's dim 0 does not divide equally across group size")
+        return [rows // n] * n
+    if len(sizes) != n or sum(sizes) != rows:
+        raise RuntimeError("Split sizes doesn't match total dim 0 size")
+    return [int(s) for s in sizes]

@@ -22,7 +22,7 @@ import torch
 import torch.distributed as dist
 
 from ..learner import ForbiddenPrimitive, caller_line
-from ..primitives import same_shapes
+from ..primitives import same_shapes, split_rows
 from ..protocol import TensorData
 from ..switch.wire import encode, read_frame
 
@@ -369,8 +369,8 @@ class JudgeGroup(dist.ProcessGroup):
             raise ValueError("Tensors must be contiguous")
         n = len(self.ranks)
         row = input.numel() // input.shape[0] if input.dim() and input.shape[0] else 1
-        in_rows = _rows(input, input_split_sizes, n)
-        out_rows = _rows(output, output_split_sizes, n)
+        in_rows = split_rows(input, input_split_sizes, n)
+        out_rows = split_rows(output, output_split_sizes, n)
         size = input.element_size()
 
         def done(data: bytes) -> None:
@@ -446,17 +446,6 @@ def _check_sizes(name: str, big: torch.Tensor, small: torch.Tensor, n: int) -> N
         raise RuntimeError(f"ProcessGroupGloo::{name}: the larger tensor must hold world_size "
                            f"({n}) × the smaller one's {small.numel()} elements, it holds "
                            f"{big.numel()}")
-
-
-def _rows(t: torch.Tensor, sizes: Sequence[int], n: int) -> list[int]:
-    rows = t.shape[0] if t.dim() else 1
-    if not sizes:
-        if rows % n:
-            raise RuntimeError("Tensor's dim 0 does not divide equally across group size")
-        return [rows // n] * n
-    if len(sizes) != n or sum(sizes) != rows:
-        raise RuntimeError("Split sizes doesn't match total dim 0 size")
-    return [int(s) for s in sizes]
 
 
 def install(port: ChannelPort) -> None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..primitives import same_shapes
+from ..primitives import same_shapes, split_rows
 from . import comm, groups
 from .comm import ReduceOp, Work
 from .context import Call, check, current
@@ -170,18 +170,6 @@ def all_gather_into_tensor(output_tensor: Tensor, input_tensor: Tensor, group: A
                                           "all_gather_into_tensor"), async_op)
 
 
-def _rows(t: Tensor, sizes: list[int], n: int) -> list[int]:
-    """Rows of ``t`` (along dim 0) per rank: the given split sizes, or equal ones."""
-    rows = t.shape[0] if t.dim() else 1
-    if not sizes:
-        if rows % n:
-            raise RuntimeError("Tensor's dim 0 does not divide equally across group size")
-        return [rows // n] * n
-    if len(sizes) != n or sum(sizes) != rows:
-        raise RuntimeError("Split sizes doesn't match total dim 0 size")
-    return sizes
-
-
 def call_all_to_all_single(output: Any, input: Any, output_split_sizes: Sequence[int] | None,
                        input_split_sizes: Sequence[int] | None, group: Any, api: str) -> Work:
     call = check(api, "all_to_all")
@@ -196,7 +184,7 @@ def call_all_to_all_single(output: Any, input: Any, output_split_sizes: Sequence
     out_splits = [int(s) for s in output_split_sizes or []]
     if not input.is_contiguous():
         raise ValueError("Tensors must be contiguous")
-    in_rows, out_rows = _rows(input, in_splits, len(ranks)), _rows(output, out_splits, len(ranks))
+    in_rows, out_rows = split_rows(input, in_splits, len(ranks)), split_rows(output, out_splits, len(ranks))
     row = input.numel() // input.shape[0] if input.dim() and input.shape[0] else 1
     values = input._read()
     splits = [rows * row * input.element_size() for rows in in_rows]
