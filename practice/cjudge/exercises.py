@@ -8,6 +8,7 @@ declares its expected verdict on a first-lines comment ``# expect: <verdict>``) 
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import importlib.util
 import re
@@ -265,15 +266,20 @@ def _catalog(meta: dict, where: str, exercise_id: str) -> dict:
     return {"track": track, "order": order, "prerequisites": tuple(prerequisites)}
 
 
-def check_catalog(exercises: dict[str, Exercise]) -> None:
-    """Every prerequisite names a loaded exercise, and no two exercises share a track's place."""
+def check_catalog(exercises: dict[str, Exercise], strict: bool = True) -> None:
+    """Every prerequisite names a loaded exercise (``strict``; else those that name none are
+    dropped: a course may install a part of the set), and no two exercises share a track's
+    place."""
     places: dict[tuple[str, int], str] = {}
-    for ex in exercises.values():
+    for ex in list(exercises.values()):
         where = ex.path / "exercise.toml"
         unknown = [p for p in ex.prerequisites if p not in exercises]
-        if unknown:
+        if unknown and strict:
             raise ExerciseError(f"{where}: field `prerequisites` names unknown exercises "
                                 f"{unknown}; known: {', '.join(exercises)}")
+        if unknown:
+            exercises[ex.id] = ex = dataclasses.replace(
+                ex, prerequisites=tuple(p for p in ex.prerequisites if p in exercises))
         if ex.track is not None and ex.order is not None:
             other = places.setdefault((ex.track, ex.order), ex.id)
             if other != ex.id:
@@ -334,14 +340,15 @@ def is_draft(folder: Path) -> bool:
     return meta.get("draft") is True
 
 
-def load_exercises(root: Path, published: bool = False,
-                   drafts: bool = False) -> dict[str, Exercise]:
+def load_exercises(root: Path, published: bool = False, drafts: bool = False,
+                   strict: bool = False) -> dict[str, Exercise]:
     """Every exercise under ``root``, by id, in name order; drafts (``draft = true``) only
-    when asked for."""
+    when asked for. ``strict`` (``judge.py check``): a prerequisite that names no exercise
+    here is an error; otherwise it is left out of the catalog."""
     folders = sorted(p for p in Path(root).iterdir() if (p / "exercise.toml").exists()
                      and (drafts or not is_draft(p)))
     exercises = {ex.id: ex for ex in (load_exercise(f, published) for f in folders)}
-    check_catalog(exercises)
+    check_catalog(exercises, strict)
     return exercises
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from ..exercises import ID_RE, Exercise, ExerciseError, is_draft, load_exercise
+from ..exercises import ID_RE, Exercise, ExerciseError, is_draft, load_exercise, load_exercises
 from .scaffold import MARK, write_draft
 
 GRADER_HELP = {
@@ -188,6 +188,11 @@ def cmd_check(console: Console, root: Path, ids: list[str], launcher: str) -> in
     else:
         folders = sorted(p for p in root.iterdir() if (p / "exercise.toml").is_file())
     problems = sum(check_folder(console, folder, launcher) for folder in folders)
+    try:  # the catalog as a whole: prerequisites that name an exercise, one exercise a place
+        load_exercises(root, strict=True)
+    except ExerciseError as exc:
+        console.print(f"catalog: {exc}", markup=False)
+        problems += 1
     console.print("check passed" if not problems else f"check FAILED: {problems} left to do",
                   markup=False)
     return 0 if not problems else 1

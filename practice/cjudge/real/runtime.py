@@ -21,13 +21,14 @@ import time
 from pathlib import Path
 
 from ..learner import exit_error
-from ..protocol import CaseSpec, JobSpec, RankReport, RawCase, Stop
+from ..protocol import CaseSpec, JobSpec, RankError, RankReport, RawCase, Stop
 from ..switch.core import Switch
 from ..switch.server import SwitchServer
 from .outputs import RankOutputs
 from .zygote import ZygoteLauncher
 
 POLL_S = 0.004
+EXIT_REPORT_S = 1.0  # how long a rank that closed its channel has to be reported exited
 STARTUP_LIMIT_S = 120.0  # ranks started by torchrun import torch first; the time limit starts after
 PRACTICE_DIR = Path(__file__).resolve().parents[1]
 
@@ -120,6 +121,15 @@ def _watch(job: JobSpec, server: SwitchServer, outputs: RankOutputs,
             return None if failed else "deadlock"
 
 
+def _await_exits(server: SwitchServer, launcher: Launcher) -> None:
+    """Give the ranks that closed their channel without a result a moment to be reported
+    exited, so that their report says how they ended (the zygote tells it a little later)."""
+    gone = [r for r in server.switch.finished if r not in server.records]
+    deadline = time.monotonic() + EXIT_REPORT_S
+    while any(r not in launcher.poll() for r in gone) and time.monotonic() < deadline:
+        time.sleep(POLL_S)
+
+
 def _reports(server: SwitchServer, exits: dict[int, int]) -> list[RankReport]:
     reports = []
     switch = server.switch
@@ -132,6 +142,10 @@ def _reports(server: SwitchServer, exits: dict[int, int]) -> list[RankReport]:
             reports.append(RankReport(rank=rank, state="failed", output=None,
                                       error=exit_error(exits[rank], "the rank's process",
                                                        "before its function returned")))
+        elif rank in switch.finished:  # its channel closed without a result: it is gone
+            reports.append(RankReport(rank=rank, state="failed", output=None, error=RankError(
+                kind="exception", type="SystemExit", traceback="", line=None,
+                message="the rank's process ended before its function returned")))
         else:
             waiting = switch.waiting.get(rank)
             reports.append(RankReport(rank=rank, state="blocked" if waiting else "running",
@@ -165,6 +179,7 @@ def _run(job: JobSpec, case: CaseSpec, job_dir: Path, outputs: RankOutputs,
         stop = _watch(job, server, outputs, ranks)
         if stop == "deadlock":
             switch.mark_deadlock()
+        _await_exits(server, ranks)
     finally:
         wall_ms = (time.monotonic() - start) * 1000
         exited = dict(ranks.poll())
