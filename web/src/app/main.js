@@ -119,7 +119,7 @@ function drawList() {
   $("exercise-list").replaceChildren(
     ...catalog.exercises.flatMap((ex, i) => {
       const track = ex.track !== catalog.exercises[i - 1]?.track && ex.track; // each track's heading
-      const heading = track ? [h("li.track", { role: "presentation", "data-track": track }, h("h3", {}, pick(catalog.tracks[track])))] : [];
+      const heading = track ? [h("li.track", { "data-track": track }, h("h3", {}, pick(catalog.tracks[track])))] : [];
       return [...heading, exerciseItem(ex)];
     }),
   );

@@ -138,8 +138,11 @@ export function deadlockView(c, onLine) {
     else lines[lines.length - 1] += sep + part;
     return lines;
   }, []);
-  const parts = perRank(c.message.replace(/^deadlock:\s*/, ""), "; ", /^rank \d+ (waits|is blocked)/);
-  const zhParts = perRank((c.message_zh ?? "").replace(/^死锁：/, ""), "；", /^rank \d+ (在|阻塞在)/);
+  // the kernel's own "cycle …" sentence is left out: the cycle is drawn below, with its op and line
+  const parts = perRank(c.message.replace(/^deadlock:\s*/, "").replace(/^cycle [^;]*;\s*/, ""), "; ",
+    /^rank \d+ (waits|is blocked)/);
+  const zhParts = perRank((c.message_zh ?? "").replace(/^死锁：/, "").replace(/^循环等待[^；]*；/, ""), "；",
+    /^rank \d+ (在|阻塞在)/);
   const waits = new Map();
   for (const part of parts) {
     const m = part.match(/^rank (\d+) waits in (\w+) (?:from|to) rank (\d+)(?: \(line (\d+)\))?/);
