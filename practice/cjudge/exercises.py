@@ -267,9 +267,10 @@ def _catalog(meta: dict, where: str, exercise_id: str) -> dict:
 
 
 def check_catalog(exercises: dict[str, Exercise], strict: bool = True) -> None:
-    """Every prerequisite names a loaded exercise (``strict``; else those that name none are
-    dropped: a course may install a part of the set), and no two exercises share a track's
-    place."""
+    """``strict`` (``judge.py check``): every prerequisite names a loaded exercise and no two
+    exercises share a track's place. Otherwise (serving a course, which may install a part of
+    the set or a copy of an exercise) prerequisites that name none are dropped and a shared
+    place is ordered by id."""
     places: dict[tuple[str, int], str] = {}
     for ex in list(exercises.values()):
         where = ex.path / "exercise.toml"
@@ -282,7 +283,7 @@ def check_catalog(exercises: dict[str, Exercise], strict: bool = True) -> None:
                 ex, prerequisites=tuple(p for p in ex.prerequisites if p in exercises))
         if ex.track is not None and ex.order is not None:
             other = places.setdefault((ex.track, ex.order), ex.id)
-            if other != ex.id:
+            if other != ex.id and strict:
                 raise ExerciseError(f"{where}: field `order` is {ex.order}, but exercise "
                                     f"{other!r} has that place in track {ex.track!r}")
 

@@ -70,7 +70,8 @@ def test_unknown_prerequisite_and_shared_place_are_named(tmp_path):
     _edit(root / "tree-reduce", "order = 2\n", "")
     with pytest.raises(ExerciseError, match=r"tree-reduce/exercise.toml: field `order` is 1, but "
                        r"exercise 'tree-broadcast' has that place in track 'latency-optimal'"):
-        load_exercises(root)
+        load_exercises(root, strict=True)
+    assert list(load_exercises(root)) == ["tree-broadcast", "tree-reduce"]  # served, by id
 
 
 def _edit(folder: Path, old: str, new: str) -> None:
