@@ -10,6 +10,7 @@ from cjudge.exercises import Exercise
 from cjudge.grading import plan_cases
 from cjudge.judge import judge_code
 from cjudge.protocol import CaseSpec, JobSpec, RawCase
+from cjudge.switch.core import empty_trace
 
 from .sandbox import SandboxProcess, WarmPool
 
@@ -86,7 +87,8 @@ class SandboxCases:
         ranks = [{"rank": r, "state": state, "output": None, "error": error}
                  for r in range(spec["world_size"])]
         return RawCase(name=spec["name"], ranks=ranks,  # type: ignore[typeddict-item]
-                       events=[], stdout="", stop=raw_stop, wall_ms=0.0)
+                       trace=empty_trace(spec["world_size"]), stdout="", stop=raw_stop,
+                       wall_ms=0.0)
 
 
 def grade(exercise: Exercise, code: str, filename: str, seed: int, runner: SandboxCases,

@@ -8,6 +8,8 @@ from typing import Any
 
 import pytest
 
+from cjudge.exercises import default_root, load_exercise
+from cjudge.grading import grade_case, plan_cases
 from server.grading import SandboxCases
 
 CASE = {"name": "sample", "world_size": 2, "sample": True, "params": {}, "inputs": []}
@@ -56,3 +58,24 @@ def test_a_sigkill_is_memory_limit_only_on_oom_evidence(signal: str, counts: lis
     sandbox = FakeSandbox(signal, counts)
     raw = SandboxCases(FakePool(sandbox), [CASE])(JOB, CASE)  # type: ignore[arg-type]
     assert raw["stop"] == stop
+
+
+class StoppedSandbox(FakeSandbox):
+    """A sandbox that ended without answering (killed mid-case, e.g. by a fork bomb)."""
+
+    stop = "killed"
+
+    def next_raw(self, time_limit_s: float) -> None:
+        return None
+
+    def log(self) -> str:
+        return "the runner was killed"
+
+
+def test_a_sandbox_that_stopped_early_is_graded_as_the_learners_failure_not_the_judges() -> None:
+    ex = load_exercise(default_root() / "ring-allreduce")
+    spec = plan_cases(ex)[0]
+    raw = SandboxCases(FakePool(StoppedSandbox("SIGKILL", [0])), [spec])(JOB, spec)  # type: ignore[arg-type]
+    case = grade_case(ex, spec, raw)  # a report the grader reads like any runtime's
+    assert case["verdict"] == "runtime_error" and "killed while your code ran" in case["message"]
+    assert case["bytes_sent"] == [0] * spec["world_size"]
