@@ -169,7 +169,7 @@ def grade_case(exercise: Exercise, spec: CaseSpec, raw: RawCase) -> dict:
     elif failure is not None:  # a rank's error explains why its peers hung or spun
         verdict, en, zh, details = failure
     else:
-        verdict, en, zh = _judge_outputs(exercise, spec, raw, sent, bound)
+        verdict, en, zh = _judge_outputs(exercise, spec, raw, sent, msgs, bound)
         if verdict in (Verdict.ACCEPTED, Verdict.OVER_BUDGET):  # a finished, correct run
             modelled = model_case(raw["trace"], input_bytes(spec), exercise.model,
                                   case_name=spec["name"])
@@ -215,7 +215,7 @@ def _stop_message(raw: RawCase, verdict: Verdict, limit: float) -> tuple[str, st
 
 
 def _judge_outputs(exercise: Exercise, spec: CaseSpec, raw: RawCase, sent: list[int],
-                   bound: int) -> tuple[Verdict, str, str]:
+                   msgs: list[int], bound: int) -> tuple[Verdict, str, str]:
     wants = exercise.grader.expected(spec["params"], spec["world_size"], spec["inputs"])
     for report, want in zip(raw["ranks"], wants, strict=True):
         if report["state"] != "returned":
@@ -228,7 +228,7 @@ def _judge_outputs(exercise: Exercise, spec: CaseSpec, raw: RawCase, sent: list[
     worst = max(range(len(sent)), key=sent.__getitem__)
     if sent[worst] > bound:
         size = ITEMSIZE[str(spec["inputs"][0]["dtype"])]
-        calls = bytes_per_rank(raw["trace"])[1][worst]
+        calls = msgs[worst]
         return (Verdict.OVER_BUDGET,
                 f"correct, but rank {worst} sent {sent[worst]} bytes ({sent[worst] // size} "
                 f"elements in {calls} calls); the bound is {bound} bytes ({bound // size} elements)",

@@ -7,6 +7,7 @@ Both runtimes (real torch and the simulation) describe every communication call 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import accumulate
 from typing import Any
 
 #: learner-facing name -> canonical op recorded in the trace
@@ -120,3 +121,14 @@ def split_rows(t: Any, sizes: Sequence[int], n: int) -> list[int]:
     if len(sizes) != n or sum(sizes) != rows:
         raise RuntimeError("Split sizes doesn't match total dim 0 size")
     return [int(s) for s in sizes]
+
+
+def blocks_of(data: bytes, sizes: Sequence[int]) -> list[bytes]:
+    """``data`` cut into consecutive blocks of ``sizes`` bytes, one per rank."""
+    ends = list(accumulate(sizes))
+    return [data[a:b] for a, b in zip([0, *ends[:-1]], ends, strict=True)]
+
+
+def equal_blocks(data: bytes, n: int) -> list[bytes]:
+    """``data`` cut into ``n`` equal blocks, one per rank."""
+    return blocks_of(data, [len(data) // n] * n) if n else []

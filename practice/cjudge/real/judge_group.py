@@ -22,7 +22,7 @@ import torch
 import torch.distributed as dist
 
 from ..learner import ForbiddenPrimitive, caller_line
-from ..primitives import same_shapes, split_rows
+from ..primitives import blocks_of, equal_blocks, same_shapes, split_rows
 from ..protocol import TensorData
 from ..switch.wire import encode, read_frame
 
@@ -139,7 +139,7 @@ def raw_payload(t: torch.Tensor) -> bytes:
 
 
 def _values(data: bytes, dtype: torch.dtype) -> torch.Tensor:
-    size = torch.empty((), dtype=dtype).element_size()
+    size = dtype.itemsize
     data = data[:len(data) - len(data) % size]
     return torch.frombuffer(bytearray(data), dtype=dtype) if data else torch.empty(0, dtype=dtype)
 
@@ -159,11 +159,6 @@ def raw_write(t: torch.Tensor, data: bytes) -> None:
     values = _values(data, t.dtype)
     with torch.no_grad():
         _raw(t)[:values.numel()].copy_(values)
-
-
-def _split(data: bytes, sizes: Sequence[int]) -> list[bytes]:
-    starts = [sum(sizes[:i]) for i in range(len(sizes) + 1)]
-    return [data[a:b] for a, b in zip(starts, starts[1:], strict=False)]
 
 
 class JudgeWork(dist._Work):
@@ -328,8 +323,7 @@ class JudgeGroup(dist.ProcessGroup):
                                "per rank of the group")
 
         def done(data: bytes) -> None:
-            for o, part in zip(outputs, _split(data, [len(data) // len(outputs)] * len(outputs)),
-                               strict=True):
+            for o, part in zip(outputs, equal_blocks(data, len(outputs)), strict=True):
                 write(o, part, "all_gather")
 
         return self._post("all_gather", payload_of(t), t.dtype, done, "allgather")
@@ -393,7 +387,7 @@ class JudgeGroup(dist.ProcessGroup):
         def done(data: bytes) -> None:
             if len(data) != sum(sizes):
                 raise RuntimeError("all_to_all: the ranks' blocks do not fit the output tensors")
-            for o, part in zip(output_tensors, _split(data, sizes), strict=True):
+            for o, part in zip(output_tensors, blocks_of(data, sizes), strict=True):
                 write(o, part, "all_to_all")
 
         payloads = [payload_of(t) for t in input_tensors]
@@ -405,8 +399,7 @@ class JudgeGroup(dist.ProcessGroup):
         outputs = _inner(output_tensors) if self.port.rank == root else []
 
         def done(data: bytes) -> None:
-            for o, part in zip(outputs, _split(data, [len(data) // max(len(outputs), 1)]
-                                               * len(outputs)), strict=True):
+            for o, part in zip(outputs, equal_blocks(data, len(outputs)), strict=True):
                 write(o, part, "gather")
 
         return self._post("gather", payload_of(t), t.dtype, done, "gather", root=root)

@@ -101,11 +101,10 @@ def _watch(job: JobSpec, server: SwitchServer, outputs: RankOutputs,
     while True:
         server.poll(POLL_S)
         now = time.monotonic()
-        for rank in launcher.poll():  # a rank exits once the judge has its result
+        for rank in launcher.poll():  # ended with a result, the switch knows it; else gone
             if rank not in switch.finished:
-                record = server.records.get(rank)
-                switch.finish(rank, "returned" if record and not record["error"] else "failed")
-        if len(switch.finished) == world or all(r in server.records for r in range(world)):
+                switch.finish(rank, "failed")
+        if len(switch.finished) == world:
             return None
         if outputs.total() > job["output_limit_bytes"]:
             return "output_limit"
@@ -115,10 +114,8 @@ def _watch(job: JobSpec, server: SwitchServer, outputs: RankOutputs,
             start = now
         if now - (start or launched) > (job["time_limit_s"] if start else STARTUP_LIMIT_S):
             return "time_limit"
-        if switch.deadlocked():
-            failed = any(state == "failed" for state in switch.finished.values()) or any(
-                record["error"] for record in server.records.values())
-            return None if failed else "deadlock"
+        if (stuck := switch.stuck()) is not None:
+            return "deadlock" if stuck == "deadlock" else None
 
 
 def _await_exits(server: SwitchServer, launcher: Launcher) -> None:
@@ -147,10 +144,7 @@ def _reports(server: SwitchServer, exits: dict[int, int]) -> list[RankReport]:
                 kind="exception", type="SystemExit", traceback="", line=None,
                 message="the rank's process ended before its function returned")))
         else:
-            waiting = switch.waiting.get(rank)
-            reports.append(RankReport(rank=rank, state="blocked" if waiting else "running",
-                                      output=None, error=None,
-                                      waiting=waiting.record["kind"] if waiting else None))
+            reports.append(switch.unfinished_report(rank))
     return reports
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..primitives import same_shapes, split_rows
+from ..primitives import blocks_of, equal_blocks, same_shapes, split_rows
 from . import comm, groups
 from .comm import ReduceOp, Work
 from .context import Call, check, current
@@ -117,12 +117,6 @@ def _write_each(outputs: Sequence[Tensor], parts: list[bytes], what: str) -> Non
         o._write(values)
 
 
-def _split(result: bytes, n: int) -> list[bytes]:
-    """``result`` cut into ``n`` equal parts (one per rank of the group)."""
-    size = len(result) // n if n else 0
-    return [result[i * size:(i + 1) * size] for i in range(n)]
-
-
 def call_all_gather(tensor_list: Any, t: Any, group: Any, api: str) -> Work:
     call = check(api, "all_gather")
     g = groups.resolve(group)
@@ -136,7 +130,7 @@ def call_all_gather(tensor_list: Any, t: Any, group: Any, api: str) -> Work:
         raise RuntimeError("ProcessGroupGloo::allgather: tensor_list must hold one tensor per "
                            "rank of the group")
     return comm.collective(current(), g._gid, "all_gather", comm.payload_of(t), t.dtype, call,
-                           lambda result: _write_each(outputs, _split(result, len(outputs)),
+                           lambda result: _write_each(outputs, equal_blocks(result, len(outputs)),
                                                       "all_gather"))
 
 
@@ -229,8 +223,7 @@ def call_all_to_all(output_list: Any, input_list: Any, group: Any, api: str) -> 
     def done(result: bytes) -> None:
         if len(result) != sum(sizes):
             raise RuntimeError("all_to_all: the ranks' blocks do not fit the output tensors")
-        starts = [sum(sizes[:i]) for i in range(len(sizes) + 1)]
-        _write_each(outputs, [result[a:b] for a, b in zip(starts, starts[1:], strict=False)],
+        _write_each(outputs, blocks_of(result, sizes),
                     "all_to_all")
 
     return comm.collective(current(), g._gid, "all_to_all",
@@ -326,7 +319,7 @@ def call_gather(t: Any, gather_list: Any, dst: int | None, group_dst: int | None
 
     def done(result: bytes) -> None:
         if outputs:
-            _write_each(outputs, _split(result, len(outputs)), "gather")
+            _write_each(outputs, equal_blocks(result, len(outputs)), "gather")
 
     return comm.collective(current(), g._gid, "gather", comm.payload_of(t), t.dtype, call, done,
                            root=root)

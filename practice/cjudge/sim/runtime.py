@@ -128,18 +128,10 @@ def run_case_here(job: JobSpec, case: CaseSpec) -> RawCase:
         if stop == "deadlock":
             switch.mark_deadlock()
         finished = dict(switch.finished)
-        waiting = {r: q.record["kind"] for r, q in switch.waiting.items()}
-        trace = switch.trace()
-        trace = json.loads(json.dumps(trace))  # a copy: blocked ranks hold the switch's lists
+        out = [reports[rank] or switch.unfinished_report(rank) for rank in range(world)]
+        trace = json.loads(json.dumps(switch.trace()))  # a copy: blocked ranks hold its lists
     for rank in finished:
         threads[rank].join()
-    out: list[RankReport] = []
-    for rank in range(world):
-        report = reports[rank]
-        if report is None:
-            report = RankReport(rank=rank, state="blocked" if rank in waiting else "running",
-                                output=None, error=None, waiting=waiting.get(rank))
-        out.append(report)
     return RawCase(name=case["name"], ranks=out, trace=trace, stdout=capture.merged(),
                    stop=stop, wall_ms=wall_ms)
 
@@ -147,25 +139,21 @@ def run_case_here(job: JobSpec, case: CaseSpec) -> RawCase:
 def _watch(hub: ThreadSwitch, capture: Capture, deadline: float, world: int) -> Stop | None:
     """Wait until every rank finished, or the reason to stop them early.
 
-    Like the real runtime, ranks stuck after one of them failed are not a deadlock: the failure
-    is the learner's error to see.
+    Ranks stuck after one of them failed are not a deadlock (``Switch.stuck``).
     """
     switch = hub.switch
     while True:
         with hub.cond:
             version = hub.version
-            finished = dict(switch.finished)
-            # a rank whose graded call ended is reported a moment later (returned or failed)
-            settled = all(r in finished for r in range(world) if switch.ended[r])
-            deadlocked, flooded = switch.deadlocked() and settled, switch.flooded
+            finished, stuck, flooded = len(switch.finished), switch.stuck(), switch.flooded
         if capture.exceeded:
             return "output_limit"
         if flooded:
             return "trace_limit"
-        if len(finished) == world:
+        if finished == world:
             return None
-        if deadlocked:
-            return None if "failed" in finished.values() else "deadlock"
+        if stuck is not None:
+            return "deadlock" if stuck == "deadlock" else None
         left = deadline - time.monotonic()
         if left <= 0:
             return "time_limit"

@@ -17,9 +17,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import Literal
 
-from ..primitives import P2P_OPS, bytes_sent
-from ..protocol import TensorData
+from ..primitives import P2P_OPS, blocks_of, bytes_sent, equal_blocks
+from ..protocol import RankReport, TensorData
 from .reduce import OPS, ReduceError, itemsize, reduce_bytes
 from .trace import Collective, Message, Refusal, Request, SwitchTrace, Wait, WaitEdge
 
@@ -139,7 +140,7 @@ class Switch:
 
     def end(self, rank: int) -> None:
         """The rank's graded call ended: the switch accepts no more communication from it."""
-        self._rank(rank)
+        self._member_rank(rank)
         self.graded[rank], self.ended[rank] = False, True
 
     def finish(self, rank: int, state: str) -> None:
@@ -264,6 +265,22 @@ class Switch:
         left = self.unfinished()
         return bool(left) and all(r in self.waiting for r in left)
 
+    def stuck(self) -> Literal["deadlock", "failed"] | None:
+        """Why the case can go no further, once it can't: ``"failed"`` when a rank failed (its
+        peers hang because of it: the failure is the learner's error to see), else
+        ``"deadlock"``. None while it can, or while a rank whose graded call ended has not yet
+        said how it ended (:meth:`finish`)."""
+        if not self.deadlocked() or any(self.ended[r] and r not in self.finished
+                                        for r in range(self.world)):
+            return None
+        return "failed" if "failed" in self.finished.values() else "deadlock"
+
+    def unfinished_report(self, rank: int) -> RankReport:
+        """How a rank that never ended stands when the case stops: blocked in what, or running."""
+        waiting = self.waiting.get(rank)
+        return RankReport(rank=rank, state="blocked" if waiting else "running", output=None,
+                          error=None, waiting=waiting.record["kind"] if waiting else None)
+
     def mark_deadlock(self) -> None:
         """Record who waits on whom (call when the case is stopped as a deadlock)."""
         edges: list[WaitEdge] = []
@@ -291,11 +308,6 @@ class Switch:
 
     # ---- internals -------------------------------------------------------------------------
 
-    def _rank(self, rank: int) -> int:
-        if not isinstance(rank, int) or not 0 <= rank < self.world:
-            raise SwitchError(f"invalid rank {rank!r}", f"无效的 rank {rank!r}")
-        return rank
-
     def _member_rank(self, rank: object) -> int:
         if isinstance(rank, bool) or not isinstance(rank, int) or not 0 <= rank < self.world:
             raise SwitchError(f"invalid rank {rank!r}: ranks are 0..{self.world - 1}",
@@ -310,7 +322,7 @@ class Switch:
 
     def _open(self, rank: int) -> None:
         """Refuse any request from a rank whose graded call has ended."""
-        self._rank(rank)
+        self._member_rank(rank)
         if self.ended[rank] or rank in self.finished:
             raise SwitchError(
                 f"rank {rank} communicated after its graded function returned; every "
@@ -484,9 +496,8 @@ class Switch:
         if kind == "reduce":
             return [reduce_bytes(op, payloads, dtype) if i == root else b"" for i in range(n)]
         if kind == "reduce_scatter":
-            block = len(payloads[0]) // n
-            return [reduce_bytes(op, [p[i * block:(i + 1) * block] for p in payloads], dtype)
-                    for i in range(n)]
+            blocks = [equal_blocks(p, n) for p in payloads]
+            return [reduce_bytes(op, [b[i] for b in blocks], dtype) for i in range(n)]
         if kind == "all_gather":
             return [b"".join(payloads)] * n
         if kind == "gather":
@@ -494,13 +505,8 @@ class Switch:
         if kind == "broadcast":
             return [payloads[root]] * n
         if kind == "scatter":
-            block = len(payloads[root]) // n
-            return [payloads[root][i * block:(i + 1) * block] for i in range(n)]
-        if kind == "all_to_all":
-            offsets = []
-            for q in reqs:
-                starts = [sum((q.splits or [])[:j]) for j in range(n)]
-                offsets.append(starts)
-            return [b"".join(reqs[i].payload[offsets[i][j]:offsets[i][j] + (reqs[i].splits or [])[j]]
-                             for i in range(n)) for j in range(n)]
+            return equal_blocks(payloads[root], n)
+        if kind == "all_to_all":  # rank j gets block j of every member's input, in group order
+            blocks = [blocks_of(q.payload, q.splits or []) for q in reqs]
+            return [b"".join(blocks[i][j] for i in range(n)) for j in range(n)]
         return [b""] * n  # barrier

@@ -117,6 +117,7 @@ class _Conn:
     rank: int | None = None
     out: bytearray = field(default_factory=bytearray)
     waiting: int | None = None  # the switch request whose reply is owed
+    writing: bool = False  # registered for writability: replies are queued
     #: the rank's own request numbers -> the switch's request, or why the switch refused it
     handles: dict[int, int | SwitchError] = field(default_factory=dict)
 
@@ -124,9 +125,9 @@ class _Conn:
 class SwitchServer:
     """Serves one case's switch to its ranks over ``path``; poll it from the judge's loop."""
 
-    def __init__(self, path: Path, switch: Switch, pids: list[int] | None = None) -> None:
+    def __init__(self, path: Path, switch: Switch) -> None:
         self.switch = switch
-        self.pids = pids  # each rank's expected process id, when the launcher knows them
+        self.pids: list[int] | None = None  # each rank's process id, once the launcher knows
         self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self.listener.bind(str(path))
         self.listener.listen(64)
@@ -135,7 +136,6 @@ class SwitchServer:
         self.selector.register(self.listener, selectors.EVENT_READ)
         self.by_rank: dict[int, _Conn] = {}
         self.records: dict[int, dict[str, Any]] = {}  # rank -> its end-of-call record
-        self.changes = 0  # grows whenever a request was handled (the judge's sign of life)
 
     def expect(self, pids: list[int]) -> None:
         """The ranks' process ids, once the launcher knows them."""
@@ -200,7 +200,6 @@ class SwitchServer:
             if conn.sock.fileno() < 0:
                 return
             self._handle(conn, header, payload)
-            self.changes += 1
 
     def _handle(self, conn: _Conn, header: dict[str, Any], payload: bytes) -> None:
         try:
@@ -215,7 +214,7 @@ class SwitchServer:
             if op.startswith("post_"):
                 self._post(conn, op, f, payload)
             else:
-                self._reply(conn, *self._dispatch(conn, op, f, header, payload))
+                self._reply(conn, *self._dispatch(conn, op, f, header))
         except SwitchError as exc:
             reply: dict[str, Any] = {"error": exc.en, "zh": exc.zh}
             if isinstance(exc, Forbidden):
@@ -273,8 +272,8 @@ class SwitchServer:
             raise made
         return made
 
-    def _dispatch(self, conn: _Conn, op: str, f: dict[str, Any], header: dict[str, Any],
-                  payload: bytes) -> tuple[dict[str, Any], bytes]:
+    def _dispatch(self, conn: _Conn, op: str, f: dict[str, Any],
+                  header: dict[str, Any]) -> tuple[dict[str, Any], bytes]:
         s, rank = self.switch, conn.rank
         assert rank is not None
         if op == "new_group":
@@ -290,8 +289,9 @@ class SwitchServer:
             return self._outcome(rank, made)
         if op == "begin":
             return {"ok": s.begin(rank)}, b""
-        s.end(rank)  # op == "end"
-        self.records[rank] = result_record(header)
+        s.end(rank)  # op == "end": the rank's last word, so it is finished too
+        record = self.records[rank] = result_record(header)
+        s.finish(rank, "failed" if record["error"] else "returned")
         return {"ok": True}, b""
 
     def _outcome(self, rank: int, handle: int) -> tuple[dict[str, Any], bytes]:
@@ -327,8 +327,10 @@ class SwitchServer:
             self._drop(conn, None)
             return
         del conn.out[:sent]
-        events = selectors.EVENT_READ | (selectors.EVENT_WRITE if conn.out else 0)
-        self.selector.modify(conn.sock, events, conn)
+        if bool(conn.out) != conn.writing:  # a system call only when the interest changes
+            conn.writing = bool(conn.out)
+            events = selectors.EVENT_READ | (selectors.EVENT_WRITE if conn.writing else 0)
+            self.selector.modify(conn.sock, events, conn)
 
     def _drop(self, conn: _Conn, error: RankError | None) -> None:
         """The rank's channel ended (closed, or broken by the rank): it communicates no more."""

@@ -54,6 +54,14 @@ class FrameReader:
         return frames
 
 
+def decode(message: bytes, max_payload: int = 1 << 30) -> tuple[dict[str, Any], bytes]:
+    """The one frame ``message`` holds (a whole message, e.g. over shared memory)."""
+    frames = FrameReader(max_payload).feed(message)
+    if len(frames) != 1:
+        raise MalformedFrame(f"a message holds {len(frames)} frames, not one")
+    return frames[0]
+
+
 def read_frame(sock: Any) -> tuple[dict[str, Any], bytes]:
     """One frame from a blocking socket (the rank's side, reading the judge's replies)."""
     head = _recv_exactly(sock, _HEAD.size)

@@ -101,10 +101,8 @@ class BrowserCase:
             stop = "trace_limit"
         elif len(switch.finished) == self.world:
             pass
-        elif switch.deadlocked() and all(r in switch.finished for r in range(self.world)
-                                         if switch.ended[r]):
-            # a rank whose graded call ended is settled only once it reports how it ended
-            stop = None if "failed" in switch.finished.values() else "deadlock"
+        elif (stuck := switch.stuck()) is not None:
+            stop = "deadlock" if stuck == "deadlock" else None
         elif time.monotonic() >= self.deadline:
             stop = "time_limit"
         else:
@@ -123,9 +121,7 @@ class BrowserCase:
         switch = self.switch
         if stop == "deadlock":
             switch.mark_deadlock()
-        waiting = {r: q.record["kind"] for r, q in switch.waiting.items()}
-        ranks = [report or RankReport(rank=rank, state="blocked" if rank in waiting else "running",
-                                      output=None, error=None, waiting=waiting.get(rank))
+        ranks = [report or switch.unfinished_report(rank)
                  for rank, report in enumerate(self.reports)]
         trace = json.loads(json.dumps(switch.trace()))  # unwinding ranks must not change it
         self.raw = RawCase(name=self.spec["name"], ranks=ranks, trace=trace,

@@ -4,7 +4,7 @@ A rank's every call on its port is one request over shared memory
 (``web/src/runner/sync-call.js``): the rank's worker blocks in ``Atomics.wait`` until the judge
 answers. The judge's loop (:func:`serve`) reads the requests, makes the calls on the case's one
 switch, and answers a ``wait`` only once the switch has put the rank on ``woken``. A message is
-a JSON header, a newline, then raw bytes (a payload, or a receive's data).
+one frame of ``cjudge.switch.wire``, as on a real rank's channel: a JSON header, raw bytes.
 
 A learner's file runs in the rank's worker and can reach its request function: the judge
 treats every request as untrusted, and a malformed one is that rank's ``runtime_error``.
@@ -25,6 +25,7 @@ from cjudge.protocol import JobSpec, RankReport, TensorData
 from cjudge.sim.capture import Capture, Router
 from cjudge.sim.rank import install_modules, run_rank
 from cjudge.switch.core import Flooded, Forbidden, SwitchError
+from cjudge.switch.wire import decode, encode
 
 from .case import Aborted, BrowserCase
 
@@ -35,25 +36,11 @@ CALLS = {"new_group": False, "post_send": True, "post_recv": False, "post_collec
          "test": False, "wait": False, "begin": False, "end": False}
 
 
-def pack(header: dict, data: bytes = b"") -> bytes:
-    """One message: ``header`` as JSON, a newline, ``data``."""
-    return json.dumps(header).encode() + b"\n" + data
-
-
-def unpack(message: bytes) -> tuple[dict, bytes]:
-    """A message's header and data."""
-    head, _, data = message.partition(b"\n")
-    header = json.loads(head)
-    if not isinstance(header, dict):
-        raise ValueError("a request's header must be an object")
-    return header, data
-
-
 def _error(exc: SwitchError) -> bytes:
     fields = {"error": type(exc).__name__, "en": exc.en, "zh": exc.zh}
     if isinstance(exc, Forbidden):
         fields |= {"kind": exc.kind, "api": exc.api}
-    return pack(fields)
+    return encode(fields)
 
 
 def _raise(header: dict) -> None:
@@ -88,7 +75,7 @@ class WirePort:
         self._request, self.rank, self.world = request, rank, world
 
     def _call(self, method: str, data: bytes = b"", /, **kw: Any) -> tuple[Any, bytes]:
-        header, got = unpack(self._request(to_js(pack({"op": method, "kw": kw}, data))).to_bytes())
+        header, got = decode(self._request(to_js(encode({"op": method, "kw": kw}, data))).to_bytes())
         if "ok" not in header:
             _raise(header)
         return header["ok"], got
@@ -126,7 +113,7 @@ class WirePort:
 
     def finish(self, report: RankReport | None, output: RankOutput) -> None:
         """The rank's end (``report`` None: it unwound after the case was over)."""
-        self._request(to_js(pack({"op": "finish", "report": report, "output": "".join(output.text),
+        self._request(to_js(encode({"op": "finish", "report": report, "output": "".join(output.text),
                                   "exceeded": output.exceeded})))
 
 
@@ -163,7 +150,7 @@ class Server:
         while self.running:
             if not case.over and case.check():
                 for rank in self.parked:
-                    self._answer(rank, pack({"abort": True}))
+                    self._answer(rank, encode({"abort": True}))
                 self.parked.clear()
             left = 1.0 if case.over else max(case.deadline - time.monotonic(), 0.001)
             rank = self.board.next(left * 1000)
@@ -188,19 +175,19 @@ class Server:
             src, data = self.switch.result(rank, handle)
         except SwitchError as exc:
             return _error(exc)
-        return pack({"ok": src}, data)
+        return encode({"ok": src}, data)
 
     def handle(self, rank: int, message: bytes) -> bytes | None:
         """The answer to one request of ``rank`` (None: not yet, the rank waits)."""
         try:
-            header, data = unpack(message)
+            header, data = decode(message)
             op = header.get("op")
             if op == "finish":
                 self.running.discard(rank)
                 self._finish(rank, header)
-                return pack({"ok": None})
+                return encode({"ok": None})
             if self.case.over:
-                return pack({"abort": True})
+                return encode({"abort": True})
             if op not in CALLS:
                 raise SwitchError(f"unknown request {op!r}", f"未知的请求 {op!r}")
             kw = header.get("kw")
@@ -213,7 +200,7 @@ class Server:
                     self.parked[rank] = kw["handle"]
                     return None
                 return self._outcome(rank, kw["handle"])
-            return pack({"ok": getattr(self.switch, op)(rank, **kw)})
+            return encode({"ok": getattr(self.switch, op)(rank, **kw)})
         except SwitchError as exc:
             return _error(exc)
         except Exception as exc:  # noqa: BLE001 - a forged request is the rank's error
