@@ -42,7 +42,8 @@ export function describe(error) {
 
 const token = () => load("token");
 
-async function call(method, path, body) {
+/** One request to the API: its JSON answer, an HttpError, or Unreachable. */
+export async function call(method, path, body) {
   const headers = { Accept: "application/json" };
   if (body !== undefined) headers["Content-Type"] = "application/json";
   if (token()) headers.Authorization = `Bearer ${token()}`;

@@ -2,7 +2,10 @@
 // quota, and the staff's progress table with its CSV export. Routes: #/leaderboard/<id>,
 // #/me, #/staff. Logged in through the main app (its token, or the session cookie).
 import "./course.css";
-import { load, save } from "./store.js";
+import { call } from "./api.js";
+import { h } from "./dom.js";
+import { currentLang, dateTime, setLang } from "./i18n.js";
+import { load } from "./store.js";
 
 const TEXT = {
   en: {
@@ -35,45 +38,15 @@ const TEXT = {
   },
 };
 
-let lang = load("lang") ?? (navigator.language?.startsWith("zh") ? "zh" : "en");
+let lang = currentLang();
 const t = (key, vars = {}) => TEXT[lang][key].replace(/\{(\w+)\}/g, (_, k) => String(vars[k]));
 
-class Failed extends Error {
-  constructor(status, message) {
-    super(message);
-    this.status = status;
-  }
-}
-
-async function api(method, path, body) {
-  const headers = { Accept: "application/json" };
-  const token = load("token");
-  if (token) headers.Authorization = `Bearer ${token}`;
-  if (body !== undefined) headers["Content-Type"] = "application/json";
-  const response = await fetch(path, { method, headers, credentials: "same-origin",
-    body: body === undefined ? undefined : JSON.stringify(body) });
-  const data = (response.headers.get("content-type") ?? "").includes("json") ? await response.json() : null;
-  if (!response.ok) throw new Failed(response.status, typeof data?.detail === "string" ? data.detail : `HTTP ${response.status}`);
-  return data;
-}
-
-function el(tag, attrs = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [key, value] of Object.entries(attrs)) {
-    if (value === undefined || value === null) continue;
-    if (key === "class") node.className = value;
-    else node.setAttribute(key, value);
-  }
-  node.append(...children.flat().filter((c) => c !== null && c !== undefined));
-  return node;
-}
-
 function table(head, rows, attrs = {}) {
-  return el("table", attrs, el("thead", {}, el("tr", {}, head.map((h) => el("th", { scope: "col" }, h)))),
-    el("tbody", {}, rows));
+  return h("table", attrs, h("thead", {}, h("tr", {}, head.map((cell) => h("th", { scope: "col" }, cell)))),
+    h("tbody", {}, rows));
 }
 
-const when = (iso) => (iso ? new Date(iso).toLocaleString(lang === "zh" ? "zh-CN" : "en-GB") : "");
+const when = (iso) => (iso ? dateTime(iso) : "");
 
 function seconds(s) {
   if (s === null || s === undefined) return "–";
@@ -82,41 +55,41 @@ function seconds(s) {
   return `${(s * 1e6).toFixed(2)} µs`;
 }
 
-const verdictCell = (v) => el("td", { class: v ? `verdict-${v}` : "verdict-none" }, v ?? t("notTried"));
+const verdictCell = (v) => h("td", { class: v ? `verdict-${v}` : "verdict-none" }, v ?? t("notTried"));
 
 async function exercises() {
-  return api("GET", "/api/exercises");
+  return call("GET", "/api/exercises");
 }
 
 async function leaderboardView(main, id) {
   const list = await exercises();
   id = id || list[0]?.id;
-  const picker = el("nav", { class: "picker" }, list.map((e) =>
-    el("a", { href: `#/leaderboard/${e.id}`, "aria-current": e.id === id ? "page" : null }, e.title[lang] ?? e.id, " ")));
-  const board = await api("GET", `/api/exercises/${encodeURIComponent(id)}/leaderboard`);
+  const picker = h("nav", { class: "picker" }, list.map((e) =>
+    h("a", { href: `#/leaderboard/${e.id}`, "aria-current": e.id === id ? "page" : null }, e.title[lang] ?? e.id, " ")));
+  const board = await call("GET", `/api/exercises/${encodeURIComponent(id)}/leaderboard`);
   const modelled = board.ranked_by[0] === "model_time_s";
-  const rows = board.entries.map((e) => el("tr", { class: e.you ? "you" : null, "data-rank": e.rank },
-    el("td", { class: "num" }, String(e.rank)),
-    el("td", {}, e.anonymous ? t("anonymous") : e.name, e.you ? ` (${t("you")})` : ""),
-    el("td", { class: "num" }, seconds(e.model_time_s)),
-    el("td", { class: "num" }, e.bytes_sent === null ? "–" : e.bytes_sent.toLocaleString()),
-    el("td", {}, when(e.submitted_at), e.current_version ? "" : ` (${t("version")})`)));
-  main.replaceChildren(picker, el("h1", {}, `${t("leaderboards")}: ${board.title[lang] ?? id}`),
-    el("p", { class: "muted" }, modelled ? t("rankedBy") : t("rankedByBytes")),
+  const rows = board.entries.map((e) => h("tr", { class: e.you ? "you" : null, "data-rank": e.rank },
+    h("td", { class: "num" }, String(e.rank)),
+    h("td", {}, e.anonymous ? t("anonymous") : e.name, e.you ? ` (${t("you")})` : ""),
+    h("td", { class: "num" }, seconds(e.model_time_s)),
+    h("td", { class: "num" }, e.bytes_sent === null ? "–" : e.bytes_sent.toLocaleString()),
+    h("td", {}, when(e.submitted_at), e.current_version ? "" : ` (${t("version")})`)));
+  main.replaceChildren(picker, h("h1", {}, `${t("leaderboards")}: ${board.title[lang] ?? id}`),
+    h("p", { class: "muted" }, modelled ? t("rankedBy") : t("rankedByBytes")),
     rows.length ? table([t("rank"), t("name"), t("modelled"), t("bytes"), t("date")], rows, { id: "leaderboard" })
-      : el("p", { id: "leaderboard-empty" }, t("noEntries")));
+      : h("p", { id: "leaderboard-empty" }, t("noEntries")));
 }
 
 async function meView(main) {
-  const [profile, progress, quota, list] = await Promise.all([api("GET", "/api/me/profile"),
-    api("GET", "/api/me/progress"), api("GET", "/api/me/quota"), exercises()]);
+  const [profile, progress, quota, list] = await Promise.all([call("GET", "/api/me/profile"),
+    call("GET", "/api/me/progress"), call("GET", "/api/me/quota"), exercises()]);
   const titles = Object.fromEntries(list.map((e) => [e.id, e.title[lang]]));
-  const input = el("input", { id: "display-name", value: profile.display_name ?? "", maxlength: "32",
+  const input = h("input", { id: "display-name", value: profile.display_name ?? "", maxlength: "32",
     "aria-label": t("displayName") });
-  const note = el("span", { id: "profile-note", role: "status" });
+  const note = h("span", { id: "profile-note", role: "status" });
   const send = async (name) => {
     try {
-      const saved = await api("PUT", "/api/me/profile", { display_name: name });
+      const saved = await call("PUT", "/api/me/profile", { display_name: name });
       input.value = saved.display_name ?? "";
       note.className = "muted";
       note.textContent = t("nameSaved");
@@ -125,36 +98,36 @@ async function meView(main) {
       note.textContent = error.message;
     }
   };
-  const form = el("form", { id: "profile-form" }, el("label", { for: "display-name" }, t("displayName")), input,
-    el("button", { type: "submit", class: "primary" }, t("save")),
-    el("button", { type: "button", id: "stay-anonymous" }, t("stayAnonymous")), note);
+  const form = h("form", { id: "profile-form" }, h("label", { for: "display-name" }, t("displayName")), input,
+    h("button", { type: "submit", class: "primary" }, t("save")),
+    h("button", { type: "button", id: "stay-anonymous" }, t("stayAnonymous")), note);
   form.addEventListener("submit", (event) => {
     event.preventDefault();
     send(input.value.trim() || null);
   });
   form.querySelector("#stay-anonymous").addEventListener("click", () => send(null));
-  const rows = progress.map((p) => el("tr", {}, el("td", {}, titles[p.exercise] ?? p.exercise),
-    verdictCell(p.best_verdict), el("td", { class: "num" }, String(p.attempts)), el("td", {}, when(p.first_accepted_at))));
-  main.replaceChildren(el("h1", {}, t("me")), form,
-    el("p", { id: "quota" }, t("quota", { left: quota.remaining_this_minute, rate: quota.rate_per_minute,
+  const rows = progress.map((p) => h("tr", {}, h("td", {}, titles[p.exercise] ?? p.exercise),
+    verdictCell(p.best_verdict), h("td", { class: "num" }, String(p.attempts)), h("td", {}, when(p.first_accepted_at))));
+  main.replaceChildren(h("h1", {}, t("me")), form,
+    h("p", { id: "quota" }, t("quota", { left: quota.remaining_this_minute, rate: quota.rate_per_minute,
       pending: quota.pending, max: quota.max_pending })),
     table([t("exercise"), t("best"), t("attempts"), t("firstAccepted")], rows, { id: "my-progress" }));
 }
 
 async function staffView(main) {
-  const data = await api("GET", "/api/admin/progress");
-  const summary = data.exercises.map((e) => el("tr", { "data-exercise": e.exercise },
-    el("td", {}, e.title[lang] ?? e.exercise), el("td", { class: "num" }, `${e.solved} / ${e.learners}`),
-    el("td", { class: "num" }, `${(100 * e.solve_rate).toFixed(0)} %`),
-    el("td", {}, e.common_failures.map((f) => `${f.verdict} × ${f.count}`).join(", "))));
+  const data = await call("GET", "/api/admin/progress");
+  const summary = data.exercises.map((e) => h("tr", { "data-exercise": e.exercise },
+    h("td", {}, e.title[lang] ?? e.exercise), h("td", { class: "num" }, `${e.solved} / ${e.learners}`),
+    h("td", { class: "num" }, `${(100 * e.solve_rate).toFixed(0)} %`),
+    h("td", {}, e.common_failures.map((f) => `${f.verdict} × ${f.count}`).join(", "))));
   const ids = data.exercises.map((e) => e.exercise);
   const learners = new Map();
   for (const row of data.rows) {
     if (!learners.has(row.user_id)) learners.set(row.user_id, { name: row.username, display: row.display_name, cells: {} });
     learners.get(row.user_id).cells[row.exercise] = row;
   }
-  const grid = [...learners.values()].map((l) => el("tr", {},
-    el("td", {}, l.name, l.display ? ` (${l.display})` : ""),
+  const grid = [...learners.values()].map((l) => h("tr", {},
+    h("td", {}, l.name, l.display ? ` (${l.display})` : ""),
     ids.map((id) => {
       const cell = l.cells[id];
       const td = verdictCell(cell?.best_verdict);
@@ -162,17 +135,17 @@ async function staffView(main) {
       if (cell?.first_accepted_at) td.title = `${t("firstAccepted")}: ${when(cell.first_accepted_at)}`;
       return td;
     })));
-  const csv = el("button", { type: "button", id: "download-csv", class: "primary" }, t("csv"));
+  const csv = h("button", { type: "button", id: "download-csv", class: "primary" }, t("csv"));
   csv.addEventListener("click", async () => {
     const token = load("token");
     const response = await fetch("/api/admin/progress.csv", { credentials: "same-origin",
       headers: token ? { Authorization: `Bearer ${token}` } : {} });
-    const link = el("a", { href: URL.createObjectURL(await response.blob()), download: "progress.csv" });
+    const link = h("a", { href: URL.createObjectURL(await response.blob()), download: "progress.csv" });
     document.body.append(link);
     link.click();
     link.remove();
   });
-  main.replaceChildren(el("h1", {}, t("staff")), csv,
+  main.replaceChildren(h("h1", {}, t("staff")), csv,
     table([t("exercise"), t("solved"), t("solveRate"), t("failures")], summary, { id: "solve-rates" }),
     table([t("learner"), ...data.exercises.map((e) => e.title[lang] ?? e.exercise)], grid, { id: "progress-grid" }));
 }
@@ -183,22 +156,22 @@ async function route() {
   document.documentElement.lang = lang === "zh" ? "zh-CN" : "en";
   document.getElementById("course-lang").textContent = t("lang");
   document.getElementById("course-nav").replaceChildren(...[["leaderboard", "leaderboards"], ["me", "me"], ["staff", "staff"]].map(
-    ([path, key]) => el("a", { href: `#/${path}`, "aria-current": page === path ? "page" : null }, t(key))));
-  main.replaceChildren(el("p", { class: "muted" }, t("loading")));
+    ([path, key]) => h("a", { href: `#/${path}`, "aria-current": page === path ? "page" : null }, t(key))));
+  main.replaceChildren(h("p", { class: "muted" }, t("loading")));
   try {
     if (page === "staff") await staffView(main);
     else if (page === "me") await meView(main);
     else await leaderboardView(main, arg ? decodeURIComponent(arg) : null);
   } catch (error) {
     const key = error.status === 401 ? "loginFirst" : error.status === 403 ? "staffOnly" : null;
-    main.replaceChildren(el("p", { class: "error", id: "course-error" }, key ? t(key) : error.message,
-      " ", el("a", { href: "./#/" }, t("back"))));
+    main.replaceChildren(h("p", { class: "error", id: "course-error" }, key ? t(key) : error.message,
+      " ", h("a", { href: "./#/" }, t("back"))));
   }
 }
 
 document.getElementById("course-lang").addEventListener("click", () => {
   lang = lang === "zh" ? "en" : "zh";
-  save("lang", lang);
+  setLang(lang);  // the app's language too: dates follow it
   route();
 });
 window.addEventListener("hashchange", route);
