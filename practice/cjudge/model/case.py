@@ -1,10 +1,11 @@
 """A case's ``model``: its trace replayed at the exercise's modelled sizes, and ``too_slow``.
 
 The grader calls :func:`model_case` with the exercise's ``[model]`` table (read once by
-:meth:`ModelSpec.from_table`), a case's switch trace and the case's S (a rank's input bytes in
-the run). It answers the case's ``model`` dict for the verdict JSON and, when the modelled time
-exceeds the exercise's time bound beyond its tolerance, English and Chinese messages that say by
-how much and which term dominates.
+:meth:`ModelSpec.from_table`), a case's switch trace, the case's S (a rank's input bytes in the
+run) and, when ``[model] ranks_per_node`` places its ranks on nodes, the case's params. It
+answers the case's ``model`` dict for the verdict JSON and, when the modelled time exceeds the
+exercise's time bound beyond its tolerance, English and Chinese messages that say by how much and
+which term dominates.
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ from .topology import ModelError, Topology, get_topology
 
 DEFAULT_TOPOLOGY = "h100x8"
 DEFAULT_SIZES = ("4KiB", "1MB", "1GB")
-KEYS = ("topology", "sizes", "time_bound", "tolerance", "collective", "contention", "cases")
+KEYS = ("topology", "sizes", "time_bound", "tolerance", "collective", "contention", "cases",
+        "ranks_per_node")
 ITEMSIZE = {"float32": 4, "float64": 8, "int64": 8}
 
 
@@ -63,6 +65,9 @@ class ModelSpec:
     #: cases the bound judges (None: all). A tiny uneven case (7 elements on 2 ranks: chunks of 4
     #: and 3) scales its rounding up with it, 14 % over the ring's bound at 1 GB.
     cases: tuple[str, ...] | None = None
+    #: the case parameter that says how many ranks each node holds (None: the topology's own
+    #: gpus_per_node): a 2 × 2 case on the 2 × 8 machine puts rank r on node r // 2
+    ranks_per_node: str | None = None
 
     def judges(self, case_name: str | None) -> bool:
         """Whether the time bound applies to the case called ``case_name``."""
@@ -96,11 +101,27 @@ class ModelSpec:
         if cases is not None and (not isinstance(cases, list)
                                   or not all(isinstance(c, str) for c in cases)):
             raise ModelError("[model] cases must be a list of case names")
+        per_node = table.get("ranks_per_node")
+        if per_node is not None and (not isinstance(per_node, str) or not per_node):
+            raise ModelError("[model] ranks_per_node must name a case parameter, e.g. "
+                             "\"ranks_per_node\"")
         bound = table.get("time_bound")
         return cls(topology, tuple(parse_size(s) for s in sizes),
                    Bound(bound) if bound is not None else None, float(tolerance),
                    table.get("collective", collective), contention,
-                   tuple(cases) if cases is not None else None)
+                   tuple(cases) if cases is not None else None, per_node)
+
+    def topology_for(self, world_size: int, params: dict[str, Any] | None = None,
+                     extra_topologies: Path | None = None) -> Topology:
+        """The topology a case runs on: with ``ranks_per_node``, its ranks placed as the case's
+        ``params`` say (:meth:`Topology.placed`); :class:`ModelError` when they do not say."""
+        topo = get_topology(self.topology, extra_topologies)
+        if self.ranks_per_node is None:
+            return topo
+        if params is None or self.ranks_per_node not in params:
+            raise ModelError(f"[model] ranks_per_node names the case parameter "
+                             f"{self.ranks_per_node!r}: the case's params must give it")
+        return topo.placed(params[self.ranks_per_node], world_size)
 
 
 def sweep(trace: SwitchTrace, topology: Topology, sizes: list[int] | tuple[int, ...],
@@ -160,15 +181,17 @@ def _dominant(row: dict[str, Any], topo: Topology) -> tuple[str, str]:
 
 
 def model_case(trace: SwitchTrace, run_size: int, spec: ModelSpec, case_name: str | None = None,
-               extra_topologies: Path | None = None) -> CaseModel:
+               extra_topologies: Path | None = None,
+               params: dict[str, Any] | None = None) -> CaseModel:
     """Replay a finished case's ``trace`` at ``spec``'s sizes and judge it against the bound.
 
     ``run_size``: the case's S in the run (one rank's input bytes), from which every message is
     scaled. ``case_name``: the bound judges only the cases ``spec.cases`` names (all if None).
-    ``extra_topologies``: a file with more topologies (a fitted machine), if any.
+    ``extra_topologies``: a file with more topologies (a fitted machine), if any. ``params``: the
+    case's parameters, which place its ranks on nodes when ``spec.ranks_per_node`` names one.
     """
-    topo = get_topology(spec.topology, extra_topologies)
     n = trace["world_size"]
+    topo = spec.topology_for(n, params, extra_topologies)
     rows = sweep(trace, topo, spec.sizes, run_size, spec.collective, spec.contention)
     worst: dict[str, Any] = {}
     for row in rows:

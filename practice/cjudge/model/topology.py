@@ -1,7 +1,8 @@
 """Topologies as data: link classes with a latency α and a bandwidth β each, ranks on nodes.
 
 A topology has ``gpus_per_node`` (g) GPUs per node; rank r sits on node r // g. Two ranks on one
-node talk over the ``intra`` link class, ranks on two nodes over ``inter``. The catalog is
+node talk over the ``intra`` link class, ranks on two nodes over ``inter``. A case may place fewer
+ranks on each node (:meth:`Topology.placed`: a 2 × 2 case on the 2 × 8 machine). The catalog is
 ``topologies.json`` beside this file (each entry names its source); ``bench`` may add "this
 machine" from a fitted sweep, kept outside the repository.
 """
@@ -9,7 +10,7 @@ machine" from a fitted sweep, kept outside the repository.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 INTRA, INTER = "intra", "inter"
@@ -66,6 +67,21 @@ class Topology:
         if world_size > self.gpus_per_node and INTER not in self.links:
             raise ModelError(f"topology {self.name!r} has {self.gpus_per_node} GPUs in one node; "
                              f"a case with {world_size} ranks needs a topology with several nodes")
+
+    def placed(self, ranks_per_node: int, world_size: int) -> Topology:
+        """The same machine with ``ranks_per_node`` ranks on each node (rank r on node
+        r // ranks_per_node), as many nodes as ``world_size`` ranks fill: the links stay, a time
+        bound's ``g`` becomes ``ranks_per_node``."""
+        if isinstance(ranks_per_node, bool) or not isinstance(ranks_per_node, int) or not (
+                1 <= ranks_per_node <= self.gpus_per_node):
+            raise ModelError(f"topology {self.name!r}: ranks per node must be a whole number from 1 "
+                             f"to its {self.gpus_per_node} GPUs per node, not {ranks_per_node!r}")
+        nodes = -(-world_size // ranks_per_node)
+        if nodes > 1 and INTER not in self.links:
+            raise ModelError(f"topology {self.name!r} has one node; {world_size} ranks at "
+                             f"{ranks_per_node} per node need a topology with several nodes")
+        return replace(self, title=f"{self.title}; this case: {nodes} node(s) × {ranks_per_node} "
+                       "rank(s)", gpus_per_node=ranks_per_node, nodes=nodes)
 
     def params(self) -> dict[str, float]:
         """The names a time bound may use: alpha, beta (intra), alpha_inter, beta_inter, g."""
