@@ -1,5 +1,6 @@
 """Per-key rate limits (per client IP, per account) with the ``limits`` library's moving
-windows, in this process's memory: the API runs as one process."""
+windows, in this process's memory: the API runs as one process. The library keeps each key
+only while its longest window lasts and drops expired keys by itself."""
 
 from __future__ import annotations
 
@@ -37,6 +38,17 @@ class RateLimits:
         for item in self._items(rule):
             self.limiter.hit(item, *key)
         return 0
+
+    def delay(self, rule: str, max_s: float, *key: str) -> float:
+        """A delay that grows as ``key`` spends ``rule``: none in the first half of any window,
+        then doubling with each further action, ``max_s`` once a window is spent (never more)."""
+        worst = 0.0
+        for item in self._items(rule):
+            remaining = self.limiter.get_window_stats(item, *key).remaining
+            used = item.amount - remaining
+            if used > item.amount / 2:
+                worst = max(worst, max_s * 2.0 ** min(0, used - item.amount))
+        return worst
 
     def _reset_in(self, item: RateLimitItem, key: tuple[str, ...]) -> int:
         reset = self.limiter.get_window_stats(item, *key).reset_time

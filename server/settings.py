@@ -43,7 +43,12 @@ class Settings(BaseSettings):
     # per client IP, in the `limits` library's notation ("N/minute;M/hour")
     signup_rate: str = "10/minute;100/hour"  # a class behind one NAT: raise, or use invites
     login_rate_ip: str = "60/minute;1000/hour"
-    login_failures_account: str = "5/minute;20/hour;50/day"  # failed log-ins per account
+    # failed log-ins per (account, address): past these that address may not try the account
+    login_failures_pair: str = "5/minute;20/hour;50/day"
+    # failed log-ins per account from every address: past half of a window each attempt waits,
+    # doubling up to login_delay_max_s; slowed, never refused (no locking a victim out)
+    login_failures_account: str = "20/minute;200/hour"
+    login_delay_max_s: float = 2.0
     submit_rate_ip: str = "60/minute"
     max_pending_per_ip: int = 30
 

@@ -1,12 +1,14 @@
 """Routes for accounts: register, log in, log out, who am I.
 
-Sign-up and log-in are rate-limited per client IP (and failed log-ins per account), check
+Sign-up and log-in are rate-limited per client IP (failed log-ins per account and IP, and
+slowed down per account), check
 passwords in a bounded number of hashing slots (503 with ``Retry-After`` when all are busy),
 and never hash inside a database transaction.
 """
 
 from __future__ import annotations
 
+import asyncio
 import hmac
 
 from fastapi import APIRouter, Request, Response
@@ -105,18 +107,28 @@ def register(body: Registration, request: Request, response: Response, settings:
 
 
 @router.post("/login", responses={
-    401: {"description": "bad credentials"}, 429: {"description": "too many attempts"},
+    401: {"description": "bad credentials"},
+    429: {"description": "too many attempts from this address (see Retry-After)"},
     503: {"description": "every hashing slot busy (see Retry-After)"}})
-def login(body: Credentials, request: Request, response: Response, settings: SettingsDep,
-          engine: EngineDep) -> AuthOut:
-    """Log in: a bearer token in the body, and the same token as an httpOnly cookie."""
+async def login(body: Credentials, request: Request, response: Response, settings: SettingsDep,
+                engine: EngineDep) -> AuthOut:
+    """Log in: a bearer token in the body, and the same token as an httpOnly cookie.
+
+    Failed log-ins lock out only the address they come from (per account and address); those
+    from every address together only slow the account's log-ins down, by at most
+    ``CJUDGE_LOGIN_DELAY_MAX_S``, so nobody can lock another learner out by failing on purpose."""
     limits = request.app.state.limits
-    account = name_key(body.username)
-    wait = max(limits.hit(settings.login_rate_ip, "login", client_ip(request)),
-               limits.wait(settings.login_failures_account, "login-failed", account))
+    account, ip = name_key(body.username), client_ip(request)
+    wait = max(limits.hit(settings.login_rate_ip, "login", ip),
+               limits.wait(settings.login_failures_pair, "login-failed", account, ip))
     if wait:
         raise rate_limited(wait, "too many log-in attempts; try again later",
                            "登录尝试过于频繁，请稍后再试")
+    delay = limits.delay(settings.login_failures_account, settings.login_delay_max_s,
+                         "login-failed", account)
+    if delay:
+        await asyncio.sleep(delay)  # on the event loop: a slowed log-in holds no thread
+
     def check() -> User | None:
         with Session(engine) as session:
             found = authenticate(session, body.username, body.password)
@@ -125,10 +137,11 @@ def login(body: Credentials, request: Request, response: Response, settings: Set
             return found
 
     try:
-        user = request.app.state.hash_slots.run(check)
+        user = await run_in_threadpool(request.app.state.hash_slots.run, check)
     except Busy:
         raise BUSY from None
     if user is None:
+        limits.hit(settings.login_failures_pair, "login-failed", account, ip)
         limits.hit(settings.login_failures_account, "login-failed", account)
         raise ApiError(401, "bad_credentials", "wrong username or password", "用户名或密码错误")
     return _logged_in(user, settings, request, response)

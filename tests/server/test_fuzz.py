@@ -19,7 +19,8 @@ from server.settings import Settings
 
 EXAMPLES = 15  # per operation and mode
 GENEROUS = {"signup_rate": "10000/minute", "login_rate_ip": "10000/minute",
-            "login_failures_account": "10000/minute", "submit_rate_ip": "10000/minute",
+            "login_failures_account": "10000/minute", "login_failures_pair": "10000/minute",
+            "submit_rate_ip": "10000/minute",
             "rate_per_minute": 10000, "max_queued_per_user": 10000, "max_pending_per_ip": 10000}
 
 

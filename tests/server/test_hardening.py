@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from pathlib import Path
 from typing import Any
 
@@ -65,14 +66,41 @@ def test_a_database_reset_resurrects_no_session(tmp_path: Path) -> None:
 
 # --- log-in ----------------------------------------------------------------------------------
 
-def test_failed_logins_are_throttled_per_account(tmp_path: Path) -> None:
-    with client(settings_for(tmp_path, login_failures_account="3/minute")) as c:
+def test_failed_logins_lock_out_only_their_address(tmp_path: Path) -> None:
+    with client(settings_for(tmp_path, login_failures_pair="3/minute")) as c:
         register(c, "Target_User")
         wrong = {"username": "target_user", "password": "not the password"}
         codes = [c.post("/api/auth/login", json=wrong).status_code for _ in range(4)]
         assert codes == [401, 401, 401, 429]
         right = c.post("/api/auth/login", json={"username": "TARGET_USER", "password": GOOD})
         assert right.status_code == 429 and int(right.headers["retry-after"]) >= 1
+
+
+def test_an_attacker_failing_on_purpose_does_not_lock_the_victim_out(tmp_path: Path) -> None:
+    """Failures from one address on someone else's name: that address is refused, the account's
+    log-ins are slowed (bounded), and its owner logs in from another address."""
+    settings = settings_for(tmp_path, login_failures_pair="5/minute",
+                            login_failures_account="8/minute", login_delay_max_s=0.4)
+    app = create_app(settings, embedded_workers=False)
+    with TestClient(app, client=("203.0.113.66", 4444)) as attacker:
+        assert register(attacker, "victim_user").status_code == 201
+        attacker.cookies.clear()
+        wrong = {"username": "Victim_User", "password": "guess number one"}
+        codes = [attacker.post("/api/auth/login", json=wrong).status_code for _ in range(12)]
+        for i in range(1, 5):  # the attack spread over more addresses spends the account's budget
+            other = TestClient(app, client=(f"198.51.100.{i}", 4444))
+            codes += [other.post("/api/auth/login", json=wrong).status_code for _ in range(2)]
+        victim = TestClient(app, client=("192.0.2.10", 5555))
+        started = time.monotonic()
+        r = victim.post("/api/auth/login", json={"username": "victim_user", "password": GOOD})
+        took = time.monotonic() - started
+        assert r.status_code == 200, r.text
+        assert r.json()["user"]["username"] == "victim_user"
+        assert 0.4 <= took < 5  # slowed by the account's failures, by the bounded delay only
+        assert codes == [401] * 5 + [429] * 7 + [401] * 8  # only the first address is locked out
+        again = attacker.post("/api/auth/login", json={"username": "victim_user",
+                                                       "password": GOOD})
+        assert again.status_code == 429  # the attacking address stays locked out
 
 
 def test_logins_are_throttled_per_address(tmp_path: Path) -> None:
