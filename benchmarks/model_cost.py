@@ -22,9 +22,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "practice"))
 
 from cjudge.exercises import default_root, load_exercises  # noqa: E402
 from cjudge.grading import plan_cases  # noqa: E402
-from cjudge.model.case import ModelSpec, input_bytes, model_case  # noqa: E402
+from cjudge.model.case import ModelSpec, model_case  # noqa: E402
 from cjudge.primitives import CANONICAL  # noqa: E402
 from cjudge.sim.runtime import run_case  # noqa: E402
+from cjudge.values import input_bytes  # noqa: E402
 
 
 def main() -> None:

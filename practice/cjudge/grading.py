@@ -6,12 +6,14 @@ beside the simulated ranks) and are the only place where verdicts are decided.
 
 from __future__ import annotations
 
+import inspect
 import math
 import random
+from typing import Any
 
-from . import __version__
+from . import __version__, values
 from .exercises import Exercise
-from .model.case import input_bytes, model_case
+from .model.case import model_case
 from .primitives import DISPLAY
 from .protocol import CaseSpec, RawCase, TensorData
 from .switch.accounting import bytes_per_rank, graded_calls
@@ -20,7 +22,6 @@ from .switch.explain import explain_deadlock
 from .verdicts import Verdict
 from .view.timeline import case_timeline
 
-ITEMSIZE = {"float32": 4, "float64": 8, "int64": 8}
 #: why a rank's code may be refused an OS call: it is confined (``cjudge.real.confine``)
 CONFINED_HINT = (" (each rank is confined: no sockets, shared memory, file changes or access to "
                  "other processes; ranks communicate only through the allowed primitives)",
@@ -68,16 +69,51 @@ def check_compiles(code: str, filename: str) -> tuple[str, str, int | None, int 
     return None
 
 
-def _fmt(x: float | int) -> str:
-    return f"{x:.10g}" if isinstance(x, float) else str(x)
+def _fmt(x: Any) -> str:
+    return f"{x:.10g}" if isinstance(x, float) else repr(x) if isinstance(x, str) else str(x)
 
 
-def _compare(exercise: Exercise, spec: CaseSpec, rank: int, got: TensorData | None,
-             want: TensorData) -> tuple[str, str] | None:
-    """None if ``got`` matches ``want``, else a learner-facing (English, Chinese) explanation."""
-    where, where_zh = f"case {spec['name']}, rank {rank}", f"用例 {spec['name']}，rank {rank}"
-    if got is None:
+def _compare(exercise: Exercise, spec: CaseSpec, rank: int, got: Any,
+             want: Any) -> tuple[str, str] | None:
+    """None if ``got`` matches ``want`` (values: tensors, numbers, lists, tuples), else a
+    learner-facing (English, Chinese) explanation of the first difference."""
+    what = "the argument" if exercise.output == "inplace" else "the return value"
+    for path, g, w in values.walk_pairs(got, want):
+        where = f"case {spec['name']}, rank {rank}" + (f", {what}{path}" if path else "")
+        where_zh = f"用例 {spec['name']}，rank {rank}" + (f"，结果{path}" if path else "")
+        if values.is_tensor(w):
+            wrong = _compare_tensor(exercise, spec, rank, g, w, where, where_zh, path)
+        else:
+            wrong = _compare_other(g, w, where, where_zh, what)
+        if wrong:
+            return wrong
+    return None
+
+
+def _compare_other(got: Any, want: Any, where: str, where_zh: str,
+                   what: str) -> tuple[str, str] | None:
+    """A difference in structure or in a number (relative tolerance 1e-6 for floats)."""
+    if isinstance(want, dict) and want.get("any"):  # the grader does not look here
+        return None
+    if not values.same_structure(got, want) or values.is_tensor(got) != values.is_tensor(want):
+        return (f"{where}: {what} is {values.describe(got)}, expected {values.describe(want)}",
+                f"{where_zh}：结果是 {values.describe(got)}，应为 {values.describe(want)}")
+    number = (int, float)
+    if isinstance(want, float) and isinstance(got, number) and not isinstance(got, bool):
+        if math.isclose(got, want, rel_tol=1e-6, abs_tol=1e-12):
+            return None
+    elif got == want and type(got) is type(want):
+        return None
+    return (f"{where}: expected {_fmt(want)}, got {_fmt(got)}",
+            f"{where_zh}：应为 {_fmt(want)}，实际为 {_fmt(got)}")
+
+
+def _compare_tensor(exercise: Exercise, spec: CaseSpec, rank: int, got: Any, want: TensorData,
+                    where: str, where_zh: str, path: str) -> tuple[str, str] | None:
+    if not values.is_tensor(got):
         what = "the argument" if exercise.output == "inplace" else "the return value"
+        if path:
+            what = f"{what}{path}"
         return (f"{where}: {what} is not a tensor", f"{where_zh}：结果不是张量")
     if list(got["shape"]) != list(want["shape"]):
         return (f"{where}: shape {tuple(got['shape'])}, expected {tuple(want['shape'])}",
@@ -95,12 +131,24 @@ def _compare(exercise: Exercise, spec: CaseSpec, rank: int, got: TensorData | No
               f"({wrong} of {len(want['data'])} elements wrong)")
         zh = (f"{where_zh}：第一个错误元素在下标 {index}：应为 {_fmt(w)}，实际为 {_fmt(g)}"
               f"（共 {len(want['data'])} 个元素中 {wrong} 个错误）")
-        why = exercise.grader.diagnose(spec["params"], spec["world_size"], spec["inputs"], rank,
-                                       index, g)
+        why = _diagnose(exercise, spec, rank, index, g, path)
         if why:
             en, zh = f"{en}; {why[0]}", f"{zh}；{why[1]}"
         return en, zh
     return None
+
+
+def _diagnose(exercise: Exercise, spec: CaseSpec, rank: int, index: int, got: Any,
+              path: str) -> tuple[str, str] | None:
+    """The grader's ``diagnose`` of a wrong element; inside a nested result only a grader whose
+    ``diagnose`` takes ``path`` (e.g. "[0][2]") is asked."""
+    diagnose = exercise.grader.diagnose
+    if not path:
+        return diagnose(spec["params"], spec["world_size"], spec["inputs"], rank, index, got)
+    if "path" not in inspect.signature(diagnose).parameters:
+        return None
+    return diagnose(spec["params"], spec["world_size"], spec["inputs"], rank, index, got,
+                    path=path)
 
 
 def _rank_failure(exercise: Exercise, raw: RawCase) -> tuple[Verdict, str, str, list[str]] | None:
@@ -150,11 +198,13 @@ def grade_case(exercise: Exercise, spec: CaseSpec, raw: RawCase) -> dict:
     """One case of the verdict JSON from a runtime's raw report."""
     world = spec["world_size"]
     sent, msgs = bytes_per_rank(raw["trace"])
-    itemsize = ITEMSIZE[str(spec["inputs"][0]["dtype"])]
-    bound = exercise.grader.bytes_bound(spec["params"], world, itemsize)
-    result = {"name": spec["name"], "world_size": world,
-              "bytes_sent": sent, "bytes_bound": bound, "messages_sent": msgs,
+    bound = exercise.grader.bytes_bound(spec["params"], world, values.element_size(spec))
+    per_rank = isinstance(bound, (list, tuple))
+    result = {"name": spec["name"], "world_size": world, "bytes_sent": sent,
+              "bytes_bound": max(bound) if per_rank else bound, "messages_sent": msgs,
               "wall_ms": round(raw["wall_ms"], 1), "trace": graded_calls(raw["trace"])}
+    if per_rank:  # e.g. a root's bound and the leaves'
+        result["bytes_bounds"] = list(bound)
     details: list[str] = []
     failure = _rank_failure(exercise, raw)
     stop = raw["stop"]
@@ -170,9 +220,11 @@ def grade_case(exercise: Exercise, spec: CaseSpec, raw: RawCase) -> dict:
         verdict, en, zh, details = failure
     else:
         verdict, en, zh = _judge_outputs(exercise, spec, raw, sent, msgs, bound)
+        if verdict is Verdict.ACCEPTED:
+            verdict, en, zh = _check_traffic(exercise, spec, raw) or (verdict, en, zh)
         if verdict in (Verdict.ACCEPTED, Verdict.OVER_BUDGET):  # a finished, correct run
-            modelled = model_case(raw["trace"], input_bytes(spec), exercise.model,
-                                  case_name=spec["name"])
+            modelled = model_case(raw["trace"], values.input_bytes(spec), exercise.model,
+                                  case_name=spec["name"], params=spec["params"])
             result["model"] = modelled.model
             if verdict is Verdict.ACCEPTED and modelled.too_slow:
                 verdict, en, zh = Verdict.TOO_SLOW, modelled.message, modelled.message_zh
@@ -225,17 +277,35 @@ def _judge_outputs(exercise: Exercise, spec: CaseSpec, raw: RawCase, sent: list[
         wrong = _compare(exercise, spec, report["rank"], report["output"], want)
         if wrong:
             return Verdict.WRONG_ANSWER, wrong[0], wrong[1]
-    worst = max(range(len(sent)), key=sent.__getitem__)
-    if sent[worst] > bound:
-        size = ITEMSIZE[str(spec["inputs"][0]["dtype"])]
-        calls = msgs[worst]
+    bounds = list(bound) if isinstance(bound, (list, tuple)) else [bound] * len(sent)
+    over = [r for r in range(len(sent)) if sent[r] > bounds[r]]
+    if over:
+        worst = max(over, key=lambda r: sent[r] - bounds[r])
+        size, calls, limit = values.element_size(spec), msgs[worst], bounds[worst]
         return (Verdict.OVER_BUDGET,
                 f"correct, but rank {worst} sent {sent[worst]} bytes ({sent[worst] // size} "
-                f"elements in {calls} calls); the bound is {bound} bytes ({bound // size} elements)",
+                f"elements in {calls} calls); its bound is {limit} bytes ({limit // size} elements)",
                 f"结果正确，但 rank {worst} 发送了 {sent[worst]} 字节（{calls} 次调用共 "
-                f"{sent[worst] // size} 个元素），上限为 {bound} 字节（{bound // size} 个元素）")
-    return (Verdict.ACCEPTED, f"correct; at most {sent[worst]} of {bound} bytes per rank",
-            f"正确；每个 rank 最多发送 {sent[worst]} / {bound} 字节")
+                f"{sent[worst] // size} 个元素），其上限为 {limit} 字节（{limit // size} 个元素）")
+    worst = max(range(len(sent)), key=sent.__getitem__)
+    if len(set(bounds)) > 1:  # per-rank bounds: say the rank's own
+        return (Verdict.ACCEPTED, f"correct; every rank within its bound (rank {worst}: "
+                f"{sent[worst]} of {bounds[worst]} bytes)",
+                f"正确；每个 rank 都在其上限内（rank {worst}：{sent[worst]} / {bounds[worst]} 字节）")
+    return (Verdict.ACCEPTED, f"correct; at most {sent[worst]} of {bounds[worst]} bytes per rank",
+            f"正确；每个 rank 最多发送 {sent[worst]} / {bounds[worst]} 字节")
+
+
+def _check_traffic(exercise: Exercise, spec: CaseSpec,
+                   raw: RawCase) -> tuple[Verdict, str, str] | None:
+    """The grader's optional ``check_traffic(params, world, calls)`` on a correct answer: a
+    constraint on the calls themselves (bytes per link class, how many calls), over budget when
+    it says why."""
+    check = getattr(exercise.grader, "check_traffic", None)
+    if check is None:
+        return None
+    why = check(spec["params"], spec["world_size"], graded_calls(raw["trace"]))
+    return (Verdict.OVER_BUDGET, f"correct, but {why[0]}", f"结果正确，但{why[1]}") if why else None
 
 
 def summarize(exercise: Exercise, cases: list[dict], runtime: str, seed: int, stdout: str = "",

@@ -11,7 +11,10 @@ import signal
 import sys
 import traceback
 import types
+from collections.abc import Callable
+from typing import Any
 
+from . import judge_fns, values
 from .primitives import DISPLAY
 from .protocol import RankError
 
@@ -75,6 +78,33 @@ def exec_learner(codeobj: types.CodeType, module_name: str) -> dict[str, object]
     sys.modules[module_name] = module
     exec(codeobj, module.__dict__)  # noqa: S102 - running the learner's code is the point
     return module.__dict__
+
+
+def learner_function(namespace: dict[str, object], name: str) -> Callable[..., Any]:
+    """The learner's function ``name``; a :class:`NameError` that says what to define."""
+    function = namespace.get(name)
+    if not callable(function):
+        raise NameError(f"your file must define a function `{name}` (你的文件需要定义函数 `{name}`)")
+    return function
+
+
+def graded_call(namespace: dict[str, object], function: str, output: str,
+                rank_input: dict[str, Any], tensor: Callable[[Any], Any], port: Any,
+                filename: str) -> Any:
+    """Make the graded call(s) with this rank's input (``values.call_of``: tensors made by
+    ``tensor``, the judge's functions charged on ``port``); what is graded: the first argument
+    afterwards (``output`` "inplace") or what the last call returned ("return")."""
+    names, raw = values.call_of(rank_input, function)
+    callables = [learner_function(namespace, name) for name in names]
+
+    def charge(name: str) -> None:
+        port.compute(name, caller_line(filename))
+
+    args = values.decode(raw, tensor, lambda name, params: judge_fns.make(name, params, charge))
+    returned = callables[0](*args)
+    for then in callables[1:]:
+        returned = then(returned)
+    return args[0] if output == "inplace" else returned
 
 
 def learner_frames(tb: types.TracebackType | None, filename: str) -> list[traceback.FrameSummary]:

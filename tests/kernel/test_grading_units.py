@@ -125,3 +125,42 @@ def test_a_refused_os_call_says_that_ranks_are_confined():
     err["type"] = "ValueError"
     case = grade_case(ex, spec, _raw(spec, [None] * 4, errors={0: err}))
     assert "confined" not in case["message"]
+
+
+def _regraded(exercise_id: str, **grader) -> list[dict]:
+    """The reference's cases on the simulation, graded with some grader functions replaced."""
+    import dataclasses
+    import types
+
+    from cjudge.exercises import GRADER_FUNCTIONS
+    from cjudge.sim.runtime import run_case
+
+    ex = exercise(exercise_id)
+    functions = {name: getattr(ex.grader, name) for name in GRADER_FUNCTIONS}
+    changed = dataclasses.replace(ex, grader=types.SimpleNamespace(**(functions | grader)))
+    job = ex.job_spec(ex.solution, "solution.py")
+    return [grade_case(changed, spec, run_case(job, spec)) for spec in plan_cases(ex)[:1]]
+
+
+def test_per_rank_bounds_judge_each_rank_by_its_own():
+    """tree-broadcast's sample: 4 ranks, root 1 sends twice, rank 2 once."""
+    [case] = _regraded("tree-broadcast", bytes_bound=lambda p, w, e: [0, 128, 64, 0])
+    assert case["verdict"] == "accepted" and case["bytes_bounds"] == [0, 128, 64, 0]
+    assert case["bytes_bound"] == 128
+    [case] = _regraded("tree-broadcast", bytes_bound=lambda p, w, e: [0, 128, 32, 0])
+    assert case["verdict"] == "over_budget"
+    assert "rank 2 sent 64 bytes" in case["message"] and "its bound is 32 bytes" in case["message"]
+
+
+def test_check_traffic_turns_a_correct_answer_over_budget():
+    seen = []
+
+    def check(params, world, calls):
+        seen.append(calls)
+        sends = sum(1 for c in calls if c["op"] == "send")
+        return (f"{sends} sends", f"{sends} 次发送") if sends > 2 else None
+
+    [case] = _regraded("tree-broadcast", check_traffic=check)
+    assert case["verdict"] == "over_budget" and case["message"] == "correct, but 3 sends"
+    assert case["message_zh"] == "结果正确，但3 次发送"
+    assert {c["rank"] for c in seen[0] if c["op"] == "send"} == {1, 2}

@@ -173,12 +173,14 @@ def test_module_level_code_runs_once_per_rank_after_the_group_exists():
     assert outputs(raw) == [[float(r), 3.0, 1.0, 2.0, 1.0] for r in range(3)]
 
 
-def test_inplace_output_is_the_argument_and_return_output_must_be_a_tensor():
+def test_inplace_output_is_the_argument_and_return_output_is_the_value_returned():
     raw = run("def f(t):\n    t.mul_(2)\n    return [1, 2]\n", inputs(2), output="inplace")
     assert outputs(raw) == [[0.0, 2.0], [20.0, 22.0]]
-    raw = run("def f(t):\n    t.mul_(2)\n    return [1, 2]\n", inputs(2), output="return")
-    assert [r["output"] for r in raw["ranks"]] == [None, None]
-    assert [r["state"] for r in raw["ranks"]] == ["returned", "returned"]
+    raw = run("def f(t):\n    t.mul_(2)\n    return [1, (t, {})]\n", inputs(1), output="return")
+    [rank] = raw["ranks"]
+    assert rank["state"] == "returned"
+    assert rank["output"] == [1, {"tuple": [{"shape": [2], "dtype": "float32", "data": [0.0, 2.0]},
+                                             {"object": "dict"}]}]
 
 
 def test_a_missing_function_and_a_syntax_error_are_rank_errors():

@@ -17,12 +17,13 @@ from rich.console import Console
 from rich.table import Table
 
 from ..exercises import Exercise
-from ..model.case import crossing, input_bytes, sweep
+from ..model.case import crossing, sweep
 from ..model.reference import REFERENCES
 from ..model.sizes import format_seconds, format_size, parse_sizes
 from ..model.topology import THIS_MACHINE, ModelError, Topology, get_topology
 from ..primitives import CANONICAL
 from ..switch.trace import SwitchTrace
+from ..values import input_bytes
 from . import workspace
 
 #: the RawCase key that carries the switch's trace

@@ -3,7 +3,8 @@
 The formula is parsed with :mod:`ast` and only arithmetic is evaluated: numbers, the names
 ``n`` (ranks), ``S`` (bytes), ``alpha``/``beta`` (the intra-node link, s and B/s),
 ``alpha_inter``/``beta_inter`` (between nodes), ``g`` (GPUs per node), ``+ - * / // ** %``, and
-the functions ``log2``, ``ceil``, ``floor``, ``min``, ``max``. Anything else is refused.
+the functions ``log2``, ``ceil``, ``floor``, ``min``, ``max``. Anything else is refused, except
+the further names an exercise declares (``c``, the compute time per call; case parameters).
 """
 
 from __future__ import annotations
@@ -27,10 +28,10 @@ _FUNCTIONS: dict[str, Callable[..., float]] = {
 class Bound:
     """A parsed bound: ``Bound("2*(n-1)*alpha + 2*(n-1)/n*S/beta")(n=8, S=1e6, ...)``."""
 
-    def __init__(self, formula: str) -> None:
+    def __init__(self, formula: str, names: tuple[str, ...] = NAMES) -> None:
         if not isinstance(formula, str) or len(formula) > 500:
             raise ModelError("a time bound is a formula string of at most 500 characters")
-        self.formula = formula
+        self.formula, self.names = formula, names
         try:
             self._tree = ast.parse(formula, mode="eval").body
         except SyntaxError as exc:
@@ -42,9 +43,9 @@ class Bound:
             if isinstance(node.value, bool) or not isinstance(node.value, int | float):
                 raise ModelError(f"time bound {self.formula!r}: only numbers, not {node.value!r}")
         elif isinstance(node, ast.Name):
-            if node.id not in NAMES:
+            if node.id not in self.names:
                 raise ModelError(f"time bound {self.formula!r}: unknown name {node.id!r} "
-                                 f"(known: {', '.join(NAMES)})")
+                                 f"(known: {', '.join(self.names)})")
         elif isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
             self._check(node.left)
             self._check(node.right)
@@ -56,7 +57,7 @@ class Bound:
                 self._check(arg)
         else:
             raise ModelError(f"time bound {self.formula!r}: only arithmetic on "
-                             f"{', '.join(NAMES)} and {', '.join(_FUNCTIONS)}()")
+                             f"{', '.join(self.names)} and {', '.join(_FUNCTIONS)}()")
 
     def __call__(self, **values: float) -> float:
         """Seconds, for these values of the names."""

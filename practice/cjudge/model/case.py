@@ -10,12 +10,13 @@ which term dominates.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..switch.trace import SwitchTrace
-from .bound import Bound
+from .bound import NAMES, Bound
 from .replay import replay
 from .sizes import format_seconds, format_size, parse_size
 from .topology import ModelError, Topology, get_topology
@@ -23,17 +24,7 @@ from .topology import ModelError, Topology, get_topology
 DEFAULT_TOPOLOGY = "h100x8"
 DEFAULT_SIZES = ("4KiB", "1MB", "1GB")
 KEYS = ("topology", "sizes", "time_bound", "tolerance", "collective", "contention", "cases",
-        "ranks_per_node")
-ITEMSIZE = {"float32": 4, "float64": 8, "int64": 8}
-
-
-def input_bytes(case: dict[str, Any], rank: int = 0) -> int:
-    """A case's S in the run: rank ``rank``'s input bytes (a ``protocol.CaseSpec``)."""
-    tensor = case["inputs"][rank]
-    numel = 1
-    for dim in tensor["shape"]:
-        numel *= dim
-    return numel * ITEMSIZE[tensor["dtype"]]
+        "ranks_per_node", "compute", "parameters")
 
 
 def busbw_factor(kind: str | None, n: int) -> float:
@@ -68,6 +59,23 @@ class ModelSpec:
     #: the case parameter that says how many ranks each node holds (None: the topology's own
     #: gpus_per_node): a 2 × 2 case on the 2 × 8 machine puts rank r on node r // 2
     ranks_per_node: str | None = None
+    #: seconds per call of a function the judge hands the learner (a pipeline stage), a formula
+    #: of the bound's names (None: such calls cost nothing)
+    compute: Bound | None = None
+    #: case parameters the formulas may use by name (e.g. the number of microbatches)
+    parameters: tuple[str, ...] = ()
+
+    def variables(self, n: int, size: float, topo: Topology,
+                  params: dict[str, Any] | None) -> dict[str, float]:
+        """The formulas' names at one modelled size: n, S, the topology's, the declared case
+        parameters, and ``c`` (the compute seconds per call)."""
+        names: dict[str, float] = {"n": n, "S": size, **topo.params()}
+        for name in self.parameters:
+            if params is None or name not in params:
+                raise ModelError(f"[model] parameters names {name!r}: the case must give it")
+            names[name] = float(params[name])
+        names["c"] = self.compute(**names) if self.compute is not None else 0.0
+        return names
 
     def judges(self, case_name: str | None) -> bool:
         """Whether the time bound applies to the case called ``case_name``."""
@@ -105,11 +113,18 @@ class ModelSpec:
         if per_node is not None and (not isinstance(per_node, str) or not per_node):
             raise ModelError("[model] ranks_per_node must name a case parameter, e.g. "
                              "\"ranks_per_node\"")
-        bound = table.get("time_bound")
+        parameters = table.get("parameters", [])
+        if not isinstance(parameters, list) or not all(isinstance(p, str) and p.isidentifier()
+                                                       for p in parameters):
+            raise ModelError("[model] parameters must list case parameter names, e.g. "
+                             "[\"microbatches\"]")
+        names = (*NAMES, *parameters)
+        bound, compute = table.get("time_bound"), table.get("compute")
         return cls(topology, tuple(parse_size(s) for s in sizes),
-                   Bound(bound) if bound is not None else None, float(tolerance),
+                   Bound(bound, (*names, "c")) if bound is not None else None, float(tolerance),
                    table.get("collective", collective), contention,
-                   tuple(cases) if cases is not None else None, per_node)
+                   tuple(cases) if cases is not None else None, per_node,
+                   Bound(compute, names) if compute is not None else None, tuple(parameters))
 
     def topology_for(self, world_size: int, params: dict[str, Any] | None = None,
                      extra_topologies: Path | None = None) -> Topology:
@@ -125,22 +140,24 @@ class ModelSpec:
 
 
 def sweep(trace: SwitchTrace, topology: Topology, sizes: list[int] | tuple[int, ...],
-          run_size: int, collective: str | None = None,
-          contention: bool = True) -> list[dict[str, Any]]:
+          run_size: int, collective: str | None = None, contention: bool = True,
+          compute: Callable[[int], float] | None = None) -> list[dict[str, Any]]:
     """Per modelled size: the trace replayed with every message's bytes × size / ``run_size``.
 
     Each row: size (B), time_s, algbw and busbw (GB/s, GB = 1e9 B, nccl-tests' conventions),
-    steps, latency_s and transfer_s on the critical path, link_bytes per link class, complete.
+    steps, latency_s, transfer_s and compute_s on the critical path, link_bytes per link class,
+    complete. ``compute(size)``: the seconds one call of a judge's function costs at that size.
     """
     if run_size < 1:
         raise ModelError("the run's size S must be at least 1 byte to scale messages from it")
     n, rows = trace["world_size"], []
     for size in sizes:
-        r = replay(trace, topology, size / run_size, contention)
+        r = replay(trace, topology, size / run_size, contention,
+                   compute=compute(size) if compute else 0.0)
         algbw = nccl_size(collective, n, size) / r.time / 1e9 if r.time > 0 else 0.0
         rows.append({"size": size, "time_s": r.time, "algbw": algbw,
                      "busbw": algbw * busbw_factor(collective, n), "steps": r.steps,
-                     "latency_s": r.latency, "transfer_s": r.transfer,
+                     "latency_s": r.latency, "transfer_s": r.transfer, "compute_s": r.compute,
                      "link_bytes": r.link_bytes, "complete": r.complete})
     return rows
 
@@ -159,6 +176,13 @@ class CaseModel:
 def _dominant(row: dict[str, Any], topo: Topology) -> tuple[str, str]:
     """Which term dominates this row, as a clause in English and in Chinese."""
     t, lat, xfer, steps = row["time_s"], row["latency_s"], row["transfer_s"], row["steps"]
+    work = row.get("compute_s", 0.0)
+    if work > max(lat, xfer):
+        return (f"Compute dominates: {format_seconds(work)} of your {format_seconds(t)} is the "
+                "judge's functions one after another on the critical path. Overlap them: split "
+                "the work so that ranks compute at the same time (microbatches).",
+                f"计算占主导：{format_seconds(t)} 中有 {format_seconds(work)} 是关键路径上依次执行的"
+                "评测函数。让计算重叠：切分工作，使各 rank 同时计算（微批次）。")
     alphas = {link.alpha for link in topo.links.values()}
     if lat >= xfer:
         if len(alphas) == 1:
@@ -192,13 +216,14 @@ def model_case(trace: SwitchTrace, run_size: int, spec: ModelSpec, case_name: st
     """
     n = trace["world_size"]
     topo = spec.topology_for(n, params, extra_topologies)
-    rows = sweep(trace, topo, spec.sizes, run_size, spec.collective, spec.contention)
+    rows = sweep(trace, topo, spec.sizes, run_size, spec.collective, spec.contention,
+                 lambda size: spec.variables(n, size, topo, params)["c"])
     worst: dict[str, Any] = {}
     for row in rows:
         row["bound_s"] = None
         row["over"] = False
         if spec.time_bound is not None and row["complete"]:
-            bound = spec.time_bound(n=n, S=row["size"], **topo.params())
+            bound = spec.time_bound(**spec.variables(n, row["size"], topo, params))
             row["bound_s"] = bound
             row["over"] = spec.judges(case_name) and row["time_s"] > bound * (1 + spec.tolerance)
             if row["over"] and (not worst or row["time_s"] / bound > worst["time_s"] / worst["bound_s"]):

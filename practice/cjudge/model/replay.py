@@ -11,10 +11,12 @@ and completes α + bytes/β later, α and β those of the link class between the
 bytes/β of each transfer; α is the wire's latency and overlaps the next transfer. Transfers take
 ports in the order they became ready. A built-in collective starts when its last member arrives
 and costs what its algorithm costs (:mod:`.costs`); its members' ports are busy until it ends.
-``contention=False`` never waits for a port: the textbook numbers.
+``contention=False`` never waits for a port: the textbook numbers. A call of a function the
+judge handed the rank (the trace's ``computes``: a pipeline stage) moves its clock on by the
+exercise's declared ``compute`` seconds, in program order.
 
-Every time carries its critical path: steps (α paid), latency seconds and bandwidth seconds, so
-a result can say which term dominates.
+Every time carries its critical path: steps (α paid), latency, bandwidth and compute seconds,
+so a result can say which term dominates.
 """
 
 from __future__ import annotations
@@ -26,9 +28,10 @@ from ..switch.trace import SwitchTrace
 from .costs import collective_cost
 from .topology import Topology
 
-#: a modelled time and its critical path: (seconds, steps, latency seconds, bandwidth seconds)
-Stamp = tuple[float, int, float, float]
-ZERO: Stamp = (0.0, 0, 0.0, 0.0)
+#: a modelled time and its critical path: (seconds, steps, latency seconds, bandwidth seconds,
+#: compute seconds)
+Stamp = tuple[float, int, float, float, float]
+ZERO: Stamp = (0.0, 0, 0.0, 0.0, 0.0)
 
 
 @dataclass
@@ -39,17 +42,20 @@ class Replay:
     steps: int  # α paid on the critical path
     latency: float  # s of the critical path spent in α terms
     transfer: float  # s of the critical path spent in bytes/β terms
+    compute: float = 0.0  # s of the critical path spent in the judge's functions
     link_bytes: dict[str, float] = field(default_factory=dict)  # bytes moved per link class
     rank_time: list[float] = field(default_factory=list)  # s: when each rank finished
     complete: bool = True  # False: some wait never completes (the run did not finish)
 
 
-def _after(stamp: Stamp, seconds: float, steps: int, latency: float, transfer: float) -> Stamp:
-    return (stamp[0] + seconds, stamp[1] + steps, stamp[2] + latency, stamp[3] + transfer)
+def _after(stamp: Stamp, seconds: float, steps: int, latency: float, transfer: float,
+           compute: float = 0.0) -> Stamp:
+    return (stamp[0] + seconds, stamp[1] + steps, stamp[2] + latency, stamp[3] + transfer,
+            stamp[4] + compute)
 
 
 def _program(trace: SwitchTrace) -> list[list[tuple[int, int, int]]]:
-    """Per rank: (switch time, 0 post / 1 wait, request id), in program order."""
+    """Per rank: (switch time, 0 post / 1 wait / 2 compute, request id or 0), in program order."""
     graded = {r["id"] for r in trace["requests"] if r["graded"]}
     programs: list[list[tuple[int, int, int]]] = [[] for _ in range(trace["world_size"])]
     for r in trace["requests"]:
@@ -58,6 +64,8 @@ def _program(trace: SwitchTrace) -> list[list[tuple[int, int, int]]]:
     for w in trace["waits"]:
         if w["request"] in graded:
             programs[w["rank"]].append((w["begin"], 1, w["request"]))
+    for c in trace.get("computes", []):
+        programs[c["rank"]].append((c["t"], 2, 0))
     for program in programs:
         program.sort()
     return programs
@@ -68,8 +76,9 @@ Spans = dict[tuple[str, int], tuple[float, float]]
 
 
 def replay(trace: SwitchTrace, topo: Topology, scale: float = 1.0,
-           contention: bool = True, spans: Spans | None = None) -> Replay:
-    """Replay ``trace`` on ``topo`` with every message's bytes multiplied by ``scale``.
+           contention: bool = True, spans: Spans | None = None, compute: float = 0.0) -> Replay:
+    """Replay ``trace`` on ``topo`` with every message's bytes multiplied by ``scale``, each
+    call of a judge's function costing ``compute`` seconds.
 
     ``spans``, when given, receives every transfer's and collective's modelled start and end.
     """
@@ -95,7 +104,9 @@ def replay(trace: SwitchTrace, topo: Topology, scale: float = 1.0,
         program = programs[rank]
         while pc[rank] < len(program):
             _, what, rid = program[pc[rank]]
-            if what == 1:
+            if what == 2:
+                clock[rank] = _after(clock[rank], compute, 0, 0.0, 0.0, compute)
+            elif what == 1:
                 if rid not in done:
                     blocked[rid] = rank
                     return
@@ -171,7 +182,7 @@ def replay(trace: SwitchTrace, topo: Topology, scale: float = 1.0,
         mine = [done[rid] for _, what, rid in programs[rank] if what == 0 and rid in done]
         ends.append(max([clock[rank], *mine]))
     last = max(ends, default=ZERO)
-    return Replay(last[0], last[1], last[2], last[3], link_bytes, [e[0] for e in ends],
+    return Replay(last[0], last[1], last[2], last[3], last[4], link_bytes, [e[0] for e in ends],
                   complete=not blocked and all(pc[r] == len(programs[r]) for r in range(world)))
 
 

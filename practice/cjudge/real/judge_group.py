@@ -108,6 +108,9 @@ class ChannelPort:
         header, data = self.call("wait", handle=handle)
         return header["src"], data
 
+    def compute(self, name: str, line: int | None) -> None:
+        self.call("compute", name=name, line=line)
+
     def begin(self) -> TensorData | None:
         mine = self.call("begin")[0]["ok"]
         self.graded = True

@@ -21,7 +21,8 @@ from typing import Any, NoReturn
 
 import torch
 
-from ..learner import classify_error, compile_learner, exec_learner
+from .. import values
+from ..learner import classify_error, compile_learner, exec_learner, graded_call, learner_function
 from ..protocol import JobSpec, TensorData
 from .c10d_ops import route_c10d_ops
 from .confine import confine_rank
@@ -82,17 +83,13 @@ def _call_learner(job: JobSpec, port: ChannelPort) -> dict[str, Any]:
     """Import the learner's file on this rank, then make the graded call framed by the switch."""
     namespace = exec_learner(compile_learner(job["code"], job["filename"]),
                              f"learner_rank{port.rank}")
-    function = namespace.get(job["function"])
-    if not callable(function):
-        raise NameError(f"your file must define a function `{job['function']}` "
-                        f"(你的文件需要定义函数 `{job['function']}`)")
+    learner_function(namespace, job["function"])
     mine = port.begin()
     if mine is None:
         raise RuntimeError("the judge sent no input for this rank")
-    argument = _make_input(mine)
-    returned = function(argument, *mine.get("args", ()))
-    output = argument if job["output"] == "inplace" else returned
-    return {"output": to_data(output), "error": None}
+    output = graded_call(namespace, job["function"], job["output"], mine, _make_input, port,
+                         job["filename"])
+    return {"output": values.encode(output, to_data), "error": None}
 
 
 def rank_main(job_dir: Path, rank: int, world: int) -> NoReturn:

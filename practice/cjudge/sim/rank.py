@@ -10,8 +10,9 @@ import contextvars
 import sys
 import types
 
-from ..learner import MODULE_PREFIX, classify_error, exec_learner
-from ..protocol import JobSpec, RankReport
+from .. import values
+from ..learner import MODULE_PREFIX, classify_error, exec_learner, graded_call, learner_function
+from ..protocol import JobSpec, RankReport, TensorData
 from ..switch.port import Port
 from . import comm, rng
 from .capture import Capture, OutputLimitExceeded, capture_here
@@ -21,8 +22,15 @@ from .modules import modules
 from .tensor import Tensor
 
 
+def _data(value: object) -> TensorData | None:
+    return to_data(value) if isinstance(value, Tensor) else None
+
+
 def install_modules() -> None:
-    """Make ``import torch`` and ``import torch.distributed`` give the simulation."""
+    """Make ``import torch`` and ``import torch.distributed`` give the simulation, and forget any
+    real torch this process imported (its ``torch.nn`` … would otherwise stay importable)."""
+    for name in [n for n in sys.modules if n == "torch" or n.startswith("torch.")]:
+        del sys.modules[name]
     sys.modules.update(modules())
 
 
@@ -34,21 +42,16 @@ def _body(job: JobSpec, rank: int, port: Port, code: types.CodeType,
     capture_here(capture, rank)
     try:
         namespace = exec_learner(code, f"{MODULE_PREFIX}{rank}")
-        function = namespace.get(job["function"])
-        if not callable(function):
-            raise NameError(f"your file must define a function `{job['function']}` "
-                            f"(你的文件需要定义函数 `{job['function']}`)")
+        learner_function(namespace, job["function"])
         mine = comm.posted(port.begin)
         if mine is None:
             raise RuntimeError("the judge sent no input for this rank")
-        argument = from_data(mine)
         try:
-            returned = function(argument, *mine.get("args", ()))
+            output = graded_call(namespace, job["function"], job["output"], mine, from_data,
+                                 port, job["filename"])
         finally:
             port.end()
-        output = argument if job["output"] == "inplace" else returned
-        report = RankReport(rank=rank, state="returned",
-                            output=to_data(output) if isinstance(output, Tensor) else None,
+        report = RankReport(rank=rank, state="returned", output=values.encode(output, _data),
                             error=None)
     except OutputLimitExceeded:
         return RankReport(rank=rank, state="killed", output=None, error=None)

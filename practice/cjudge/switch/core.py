@@ -22,7 +22,7 @@ from typing import Literal
 from ..primitives import P2P_OPS, blocks_of, bytes_sent, equal_blocks
 from ..protocol import RankReport, TensorData
 from .reduce import OPS, ReduceError, itemsize, reduce_bytes
-from .trace import Collective, Message, Refusal, Request, SwitchTrace, Wait, WaitEdge
+from .trace import Collective, Compute, Message, Refusal, Request, SwitchTrace, Wait, WaitEdge
 
 #: collectives whose result is an elementwise reduction
 REDUCING = frozenset({"all_reduce", "reduce", "reduce_scatter"})
@@ -114,6 +114,7 @@ class Switch:
         self._collectives: list[Collective] = []
         self._waits: list[Wait] = []
         self._refused: list[Refusal] = []
+        self._computes: list[Compute] = []
         self._sends: dict[tuple[int, int, int], list[_Req]] = {}  # (group, dst, tag) -> unmatched
         self._recvs: dict[tuple[int, int, int], list[_Req]] = {}
         self._arrived: dict[tuple[int, int], dict[int, _Req]] = {}  # (group, seq) -> rank -> req
@@ -142,6 +143,17 @@ class Switch:
         """The rank's graded call ended: the switch accepts no more communication from it."""
         self._member_rank(rank)
         self.graded[rank], self.ended[rank] = False, True
+
+    def compute(self, rank: int, name: str, line: int | None) -> None:
+        """The rank called a function the judge handed it (``judge_fns``): record the call, which
+        the cost model charges."""
+        self._open(rank)
+        if not isinstance(name, str) or len(name) > 100:
+            raise SwitchError("malformed compute call", "计算调用格式错误")
+        if line is not None and (isinstance(line, bool) or not isinstance(line, int)):
+            line = None
+        self._count_one()
+        self._computes.append(Compute(rank=rank, name=name, line=line, t=self.t))
 
     def finish(self, rank: int, state: str) -> None:
         """The rank's process is gone (or will never communicate again)."""
@@ -302,6 +314,8 @@ class Switch:
                           requests=self._requests, messages=self._messages,
                           collectives=self._collectives, waits=self._waits,
                           refused=self._refused, deadlock=self._deadlock)
+        if self._computes:
+            out["computes"] = self._computes
         if self.flooded:
             out["limit"] = "requests"
         return out
@@ -330,6 +344,14 @@ class Switch:
                 f"rank {rank} 在被评测函数返回后仍在通信；所有通信都必须在函数内部完成")
         if self.flooded:
             raise Flooded("too many communication calls", "通信调用过多")
+
+    def _count_one(self) -> None:
+        """One more recorded call, and the time moves on; :class:`Flooded` past the limit."""
+        if len(self._requests) + len(self._computes) >= self.limits.requests:
+            self.flooded = True
+            raise Flooded(f"more than {self.limits.requests} communication calls in one case",
+                          f"单个用例中的通信调用超过 {self.limits.requests} 次")
+        self.t += 1
 
     def _new(self, rank: int, kind: str, group: int, peer: int | None, tag: int, nbytes: int,
              dtype: str, line: int | None, api: str, payload: bytes = b"",
@@ -373,11 +395,7 @@ class Switch:
         if self._held + len(payload) > self.limits.held_bytes:
             raise SwitchError("too much data in flight: receive what you send",
                               "在途数据过多：请先接收已发送的数据")
-        if len(self._requests) >= self.limits.requests:
-            self.flooded = True
-            raise Flooded(f"more than {self.limits.requests} communication calls in one case",
-                          f"单个用例中的通信调用超过 {self.limits.requests} 次")
-        self.t += 1
+        self._count_one()
         record = Request(id=len(self._requests) + 1, rank=rank, kind=kind, group=group, peer=peer,
                          tag=tag, bytes=nbytes, sent=0, dtype=dtype, line=line, api=api,
                          graded=graded, posted=self.t, completed=None, message=None,

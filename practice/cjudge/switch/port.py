@@ -50,6 +50,10 @@ class Port(Protocol):
         """Block until the request is done; (source rank, received bytes)."""
         ...
 
+    def compute(self, name: str, line: int | None) -> None:
+        """The rank called a function the judge handed it (``judge_fns``): the model charges it."""
+        ...
+
     def begin(self) -> TensorData | None:
         """The graded call starts; this rank's case input."""
         ...

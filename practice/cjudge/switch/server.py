@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..protocol import RankError, TensorData
+from .. import values
+from ..protocol import RankError
 from .core import Forbidden, Switch, SwitchError
-from .reduce import DTYPES
 from .wire import FrameReader, MalformedFrame, encode
 
 _INT, _OPT_INT, _STR, _OPT_STR, _LIST, _OPT_LIST = "int", "int?", "str", "str?", "list", "list?"
@@ -35,8 +35,8 @@ SCHEMA: dict[str, dict[str, str]] = {
                         "dtype": _STR, "line": _OPT_INT, "api": _STR, "op": _OPT_STR,
                         "root": _OPT_INT, "splits": _OPT_LIST},
     "test": {"handle": _INT}, "wait": {"handle": _INT}, "begin": {}, "end": {},
+    "compute": {"name": _STR, "line": _OPT_INT},
 }
-MAX_RESULT_ELEMENTS = 1 << 24
 _PEERCRED = struct.Struct("3i")
 
 
@@ -87,20 +87,10 @@ def result_record(header: dict[str, Any]) -> dict[str, Any]:
         if isinstance(error.get("op"), str):
             clean["op"] = error["op"][:40]
         return {"output": None, "error": clean}
-    if output is None:
-        return {"output": None, "error": None}
-    if not isinstance(output, dict) or output.get("dtype") not in DTYPES or \
-            not isinstance(output.get("shape"), list) or not isinstance(output.get("data"), list):
+    try:
+        return {"output": values.checked(output), "error": None}
+    except ValueError:
         return {"output": None, "error": _broken("its result was malformed")}
-    shape, data = output["shape"], output["data"]
-    if not all(_typed(d, _INT) and d >= 0 for d in shape) or len(data) > MAX_RESULT_ELEMENTS:
-        return {"output": None, "error": _broken("its result was malformed")}
-    size = 1
-    for d in shape:
-        size *= d
-    if size != len(data) or not all(isinstance(v, (int, float)) for v in data):
-        return {"output": None, "error": _broken("its result was malformed")}
-    return {"output": TensorData(shape=shape, dtype=output["dtype"], data=data), "error": None}
 
 
 def _broken(why: str) -> RankError:
@@ -289,6 +279,8 @@ class SwitchServer:
             return self._outcome(rank, made)
         if op == "begin":
             return {"ok": s.begin(rank)}, b""
+        if op == "compute":
+            return {"ok": s.compute(rank, f["name"], f["line"])}, b""
         s.end(rank)  # op == "end": the rank's last word, so it is finished too
         record = self.records[rank] = result_record(header)
         s.finish(rank, "failed" if record["error"] else "returned")

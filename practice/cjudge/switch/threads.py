@@ -79,6 +79,9 @@ class ThreadPort:
     def wait(self, handle: int) -> tuple[int | None, bytes]:
         return self.hub.wait(self.rank, handle)
 
+    def compute(self, name: str, line: int | None) -> None:
+        self.hub.call("compute", self.rank, name, line)
+
     def begin(self) -> TensorData | None:
         """The graded call starts; this rank's input."""
         return self.hub.call("begin", self.rank)

@@ -85,6 +85,16 @@ class Refusal(TypedDict):
     t: int
 
 
+class Compute(TypedDict):
+    """A call of a function the judge handed the rank (``judge_fns``): the cost model charges the
+    exercise's declared compute time for it at ``t``, in the rank's program order."""
+
+    rank: int
+    name: str
+    line: int | None
+    t: int
+
+
 class WaitEdge(TypedDict):
     """In a deadlock: ``rank`` waits on ``on`` (its receive's source, its send's destination, or
     a group member that has not made the collective call)."""
@@ -104,5 +114,6 @@ class SwitchTrace(TypedDict):
     collectives: list[Collective]
     waits: list[Wait]
     refused: list[Refusal]
+    computes: NotRequired[list[Compute]]  # present when a rank called a judge's function
     deadlock: list[WaitEdge]  # empty unless the case ended in a deadlock
     limit: NotRequired[Literal["requests"]]  # set when the run flooded the switch and was stopped

@@ -18,11 +18,13 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ..model.case import ModelSpec, input_bytes
+from .. import values
+from ..model.case import ModelSpec
 from ..model.replay import transfer_spans
 from ..model.topology import get_topology
 from ..protocol import CaseSpec, RawCase
 from ..switch.trace import SwitchTrace
+from ..values import input_bytes
 
 VERSION = 1
 MAX_MESSAGES = 2000
@@ -319,7 +321,8 @@ def mark_wrong(timeline: dict[str, Any], exercise: Any, spec: CaseSpec, raw: Raw
     wants = exercise.grader.expected(spec["params"], spec["world_size"], spec["inputs"])
     for report, want in zip(raw["ranks"], wants, strict=False):
         got = report["output"]
-        if got is None or list(got["shape"]) != list(want["shape"]):
+        if not (values.is_tensor(got) and values.is_tensor(want)) or \
+                list(got["shape"]) != list(want["shape"]):
             continue
         tol = 1e-5 if want["dtype"] == "float32" else 1e-9
         index = first_wrong(got["data"], want["data"], tol)

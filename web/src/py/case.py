@@ -190,6 +190,9 @@ class StackPort:
             raise Aborted()
         return self.switch.result(self.rank, handle)
 
+    def compute(self, name: str, line: int | None) -> None:
+        self._open().compute(self.rank, name, line)
+
     def begin(self) -> TensorData | None:
         return self._open().begin(self.rank)
 

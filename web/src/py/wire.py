@@ -33,7 +33,7 @@ sys.stdout = sys.stderr = Router(sys.__stdout__)
 
 #: the switch's calls a rank may request, and whether the request carries a payload
 CALLS = {"new_group": False, "post_send": True, "post_recv": False, "post_collective": True,
-         "test": False, "wait": False, "begin": False, "end": False}
+         "test": False, "wait": False, "begin": False, "end": False, "compute": False}
 
 
 def _error(exc: SwitchError) -> bytes:
@@ -104,6 +104,9 @@ class WirePort:
 
     def wait(self, handle: int) -> tuple[int | None, bytes]:
         return self._call("wait", handle=handle)
+
+    def compute(self, name: str, line: int | None) -> None:
+        self._call("compute", name=name, line=line)
 
     def begin(self) -> TensorData | None:
         return self._call("begin")[0]

@@ -1,0 +1,195 @@
+"""Values that cross between the grader and a rank: a graded call's arguments and its result.
+
+A value is plain JSON, the same on every runtime:
+
+* a tensor is a :class:`protocol.TensorData` (``{"shape", "dtype", "data"}``);
+* numbers, strings, booleans and ``None`` are themselves; a list is a JSON list;
+* a tuple is ``{"tuple": [...]}``;
+* a function the judge hands the learner is ``{"fn": name, "params": {...}}`` (``judge_fns``).
+
+A rank's case input (what a grader's ``make_inputs`` returns per rank) is either one tensor,
+called as ``f(tensor, *args)`` with the exercise's ``arguments``, or ``{"call": [value, ...]}``,
+called as ``f(*values)``; ``"functions": ["a", "b"]`` there makes the judge call ``a(*values)``
+and then ``b`` on what ``a`` returned (a round trip), instead of the exercise's function.
+No torch here: each runtime passes its own tensor constructors.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from .protocol import TensorData
+
+#: how deep a result may nest, and how many scalars and tensor elements it may hold in all
+MAX_DEPTH = 8
+MAX_ELEMENTS = 1 << 24
+DTYPES = ("float32", "float64", "int64", "int32", "bool")
+ITEMSIZE = {"float32": 4, "float64": 8, "int64": 8, "int32": 4, "bool": 1}
+
+
+def is_tensor(value: Any) -> bool:
+    """Whether ``value`` is a tensor's plain-data form."""
+    return isinstance(value, dict) and "shape" in value and "data" in value
+
+
+def call_of(rank_input: dict[str, Any], function: str) -> tuple[list[str], list[Any]]:
+    """The functions to call, in turn, and the first one's arguments (values) for one rank."""
+    if "call" in rank_input:
+        return list(rank_input.get("functions") or [function]), list(rank_input["call"])
+    tensor = {k: v for k, v in rank_input.items() if k != "args"}
+    return [function], [tensor, *rank_input.get("args", [])]
+
+
+def decode(value: Any, tensor: Callable[[TensorData], Any],
+           fn: Callable[[str, dict[str, Any]], Any]) -> Any:
+    """A value as the learner's code sees it: tensors by ``tensor``, functions by ``fn``."""
+    if isinstance(value, list):
+        return [decode(v, tensor, fn) for v in value]
+    if isinstance(value, dict):
+        if is_tensor(value):
+            return tensor(value)  # type: ignore[arg-type]
+        if "tuple" in value:
+            return tuple(decode(v, tensor, fn) for v in value["tuple"])
+        if "fn" in value:
+            return fn(value["fn"], dict(value.get("params", {})))
+        raise ValueError(f"not a value: a dict with keys {sorted(value)}")
+    return value
+
+
+def encode(obj: Any, to_data: Callable[[Any], TensorData | None], depth: int = 0) -> Any:
+    """The plain-data form of what the learner's call left (a tensor, number, list, tuple…);
+    anything else (a dict, an object, a list nested too deep) as ``{"object": its type}``."""
+    if depth > MAX_DEPTH:
+        return {"object": type(obj).__name__}
+    if obj is None or isinstance(obj, (bool, int, float, str)):
+        return obj
+    data = to_data(obj)
+    if data is not None:
+        return data
+    if isinstance(obj, list):
+        return [encode(v, to_data, depth + 1) for v in obj]
+    if isinstance(obj, tuple):
+        return {"tuple": [encode(v, to_data, depth + 1) for v in obj]}
+    return {"object": type(obj).__name__}
+
+
+def checked(value: Any) -> Any:
+    """``value`` if it is a well-formed result (from an untrusted rank), else :class:`ValueError`."""
+    budget = [MAX_ELEMENTS]
+
+    def walk(v: Any, depth: int) -> None:
+        budget[0] -= 1
+        if depth > MAX_DEPTH or budget[0] < 0:
+            raise ValueError("too large or too deep")
+        if v is None or isinstance(v, (bool, int, float)):
+            return
+        if isinstance(v, str):
+            if len(v) > 10_000:
+                raise ValueError("a string too long")
+            return
+        if isinstance(v, list):
+            for item in v:
+                walk(item, depth + 1)
+            return
+        if isinstance(v, dict) and set(v) == {"tuple"} and isinstance(v["tuple"], list):
+            walk(v["tuple"], depth)
+            return
+        if isinstance(v, dict) and set(v) == {"object"} and isinstance(v["object"], str):
+            if len(v["object"]) > 200:
+                raise ValueError("a type name too long")
+            return
+        if not is_tensor(v) or set(v) != {"shape", "dtype", "data"}:
+            raise ValueError("not a value")
+        _check_tensor(v, budget)
+
+    walk(value, 0)
+    return value
+
+
+def _check_tensor(t: dict[str, Any], budget: list[int]) -> None:
+    shape, data = t["shape"], t["data"]
+    if t["dtype"] not in DTYPES or not isinstance(shape, list) or not isinstance(data, list):
+        raise ValueError("a malformed tensor")
+    size = 1
+    for d in shape:
+        if not isinstance(d, int) or isinstance(d, bool) or d < 0:
+            raise ValueError("a malformed shape")
+        size *= d
+    budget[0] -= len(data)
+    if budget[0] < 0 or size != len(data) or \
+            not all(isinstance(x, (int, float)) for x in data):
+        raise ValueError("a malformed tensor")
+
+
+def leaves(value: Any, path: str = "") -> Iterator[tuple[str, Any]]:
+    """Every tensor and scalar in ``value`` with its path (``""``, ``"[1]"``, ``"[0][2]"``)."""
+    if isinstance(value, list) or (isinstance(value, dict) and "tuple" in value):
+        for i, item in enumerate(value if isinstance(value, list) else value["tuple"]):
+            yield from leaves(item, f"{path}[{i}]")
+    else:
+        yield path, value
+
+
+def tensors(value: Any) -> list[TensorData]:
+    """The tensors in a value (a rank's input or result), in order."""
+    if isinstance(value, dict) and "call" in value:
+        value = value["call"]
+    return [leaf for _, leaf in leaves(value) if is_tensor(leaf)]
+
+
+def nbytes(value: Any) -> int:
+    """Bytes of every tensor in a value."""
+    total = 0
+    for t in tensors(value):
+        numel = 1
+        for d in t["shape"]:
+            numel *= d
+        total += numel * ITEMSIZE.get(t["dtype"], 8)
+    return total
+
+
+def input_bytes(case: dict[str, Any], rank: int = 0) -> int:
+    """A case's S in the run: the bytes of rank ``rank``'s input tensors (a ``CaseSpec``)."""
+    return nbytes(case["inputs"][rank])
+
+
+def element_size(case: dict[str, Any]) -> int:
+    """The element size of rank 0's first input tensor (1 when it has none): byte bounds' e."""
+    found = tensors(case["inputs"][0])
+    return ITEMSIZE.get(found[0]["dtype"], 8) if found else 1
+
+
+def describe(value: Any) -> str:
+    """What a value is, for a message: "a tensor", "a list of 3", "a tuple of 2", "a float"."""
+    if is_tensor(value):
+        return "a tensor"
+    if isinstance(value, list):
+        return f"a list of {len(value)}"
+    if isinstance(value, dict) and "tuple" in value:
+        return f"a tuple of {len(value['tuple'])}"
+    if isinstance(value, dict) and "object" in value:
+        return f"a {value['object']}"
+    return "None" if value is None else f"a {type(value).__name__}"
+
+
+def same_structure(got: Any, want: Any) -> bool:
+    """Whether two values nest the same way (lists as lists, tuples as tuples, same lengths)."""
+    if isinstance(want, list):
+        return isinstance(got, list) and len(got) == len(want)
+    if isinstance(want, dict) and "tuple" in want:
+        return isinstance(got, dict) and "tuple" in got and len(got["tuple"]) == len(want["tuple"])
+    return True
+
+
+def walk_pairs(got: Any, want: Any, path: str = "") -> Iterator[tuple[str, Any, Any]]:
+    """(path, got, want) for every leaf of ``want``; a structural difference is one pair at the
+    point where it differs (its ``got`` is whatever the learner's value holds there)."""
+    if not same_structure(got, want) or not (
+            isinstance(want, list) or (isinstance(want, dict) and "tuple" in want)):
+        yield path, got, want
+        return
+    g_items = got if isinstance(got, list) else got["tuple"]
+    w_items = want if isinstance(want, list) else want["tuple"]
+    for i, (g, w) in enumerate(zip(g_items, w_items, strict=True)):
+        yield from walk_pairs(g, w, f"{path}[{i}]")
