@@ -12,6 +12,7 @@ import random
 from typing import Any
 
 from . import __version__, values
+from .chunks import summary
 from .exercises import Exercise
 from .model.case import model_case
 from .primitives import DISPLAY
@@ -276,6 +277,10 @@ def _judge_outputs(exercise: Exercise, spec: CaseSpec, raw: RawCase, sent: list[
                     f"{report['state']})", f"rank {r} 没有完成调用（状态：{report['state']}）")
         wrong = _compare(exercise, spec, report["rank"], report["output"], want)
         if wrong:
+            chunks = summary(spec["params"], spec["world_size"],
+                             [r["output"] for r in raw["ranks"]], wants, exercise.grader)
+            if chunks:
+                wrong = (f"{wrong[0]}. In all, {chunks[0]}", f"{wrong[1]}。总计：{chunks[1]}")
             return Verdict.WRONG_ANSWER, wrong[0], wrong[1]
     bounds = list(bound) if isinstance(bound, (list, tuple)) else [bound] * len(sent)
     over = [r for r in range(len(sent)) if sent[r] > bounds[r]]

@@ -164,3 +164,19 @@ def test_check_traffic_turns_a_correct_answer_over_budget():
     assert case["verdict"] == "over_budget" and case["message"] == "correct, but 3 sends"
     assert case["message_zh"] == "结果正确，但3 次发送"
     assert {c["rank"] for c in seen[0] if c["op"] == "send"} == {1, 2}
+
+
+def test_wrong_answers_are_summarised_by_chunk():
+    ex = exercise("ring-allreduce")
+    spec = plan_cases(ex)[0]  # 4 ranks, 16 elements: chunks of 4
+    want = ex.grader.expected(spec["params"], 4, spec["inputs"])
+    outputs = [dict(w, data=list(w["data"])) for w in want]
+    for rank in range(4):  # rank r's chunk (r + 2) % 4 is wrong, as an all-gather a step short
+        outputs[rank]["data"][4 * ((rank + 2) % 4) + 1] += 1
+    case = grade_case(ex, spec, _raw(spec, outputs))
+    assert "wrong chunks by rank (4 chunks each): rank 0: 2; rank 1: 3; rank 2: 0; rank 3: 1" \
+        in case["message"] and "exactly one wrong chunk" in case["message"]
+    assert "各 rank 的错误块" in case["message_zh"]
+    outputs = [dict(w, data=list(w["data"])) for w in want]
+    outputs[1]["data"][0] += 1  # one wrong element: the element says enough
+    assert "wrong chunks" not in grade_case(ex, spec, _raw(spec, outputs))["message"]

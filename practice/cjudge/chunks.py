@@ -1,0 +1,59 @@
+"""Wrong answers summarised by chunk: which chunks of which ranks' results are wrong.
+
+A ring, a transpose or an all-gather moves a rank's tensor in ``world`` chunks, so a mistake
+shows as a pattern of chunks ("each rank has one wrong chunk: the all-gather stopped one step
+short") that one wrong element does not show. Chunks are the grader's (its optional
+``chunk_of(params, world, index)``), else ``torch.chunk``'s of the flat tensor.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+from . import values
+
+
+def _close(got: Any, want: Any, tol: float) -> bool:
+    return got == want or (isinstance(want, float) and isinstance(got, (int, float))
+                           and math.isclose(got, want, rel_tol=tol, abs_tol=tol))
+
+
+def wrong_chunks(got: dict, want: dict, world: int,
+                 chunk_of: Callable[[int], int] | None = None) -> list[int]:
+    """The chunks of ``got`` (a tensor's data) holding at least one wrong element, in order."""
+    tol = 1e-5 if want["dtype"] == "float32" else 1e-9
+    size = math.ceil(len(want["data"]) / world) or 1
+    where = chunk_of or (lambda index: index // size)
+    return sorted({where(i) for i, (g, w) in enumerate(zip(got["data"], want["data"],
+                                                           strict=True))
+                   if not _close(g, w, tol)})
+
+
+def summary(params: dict, world: int, outputs: list[Any], wants: list[Any],
+            grader: Any) -> tuple[str, str] | None:
+    """"wrong chunks by rank: …" for a wrong answer whose results are tensors of the expected
+    shape, when more than one rank or chunk is wrong (one element says enough otherwise)."""
+    if world < 2:
+        return None
+    grader_chunk = getattr(grader, "chunk_of", None)
+    chunk_of = (lambda index: grader_chunk(params, world, index)) if grader_chunk else None
+    wrong: dict[int, list[int]] = {}
+    for rank, (got, want) in enumerate(zip(outputs, wants, strict=True)):
+        if not (values.is_tensor(got) and values.is_tensor(want)) or \
+                got["shape"] != want["shape"] or len(want["data"]) < world:
+            return None
+        chunks = wrong_chunks(got, want, world, chunk_of)
+        if chunks:
+            wrong[rank] = chunks
+    if sum(len(c) for c in wrong.values()) < 2:
+        return None
+    parts = "; ".join(f"rank {r}: {', '.join(map(str, c))}" for r, c in wrong.items())
+    parts_zh = "；".join(f"rank {r}：{'、'.join(map(str, c))}" for r, c in wrong.items())
+    en, zh = f"wrong chunks by rank ({world} chunks each): {parts}", \
+        f"各 rank 的错误块（每个 {world} 块）：{parts_zh}"
+    if len(wrong) == world and all(len(c) == 1 for c in wrong.values()):
+        en += ". Every rank has exactly one wrong chunk: a step missing or one chunk too few"
+        zh += "。每个 rank 恰好错了一块：少了一步，或者少传了一块"
+    return en, zh
