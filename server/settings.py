@@ -62,6 +62,8 @@ class Settings(BaseSettings):
     max_streams_per_user: int = 4  # live-progress streams open at once
     stream_max_s: float = 300.0  # a stream's lifetime (clients reconnect with Last-Event-ID)
     verdict_limit_bytes: int = 1 << 20  # a stored verdict's JSON; traces are cut to fit
+    done_cache_bytes: int = 64 << 20  # finished submissions' JSON kept in memory
+    events_cache_bytes: int = 32 << 20  # finished submissions' live-progress events, rendered
 
     # bad input and fairness
     max_code_bytes: int = 64 * 1024

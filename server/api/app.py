@@ -54,7 +54,9 @@ def create_app(settings: Settings | None = None, embedded_workers: bool = True) 
                                 settings_env(settings))
         supervisor.start()
         app.state.settings, app.state.engine, app.state.supervisor = settings, engine, supervisor
-        app.state.done_cache, app.state.caller_cache = DoneCache(), CallerCache()
+        app.state.done_cache = DoneCache(max_bytes=settings.done_cache_bytes)
+        app.state.events_cache = DoneCache(max_bytes=settings.events_cache_bytes)
+        app.state.caller_cache = CallerCache()
         app.state.limits, app.state.hash_slots = RateLimits(), HashSlots(settings.hash_concurrency)
         app.state.streams = {}  # user id -> live-progress streams open
         try:

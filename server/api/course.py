@@ -172,10 +172,8 @@ def post_regrade(body: RegradeIn, request: Request, user: UserDep,
             lease_token=None, lease_expires_at=None, started_at=None, finished_at=None,
             content_hash=exercise.content_hash))
         exercise_id, queued = exercise.id, done.rowcount
-    cache = request.app.state.done_cache  # those answers are no longer final
-    with cache.lock:
-        cache.items.clear()
-        cache.bytes = 0
+    request.app.state.done_cache.clear()  # those answers are no longer final
+    request.app.state.events_cache.clear()
     return {"exercise": exercise_id, "queued": queued}
 
 

@@ -1,7 +1,9 @@
 """Live progress as server-sent events: one ``case`` event per graded case, then ``done``.
 
 Workers may run in other processes or on other machines, so the stream follows the database
-(the cases a worker has recorded so far), which is also what polling clients read.
+(the cases a worker has recorded so far), which is also what polling clients read. A finished
+submission's events never change: they are rendered once, kept in a cache bounded in bytes,
+and sent at once (no stream stays open, no database read) to whoever reopens them.
 """
 
 from __future__ import annotations
@@ -12,18 +14,21 @@ import time
 from collections.abc import AsyncIterator
 
 from fastapi import APIRouter, Request
-from fastapi.responses import StreamingResponse
+from fastapi.responses import Response, StreamingResponse
 from sqlmodel import Session
 from starlette.concurrency import run_in_threadpool
 
 from ..models import DONE
+from .cache import DoneCache, FinishedEvents
 from .deps import EngineDep, SettingsDep, UserDep
 from .errors import ApiError
+from .schemas import SubmissionOut
 from .submissions import SubmissionId, present, visible
 
 router = APIRouter(prefix="/api/submissions", tags=["submissions"])
 POLL_S = 0.2
 HEARTBEAT_S = 15.0
+HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 
 
 def _event(name: str, data: object, event_id: int | None = None) -> str:
@@ -37,21 +42,35 @@ def _event(name: str, data: object, event_id: int | None = None) -> str:
     400: {"description": "Last-Event-ID is not a case index"},
     429: {"description": "too many streams open (see Retry-After)"}})
 async def submission_events(submission_id: SubmissionId, request: Request, user: UserDep,
-                            settings: SettingsDep, engine: EngineDep) -> StreamingResponse:
+                            settings: SettingsDep, engine: EngineDep) -> Response:
     """Follow one submission: ``status`` on each change, ``case`` per graded case, ``done``.
 
     A stream ends after ``CJUDGE_STREAM_MAX_S`` (reconnect with ``Last-Event-ID``); each user
-    may have ``CJUDGE_MAX_STREAMS_PER_USER`` open at once."""
+    may have ``CJUDGE_MAX_STREAMS_PER_USER`` open at once. A finished submission's events come
+    at once, from a cache bounded in bytes (``CJUDGE_EVENTS_CACHE_BYTES``)."""
     last = request.headers.get("last-event-id", "-1").strip()
     if not (last == "-1" or (last.isdigit() and len(last) <= 6)):
         raise ApiError(400, "bad_last_event_id", "Last-Event-ID must be a case index",
                        "Last-Event-ID 必须是测试点序号")
 
-    def load():
+    seen = int(last) + 1
+    cache: DoneCache[FinishedEvents] = request.app.state.events_cache
+    cached = cache.get(submission_id, user.admin)
+    if cached is not None and (user.admin or cached[0] == user.id):
+        return _finished(cached[1], seen)
+
+    def load() -> SubmissionOut:
         with Session(engine) as session:
             return present(visible(session, submission_id, user), user)
 
+    def remember(done: SubmissionOut) -> FinishedEvents:
+        events = render(done)
+        cache.put(done.id, user.admin, done.user_id, events)
+        return events
+
     first = await run_in_threadpool(load)  # 404 before the stream starts
+    if first.status == DONE:
+        return _finished(remember(first), seen)
     streams: dict[int, int] = request.app.state.streams
     if streams.get(user.id, 0) >= settings.max_streams_per_user:
         raise ApiError(429, "too_many_streams", "too many live-progress streams open; close one "
@@ -59,10 +78,28 @@ async def submission_events(submission_id: SubmissionId, request: Request, user:
                        headers={"Retry-After": "5"}, retry_after=5)
     streams[user.id] = streams.get(user.id, 0) + 1
     deadline = time.monotonic() + settings.stream_max_s
-    return StreamingResponse(_counted(_stream(first, load, int(last) + 1, request, deadline),
+    return StreamingResponse(_counted(_stream(first, load, remember, seen, request, deadline),
                                       streams, user.id),
-                             media_type="text/event-stream",
-                             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+                             media_type="text/event-stream", headers=HEADERS)
+
+
+def render(done: SubmissionOut) -> FinishedEvents:
+    """A finished submission's events, as bytes."""
+    return FinishedEvents(
+        status=_event("status", {"id": done.id, "status": done.status}).encode(),
+        cases=tuple(_event("case", case, index).encode()
+                    for index, case in enumerate(_cases(done))),
+        done=_event("done", done.model_dump(mode="json")).encode())
+
+
+def _cases(current: SubmissionOut) -> list:
+    if current.status == DONE and current.result is not None:
+        return current.result.get("cases") or []
+    return current.progress
+
+
+def _finished(events: FinishedEvents, seen: int) -> Response:
+    return Response(events.body(seen), media_type="text/event-stream", headers=HEADERS)
 
 
 async def _counted(stream: AsyncIterator[str], streams: dict[int, int],
@@ -79,22 +116,23 @@ async def _counted(stream: AsyncIterator[str], streams: dict[int, int],
             streams.pop(user_id, None)
 
 
-async def _stream(current, load, seen: int, request: Request,
+async def _stream(current: SubmissionOut, load, remember, seen: int, request: Request,
                   deadline: float) -> AsyncIterator[str]:
     status = None
     idle = 0.0
     while time.monotonic() < deadline:
+        if current.status == DONE:  # the rest of the stream as a finished one's, kept
+            events = remember(current)
+            yield events.body(seen).decode()
+            return
         if current.status != status:
             status = current.status
             yield _event("status", {"id": current.id, "status": status})
-        cases = current.result["cases"] if current.status == DONE else current.progress
+        cases = _cases(current)
         for index in range(seen, len(cases)):
             yield _event("case", cases[index], index)
             idle = 0.0
         seen = max(seen, len(cases))
-        if current.status == DONE:
-            yield _event("done", current.model_dump(mode="json"))
-            return
         if await request.is_disconnected():
             return
         await asyncio.sleep(POLL_S)

@@ -276,3 +276,57 @@ def test_the_finished_submissions_cache_is_bounded_in_bytes() -> None:
     assert cache.get(99, False) is not None and cache.get(0, False) is None
     cache.put(500, False, 1, b"y" * 5000)  # over a quarter of the cache: not kept
     assert cache.get(500, False) is None
+
+
+def _finish(app, sid: int, cases: list[dict]) -> None:
+    """Grade submission ``sid`` as a worker would, with ``cases`` as its verdict's cases."""
+    engine = app.state.engine
+    with write_session(engine) as s:
+        claim = jobqueue.claim(s, "w", 30, 3)
+        assert claim is not None and claim.id == sid
+    with write_session(engine) as s:
+        assert jobqueue.finish(s, claim, {"verdict": "accepted", "stdout": "", "cases": cases},
+                               None)
+
+
+def test_finished_events_come_from_the_cache(tmp_path: Path, monkeypatch) -> None:
+    from server.api import events
+
+    with client(settings_for(tmp_path, rate_per_minute=100)) as c:
+        owner = bearer(register(c, "finisher").json()["token"])
+        other = bearer(register(c, "onlooker").json()["token"])
+        sid = c.post("/api/submissions", json={"exercise": "ring-allreduce", "code": "x = 1"},
+                     headers=owner).json()["id"]
+        _finish(c.app, sid, [{"name": f"case{i}", "verdict": "accepted"} for i in range(3)])
+        first = c.get(f"/api/submissions/{sid}/events", headers=owner)
+        assert first.status_code == 200
+        assert first.text.count("event: case") == 3 and "event: done" in first.text
+        assert c.app.state.events_cache.get(sid, False) is not None
+        assert c.get(f"/api/submissions/{sid}/events", headers=other).status_code == 404
+
+        def no_database(*_: Any) -> None:
+            raise AssertionError("a finished submission's events were read again")
+
+        monkeypatch.setattr(events, "present", no_database)
+        again = c.get(f"/api/submissions/{sid}/events", headers=owner)
+        assert again.status_code == 200 and again.text == first.text
+        resumed = c.get(f"/api/submissions/{sid}/events",
+                        headers={**owner, "last-event-id": "1"}).text
+        assert "id: 2\nevent: case" in resumed and "id: 1\n" not in resumed
+        assert resumed.startswith("event: status") and "event: done" in resumed
+
+
+def test_the_finished_events_cache_is_bounded_in_bytes(tmp_path: Path) -> None:
+    limit = 40_000
+    with client(settings_for(tmp_path, rate_per_minute=100, max_queued_per_user=100,
+                             events_cache_bytes=limit)) as c:
+        owner = bearer(register(c, "many_done").json()["token"])
+        cache = c.app.state.events_cache
+        for _ in range(8):
+            sid = c.post("/api/submissions", json={"exercise": "ring-allreduce",
+                                                   "code": "y = 2"}, headers=owner).json()["id"]
+            _finish(c.app, sid, [{"name": "big", "verdict": "accepted", "note": "z" * 3000}])
+            assert c.get(f"/api/submissions/{sid}/events", headers=owner).status_code == 200
+            assert 0 < cache.bytes <= limit
+            assert cache.bytes == sum(len(events) for _, events in cache.items.values())
+        assert cache.get(sid, False) is not None and len(cache.items) < 8
