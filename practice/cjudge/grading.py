@@ -310,7 +310,7 @@ def _check_traffic(exercise: Exercise, spec: CaseSpec,
     if check is None:
         return None
     why = check(spec["params"], spec["world_size"], graded_calls(raw["trace"]))
-    return (Verdict.OVER_BUDGET, f"correct, but {why[0]}", f"结果正确，但{why[1]}") if why else None
+    return (Verdict.OVER_BUDGET, f"correct, but {why[0]}", f"结果正确，但 {why[1]}") if why else None
 
 
 def summarize(exercise: Exercise, cases: list[dict], runtime: str, seed: int, stdout: str = "",

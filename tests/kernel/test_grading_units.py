@@ -162,7 +162,7 @@ def test_check_traffic_turns_a_correct_answer_over_budget():
 
     [case] = _regraded("tree-broadcast", check_traffic=check)
     assert case["verdict"] == "over_budget" and case["message"] == "correct, but 3 sends"
-    assert case["message_zh"] == "结果正确，但3 次发送"
+    assert case["message_zh"] == "结果正确，但 3 次发送"
     assert {c["rank"] for c in seen[0] if c["op"] == "send"} == {1, 2}
 
 

@@ -52,8 +52,9 @@ def add_parser(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
     p.add_argument("--no-chart", action="store_true", help="do not draw the chart")
 
 
-def learner_trace(exercise: Exercise, path: Path, world_size: int) -> tuple[SwitchTrace, int] | None:
-    """The switch's trace of ``path`` run on the simulated runtime and that case's S.
+def learner_trace(exercise: Exercise, path: Path, world_size: int
+                  ) -> tuple[SwitchTrace, int, dict[str, Any]] | None:
+    """The switch's trace of ``path`` run on the simulated runtime, that case's S and params.
 
     The case is the exercise's case with ``world_size`` ranks (else its largest). None when the
     runtime's answer carries no switch trace.
@@ -64,7 +65,7 @@ def learner_trace(exercise: Exercise, path: Path, world_size: int) -> tuple[Swit
     case = max(plan_cases(exercise), key=lambda c: (c["world_size"] == world_size, c["world_size"]))
     raw = run_case(exercise.job_spec(path.read_text(encoding="utf-8"), path.name), case)
     trace = raw.get(SWITCH_KEY)  # type: ignore[misc]
-    return (trace, input_bytes(case)) if trace else None
+    return (trace, input_bytes(case), case["params"]) if trace else None
 
 
 def reference_traces(exercise: Exercise, n: int) -> dict[str, tuple[SwitchTrace, int]]:
@@ -91,8 +92,10 @@ def build(exercise: Exercise, file: Path | None, topo: Topology, sizes: list[int
             notes.append(f"{file}: this runtime records no switch trace yet, so only the "
                          "references are modelled.")
         else:
-            traces = {f"{file.name} (yours)": mine, **traces}
+            traces = {f"{file.name} (yours)": mine[:2], **traces}
             n = mine[0]["world_size"]
+            if exercise.model.ranks_per_node is not None:  # placed as the case places them
+                topo = topo.placed(mine[2][exercise.model.ranks_per_node], n)
     series = [{"label": label, "kind": "learner" if label.endswith("(yours)") else "reference",
                "run_size": run, "rows": sweep(trace, topo, sizes, run, kind, contention)}
               for label, (trace, run) in traces.items()]

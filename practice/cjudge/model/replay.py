@@ -187,7 +187,7 @@ def replay(trace: SwitchTrace, topo: Topology, scale: float = 1.0,
 
 
 def transfer_spans(trace: SwitchTrace, topo: Topology, scale: float = 1.0,
-                   contention: bool = True) -> tuple[Replay, Spans]:
+                   contention: bool = True, compute: float = 0.0) -> tuple[Replay, Spans]:
     """The replay and each transfer's modelled (start, end): what the trace view draws."""
     spans: Spans = {}
-    return replay(trace, topo, scale, contention, spans), spans
+    return replay(trace, topo, scale, contention, spans, compute), spans

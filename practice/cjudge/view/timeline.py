@@ -21,7 +21,6 @@ from typing import Any
 from .. import values
 from ..model.case import ModelSpec
 from ..model.replay import transfer_spans
-from ..model.topology import get_topology
 from ..protocol import CaseSpec, RawCase
 from ..switch.trace import SwitchTrace
 from ..values import input_bytes
@@ -105,18 +104,21 @@ def modelled_size(spec: ModelSpec, model: dict[str, Any] | None) -> int:
 
 def build_timeline(trace: SwitchTrace, spec: ModelSpec, run_size: int,
                    size: int | None = None, rank_states: list[str] | None = None,
-                   too_slow: bool = False) -> dict[str, Any]:
-    """The ``timeline`` of one case from its switch trace (see the module's docstring)."""
+                   too_slow: bool = False, params: dict[str, Any] | None = None
+                   ) -> dict[str, Any]:
+    """The ``timeline`` of one case from its switch trace (see the module's docstring);
+    ``params``: the case's, which may place its ranks on nodes and set the compute charge."""
     world = trace["world_size"]
     graded = {r["id"]: r for r in trace["requests"] if r["graded"]}
     everything = {r["id"]: r for r in trace["requests"]}
     size = size or int(spec.sizes[len(spec.sizes) // 2])
     scale = size / run_size if run_size >= 1 else 1.0
-    topo = get_topology(spec.topology)
+    topo = spec.topology_for(world, params)
     spans: dict[tuple[str, int], tuple[float, float]] = {}
     modelled = world <= topo.gpus_per_node * topo.nodes
     if modelled:
-        _, spans = transfer_spans(trace, topo, scale, spec.contention)
+        compute = spec.variables(world, size, topo, params)["c"]
+        _, spans = transfer_spans(trace, topo, scale, spec.contention, compute)
     step, at_post, level = _steps(trace, graded)
 
     # each request's modelled completion, and each rank's clock at each post and wait
@@ -349,7 +351,7 @@ def case_timeline(exercise: Any, spec: CaseSpec, raw: RawCase, result: dict[str,
         timeline = build_timeline(raw["trace"], exercise.model, input_bytes(spec),
                                   modelled_size(exercise.model, model),
                                   [r["state"] for r in raw["ranks"]],
-                                  result.get("verdict") == "too_slow")
+                                  result.get("verdict") == "too_slow", spec["params"])
         if result.get("verdict") == "wrong_answer":
             mark_wrong(timeline, exercise, spec, raw)
         return timeline
