@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from . import layout
-from .dtypes import Number, result_type, to_array
+from .dtypes import Number, int64, result_type, to_array
 from .tensor import Tensor
 
 
@@ -19,13 +19,15 @@ def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     first = parts[0]
     d = layout.normalize_dim(dim, first.dim())
     for i, t in enumerate(parts):
-        if t.dim() != first.dim() or any(
-            a != b for k, (a, b) in enumerate(zip(t._shape, first._shape, strict=True)) if k != d
-        ):
-            raise RuntimeError(
-                f"Sizes of tensors must match except in dimension {d}. Expected size "
-                f"{list(first._shape)} but got size {list(t._shape)} for tensor number {i} in the list."
-            )
+        if t.dim() != first.dim():
+            raise RuntimeError("Tensors must have same number of dimensions: got "
+                               f"{first.dim()} and {t.dim()}")
+        for k, (a, b) in enumerate(zip(first._shape, t._shape, strict=True)):
+            if k != d and a != b:
+                raise RuntimeError(
+                    f"Sizes of tensors must match except in dimension {d}. Expected size {a} but "
+                    f"got size {b} for tensor number {i} in the list."
+                )
     dtype = result_type([t.dtype for t in parts], [], [])
     outer = layout.numel(first._shape[:d])
     blocks = [(t._values_as(dtype, t._shape), layout.numel(t._shape[d:])) for t in parts]
@@ -103,13 +105,25 @@ def is_floating_point(t: Tensor) -> bool:
     return t.is_floating_point()
 
 
+def repeat_interleave(input: Tensor, repeats: int | Tensor | None = None, dim: int | None = None,
+                      *, output_size: int | None = None) -> Tensor:
+    """``torch.repeat_interleave``; with a tensor alone, each index repeated as often as it says."""
+    if repeats is None:
+        if input.dim() > 1:
+            raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
+        index = Tensor._wrap(array("q", range(input.numel())), int64, (input.numel(),))
+        return index.repeat_interleave(input, output_size=output_size)
+    return input.repeat_interleave(repeats, dim, output_size=output_size)
+
+
 #: torch functions that are the tensor method of the same name applied to the first argument
 METHODS = (
     "add", "sub", "mul", "div", "abs", "neg", "sqrt", "clamp", "clip", "sum", "prod", "mean",
     "max", "min", "amax", "amin", "argmax", "argmin", "all", "any", "eq", "ne", "maximum",
     "minimum", "chunk", "split", "tensor_split", "narrow", "select", "unbind", "flatten",
     "reshape", "transpose", "swapaxes", "t", "permute", "movedim", "unsqueeze", "squeeze",
-    "clone", "ravel",
+    "clone", "ravel", "flip", "roll", "index_select", "gather", "scatter_add", "index_add",
+    "bincount", "sort", "argsort", "topk", "cumsum", "matmul", "mm", "bmm", "dot",
 )
 
 

@@ -37,7 +37,7 @@ _TORCH_FUNCTIONS = (
 
 _FUNCTIONAL = (
     "cat", "concat", "concatenate", "stack", "equal", "allclose", "isclose", "where", "numel",
-    "is_tensor", "is_floating_point",
+    "is_tensor", "is_floating_point", "repeat_interleave",
 )
 
 

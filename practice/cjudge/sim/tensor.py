@@ -12,10 +12,11 @@ from array import array
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from . import layout
+from . import advanced_index, layout
 from .dtypes import DType, Number, bool_, check_dtype, float32, float64, int32, int64, is_number, to_array
 from .errors import Unsupported, UnsupportedAttribute
 from .layout import Shape
+from .tensor_index import TensorIndex
 from .tensor_math import TensorMath
 
 
@@ -66,7 +67,7 @@ def _shape_arg(size: Sequence[Any]) -> Shape:
         raise TypeError(f"size must be a sequence of ints, got {size!r}") from None
 
 
-class Tensor(TensorMath):
+class Tensor(TensorIndex, TensorMath):
     """A strided view of a storage array; see the module docstring."""
 
     __slots__ = ("_store", "_dtype", "_shape", "_strides", "_offset", "_plan")
@@ -330,7 +331,7 @@ class Tensor(TensorMath):
             if sum(sizes) != size:
                 raise RuntimeError(
                     f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's "
-                    f"size at dimension {d}), but got split_sizes={sizes}"
+                    f"size at dimension {dim}), but got split_sizes={sizes}"
                 )
         out = []
         start = 0
@@ -344,7 +345,9 @@ class Tensor(TensorMath):
         if chunks <= 0:
             raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
         size = self._shape[layout.normalize_dim(dim, self.dim())]
-        return self.split(max((size + chunks - 1) // chunks, 1) if size else 0, dim)
+        if not size:
+            return self.split([0] * chunks, dim)
+        return self.split(max((size + chunks - 1) // chunks, 1), dim)
 
     def tensor_split(self, sections: int, dim: int = 0) -> tuple[Tensor, ...]:
         """Exactly ``sections`` views along ``dim``, the first ``size % sections`` one longer."""
@@ -393,8 +396,14 @@ class Tensor(TensorMath):
     def permute(self, *dims: Any) -> Tensor:
         """Dimensions reordered (a view)."""
         order = [layout.normalize_dim(d, self.dim()) for d in _shape_arg(dims)]
-        if sorted(order) != list(range(self.dim())):
-            raise RuntimeError("permute(): dims must be a permutation of the tensor's dimensions")
+        if len(order) != self.dim():
+            raise RuntimeError(
+                "permute(sparse_coo): number of dimensions in the tensor input does not match the "
+                "length of the desired ordering of dimensions i.e. input.dim() = "
+                f"{self.dim()} is not equal to len(dims) = {len(order)}"
+            )
+        if len(set(order)) != len(order):
+            raise RuntimeError("permute(): duplicate dims are not allowed.")
         return self._derive(tuple(self._shape[d] for d in order),
                             tuple(self._strides[d] for d in order), self._offset)
 
@@ -545,13 +554,7 @@ class Tensor(TensorMath):
             flat: list[Any] = [bool(v) for v in values]
         else:
             flat = values.tolist()
-        if not self._shape:
-            return flat[0]
-        for size in reversed(self._shape[1:]):
-            flat = [flat[i:i + size] for i in range(0, len(flat), size)]
-        if self._shape[0] == 0 and len(self._shape) > 1:
-            return []
-        return flat
+        return flat[0] if not self._shape else _nest(flat, self._shape)
 
     def item(self) -> Number:
         """The only element as a Python number."""
@@ -618,20 +621,26 @@ class Tensor(TensorMath):
         basic = self._basic_index(key)
         if basic is not None:
             return basic
-        positions = self._advanced_positions(key)
+        chosen = advanced_index.select(self, key)
         st = self._store
-        values = array(st.typecode, [st[p] for p in positions[0]])
-        return Tensor._wrap(values, self._dtype, positions[1])
+        out = Tensor._wrap(array(st.typecode, [st[p] for p in chosen.positions]), self._dtype,
+                           chosen.shape)
+        return out if chosen.perm is None else out.permute(chosen.perm).contiguous()
 
     def __setitem__(self, key: Any, value: Tensor | Number) -> None:
         basic = self._basic_index(key)
         if basic is not None:
             basic._assign(value)
             return
-        positions, shape = self._advanced_positions(key)
-        values = _broadcast_values(value, self._dtype, shape)
+        chosen = advanced_index.select(self, key)
+        if chosen.perm is None:
+            values = _broadcast_values(value, self._dtype, chosen.shape)
+        else:
+            shape = tuple(chosen.shape[d] for d in chosen.perm)
+            final = Tensor._wrap(_broadcast_values(value, self._dtype, shape), self._dtype, shape)
+            values = final.permute([chosen.perm.index(d) for d in range(len(shape))])._read()
         st = self._store
-        for p, v in zip(positions, values, strict=True):
+        for p, v in zip(chosen.positions, values, strict=True):
             st[p] = v
 
     def _basic_index(self, key: Any) -> Tensor | None:
@@ -641,7 +650,7 @@ class Tensor(TensorMath):
             int(k) if isinstance(k, Tensor) and k.dim() == 0 and k._dtype.kind == 1 else k
             for k in items
         )
-        if any(isinstance(k, (Tensor, list)) for k in items):
+        if any(advanced_index.is_advanced(k) for k in items):
             return None
         real = sum(1 for k in items if k is not None and k is not Ellipsis)
         if real > self.dim():
@@ -680,26 +689,6 @@ class Tensor(TensorMath):
             d += 1
         return self._derive(tuple(shape), tuple(strides), offset)
 
-    def _advanced_positions(self, key: Any) -> tuple[list[int], Shape]:
-        """Storage positions and result shape for a boolean mask or a list of indices."""
-        if isinstance(key, Tensor) and key._dtype is bool_:
-            if key._shape != self._shape:
-                raise IndexError(
-                    f"The shape of the mask {list(key._shape)} does not match the shape of the "
-                    f"indexed tensor {list(self._shape)}"
-                )
-            chosen = [p for p, m in zip(self._positions(), key._read(), strict=True) if m]
-            return chosen, (len(chosen),)
-        if isinstance(key, (list, Tensor)) and self.dim() >= 1:
-            indices = key.tolist() if isinstance(key, Tensor) else key
-            if isinstance(indices, list) and all(
-                isinstance(i, int) and not isinstance(i, bool) for i in indices
-            ):
-                rows = [self.select(0, i)._positions() for i in indices]
-                return [p for row in rows for p in row], (len(indices),) + self._shape[1:]
-        raise Unsupported("this kind of advanced indexing (use ints, slices, a boolean mask or a "
-                          "list of indices)")
-
     def _assign(self, value: Tensor | Number) -> None:
         """Write ``value`` (broadcast, converted) into every element of this view."""
         self._write(_broadcast_values(value, self._dtype, self._shape))
@@ -721,6 +710,14 @@ class Tensor(TensorMath):
     def zero_(self) -> Tensor:
         """Set every element to 0."""
         return self.fill_(0)
+
+def _nest(flat: list[Any], shape: Shape) -> list[Any]:
+    """Row-major ``flat`` as nested lists of ``shape``."""
+    if len(shape) == 1:
+        return flat
+    n = layout.numel(shape[1:])
+    return [_nest(flat[i * n:(i + 1) * n], shape[1:]) for i in range(shape[0])]
+
 
 def _broadcast_values(value: Tensor | Number, dtype: DType, shape: Shape) -> array:
     """``value`` broadcast to ``shape`` and converted to ``dtype``, as a flat array."""

@@ -6,8 +6,8 @@ from __future__ import annotations
 import math
 import operator
 from array import array
-from collections.abc import Callable
-from itertools import repeat
+from collections.abc import Callable, Sequence
+from itertools import accumulate, repeat
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from . import layout
@@ -54,14 +54,19 @@ class TensorMath:
         def movedim(self, source: int, destination: int) -> Tensor: ...
         def unsqueeze(self, dim: int) -> Tensor: ...
         def clone(self) -> Tensor: ...
+        def permute(self, *dims: Any) -> Tensor: ...
+        def reshape(self, *shape: Any) -> Tensor: ...
+        def expand(self, *sizes: Any) -> Tensor: ...
+        def transpose(self, dim0: int, dim1: int) -> Tensor: ...
+        def to(self, *args: Any, **kwargs: Any) -> Tensor: ...
 
     def _inplace(self, other: Tensor | Number, fn: Callable[[Any, Any], Any],
                  divide: bool = False) -> Tensor:
         result = _elementwise(self, other, fn, divide=divide)
         if not can_cast(result._dtype, self._dtype):
             raise RuntimeError(
-                f"result type {_type_title(result._dtype)} can't be cast to the desired output "
-                f"type {_type_title(self._dtype)}"
+                f"result type {type_title(result._dtype)} can't be cast to the desired output "
+                f"type {type_title(self._dtype)}"
             )
         if result._shape != self._shape:
             raise RuntimeError(
@@ -269,8 +274,20 @@ class TensorMath:
         lanes = [values[i:i + n] for i in range(0, len(values), n)] if n else []
         return lanes, self._shape[:d] + self._shape[d + 1:]
 
-    def _reduce(self, fn: Callable[[array], Number], dtype: DType, dim: int | None,
+    def _lane_map(self, dim: int, fn: Callable[[array], Sequence[Number]], dtype: DType) -> Tensor:
+        """Each 1-D lane along ``dim`` replaced by ``fn(lane)`` (as long), as ``dtype``."""
+        d = layout.normalize_dim(dim, self.dim())
+        lanes, _ = self._lanes(d)
+        values = [v for lane in lanes for v in fn(lane)]
+        if not self.dim():
+            return self._wrap(to_array(values, dtype), dtype, ())
+        out = self._wrap(to_array(values, dtype), dtype, self.movedim(d, -1)._shape)
+        return out.movedim(-1, d).contiguous()
+
+    def _reduce(self, fn: Callable[[array], Number], dtype: DType, dim: Any,
                 keepdim: bool) -> Tensor:
+        if isinstance(dim, (tuple, list)):
+            return self._reduce_dims(fn, dtype, dim, keepdim)
         if dim is None:
             shape: Shape = (1,) * self.dim() if keepdim else ()
             return self._wrap(to_array([fn(self._read())], dtype), dtype, shape)
@@ -279,6 +296,21 @@ class TensorMath:
             lanes = [array(self._store.typecode)] * layout.numel(shape)
         out = self._wrap(to_array([fn(lane) for lane in lanes], dtype), dtype, shape)
         return out.unsqueeze(dim) if keepdim and self.dim() else out
+
+    def _reduce_dims(self, fn: Callable[[array], Number], dtype: DType, dims: Sequence[int],
+                     keepdim: bool) -> Tensor:
+        """``_reduce`` over several dimensions at once (all of them if ``dims`` is empty)."""
+        chosen = [layout.normalize_dim(d, self.dim()) for d in dims] or list(range(self.dim()))
+        for d in chosen:
+            if chosen.count(d) > 1:
+                raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+        kept = [d for d in range(self.dim()) if d not in chosen]
+        shape = tuple(self._shape[d] for d in kept)
+        size = layout.numel(tuple(self._shape[d] for d in chosen))
+        out = self.permute(kept + chosen).reshape(shape + (size,))._reduce(fn, dtype, -1, False)
+        for d in sorted(chosen) if keepdim else ():
+            out = out.unsqueeze(d)
+        return out
 
     def sum(self, dim: int | None = None, keepdim: bool = False, dtype: DType | None = None) -> Tensor:
         """The sum of all elements, or along ``dim``."""
@@ -296,7 +328,7 @@ class TensorMath:
         if out.kind != 2:
             raise RuntimeError(
                 "mean(): could not infer output dtype. Input dtype must be either a floating "
-                f"point or complex dtype. Got: {_type_title(self._dtype)}"
+                f"point or complex dtype. Got: {type_title(self._dtype)}"
             )
         return self._reduce(lambda v: sum(v) / len(v) if len(v) else math.nan, out, dim, keepdim)
 
@@ -335,6 +367,43 @@ class TensorMath:
         """The index of the smallest element (flattened, or along ``dim``)."""
         return self._reduce(lambda v: v.index(min(v)), int64, dim, keepdim)
 
+    def cumsum(self, dim: int, dtype: DType | None = None) -> Tensor:
+        """The running sums along ``dim`` (integers and bools give int64)."""
+        out = dtype or (self._dtype if self._dtype.kind == 2 else int64)
+        src = self if dtype is None else self.to(dtype)
+        return src._lane_map(dim, accumulate, out)
+
+    # ---- matrix products -------------------------------------------------------------------
+
+    def matmul(self, other: Tensor) -> Tensor:
+        """The matrix product: vectors, matrices, and batches of matrices (broadcast)."""
+        return _matmul(self, other)  # type: ignore[arg-type]
+
+    __matmul__ = matmul
+
+    def mm(self, other: Tensor) -> Tensor:
+        """The product of two matrices."""
+        for name, t in (("self", self), ("mat2", other)):
+            if t.dim() != 2:
+                raise RuntimeError(f"{name} must be a matrix")
+        return _matmul(self, other)  # type: ignore[arg-type]
+
+    def bmm(self, other: Tensor) -> Tensor:
+        """The products of two batches of matrices (3-D, no broadcasting)."""
+        for name, t in (("batch1", self), ("batch2", other)):
+            if t.dim() != 3:
+                raise RuntimeError(f"{name} must be a 3D tensor")
+        if self._shape[0] != other._shape[0]:
+            raise RuntimeError(f"batch1 and batch2 must have same number of batches, got "
+                               f"{self._shape[0]} and {other._shape[0]}")
+        return _matmul(self, other)  # type: ignore[arg-type]
+
+    def dot(self, other: Tensor) -> Tensor:
+        """The inner product of two vectors."""
+        if self.dim() != 1 or other.dim() != 1:
+            raise RuntimeError(f"1D tensors expected, but got {self.dim()}D and {other.dim()}D tensors")
+        return _matmul(self, other)  # type: ignore[arg-type]
+
     def all(self, dim: int | None = None, keepdim: bool = False) -> Tensor:
         """Whether every element is non-zero."""
         return self._reduce(all, bool_, dim, keepdim)
@@ -344,7 +413,7 @@ class TensorMath:
         return self._reduce(any, bool_, dim, keepdim)
 
 
-def _type_title(dtype: DType) -> str:
+def type_title(dtype: DType) -> str:
     return {"float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int",
             "bool": "Bool"}[dtype.name]
 
@@ -353,7 +422,7 @@ def _same_dtype(a: TensorMath, b: object) -> None:
     if not isinstance(b, TensorMath):
         raise TypeError("argument 'other' must be a Tensor")
     if a._dtype is not b._dtype:
-        raise RuntimeError(f"{_type_title(a._dtype)} did not match {_type_title(b._dtype)}")
+        raise RuntimeError(f"{type_title(a._dtype)} did not match {type_title(b._dtype)}")
 
 
 def _closeness(rtol: float, atol: float, equal_nan: bool) -> Callable[[float, float], bool]:
@@ -408,6 +477,40 @@ def _max2(a: Number, b: Number) -> Number:
 
 def _min2(a: Number, b: Number) -> Number:
     return a if a <= b else b
+
+
+def _matmul(a: Tensor, b: Tensor) -> Tensor:
+    """torch.matmul: 1-D operands become a row (left) or a column (right), dimensions beyond
+    the last two are batch dimensions and broadcast; sums are exact before the final rounding."""
+    if a.dim() == 0 or b.dim() == 0:
+        raise RuntimeError("both arguments to matmul need to be at least 1D, but they are "
+                           f"{a.dim()}D and {b.dim()}D")
+    if a._dtype is not b._dtype:
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
+                           f"{_C_NAMES[a._dtype.name]} != {_C_NAMES[b._dtype.name]}")
+    left = a.unsqueeze(0) if a.dim() == 1 else a
+    right = b.unsqueeze(1) if b.dim() == 1 else b
+    (n, k), (k2, m) = left._shape[-2:], right._shape[-2:]
+    if k != k2:
+        if a.dim() == 1 and b.dim() == 1:
+            raise RuntimeError(
+                f"inconsistent tensor size, expected tensor [{k}] and src [{k2}] to have the same "
+                f"number of elements, but got {k} and {k2} elements respectively")
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({n}x{k} and {k2}x{m})")
+    batch = layout.broadcast_shapes(left._shape[:-2], right._shape[:-2])
+    rows = left.expand(batch + (n, k))._read()
+    cols = right.expand(batch + (k, m)).transpose(-1, -2)._read()
+    out: list[Number] = []
+    for bi in range(layout.numel(batch)):
+        lhs = [rows[(bi * n + i) * k:(bi * n + i + 1) * k] for i in range(n)]
+        rhs = [cols[(bi * m + j) * k:(bi * m + j + 1) * k] for j in range(m)]
+        out.extend(sum(map(operator.mul, r, c)) for r in lhs for c in rhs)
+    shape = batch + ((n,) if a.dim() > 1 else ()) + ((m,) if b.dim() > 1 else ())
+    return a._wrap(to_array(out, a._dtype), a._dtype, shape)
+
+
+_C_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "int32": "int",
+            "bool": "bool"}
 
 
 def _elementwise(a: Tensor | Number, b: Tensor | Number, fn: Callable[[Any, Any], Any], *,
