@@ -86,6 +86,9 @@ def _compare(exercise: Exercise, spec: CaseSpec, rank: int, got: Any,
             wrong = _compare_tensor(exercise, spec, rank, g, w, where, where_zh, path)
         else:
             wrong = _compare_other(g, w, where, where_zh, what)
+            if wrong and not path and isinstance(w, (int, float)) and not isinstance(w, bool):
+                why = _diagnose(exercise, spec, rank, 0, g, path)  # a returned number: index 0
+                wrong = (f"{wrong[0]}; {why[0]}", f"{wrong[1]}；{why[1]}") if why else wrong
         if wrong:
             return wrong
     return None
@@ -223,7 +226,8 @@ def grade_case(exercise: Exercise, spec: CaseSpec, raw: RawCase) -> dict:
         verdict, en, zh = _judge_outputs(exercise, spec, raw, sent, msgs, bound)
         if verdict is Verdict.ACCEPTED:
             verdict, en, zh = _check_traffic(exercise, spec, raw) or (verdict, en, zh)
-        if verdict in (Verdict.ACCEPTED, Verdict.OVER_BUDGET):  # a finished, correct run
+        # a finished, correct run; without input tensors (S = 0) there is nothing to scale
+        if verdict in (Verdict.ACCEPTED, Verdict.OVER_BUDGET) and values.input_bytes(spec):
             modelled = model_case(raw["trace"], values.input_bytes(spec), exercise.model,
                                   case_name=spec["name"], params=spec["params"])
             result["model"] = modelled.model
