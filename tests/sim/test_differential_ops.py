@@ -338,13 +338,16 @@ def test_cumsum(dtype, dim):
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("dim", [None, 0, 1, -1, (0, 1), (-1, 0), [2], ()])
 @pytest.mark.parametrize("keepdim", [False, True])
-def test_sum_over_dims(dtype, dim, keepdim):
+def test_sum_mean_amax_over_dims(dtype, dim, keepdim):
     t = pair((2, 3, 4), dtype)
     if dim is None:
         both(lambda T, x: x.sum(), t)
         return
     both(lambda T, x: x.sum(dim=dim, keepdim=keepdim), t)
     both(lambda T, x: T.sum(x.transpose(0, 2), dim, keepdim), t)
+    both(lambda T, x: x.amax(dim=dim, keepdim=keepdim), t)
+    if dtype != "int64":
+        both(lambda T, x: x.mean(dim=dim, keepdim=keepdim), t)
 
 
 def test_sum_over_a_repeated_dim_fails_on_both():

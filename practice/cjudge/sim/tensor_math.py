@@ -27,6 +27,9 @@ from .layout import Shape
 if TYPE_CHECKING:
     from .tensor import Tensor
 
+#: the ``dim`` of a reduction: none (all elements), one, or several
+Dims = int | Sequence[int] | None
+
 class MinMax(NamedTuple):
     """What ``max(dim)`` / ``min(dim)`` return."""
 
@@ -312,8 +315,8 @@ class TensorMath:
             out = out.unsqueeze(d)
         return out
 
-    def sum(self, dim: int | None = None, keepdim: bool = False, dtype: DType | None = None) -> Tensor:
-        """The sum of all elements, or along ``dim``."""
+    def sum(self, dim: Dims = None, keepdim: bool = False, dtype: DType | None = None) -> Tensor:
+        """The sum of all elements, or along ``dim`` (one or several)."""
         out = dtype or (self._dtype if self._dtype.kind == 2 else int64)
         return self._reduce(sum, out, dim, keepdim)
 
@@ -322,7 +325,7 @@ class TensorMath:
         out = dtype or (self._dtype if self._dtype.kind == 2 else int64)
         return self._reduce(math.prod, out, dim, keepdim)
 
-    def mean(self, dim: int | None = None, keepdim: bool = False, dtype: DType | None = None) -> Tensor:
+    def mean(self, dim: Dims = None, keepdim: bool = False, dtype: DType | None = None) -> Tensor:
         """The mean of all elements, or along ``dim`` (floating point only)."""
         out = dtype or self._dtype
         if out.kind != 2:
@@ -351,11 +354,11 @@ class TensorMath:
         """The smallest element; with ``dim``, (values, indices); with a tensor, the elementwise min."""
         return self._extreme(min, "min", dim, keepdim)
 
-    def amax(self, dim: int | None = None, keepdim: bool = False) -> Tensor:
+    def amax(self, dim: Dims = None, keepdim: bool = False) -> Tensor:
         """The largest element, or the largest along ``dim``."""
         return self._reduce(max, self._dtype, dim, keepdim)
 
-    def amin(self, dim: int | None = None, keepdim: bool = False) -> Tensor:
+    def amin(self, dim: Dims = None, keepdim: bool = False) -> Tensor:
         """The smallest element, or the smallest along ``dim``."""
         return self._reduce(min, self._dtype, dim, keepdim)
 
