@@ -86,12 +86,20 @@ def _compare(exercise: Exercise, spec: CaseSpec, rank: int, got: Any,
             wrong = _compare_tensor(exercise, spec, rank, g, w, where, where_zh, path)
         else:
             wrong = _compare_other(g, w, where, where_zh, what)
-            if wrong and not path and isinstance(w, (int, float)) and not isinstance(w, bool):
-                why = _diagnose(exercise, spec, rank, 0, g, path)  # a returned number: index 0
+            if wrong and not path and _asks_about_numbers(exercise, w):
+                why = exercise.grader.diagnose(spec["params"], spec["world_size"], spec["inputs"],
+                                               rank, 0, g, path="")  # a returned number
                 wrong = (f"{wrong[0]}; {why[0]}", f"{wrong[1]}；{why[1]}") if why else wrong
         if wrong:
             return wrong
     return None
+
+
+def _asks_about_numbers(exercise: Exercise, want: Any) -> bool:
+    """Whether a wrong returned number goes to the grader's ``diagnose`` (index 0): only one that
+    takes ``path``, i.e. is written for results other than one tensor."""
+    return (isinstance(want, (int, float)) and not isinstance(want, bool)
+            and "path" in inspect.signature(exercise.grader.diagnose).parameters)
 
 
 def _compare_other(got: Any, want: Any, where: str, where_zh: str,
