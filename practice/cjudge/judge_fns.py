@@ -3,7 +3,8 @@
 A grader passes one as the value ``{"fn": name, "params": {...}}`` (``values``); the rank gets a
 plain Python callable made here. Each call first tells the switch (``charge(name)``), which
 records it in the trace's ``computes``: the cost model charges the exercise's declared compute
-time there (``[model] compute``), in the rank's program order. The functions use only tensor
+time there (``[model] compute``), in the rank's program order; ``params["unit"]`` (elements)
+charges a call on k units' worth of elements k times. The functions use only tensor
 arithmetic, so they run alike on real torch and on the simulation.
 """
 
@@ -27,14 +28,26 @@ def _affine(params: dict[str, Any]) -> Callable[[Any], Any]:
 FUNCTIONS: dict[str, Callable[[dict[str, Any]], Callable[[Any], Any]]] = {"affine": _affine}
 
 
+def _charges(unit: Any, args: tuple[Any, ...]) -> int:
+    """How many calls' worth one call is: with ``params["unit"]`` (elements one call covers,
+    e.g. one microbatch's), a tensor of k units costs k charges, so batching work into one call
+    saves nothing; otherwise one."""
+    if not isinstance(unit, int) or isinstance(unit, bool) or unit < 1 or not args \
+            or not callable(getattr(args[0], "numel", None)):
+        return 1
+    return max(1, -(-int(args[0].numel()) // unit))
+
+
 def make(name: str, params: dict[str, Any], charge: Callable[[str], None]) -> Callable[..., Any]:
     """The callable the learner receives for ``{"fn": name, "params": params}``."""
     if name not in FUNCTIONS:
         raise ValueError(f"the judge has no function {name!r}")
     body = FUNCTIONS[name](params)
+    unit = params.get("unit")
 
     def judge_function(*args: Any, **kwargs: Any) -> Any:
-        charge(name)
+        for _ in range(_charges(unit, args)):
+            charge(name)
         return body(*args, **kwargs)
 
     judge_function.__name__ = judge_function.__qualname__ = str(params.get("label", name))
