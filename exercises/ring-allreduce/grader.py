@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import random
 
+from cjudge import checkers
 from cjudge.checkers import everyone_holds_the_sum, exact_inputs
 
 
@@ -49,3 +50,9 @@ def diagnose(params: dict, world: int, inputs: list[dict], rank: int, index: int
 def chunk_of(params: dict, world: int, index: int) -> int:
     """The chunk of ``t.chunk(world)`` that holds element ``index`` (for the trace view)."""
     return index // math.ceil(int(params["numel"]) / world)
+
+
+def chunk_reader(params: dict, world: int, inputs: list[dict]):
+    """What tells the chunk a message carries and whose contributions it sums (the trace
+    view's labels and each rank's buffer filling in)."""
+    return checkers.chunk_reader(inputs, checkers.torch_chunks(int(params["numel"]), world))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Callable
 
 SCALE = 16
 LIMIT = 4096
@@ -50,3 +51,37 @@ def contributions(got: float, parts: list[float], what: str,
             return (f"{what} counts rank {r}'s contribution ({x:g}) twice",
                     f"{what_zh}把 rank {r} 的贡献（{x:g}）加了两次")
     return None
+
+
+def torch_chunks(numel: int, world: int) -> list[tuple[int, int]]:
+    """The [start, end) of each of ``t.chunk(world)``'s chunks of a 1-D tensor (torch makes
+    ⌈N/n⌉-element chunks, so the last ones may be shorter or missing)."""
+    size = math.ceil(numel / world) if numel else 1
+    return [(lo, min(lo + size, numel)) for lo in range(0, numel, size)]
+
+
+def chunk_reader(inputs: list[dict], chunks: list[tuple[int, int]]
+                 ) -> Callable[[list[float]], tuple[int, list[int]] | None]:
+    """What reads a message's ``values``: (its chunk, the fewest ranks whose contributions it
+    sums), or None when no chunk and set explain every element. Sums of exact inputs are exact,
+    so the first element looks the candidates up; the rest confirm."""
+    world = len(inputs)
+    masks = sorted(range(1, 1 << world), key=lambda k: bin(k).count("1"))
+    first: dict[tuple[int, float], list[int]] = {}
+    for c, (lo, hi) in enumerate(chunks):
+        if hi > lo:
+            for mask in masks:
+                total = math.fsum(inputs[r]["data"][lo] for r in range(world) if mask >> r & 1)
+                first.setdefault((hi - lo, total), []).append(mask | c << world)
+
+    def read(values: list[float]) -> tuple[int, list[int]] | None:
+        for key in first.get((len(values), float(values[0])) if values else (0, 0.0), []):
+            c, ranks = key >> world, [r for r in range(world) if key >> r & 1]
+            lo, hi = chunks[c]
+            sums = map(sum, zip(*(inputs[r]["data"][lo:hi] for r in ranks), strict=True))
+            if all(v == s or math.isclose(v, s, rel_tol=1e-6, abs_tol=1e-9)
+                   for v, s in zip(values, sums, strict=True)):
+                return c, ranks
+        return None
+
+    return read

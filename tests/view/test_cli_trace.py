@@ -20,11 +20,12 @@ def groups(doc: str, cls: str) -> list[ET.Element]:
     return [g for g in ET.fromstring(doc).iter(f"{NS}g") if g.get("class") == cls]
 
 
-def test_table_is_rank_by_step_with_destination_and_bytes():
+def test_table_is_rank_by_step_with_destination_bytes_and_chunk():
     case = graded("ring-allreduce", "solution.py", 8)
     header, rows = cells(case["timeline"])
     assert header == ["rank", *(f"step {s}" for s in range(1, 15))]
-    assert rows[3][1:] == ["→4 500B"] * 14  # 1000 float32 in 8 chunks of 125
+    # 1000 float32 in 8 chunks of 125; rank 3 sends chunk 3, then the one it received: 2, 1, …
+    assert rows[3][1:] == [f"→4 500B c{(3 - s) % 8}" for s in range(14)]
     assert notes(case["timeline"])[0] == "modelled time 73.9 µs on h100x8 at S = 1 MB"
 
 

@@ -46,7 +46,8 @@ def cells(view: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
     grid: list[list[list[str]]] = [[[] for _ in range(steps)] for _ in range(world)]
     for m in view["messages"]:
         if 1 <= m["step"] <= steps:
-            grid[m["src"]][m["step"] - 1].append(f"→{m['dst']} {_bytes(m['bytes'])}")
+            chunk = f" c{m['chunk']}" if "chunk" in m else ""
+            grid[m["src"]][m["step"] - 1].append(f"→{m['dst']} {_bytes(m['bytes'])}{chunk}")
     for c in view["collectives"]:
         if 1 <= c["step"] <= steps:
             for i, r in enumerate(c["ranks"]):

@@ -50,6 +50,16 @@ def _store(values: list[Any], typecode: str, kind: int) -> array:
     return array(typecode, values)
 
 
+def values_of(payload: bytes, dtype: str) -> list[Any] | None:
+    """A payload's elements as numbers (None for a dtype the judge lacks)."""
+    if dtype not in DTYPES:
+        return None
+    typecode, size, _ = DTYPES[dtype]
+    values = array(typecode)
+    values.frombytes(payload[:len(payload) - len(payload) % size])
+    return values.tolist()
+
+
 def reduce_bytes(op: str, parts: list[bytes], dtype: str) -> bytes:
     """The elementwise ``op`` of equally long contributions (raw bytes), in the given order."""
     if op not in OPS:

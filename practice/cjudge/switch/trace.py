@@ -48,6 +48,9 @@ class Message(TypedDict):
     send: int  # request id of the send
     recv: int  # request id of the receive
     matched: int  # switch time both sides were posted (rendezvous)
+    #: the payload's elements, for graded messages while the case's record has room
+    #: (``Limits.recorded_values``): what a grader's ``chunk_reader`` labels
+    data: NotRequired[list[float | int]]
 
 
 class Collective(TypedDict):

@@ -24,6 +24,7 @@ from ..model.replay import transfer_spans
 from ..protocol import CaseSpec, RawCase
 from ..switch.trace import SwitchTrace
 from ..values import input_bytes
+from .buffers import label_chunks
 
 VERSION = 1
 MAX_MESSAGES = 2000
@@ -352,6 +353,7 @@ def case_timeline(exercise: Any, spec: CaseSpec, raw: RawCase, result: dict[str,
                                   modelled_size(exercise.model, model),
                                   [r["state"] for r in raw["ranks"]],
                                   result.get("verdict") == "too_slow", spec["params"])
+        label_chunks(timeline, raw["trace"], exercise.grader, spec)
         if result.get("verdict") == "wrong_answer":
             mark_wrong(timeline, exercise, spec, raw)
         return timeline

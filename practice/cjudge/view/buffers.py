@@ -1,0 +1,43 @@
+"""Chunk labels and each rank's buffer filling in, from the learner's own messages.
+
+For an exercise whose grader says what a message carries (its optional
+``chunk_reader(params, world, inputs)`` → a function of a message's values answering (chunk,
+ranks whose contributions it sums) or None; ``cjudge.checkers.chunk_reader`` for sums),
+each message of the timeline gets ``chunk`` and ``holds``, and the timeline gets ``buffers``:
+every rank starts holding its own contribution in each chunk; receiving chunk c summing ranks R
+leaves the receiver's chunk c holding R and its own (a reduce adds it, a gather brings it along
+anyway). Played step by step, that is the chapter's animation, driven by the learner's run.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..protocol import CaseSpec
+from ..switch.trace import SwitchTrace
+
+
+def label_chunks(timeline: dict[str, Any], trace: SwitchTrace, grader: Any,
+                 spec: CaseSpec) -> None:
+    """Add ``chunk``/``holds`` to the messages the grader can read, and ``buffers``."""
+    make = getattr(grader, "chunk_reader", None)
+    if make is None:
+        return
+    read = make(spec["params"], spec["world_size"], spec["inputs"])
+    data = {m["id"]: m["data"] for m in trace["messages"] if "data" in m}
+    world = spec["world_size"]
+    state = [[[rank] for _ in range(world)] for rank in range(world)]
+    updates = []
+    for row in sorted(timeline["messages"], key=lambda r: (r["step"], r["id"])):
+        values = data.get(row["id"])
+        found = read(values) if values else None
+        if found is None:
+            continue
+        chunk, ranks = found
+        row["chunk"], row["holds"] = chunk, list(ranks)
+        if chunk < world:
+            state[row["dst"]][chunk] = sorted({*ranks, row["dst"]})
+            updates.append({"step": row["step"], "message": row["id"], "rank": row["dst"],
+                            "chunk": chunk, "holds": state[row["dst"]][chunk]})
+    if updates:
+        timeline["buffers"] = {"chunks": world, "updates": updates}

@@ -1,0 +1,40 @@
+"""Chunk labels and buffers filling in: what each message of the learner's run carries."""
+
+from __future__ import annotations
+
+from cjudge.checkers import chunk_reader, torch_chunks
+
+from .helpers import graded
+
+
+def test_the_reference_ring_fills_every_buffer_chunk_by_chunk():
+    view = graded("ring-allreduce", "solution.py", 4)["timeline"]
+    msgs = sorted(view["messages"], key=lambda m: (m["step"], m["src"]))
+    # step 1: rank r sends its own chunk r; step 2: the chunk it received, now two ranks' sum
+    assert [(m["chunk"], m["holds"]) for m in msgs[:4]] == [(r, [r]) for r in range(4)]
+    assert [(m["chunk"], m["holds"]) for m in msgs[4:8]] == [
+        ((r - 1) % 4, sorted({r, (r - 1) % 4})) for r in range(4)]
+    # the all-gather half carries finished chunks only
+    assert all(m["holds"] == [0, 1, 2, 3] for m in msgs if m["step"] > 3)
+    buffers = view["buffers"]
+    assert buffers["chunks"] == 4 and len(buffers["updates"]) == 4 * 6
+    final = {(u["rank"], u["chunk"]): u["holds"] for u in buffers["updates"]}
+    assert len(final) == 16 and all(h == [0, 1, 2, 3] for h in final.values())
+
+
+def test_a_wrong_ring_shows_where_chunks_stop_filling():
+    view = graded("ring-allreduce", "wrong/allgather_one_step_short.py", 4)["timeline"]
+    final: dict[tuple[int, int], list[int]] = {}
+    for u in view["buffers"]["updates"]:
+        final[(u["rank"], u["chunk"])] = u["holds"]
+    full = sum(1 for h in final.values() if h == [0, 1, 2, 3])
+    assert full == 12  # one step short: each rank misses one finished chunk
+
+
+def test_the_reader_finds_the_fewest_ranks_and_refuses_what_no_sum_explains():
+    inputs = [{"data": [1.0, 2.0, 3.0, 4.0]}, {"data": [10.0, 20.0, 30.0, 40.0]},
+              {"data": [100.0, 200.0, 300.0, 400.0]}]
+    read = chunk_reader(inputs, torch_chunks(4, 3))  # chunks [0, 2), [2, 4)
+    assert read([110.0, 220.0]) == (0, [1, 2])
+    assert read([333.0, 444.0]) == (1, [0, 1, 2])
+    assert read([110.0, 221.0]) is None and read([1.0]) is None
