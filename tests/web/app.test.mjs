@@ -56,11 +56,25 @@ test("a syntax error is a compile_error with its line; a sample run is not progr
   await page.close();
 });
 
-test("Submit without a judge server says the server is unreachable", async () => {
+test("without a judge server the page is in practice mode: no Submit", async () => {
   const page = await openPage(app.browser, `${app.url}#/ring-allreduce`);
+  await page.waitForSelector("#practice-banner:not([hidden])");
+  assert.equal(await page.isVisible("#submit"), false);
+  await page.close();
+});
+
+test("Submit to a judge server that stops answering says it is unreachable, then practice mode", async () => {
+  let up = true;
+  const page = await openPage(app.browser, `${app.url}#/ring-allreduce`, {
+    prepare: (p) => p.route("**/api/**", (route) => (up && route.request().url().endsWith("/api/exercises")
+      ? route.fulfill({ contentType: "application/json", body: "[]" })
+      : route.abort("connectionrefused"))),
+  });
   await page.evaluate(() => localStorage.setItem("cjudge:user", JSON.stringify("someone")));
+  up = false;
   await page.click("#submit");
   await page.waitForSelector(".status.error");
   assert.match(await page.textContent(".status.error"), /unreachable/);
+  await page.waitForSelector("#practice-banner:not([hidden])");
   await page.close();
 });

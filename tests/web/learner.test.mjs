@@ -11,6 +11,8 @@ const REFERENCE = exerciseFile("ring-allreduce", "solution.py");
 const DEADLOCK = exerciseFile("ring-allreduce", "wrong/recv_before_send.py");
 const STARTER = exerciseFile("ring-allreduce", "starter.py");
 const SHOTS = `${repo}docs/screenshots`;
+/** A judge server that answers (its exercise list), so that the page offers Submit: no practice mode. */
+const withServer = (p) => p.route("**/api/exercises", (route) => route.fulfill({ contentType: "application/json", body: "[]" }));
 const progressOf = (page, id) => page.getAttribute(`#exercise-list li[data-exercise="${id}"]`, "data-progress");
 
 let app;
@@ -18,7 +20,7 @@ before(async () => (app = await startApp()));
 after(async () => app?.close());
 
 test("a sample pass is not progress; a full run is, for its own exercise, even after opening another", async () => {
-  const page = await openPage(app.browser, `${app.url}#/ring-allreduce`);
+  const page = await openPage(app.browser, `${app.url}#/ring-allreduce`, { prepare: withServer });
   await setCode(page, REFERENCE);
   const sample = await runAndWait(page, "Control+Enter");
   assert.equal(sample.verdict, "accepted");
@@ -49,7 +51,7 @@ test("a sample pass is not progress; a full run is, for its own exercise, even a
 });
 
 test("shortcuts: tooltips, the hint under the editor, Shift+Ctrl+Enter runs everything, Ctrl+' submits (in both languages)", async () => {
-  const page = await openPage(app.browser, `${app.url}#/ring-allreduce`);
+  const page = await openPage(app.browser, `${app.url}#/ring-allreduce`, { prepare: withServer });
   assert.match(await page.getAttribute("#run-sample", "title"), /^Ctrl\+Enter$/);
   assert.match(await page.getAttribute("#run-all", "title"), /^Shift\+Ctrl\+Enter$/);
   assert.match(await page.getAttribute("#submit", "title"), /^Ctrl\+'$/);
@@ -173,7 +175,7 @@ test("on a phone: tabs Problem | Code | Result, full-width panes, one card per c
 });
 
 test("axe-core: no serious or critical violation on the welcome page, an exercise and a result, in English and Chinese", async () => {
-  const page = await openPage(app.browser, `${app.url}#/`);
+  const page = await openPage(app.browser, `${app.url}#/`, { prepare: withServer });
   for (const lang of ["en", "zh"]) {
     if (lang === "zh") await page.click("#lang-toggle");
     await page.goto(`${app.url}#/`);

@@ -88,6 +88,9 @@ cpSync(join(web, "src", "course.html"), join(dist, "course.html"));
 const wheels = kernelPackages(join(dist, "pyodide"));
 writeFileSync(join(dist, "catalog.json"), catalog());
 writeFileSync(join(dist, "manifest.json"), manifest());
+const offline = offlineManifest();
+writeFileSync(join(dist, "offline.json"), JSON.stringify(offline, null, 1));
+writeFileSync(join(dist, "sw.js"), `self.OFFLINE = ${JSON.stringify(offline)};\n${readFileSync(join(web, "src", "sw.js"), "utf8")}`);
 const saved = await precompress();
 console.log(`built ${relative(repo, dist)} (precompressed: ${saved})`);
 
@@ -96,6 +99,21 @@ console.log(`built ${relative(repo, dist)} (precompressed: ${saved})`);
 function manifest() {
   const files = ["worker.js", ...[...PYODIDE_FILES, "pyodide-lock.json", ...wheels].map((name) => `pyodide/${name}`)];
   return JSON.stringify({ files: Object.fromEntries(files.map((f) => [f, statSync(join(dist, f)).size])) });
+}
+
+// What the service worker (src/sw.js) caches for offline use, by content hash: every file the app
+// and the runner load (not source maps, precompressed copies, or the fonts' older formats: woff2
+// comes first in every @font-face), with its sha256 and size. Its version, a hash of the list,
+// makes every build with a changed file a new service worker.
+function offlineManifest() {
+  const files = {};
+  for (const name of filesUnder(dist).sort()) {
+    if (/\.(map|br|gz|woff|ttf)$/.test(name) || name === "sw.js" || name === "offline.json") continue;
+    const bytes = readFileSync(join(dist, name));
+    files[name] = { sha256: createHash("sha256").update(bytes).digest("hex"), size: bytes.length };
+  }
+  const version = createHash("sha256").update(JSON.stringify(files)).digest("hex").slice(0, 16);
+  return { version, files };
 }
 
 // Precompressed copies (name.gz, name.br) that the judge server and serve.mjs send with

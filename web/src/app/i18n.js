@@ -133,6 +133,13 @@ const STRINGS = {
     err_too_large: "The code is too large to submit.",
     err_server: "The judge server failed (HTTP {status}); try again later.",
     err_other: "The judge server refused the request (HTTP {status}).",
+    practiceMode: "Practice mode: there is no judge server here. Run sample and Run all tests work in your browser; Submit, your submissions and the course pages come back when a judge server answers.",
+    practicePending: "Submission {ids} will be followed as soon as the server answers again.",
+    followLater: "The judge server is unreachable: submission #{id} will be followed when it answers again.",
+    fullPass: "Every test passes in your browser (simulated torch). The official verdict runs your code on real torch ranks.",
+    submitOfficial: "Submit for the official verdict",
+    nextExercise: "Next: {title}",
+    allSolved: "You have solved every exercise.",
   },
   zh: {
     brand: "集合通信评测",
@@ -265,6 +272,13 @@ const STRINGS = {
     err_too_large: "代码太大，无法提交。",
     err_server: "评测服务器出错（HTTP {status}），请稍后再试。",
     err_other: "评测服务器拒绝了请求（HTTP {status}）。",
+    practiceMode: "练习模式：这里没有评测服务器。「运行样例」和「运行全部测试」在浏览器中照常运行；评测服务器可用时，才能提交、查看提交记录和课程页面。",
+    practicePending: "服务器恢复后会继续跟踪提交 {ids}。",
+    followLater: "无法连接评测服务器：服务器恢复后会继续跟踪提交 #{id}。",
+    fullPass: "所有测试都在浏览器中通过（模拟的 torch）。正式结果会在真实的 torch rank 上运行你的代码。",
+    submitOfficial: "提交以获得正式结果",
+    nextExercise: "下一题：{title}",
+    allSolved: "你已完成全部练习。",
   },
 };
 

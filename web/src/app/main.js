@@ -10,13 +10,14 @@ import { renderMarkdown } from "./markdown.js";
 import { renderPast } from "./past.js";
 import { diagnostics, renderResult, renderStatus, setVerdictTitles, verdictBadge } from "./results.js";
 import { Runner, Stopped } from "./runner.js";
-import { loadCode, progress, recordVerdict, saveCode } from "./store.js";
+import { dropPending, loadCode, notePending, pendingSubmissions, progress, recordVerdict, saveCode } from "./store.js";
 
 const $ = (id) => document.getElementById(id);
 let runnerState = ["loading"];
 let drawn = false; // the runner may report before the page is drawn
 const runner = new Runner((...state) => {
   runnerState = state;
+  if (state[0] === "ready") registerServiceWorker();
   if (!drawn) return;
   drawRunnerStatus();
   updateButtons();
@@ -50,7 +51,7 @@ const editor = createEditor($("editor"), {
 /** A button's action, from a click or a shortcut; nothing when the button is disabled. */
 function act(what) {
   const button = { sample: $("run-sample"), all: $("run-all"), submit: $("submit") }[what];
-  if (!current || button.disabled || past) return;
+  if (!current || button.disabled || past || (what === "submit" && serverUp === false)) return;
   if (what === "submit") submitCode();
   else runTests(what === "sample");
 }
@@ -76,7 +77,6 @@ function drawRunnerStatus() {
     if (state === "ready" && runner.kernelVersion) {
       status.dataset.kernel = runner.kernelVersion;
       status.title = t("kernelVersion", { version: runner.kernelVersion });
-      checkServerKernel();
     }
   }
   const newer = serverKernel && runner.kernelVersion && newerVersion(serverKernel, runner.kernelVersion);
@@ -94,14 +94,73 @@ function newerVersion(a, b) {
 
 /** The judge server's kernel (GET /api/exercises gives it with each exercise); none without a server. */
 let serverKernel = null;
-let serverKernelAsked = false;
-function checkServerKernel() {
-  if (serverKernelAsked) return;
-  serverKernelAsked = true;
-  fetch("/api/exercises").then((r) => (r.ok ? r.json() : [])).then((list) => {
+
+/**
+ * Whether a judge server answers here: null until asked, false on a static host or while it is
+ * unreachable (practice mode: a banner instead of Submit, history and course links; asked again
+ * with a growing pause, and when the browser is back online), true once it answers.
+ */
+let serverUp = null;
+let probeTimer = null;
+let probeDelay = 3000;
+async function probeServer() {
+  clearTimeout(probeTimer);
+  let up;
+  try {
+    const list = await api.call("GET", "/api/exercises");
     serverKernel = Array.isArray(list) ? list[0]?.judge_version ?? null : null;
-    if (serverKernel) drawRunnerStatus();
-  }, () => {}); // no judge server (a static copy of the app): nothing to compare
+    up = true;
+  } catch (error) {
+    up = !(error instanceof api.Unreachable); // an HTTP error is still a server that answers
+  }
+  setServer(up);
+}
+
+function setServer(up) {
+  const was = serverUp;
+  serverUp = up;
+  document.body.dataset.server = up ? "up" : "down";
+  clearTimeout(probeTimer);
+  if (up) probeDelay = 3000;
+  else {
+    probeTimer = setTimeout(probeServer, probeDelay);
+    probeDelay = Math.min(2 * probeDelay, 30_000);
+  }
+  if (was === up) return;
+  drawPractice();
+  drawRunnerStatus();
+  drawShown();
+  if (up) {
+    drawAccount();
+    drawHistory();
+    resumePending();
+  }
+}
+
+function drawPractice() {
+  const banner = $("practice-banner");
+  banner.hidden = serverUp !== false;
+  const ids = pendingSubmissions().map((p) => `#${p.id}`).join(currentLang() === "zh" ? "、" : ", ");
+  banner.textContent = `${t("practiceMode")}${ids ? ` ${t("practicePending", { ids })}` : ""}`;
+}
+
+/** Cache the app and Python for offline use (web/src/sw.js), once Python has loaded. */
+let swRegistered = false;
+function registerServiceWorker() {
+  if (swRegistered || !("serviceWorker" in navigator)) return;
+  swRegistered = true;
+  navigator.serviceWorker.register(new URL("sw.js", import.meta.url)).catch(() => {}); // e.g. not a secure origin
+}
+
+/** The next exercise to open after an official accept: the catalog's next one not solved yet. */
+function nextExercise() {
+  const list = catalog.exercises;
+  const at = list.findIndex((ex) => ex.id === current?.id);
+  for (let k = 1; k < list.length; k++) {
+    const ex = list[(at + k) % list.length];
+    if (progress(ex.id) !== "solved") return { id: ex.id, title: pick(ex.title) };
+  }
+  return null;
 }
 
 function updateButtons() {
@@ -149,6 +208,10 @@ function drawShown() {
       onLine: (line) => editor.goToLine(line),
       onRunAll: () => act("all"),
       onSubmit: () => act("submit"),
+      local: shown.local,
+      official: shown.official,
+      next: shown.official && shown.result.verdict === "accepted" ? nextExercise() : null,
+      canSubmit: serverUp !== false,
     });
     editor.mark(shown.result.verdict === "running" ? [] : diagnostics(shown.result));
   } else {
@@ -224,7 +287,7 @@ async function runTests(samples) {
   const cases = [];
   const heading = () => t("localResult");
   let ticking = null; // the case running now: its elapsed time against its limit
-  const draw = () => showFor(id, { heading, sampleOnly: samples, result: pending("running", "running", cases, { ticking }) });
+  const draw = () => showFor(id, { heading, sampleOnly: samples, local: true, result: pending("running", "running", cases, { ticking }) });
   show({ status: () => t("running") });
   const timer = setInterval(() => ticking && draw(), 250);
   busy(id, +1);
@@ -240,7 +303,7 @@ async function runTests(samples) {
         draw();
       },
     });
-    finished(id, { heading, result, sampleOnly: samples }, !samples);
+    finished(id, { heading, result, sampleOnly: samples, local: true }, !samples);
   } catch (error) {
     showFor(id, error instanceof Stopped ? { status: () => t("stopped") } : { status: () => error.message, kind: "error" });
   } finally {
@@ -249,18 +312,45 @@ async function runTests(samples) {
   }
 }
 
+/**
+ * Follow submission `subId` of exercise `id` to its verdict. It stays pending (in localStorage)
+ * until then: a reload, or a server that stops answering, leaves it to be followed again when
+ * the page loads or the server answers (`resumePending`).
+ */
+const following = new Set();
 async function followSubmission(id, subId) {
+  if (following.has(subId)) return;
+  following.add(subId);
   const heading = () => t("officialResult", { runtime: "torch" });
   busy(id, +1);
   try {
     const done = await api.follow(subId, ({ status, cases }) =>
       showFor(id, { heading, result: pending(status, status === "queued" ? "queued" : "judging", cases) }),
     );
-    finished(id, { result: done.result, heading: () => t("officialResult", { runtime: done.result.runtime }) }, true);
+    dropPending(subId);
+    finished(id, { result: done.result, official: true, heading: () => t("officialResult", { runtime: done.result.runtime }) }, true);
+  } catch (error) {
+    if (error instanceof api.Unreachable) {
+      showFor(id, { status: () => t("followLater", { id: subId }), kind: "error" });
+      setServer(false);
+    } else {
+      dropPending(subId); // gone, or not this login's: nothing more to follow
+      showFor(id, { status: () => api.describe(error), kind: "error" });
+    }
   } finally {
+    following.delete(subId);
     busy(id, -1);
   }
+  drawPractice();
   if (current?.id === id) drawHistory();
+}
+
+/** Follow again the submissions a reload or an outage interrupted. */
+function resumePending() {
+  for (const { id, exercise } of pendingSubmissions()) {
+    if (exercises[exercise]) followSubmission(exercise, id);
+    else dropPending(id);
+  }
 }
 
 async function submitCode() {
@@ -270,11 +360,14 @@ async function submitCode() {
   show({ status: () => t("submitting") });
   try {
     const sub = await api.submit(id, editor.code, fileName(id));
+    notePending(sub.id, id);
     noteQueue($("queue-note"), sub);
     await followSubmission(id, sub.id);
   } catch (error) {
-    if (error instanceof api.Unreachable) showFor(id, { status: () => t("serverUnreachable"), kind: "error" });
-    else if (error.status === 401) {
+    if (error instanceof api.Unreachable) {
+      showFor(id, { status: () => t("serverUnreachable"), kind: "error" });
+      setServer(false);
+    } else if (error.status === 401) {
       api.forget();
       drawAccount();
       openAuthDialog($("auth-dialog"), () => (drawAccount(), drawHistory(), submitCode()), { reason: t("loginToSubmit") });
@@ -309,7 +402,8 @@ async function followPast(id, sub) {
     past = done;
     drawPast();
   }
-  finished(id, { result: done.result, heading: () => t("officialResult", { runtime: done.result.runtime }) }, true);
+  dropPending(sub.id);
+  finished(id, { result: done.result, official: true, heading: () => t("officialResult", { runtime: done.result.runtime }) }, true);
 }
 
 function drawPast() {
@@ -358,6 +452,7 @@ function drawAll() {
   drawShown();
   drawPast();
   drawHistory();
+  drawPractice();
   const first = catalog.exercises[0];
   $("start-first").href = `#/${first.id}`;
   $("start-first").textContent = t("startFirst", { title: pick(first.title) });
@@ -385,6 +480,7 @@ addEventListener("keydown", (event) => {
   event.preventDefault();
 });
 onLangChange(drawAll);
+addEventListener("online", probeServer);
 addEventListener("hashchange", () => open(decodeURIComponent(location.hash.replace(/^#\/?/, ""))));
 
 applyI18n();
@@ -393,3 +489,4 @@ drawn = true;
 drawAll();
 open(decodeURIComponent(location.hash.replace(/^#\/?/, "")));
 syncProgress(drawList);
+probeServer();

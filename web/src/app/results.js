@@ -202,13 +202,18 @@ function ticker(ticking) {
 /**
  * Render a verdict JSON (browser run or the server's) into `root`.
  * options: heading (its source), sampleOnly (a Run sample: not the verdict), onLine(line)
- * (moves the cursor), onRunAll / onSubmit (offered after a sample passes).
+ * (moves the cursor), onRunAll / onSubmit (offered after a sample passes), local (a browser run:
+ * an accepted full run offers Submit for the official verdict), canSubmit (false without a judge
+ * server: nothing offers Submit), official and next ({id, title}: after an official accept, the
+ * next exercise to open).
  */
 export function renderResult(root, result, options = {}) {
   const cases = result.cases ?? [];
   const summary = message(result);
   const deadlockFirst = result.verdict === "deadlock";
   const sampleNote = options.sampleOnly && result.verdict === "accepted";
+  const fullPass = options.local && !options.sampleOnly && result.verdict === "accepted";
+  const canSubmit = options.canSubmit !== false;
   root.replaceChildren(
     h(
       `div.result.v-${result.verdict}`,
@@ -221,7 +226,16 @@ export function renderResult(root, result, options = {}) {
         ? h("div.sample-only", {}, h("p", {}, t("sampleOnlyPass")),
           h("div.row", {},
             h("button", { type: "button", id: "then-run-all", onclick: options.onRunAll }, t("runAll")),
-            h("button.primary", { type: "button", id: "then-submit", onclick: options.onSubmit }, t("submit"))))
+            canSubmit ? h("button.primary", { type: "button", id: "then-submit", onclick: options.onSubmit }, t("submit")) : null))
+        : null,
+      fullPass && canSubmit
+        ? h("div.next-step", {}, h("p", {}, t("fullPass")),
+          h("button.primary", { type: "button", id: "then-official", onclick: options.onSubmit }, t("submitOfficial")))
+        : null,
+      options.official && result.verdict === "accepted"
+        ? h("div.next-step", {}, options.next
+          ? h("a.button.primary", { id: "next-exercise", href: `#/${options.next.id}` }, t("nextExercise", { title: options.next.title }))
+          : h("p", {}, t("allSolved")))
         : null,
       result.ticking ? ticker(result.ticking) : null,
       cases.length

@@ -20,3 +20,15 @@ export const progress = (id) => load(`progress:${id}`) ?? "notStarted";
 export function recordVerdict(id, verdict) {
   if (progress(id) !== "solved") save(`progress:${id}`, verdict === "accepted" ? "solved" : "tried");
 }
+
+/** Submissions sent but not seen finished ([{id, exercise}]): followed again after a reload or an outage. */
+export const pendingSubmissions = () => load("pending") ?? [];
+
+export function notePending(id, exercise) {
+  save("pending", [...pendingSubmissions().filter((p) => p.id !== id), { id, exercise }]);
+}
+
+export function dropPending(id) {
+  const left = pendingSubmissions().filter((p) => p.id !== id);
+  save("pending", left.length ? left : null);
+}
