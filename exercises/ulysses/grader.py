@@ -1,0 +1,124 @@
+"""Trusted grading code for ulysses: sequence shards in, head shards out (and back), one
+all_to_all_single per call, diagnosis by sequence position and head."""
+
+from __future__ import annotations
+
+import random
+
+#: a case's `grade` -> the learner's functions the judge calls, in turn
+CALLS = {"seq_to_heads": ["seq_to_heads"], "heads_to_seq": ["heads_to_seq"],
+         "round_trip": ["seq_to_heads", "heads_to_seq"]}
+
+
+def _dims(params: dict, world: int) -> tuple[int, int, int, int, int]:
+    """s, H, D and the shards: s/n positions and H/n heads per rank."""
+    s, heads, dim = int(params["seq"]), int(params["heads"]), int(params["dim"])
+    return s, heads, dim, s // world, heads // world
+
+
+def _sharded_by_sequence(params: dict, world: int, rank: int) -> list[tuple[int, int, int]]:
+    """(position, head, d) of each element of rank's [s/n, H, D] shard, in memory order."""
+    _, heads, dim, local, _ = _dims(params, world)
+    return [(rank * local + i, h, d) for i in range(local) for h in range(heads)
+            for d in range(dim)]
+
+
+def _sharded_by_heads(params: dict, world: int, rank: int) -> list[tuple[int, int, int]]:
+    """(position, head, d) of each element of rank's [s, H/n, D] shard, in memory order."""
+    s, _, dim, _, mine = _dims(params, world)
+    return [(p, rank * mine + j, d) for p in range(s) for j in range(mine) for d in range(dim)]
+
+
+def _layout(params: dict, world: int, rank: int, first: bool) -> list[tuple[int, int, int]]:
+    """Where each element of rank's input (``first``) or result sits in the full [s, H, D]."""
+    functions = CALLS[params["grade"]]
+    name = functions[0] if first else functions[-1]
+    by_sequence = (name == "seq_to_heads") == first
+    return (_sharded_by_sequence if by_sequence else _sharded_by_heads)(params, world, rank)
+
+
+def make_inputs(params: dict, world: int, rng: random.Random) -> list[dict]:
+    """One value per (position, head, d) of the full [s, H, D] tensor, all distinct and exact in
+    float32, each rank given its shard of it: by sequence for seq_to_heads and the round trip,
+    by heads for heads_to_seq."""
+    s, heads, dim, local, mine = _dims(params, world)
+    values = [v / 4 for v in rng.sample(range(1, 1 << 22), s * heads * dim)]
+    full = {}
+    for p in range(s):
+        for h in range(heads):
+            for d in range(dim):
+                full[p, h, d] = values[(p * heads + h) * dim + d]
+    by_sequence = CALLS[params["grade"]][0] == "seq_to_heads"
+    shape = [local, heads, dim] if by_sequence else [s, mine, dim]
+    inputs = []
+    for r in range(world):
+        data = [full[key] for key in _layout(params, world, r, True)]
+        inputs.append({"call": [{"shape": shape, "dtype": params["dtype"], "data": data}],
+                       "functions": CALLS[params["grade"]]})
+    return inputs
+
+
+def _full(params: dict, world: int, inputs: list[dict]) -> dict[tuple[int, int, int], float]:
+    """The full tensor's values by (position, head, d), read back from the shards."""
+    full = {}
+    for r, inp in enumerate(inputs):
+        full.update(zip(_layout(params, world, r, True), inp["call"][0]["data"], strict=True))
+    return full
+
+
+def expected(params: dict, world: int, inputs: list[dict]) -> list[dict]:
+    """Each rank's shard of the same tensor in the result's layout, bit for bit."""
+    s, heads, dim, local, mine = _dims(params, world)
+    full = _full(params, world, inputs)
+    by_heads = CALLS[params["grade"]][-1] == "seq_to_heads"
+    shape = [s, mine, dim] if by_heads else [local, heads, dim]
+    return [{"shape": shape, "dtype": params["dtype"],
+             "data": [full[key] for key in _layout(params, world, r, False)]}
+            for r in range(world)]
+
+
+def bytes_bound(params: dict, world: int, itemsize: int) -> int:
+    """Each call's all-to-all keeps 1/n of the shard and sends the rest: (n−1)/n · S per call
+    (S: the shard's bytes, the same size by sequence or by heads)."""
+    s, heads, dim = int(params["seq"]), int(params["heads"]), int(params["dim"])
+    shard = s * heads * dim // world * itemsize
+    return len(CALLS[params["grade"]]) * (world - 1) * shard // world
+
+
+def check_traffic(params: dict, world: int, calls: list[dict]) -> tuple[str, str] | None:
+    """Exactly one all_to_all_single per function call on every rank."""
+    functions = CALLS[params["grade"]]
+    want = len(functions)
+    for r in range(world):
+        made = [c for c in calls if c["rank"] == r and c["op"] == "all_to_all"]
+        if len(made) != want:
+            which = " then ".join(functions)
+            lines = ", ".join(str(x) for x in sorted({c["line"] for c in made if c["line"]}))
+            at = f" (line {lines})" if lines else ""
+            return (f"rank {r} made {len(made)} all_to_all_single calls{at} for {which}; "
+                    f"Ulysses needs exactly one per function ({want} here)",
+                    f"rank {r} 为 {which} 调用了 {len(made)} 次 all_to_all_single{at}；"
+                    f"每个函数恰好一次（这里共 {want} 次）")
+    return None
+
+
+def diagnose(params: dict, world: int, inputs: list[dict], rank: int, index: int,
+             got: float) -> tuple[str, str] | None:
+    """Name the (position, head, d) the element should hold, the rank whose input holds it, and
+    the (position, head, d) it holds instead."""
+    layout = _layout(params, world, rank, False)
+    if index >= len(layout):
+        return None
+    owner = {key: r for r in range(world) for key in _layout(params, world, r, True)}
+    where = {v: key for key, v in _full(params, world, inputs).items()}
+    p, h, d = layout[index]
+    should = (f"should be sequence position {p}, head {h}, d {d} (from rank {owner[p, h, d]}'s "
+              "input)")
+    should_zh = f"应为序列位置 {p}、头 {h}、d {d}（来自 rank {owner[p, h, d]} 的输入）"
+    if got not in where:
+        return (f"{should}, but holds a value found in no rank's input",
+                f"{should_zh}，但实际值不在任何 rank 的输入中")
+    gp, gh, gd = where[got]
+    return (f"{should}, but holds position {gp}, head {gh}, d {gd} (rank "
+            f"{owner[gp, gh, gd]}'s)",
+            f"{should_zh}，但实际是位置 {gp}、头 {gh}、d {gd}（rank {owner[gp, gh, gd]} 的）")
