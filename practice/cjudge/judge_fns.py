@@ -24,8 +24,35 @@ def _affine(params: dict[str, Any]) -> Callable[[Any], Any]:
     return affine
 
 
+def _expert(params: dict[str, Any]) -> Callable[[Any, Any], Any]:
+    """One rank's experts of a mixture of experts: ``expert(tokens, counts)`` takes the rows of
+    ``tokens`` grouped by local expert (``counts[i]`` rows for local expert i, in order) and
+    multiplies local expert i's by 1 + e, e = ``params["first"]`` + i its global id; the
+    result has ``tokens``' shape. ``params["local"]``: how many local experts ``counts`` names."""
+    first, local = int(params.get("first", 0)), params.get("local")
+
+    def expert(tokens: Any, counts: Any) -> Any:
+        sizes = [int(c) for c in counts]
+        if local is not None and len(sizes) != local:
+            raise ValueError(f"expert: counts has {len(sizes)} entries; this rank has {local} "
+                             "experts (one count each)")
+        if any(size < 0 for size in sizes) or sum(sizes) != tokens.shape[0]:
+            raise ValueError(f"expert: counts {sizes} do not add up to the {tokens.shape[0]} "
+                             "rows of tokens")
+        out = tokens.clone()
+        start = 0
+        for i, size in enumerate(sizes):
+            if size:
+                out[start:start + size] = tokens[start:start + size] * (1 + first + i)
+            start += size
+        return out
+
+    return expert
+
+
 #: name -> a maker of the function from its params
-FUNCTIONS: dict[str, Callable[[dict[str, Any]], Callable[[Any], Any]]] = {"affine": _affine}
+FUNCTIONS: dict[str, Callable[[dict[str, Any]], Callable[..., Any]]] = {
+    "affine": _affine, "expert": _expert}
 
 
 def _charges(unit: Any, args: tuple[Any, ...]) -> int:
