@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import random
 
+from cjudge.checkers import block_reader
+
 
 def make_inputs(params: dict, world: int, rng: random.Random) -> list[dict]:
     """Every rank's m distinct values, exact in float32, so each can be traced to its rank."""
@@ -38,3 +40,8 @@ def diagnose(params: dict, world: int, inputs: list[dict], rank: int, index: int
     return (f"block {block} should be rank {block}'s x, but element {i} of it is no rank's "
             "input: was this block ever received?",
             f"第 {block} 块应为 rank {block} 的 x，但其第 {i} 个元素不是任何 rank 的输入：这一块收到过吗？")
+
+
+def chunk_reader(params: dict, world: int, inputs: list[dict]):
+    """Whose block a message carries (the trace view: each rank's output filling in)."""
+    return block_reader(inputs)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import random
 
+from cjudge.checkers import chunk_reader as sum_reader
 from cjudge.checkers import contributions, everyone_holds_the_sum, exact_inputs
 
 
@@ -37,3 +38,8 @@ def diagnose(params: dict, world: int, inputs: list[dict], rank: int, index: int
         return (f"the element still holds this rank's own input{extra}",
                 f"该元素仍是本 rank 的输入{extra_zh}")
     return contributions(got, parts, "the element", "该元素")
+
+
+def chunk_reader(params: dict, world: int, inputs: list[dict]):
+    """Whose contributions a message's whole tensor sums (the trace view)."""
+    return sum_reader(inputs, [(0, int(params["numel"]))])

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import random
 
+from cjudge.checkers import chunk_reader as sum_reader
 from cjudge.checkers import contributions, elementwise_sum, exact_inputs
 
 
@@ -38,3 +39,9 @@ def diagnose(params: dict, world: int, inputs: list[dict], rank: int, index: int
                     f"这是第 {shard} 段之和的第 {index} 个元素：rank {rank} 应返回第 {rank} 段"
                     f"（和的第 {rank * m}…{rank * m + m - 1} 个元素）")
     return contributions(got, [i["data"][at] for i in inputs], f"shard {rank}", f"第 {rank} 段")
+
+
+def chunk_reader(params: dict, world: int, inputs: list[dict]):
+    """Which shard a message carries and whose contributions it sums (the trace view)."""
+    m = int(params["m"])
+    return sum_reader(inputs, [(r * m, (r + 1) * m) for r in range(world)])

@@ -84,4 +84,18 @@ def chunk_reader(inputs: list[dict], chunks: list[tuple[int, int]]
                 return c, ranks
         return None
 
+    read.chunks, read.mode = len(chunks), "reduce"  # type: ignore[attr-defined]
+    return read
+
+
+def block_reader(inputs: list[dict]) -> Callable[[list[float]], tuple[int, list[int]] | None]:
+    """What reads a gather's message: (c, [c]) when it is rank c's whole input block; a rank's
+    buffer starts with its own block only ("gather" mode)."""
+    blocks = {tuple(i["data"]): c for c, i in enumerate(inputs)}
+
+    def read(values: list[float]) -> tuple[int, list[int]] | None:
+        c = blocks.get(tuple(values))
+        return None if c is None else (c, [c])
+
+    read.chunks, read.mode = len(inputs), "gather"  # type: ignore[attr-defined]
     return read

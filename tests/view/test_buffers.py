@@ -38,3 +38,13 @@ def test_the_reader_finds_the_fewest_ranks_and_refuses_what_no_sum_explains():
     assert read([110.0, 220.0]) == (0, [1, 2])
     assert read([333.0, 444.0]) == (1, [0, 1, 2])
     assert read([110.0, 221.0]) is None and read([1.0]) is None
+
+
+def test_an_all_gather_fills_in_other_ranks_blocks():
+    view = graded("all-gather", "solution.py", 4)["timeline"]
+    buffers = view["buffers"]
+    assert buffers["mode"] == "gather" and buffers["chunks"] == 4
+    got = {(u["rank"], u["chunk"]): u["holds"] for u in buffers["updates"]}
+    # every rank receives the 3 blocks it lacks, each block holding its owner only
+    assert sorted(got) == [(r, c) for r in range(4) for c in range(4) if c != r]
+    assert all(h == [c] for (_, c), h in got.items())

@@ -3,10 +3,12 @@
 For an exercise whose grader says what a message carries (its optional
 ``chunk_reader(params, world, inputs)`` → a function of a message's values answering (chunk,
 ranks whose contributions it sums) or None; ``cjudge.checkers.chunk_reader`` for sums),
-each message of the timeline gets ``chunk`` and ``holds``, and the timeline gets ``buffers``:
-every rank starts holding its own contribution in each chunk; receiving chunk c summing ranks R
-leaves the receiver's chunk c holding R and its own (a reduce adds it, a gather brings it along
-anyway). Played step by step, that is the chapter's animation, driven by the learner's run.
+each message of the timeline gets ``chunk`` and ``holds``, and the timeline gets ``buffers``.
+In ``reduce`` mode (the reader's ``mode``) every rank starts holding its own contribution in
+each chunk, and receiving chunk c summing ranks R leaves the receiver's chunk c holding R and
+its own (it adds what it receives); in ``gather`` mode a rank starts with its own chunk only and
+a received chunk is what it holds. Played step by step, that is the chapter's animation, driven
+by the learner's run.
 """
 
 from __future__ import annotations
@@ -24,9 +26,11 @@ def label_chunks(timeline: dict[str, Any], trace: SwitchTrace, grader: Any,
     if make is None:
         return
     read = make(spec["params"], spec["world_size"], spec["inputs"])
+    chunks, mode = getattr(read, "chunks", spec["world_size"]), getattr(read, "mode", "reduce")
     data = {m["id"]: m["data"] for m in trace["messages"] if "data" in m}
     world = spec["world_size"]
-    state = [[[rank] for _ in range(world)] for rank in range(world)]
+    state = [[[rank] if mode == "reduce" or c == rank else [] for c in range(chunks)]
+             for rank in range(world)]
     updates = []
     for row in sorted(timeline["messages"], key=lambda r: (r["step"], r["id"])):
         values = data.get(row["id"])
@@ -35,9 +39,10 @@ def label_chunks(timeline: dict[str, Any], trace: SwitchTrace, grader: Any,
             continue
         chunk, ranks = found
         row["chunk"], row["holds"] = chunk, list(ranks)
-        if chunk < world:
-            state[row["dst"]][chunk] = sorted({*ranks, row["dst"]})
+        if chunk < chunks:
+            own = {row["dst"]} if mode == "reduce" else set()
+            state[row["dst"]][chunk] = sorted({*ranks, *own})
             updates.append({"step": row["step"], "message": row["id"], "rank": row["dst"],
                             "chunk": chunk, "holds": state[row["dst"]][chunk]})
     if updates:
-        timeline["buffers"] = {"chunks": world, "updates": updates}
+        timeline["buffers"] = {"chunks": chunks, "mode": mode, "updates": updates}
