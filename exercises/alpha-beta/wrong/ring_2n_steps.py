@@ -1,0 +1,16 @@
+# expect: wrong_answer
+# Mistake: counts 2n latency steps for the ring (one per rank and phase) instead of 2(n-1).
+import math
+
+
+def modeled_time(algo, n, nbytes, alpha_s, beta_Bps):
+    if algo == "ring":
+        return 2 * n * alpha_s + 2 * (n - 1) / n * nbytes / beta_Bps
+    return math.ceil(math.log2(n)) * (alpha_s + nbytes / beta_Bps)
+
+
+def busbw(op, n, nbytes, seconds):
+    size = n * nbytes if op == "all_gather" else nbytes
+    factor = 2 * (n - 1) / n if op == "all_reduce" else 1.0 if op in ("broadcast", "reduce") \
+        else (n - 1) / n
+    return size / seconds / 1e9 * factor
