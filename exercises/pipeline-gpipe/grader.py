@@ -70,6 +70,11 @@ def _stages(mask: int) -> str:
     return f"stage {found[0]}" if len(found) == 1 else "stages " + ", ".join(found)
 
 
+def _stages_zh(mask: int) -> str:
+    """The same in Chinese, where "stage" has no plural."""
+    return "stage " + ", ".join(str(s) for s in range(mask.bit_length()) if mask >> s & 1)
+
+
 def diagnose(params: dict, world: int, inputs: list[dict], rank: int, index: int, got: float,
              path: str = "") -> tuple[str, str] | None:
     """Which microbatch output ``path`` ("[i]") holds at ``index``, and which stages it went
@@ -89,7 +94,7 @@ def diagnose(params: dict, world: int, inputs: list[dict], rank: int, index: int
         return (f"output {i} is {_stages(int(mask))} applied to zeros, not to any "
                 f"microbatch: stage {first} computed on a buffer it never received microbatch "
                 f"{i} into (the placeholders on stages > 0 are zeros)",
-                f"输出 {i} 是 {_stages(int(mask))} 作用在全零上的结果，而不是任何微批次："
+                f"输出 {i} 是 {_stages_zh(int(mask))} 作用在全零上的结果，而不是任何微批次："
                 f"stage {first} 在一个没有收到微批次 {i} 的缓冲区上做了计算（stage > 0 上的占位张量全为零）")
     return None
 
@@ -115,7 +120,8 @@ def _explain(i: int, source: int, mask: int, full: int) -> tuple[str, str] | Non
         were = "were" if skipped.startswith("stages") else "was"
         en.append(f"microbatch {source} went through {_stages(mask)}{only} — {skipped} {were} "
                   "skipped")
-        zh.append(f"微批次 {source} 只经过了 {_stages(mask)}——跳过了 {skipped}")
+        zh.append(f"微批次 {source} 只经过了 {_stages_zh(mask)}——跳过了 "
+                  f"{_stages_zh(full & ~mask)}")
     elif mask != full:
         en.append(f"microbatch {source} went through some stage(s) more than once")
         zh.append(f"微批次 {source} 多次经过了某些 stage")
