@@ -48,6 +48,11 @@ const S = {
   aggregated: { en: "{count} messages: drawn per sender and receiver over step ranges.", zh: "{count} 条消息：按发送方、接收方和步数区间合并绘制。" },
   noView: { en: "No run view: {error}", zh: "没有运行视图：{error}" },
   hint: { en: "Hover an arrow for its details; click it to jump to the line that sent it.", zh: "把鼠标移到箭头上查看详情；点击可跳到发送它的代码行。" },
+  carries: { en: ", chunk {chunk} holding ranks {holds}", zh: "，第 {chunk} 块，含 rank {holds} 的数据" },
+  buffers: { en: "Each rank's buffer at step {at}: one cell per chunk, with the ranks whose data it holds", zh: "第 {at} 步时各 rank 的缓冲区：每格一块，标出其中含有哪些 rank 的数据" },
+  bufferCell: { en: "rank {rank}, chunk {chunk}: {holds}", zh: "rank {rank}，第 {chunk} 块：{holds}" },
+  nothing: { en: "nothing yet", zh: "尚无数据" },
+  chunkHead: { en: "chunk {chunk}", zh: "第 {chunk} 块" },
 };
 
 const say = (key, params = {}) => pick(S[key]).replace(/\{(\w+)\}/g, (_, k) => String(params[k] ?? ""));
@@ -88,8 +93,54 @@ const describe = (m, view) => (m.count > 1
   ? say("group", { count: m.count, src: m.src, dst: m.dst, from: m.from, to: m.to, bytes: m.bytes })
   : say("message", {
     src: m.src, dst: m.dst, bytes: m.bytes, tag: m.tag, line: m.line ?? "?", recv: m.recv_line ?? "?", step: m.step,
-    times: view.modelled && m.t0 != null ? say("times", { t0: seconds(m.t0), t1: seconds(m.t1) }) : "",
+    times: (view.modelled && m.t0 != null ? say("times", { t0: seconds(m.t0), t1: seconds(m.t1) }) : "")
+      + (m.chunk != null ? say("carries", { chunk: m.chunk, holds: runs(m.holds) }) : ""),
   }));
+
+/** Each rank's buffer after step `at` (cjudge.view.buffers): per rank, per chunk, the ranks it holds. */
+export function buffersAt(buffers, world, at) {
+  const state = Array.from({ length: world }, (_, r) => Array.from({ length: buffers.chunks },
+    (_, c) => (buffers.mode === "gather" && c !== r ? [] : [r])));
+  for (const u of buffers.updates) if (u.step <= at) state[u.rank][u.chunk] = u.holds;
+  return state;
+}
+
+/** Ranks as runs: [0, 2, 3, 4] → "0+2–4" (a cell stays narrow on 8 ranks). */
+export const runs = (ranks) => ranks.reduce((out, r, i) => {
+  if (i && r === ranks[i - 1] + 1) out[out.length - 1][1] = r;
+  else out.push([r, r]);
+  return out;
+}, []).map(([a, b]) => (a === b ? `${a}` : `${a}–${b}`)).join("+");
+
+/** The buffers table: a row per rank, a cell per chunk, filled by the share of ranks it holds. */
+function buffersTable(view) {
+  const { buffers } = view;
+  const caption = h("caption", {});
+  const cells = [];
+  const body = Array.from({ length: view.world_size }, (_, r) => h("tr", {}, h("th", { scope: "row" }, say("rank", { rank: r })),
+    Array.from({ length: buffers.chunks }, (_, c) => {
+      const cell = h("td.tl-cell", { "data-rank": r, "data-chunk": c });
+      cells.push(cell);
+      return cell;
+    })));
+  const table = h("table.tl-buffers", {}, caption,
+    h("thead", {}, h("tr", {}, h("td", {}), Array.from({ length: buffers.chunks }, (_, c) => h("th", { scope: "col" }, say("chunkHead", { chunk: c }))))),
+    h("tbody", {}, body));
+  const update = (at) => {
+    caption.textContent = say("buffers", { at });
+    const state = buffersAt(buffers, view.world_size, at);
+    for (const cell of cells) {
+      const r = Number(cell.dataset.rank), c = Number(cell.dataset.chunk);
+      const holds = state[r][c];
+      const full = buffers.mode === "gather" ? holds.length > 0 : holds.length === view.world_size;
+      cell.textContent = holds.length ? runs(holds) : "·";
+      cell.style.setProperty("--fill", buffers.mode === "gather" ? (holds.length ? 1 : 0) : holds.length / view.world_size);
+      cell.classList.toggle("tl-full", full);
+      cell.setAttribute("aria-label", say("bufferCell", { rank: r, chunk: c, holds: holds.length ? holds.join(", ") : say("nothing") }));
+    }
+  };
+  return { table, update };
+}
 
 /** Waits of one rank that follow each other without a gap, merged (fewer elements to draw). */
 function mergedWaits(waits, useTime) {
@@ -171,7 +222,8 @@ function draw(view, clock, options, info) {
     el("title", {}, text),
     el("line", { x1, y1, x2, y2, "marker-end": `url(#tl-head${kind ? kind.replace(".tl-", "-") : ""})` }),
     el("line", { class: "tl-hit", x1, y1, x2, y2 }),
-    el("text", { x: (x1 + x2) / 2, y: (y1 + y2) / 2 - 4, "text-anchor": "middle" }, m.count > 1 ? `×${m.count}` : size(m.bytes))));
+    el("text", { x: (x1 + x2) / 2, y: (y1 + y2) / 2 - 4, "text-anchor": "middle" },
+      m.count > 1 ? `×${m.count}` : `${size(m.bytes)}${m.chunk != null ? ` c${m.chunk}` : ""}`)));
   }
   const defs = el("defs", {}, [["tl-head", "msg"], ["tl-head-crit", "crit"], ["tl-head-last", "dead"], ["tl-head-dead", "dead"]].map(([id, cls]) =>
     el("marker", { id, viewBox: "0 0 10 10", refX: 9, refY: 5, markerWidth: 7, markerHeight: 7, orient: "auto-start-reverse" },
@@ -265,8 +317,10 @@ export function renderTimeline(root, view, options = {}) {
   let svg;
   const position = h("span.tl-position", {});
   const slider = h("input.tl-slider", { type: "range", min: 0, max: steps, value: steps, "aria-label": say("position", { at: steps, steps }) });
+  const buffers = view.buffers ? buffersTable(view) : null;
   const update = () => {
     showUpTo(svg, at);
+    buffers?.update(at);
     slider.value = at;
     position.textContent = say("position", { at, steps });
     root.setAttribute("data-at", at);
@@ -309,6 +363,7 @@ export function renderTimeline(root, view, options = {}) {
   if (view.messages.length > AGGREGATE_ABOVE) notes.push(h("p.tl-note", {}, say("aggregated", { count: view.messages.length })));
   if (view.too_slow && view.critical.length) notes.push(h("p.tl-note.tl-crit-note", {}, say("critical", { count: view.critical.length })));
   if (view.wrong?.last_recv != null) notes.push(h("p.tl-note", {}, say("lastWrite", { rank: view.wrong.rank })));
-  root.append(h("div.tl-controls", {}, clocks, play, step, slider, position), frame, info, legend(view), ...notes, textList(view));
+  root.append(h("div.tl-controls", {}, clocks, play, step, slider, position), frame, info,
+    ...(buffers ? [h("div.tl-buffers-scroll", {}, buffers.table)] : []), legend(view), ...notes, textList(view));
   redraw();
 }
