@@ -1,0 +1,242 @@
+"""Trusted grading code for moe-dispatch-combine: routed tokens in, each rank's experts' rows in
+(local expert, source rank, token) order out, the weighted combination back; token bytes apart
+from the counts; diagnosis by token, rank and expert."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import random
+
+from cjudge.checkers import LIMIT, SCALE
+
+#: bytes of one count (an int64)
+COUNT_BYTES = 8
+INTEGER_DTYPES = ("int64", "int32")
+
+
+def _sizes(params: dict, world: int) -> tuple[int, int, int, int, int]:
+    """E, E/n (experts per rank), k, tokens per rank, hidden."""
+    experts = int(params["experts"])
+    return (experts, experts // world, int(params["topk"]), int(params["tokens"]),
+            int(params["hidden"]))
+
+
+def routing(params: dict, world: int) -> list[list[list[int]]]:
+    """routes[r][t]: the k distinct experts of rank r's token t. The routing is part of the
+    case (drawn from its parameters, not from the submission's seed), so that the byte bound,
+    which depends on it, is known without the inputs: the hot expert (if any) in most tokens,
+    a cold one in none, slots in random order."""
+    experts, _, k, tokens, _ = _sizes(params, world)
+    rng = random.Random(json.dumps([world, params], sort_keys=True))
+    cold = set(params.get("cold", []))
+    hot = params.get("hot")
+    pool = [e for e in range(experts) if e not in cold]
+    routes = []
+    for _ in range(world):
+        mine = []
+        for _ in range(tokens):
+            if hot is not None and rng.random() < 0.8:
+                chosen = [hot, *rng.sample([e for e in pool if e != hot], k - 1)]
+                rng.shuffle(chosen)
+            else:
+                chosen = rng.sample(pool, k)
+            mine.append(chosen)
+        routes.append(mine)
+    return routes
+
+
+def make_inputs(params: dict, world: int, rng: random.Random) -> list[dict]:
+    """Every rank's x (distinct multiples of 1/16, so each value names its token and column),
+    topk_idx (int64, the case's routing) and topk_w (multiples of 1/8 in (0, 1]): every
+    weighted sum of expert outputs is exact in float32."""
+    experts, local, k, tokens, hidden = _sizes(params, world)
+    dtype = params["dtype"]
+    values = [v / SCALE for v in rng.sample([v for v in range(-LIMIT + 1, LIMIT) if v],
+                                            world * tokens * hidden)]
+    inputs = []
+    for r, routes in enumerate(routing(params, world)):
+        x = {"shape": [tokens, hidden], "dtype": dtype,
+             "data": values[r * tokens * hidden:(r + 1) * tokens * hidden]}
+        idx = {"shape": [tokens, k], "dtype": "int64", "data": [e for row in routes for e in row]}
+        if params["grade"] == "dispatch":
+            inputs.append({"call": [x, idx, experts], "functions": ["dispatch"]})
+            continue
+        w = {"shape": [tokens, k], "dtype": dtype,
+             "data": [rng.randint(1, 8) / 8 for _ in range(tokens * k)]}
+        expert = {"fn": "expert", "params": {"first": r * local, "local": local}}
+        inputs.append({"call": [x, idx, w, experts, expert], "functions": ["moe_layer"]})
+    return inputs
+
+
+def _rows(inputs: list[dict], rank: int) -> list[list[float]]:
+    x = inputs[rank]["call"][0]
+    hidden = x["shape"][1]
+    return [x["data"][t * hidden:(t + 1) * hidden] for t in range(x["shape"][0])]
+
+
+def _routes(inputs: list[dict], rank: int) -> list[list[int]]:
+    idx = inputs[rank]["call"][1]
+    k = idx["shape"][1]
+    return [idx["data"][t * k:(t + 1) * k] for t in range(idx["shape"][0])]
+
+
+def _dispatched(params: dict, world: int, inputs: list[dict], rank: int) -> list[tuple]:
+    """Rank's rows after dispatch: (global expert, source rank, token), in the required order."""
+    _, local, _, _, _ = _sizes(params, world)
+    return [(rank * local + le, src, t) for le in range(local) for src in range(world)
+            for t, route in enumerate(_routes(inputs, src)) if rank * local + le in route]
+
+
+def _weights(inputs: list[dict], rank: int) -> list[list[float]]:
+    w = inputs[rank]["call"][2]
+    k = w["shape"][1]
+    return [w["data"][t * k:(t + 1) * k] for t in range(w["shape"][0])]
+
+
+def expected(params: dict, world: int, inputs: list[dict]) -> list:
+    """dispatch: (tokens, (counts, anything)); the layer: row t = Σ_slot w·(1 + e)·x[t]."""
+    _, local, _, tokens, hidden = _sizes(params, world)
+    dtype = params["dtype"]
+    out = []
+    for r in range(world):
+        if params["grade"] == "layer":
+            data = [math.fsum(w * (1 + e) * v for w, e in zip(ws, route, strict=True))
+                    for row, route, ws in zip(_rows(inputs, r), _routes(inputs, r),
+                                              _weights(inputs, r), strict=True)
+                    for v in row]
+            out.append({"shape": [tokens, hidden], "dtype": dtype, "data": data})
+            continue
+        rows = _dispatched(params, world, inputs, r)
+        data = [v for _, src, t in rows for v in _rows(inputs, src)[t]]
+        counts = [sum(1 for e, _, _ in rows if e == r * local + le) for le in range(local)]
+        out.append({"tuple": [{"shape": [len(rows), hidden], "dtype": dtype, "data": data},
+                              {"tuple": [counts, {"any": True}]}]})
+    return out
+
+
+def payload_bytes(params: dict, world: int, itemsize: int) -> list[int]:
+    """Token bytes each rank must send: its (token, expert) rows for other ranks' experts, and
+    for the layer also the expert outputs it returns to their ranks in combine."""
+    _, local, _, _, hidden = _sizes(params, world)
+    rows = [[0] * world for _ in range(world)]  # rows[r][j]: pairs rank r sends to rank j
+    for r, routes in enumerate(routing(params, world)):
+        for e in itertools.chain.from_iterable(routes):
+            rows[r][e // local] += 1
+    out = []
+    for r in range(world):
+        there = sum(rows[r][j] for j in range(world) if j != r)
+        back = sum(rows[j][r] for j in range(world) if j != r)
+        out.append((there + (back if params["grade"] == "layer" else 0)) * hidden * itemsize)
+    return out
+
+
+def metadata_bytes(params: dict, world: int) -> int:
+    """The most count bytes a rank may send: an int64 count of every expert to every other
+    rank (the reference sends (n−1)·E/n of them: each rank's own experts' counts)."""
+    return (world - 1) * int(params["experts"]) * COUNT_BYTES
+
+
+def bytes_bound(params: dict, world: int, itemsize: int) -> list[int]:
+    """Per rank: exactly its token bytes plus the counts' allowance."""
+    meta = metadata_bytes(params, world)
+    return [p + meta for p in payload_bytes(params, world, itemsize)]
+
+
+def check_traffic(params: dict, world: int, calls: list[dict]) -> tuple[str, str] | None:
+    """The counts apart from the tokens: at most two all_to_all_single calls in dispatch (the
+    counts, then the tokens) and one in combine (it reuses the counts), count bytes within
+    their allowance, token bytes exactly what the routing needs."""
+    itemsize = 8 if params["dtype"] == "float64" else 4
+    payload = payload_bytes(params, world, itemsize)
+    meta = metadata_bytes(params, world)
+    most = 2 if params["grade"] == "dispatch" else 3
+    what = ("dispatch (one for the counts, one for the tokens)" if most == 2 else
+            "the layer (dispatch: the counts, the tokens; combine: the tokens back, reusing "
+            "dispatch's counts)")
+    what_zh = ("dispatch（一次交换计数，一次交换 token）" if most == 2 else
+               "整层（dispatch：计数与 token；combine：把 token 送回，复用 dispatch 的计数）")
+    for r in range(world):
+        mine = [c for c in calls if c["rank"] == r and c["op"] == "all_to_all"]
+        counts = sum(c["bytes"] for c in mine if c["dtype"] in INTEGER_DTYPES)
+        tokens = sum(c["bytes"] for c in mine if c["dtype"] not in INTEGER_DTYPES)
+        if len(mine) > most:
+            return (f"rank {r} made {len(mine)} all_to_all_single calls; {most} are enough for "
+                    f"{what}",
+                    f"rank {r} 调用了 {len(mine)} 次 all_to_all_single；{what_zh}只需 {most} 次")
+        if tokens > payload[r]:
+            return (f"rank {r} sent {tokens} bytes in {params['dtype']} calls, but its tokens "
+                    f"for other ranks take exactly {payload[r]} (send the counts as an integer "
+                    "tensor, and each row once)",
+                    f"rank {r} 在 {params['dtype']} 调用中发送了 {tokens} 字节，但它发往其他 "
+                    f"rank 的 token 恰好需要 {payload[r]} 字节（计数请用整数张量发送，每行只发一次）")
+        if counts > meta:
+            return (f"rank {r} sent {counts} bytes of integers, more than the counts' "
+                    f"allowance of {meta} (one int64 per expert per other rank)",
+                    f"rank {r} 发送了 {counts} 字节的整数，超过计数的额度 {meta} 字节"
+                    "（每个其他 rank 每个专家一个 int64）")
+    return None
+
+
+def _where(inputs: list[dict]) -> dict[float, tuple[int, int, int]]:
+    """x's values -> (rank, token, column)."""
+    return {v: (r, t, c) for r in range(len(inputs)) for t, row in enumerate(_rows(inputs, r))
+            for c, v in enumerate(row)}
+
+
+def diagnose(params: dict, world: int, inputs: list[dict], rank: int, index: int, got: float,
+             path: str = "") -> tuple[str, str] | None:
+    """dispatch: which token of which rank, for which expert, a row should hold and which it
+    holds; the layer: which expert's contribution a token's sum lacks or gets wrong."""
+    hidden = int(params["hidden"])
+    row, col = divmod(index, hidden)
+    if params["grade"] == "dispatch":
+        if path != "[0]":
+            return None
+        rows = _dispatched(params, world, inputs, rank)
+        if row >= len(rows):
+            return None
+        e, src, t = rows[row]
+        should = (f"row {row} should be token {t} of rank {src} (for expert {e})")
+        should_zh = f"第 {row} 行应为 rank {src} 的 token {t}（发往专家 {e}）"
+        found = _where(inputs).get(got)
+        if found is None:
+            return (f"{should}, but holds a value that is in no rank's x",
+                    f"{should_zh}，但实际值不在任何 rank 的 x 中")
+        gr, gt, gc = found
+        col_en = f", column {gc}" if gc != col else ""
+        col_zh = f"，第 {gc} 列" if gc != col else ""
+        return (f"{should}, but holds token {gt} of rank {gr}{col_en}",
+                f"{should_zh}，但实际是 rank {gr} 的 token {gt}{col_zh}")
+    return _diagnose_layer(inputs, rank, row, col, got)
+
+
+def _diagnose_layer(inputs: list[dict], rank: int, t: int, col: int,
+                    got: float) -> tuple[str, str] | None:
+    x = _rows(inputs, rank)[t][col]
+    route, ws = _routes(inputs, rank)[t], _weights(inputs, rank)[t]
+    terms = [w * (1 + e) * x for w, e in zip(ws, route, strict=True)]
+    head = f"token {t} went to experts {route} with weights {ws}"
+    head_zh = f"token {t} 发往专家 {route}，权重 {ws}"
+    if got == math.fsum((1 + e) * x for e in route):
+        return (f"{head}: the sum is unweighted (topk_w not applied)",
+                f"{head_zh}：求和没有乘权重（没有用 topk_w）")
+    if got == math.fsum(ws) * x:
+        return (f"{head}: no expert's factor 1 + e is in the sum",
+                f"{head_zh}：和中没有任何专家的因子 1 + e")
+    for size in range(len(route) - 1, -1, -1):
+        for kept in itertools.combinations(range(len(route)), size):
+            if got == math.fsum(terms[s] for s in kept):
+                lost = [route[s] for s in range(len(route)) if s not in kept]
+                return (f"{head}: the sum lacks the output of expert(s) {lost}",
+                        f"{head_zh}：和中缺少专家 {lost} 的输出")
+    for s, (w, e) in enumerate(zip(ws, route, strict=True)):
+        rest = math.fsum(terms) - terms[s]
+        if w * x:
+            other = (got - rest) / (w * x) - 1
+            if other != e and other == int(other) and 0 <= other:
+                return (f"{head}: its slot {s} came back as expert {int(other)}'s output, not "
+                        f"expert {e}'s", f"{head_zh}：它的第 {s} 个槽位拿回的是专家 {int(other)} "
+                        f"的输出，而不是专家 {e} 的")
+    return None
