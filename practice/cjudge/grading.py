@@ -40,14 +40,22 @@ def case_seed(seed: int, case_name: str) -> int:
 
 def plan_cases(exercise: Exercise, seed: int | None = None,
                only_samples: bool = False) -> list[CaseSpec]:
-    """The cases to run, with every rank's inputs made from ``seed`` (the exercise's by default)."""
+    """The cases to run, with every rank's inputs made from ``seed`` (the exercise's by default).
+
+    A sample case takes the grader's optional ``example_inputs(params, world)`` instead: values
+    a learner can check by hand, those of the statement's example.
+    """
     seed = exercise.seed if seed is None else seed
+    example = getattr(exercise.grader, "example_inputs", None)
     specs = []
     for case in exercise.cases:
         if only_samples and not case.sample:
             continue
         rng = random.Random(case_seed(seed, case.name))
-        inputs = exercise.grader.make_inputs(case.params, case.world_size, rng)
+        if case.sample and example is not None:
+            inputs = example(case.params, case.world_size)
+        else:
+            inputs = exercise.grader.make_inputs(case.params, case.world_size, rng)
         if exercise.arguments:  # each rank gets them with its input, when its graded call starts
             inputs = [{**i, "args": exercise.call_args(case.params)} for i in inputs]
         specs.append(CaseSpec(name=case.name, world_size=case.world_size, sample=case.sample,

@@ -180,3 +180,24 @@ def test_wrong_answers_are_summarised_by_chunk():
     outputs = [dict(w, data=list(w["data"])) for w in want]
     outputs[1]["data"][0] += 1  # one wrong element: the element says enough
     assert "wrong chunks" not in grade_case(ex, spec, _raw(spec, outputs))["message"]
+
+
+def test_a_sample_takes_the_graders_example_inputs_whatever_the_seed():
+    import dataclasses
+    import types
+
+    from cjudge.exercises import GRADER_FUNCTIONS
+
+    ex = exercise("ring-allreduce")
+    functions = {name: getattr(ex.grader, name) for name in GRADER_FUNCTIONS}
+
+    def example(params, world):
+        return [{"shape": [2], "dtype": "float32", "data": [10.0 * r, 10.0 * r + 1]}
+                for r in range(world)]
+
+    changed = dataclasses.replace(ex, grader=types.SimpleNamespace(**functions,
+                                                                  example_inputs=example))
+    for seed in (1, 2):
+        specs = plan_cases(changed, seed=seed)
+        assert specs[0]["sample"] and specs[0]["inputs"] == example({}, 4)
+        assert specs[1]["inputs"] == plan_cases(ex, seed=seed)[1]["inputs"]  # hidden: seeded
