@@ -1,0 +1,150 @@
+"""Trusted grading code for bucketed-allreduce: the gradients, their mean, the bound, the
+bucket rule, and what a wrong element says about the learner's buckets."""
+
+from __future__ import annotations
+
+import math
+import random
+
+from cjudge.checkers import contributions, exact_inputs
+
+ITEMSIZE = {"float32": 4, "float64": 8}
+
+
+def sizes_of(params: dict) -> list[int]:
+    """Every gradient's element count, in list order."""
+    if "sizes" in params:
+        return [int(k) for k in params["sizes"]]
+    return [int(params["numel"])] * int(params["count"])
+
+
+def _shape(numel: int) -> list[int]:
+    """Gradients come in shapes, not only flat: an even count of 4 or more as two rows."""
+    return [2, numel // 2] if numel >= 4 and numel % 2 == 0 else [numel]
+
+
+def greedy_buckets(sizes: list[int], itemsize: int, bucket_bytes: int) -> list[list[int]]:
+    """The statement's packing: the list in order; a gradient joins the open bucket if the
+    bucket is empty or stays within bucket_bytes with it, else it opens the next one."""
+    buckets: list[list[int]] = []
+    held = 0
+    for i, numel in enumerate(sizes):
+        nbytes = numel * itemsize
+        if buckets and held + nbytes <= bucket_bytes:
+            buckets[-1].append(i)
+            held += nbytes
+        else:
+            buckets.append([i])
+            held = nbytes
+    return buckets
+
+
+def _buckets(params: dict) -> list[list[int]]:
+    return greedy_buckets(sizes_of(params), ITEMSIZE[params["dtype"]], int(params["bucket_bytes"]))
+
+
+def make_inputs(params: dict, world: int, rng: random.Random) -> list[dict]:
+    """Every rank's list of gradients (exact values, so a wrong element can be traced to the
+    ranks it came from) and bucket_bytes."""
+    sizes = sizes_of(params)
+    if len(_buckets(params)) != int(params["buckets"]):  # the time bound is made from it
+        raise ValueError(f"case parameter buckets = {params['buckets']}, but the greedy packing "
+                         f"makes {len(_buckets(params))}")
+    flat = exact_inputs(world, sum(sizes), params["dtype"], rng)
+    calls = []
+    for rank in range(world):
+        grads, at = [], 0
+        for numel in sizes:
+            data = flat[rank]["data"][at:at + numel]
+            grads.append({"shape": _shape(numel), "dtype": params["dtype"], "data": data})
+            at += numel
+        calls.append({"call": [grads, int(params["bucket_bytes"])]})
+    return calls
+
+
+def _means(inputs: list[dict]) -> list[list[float]]:
+    """Per gradient, the elementwise mean over ranks."""
+    world = len(inputs)
+    per_rank = [i["call"][0] for i in inputs]
+    return [[math.fsum(col) / world for col in zip(*(g[k]["data"] for g in per_rank), strict=True)]
+            for k in range(len(per_rank[0]))]
+
+
+def expected(params: dict, world: int, inputs: list[dict]) -> list[list[dict]]:
+    """Every rank's gradients, each replaced in place by its mean over the ranks."""
+    grads = inputs[0]["call"][0]
+    means = [{"shape": list(g["shape"]), "dtype": g["dtype"], "data": m}
+             for g, m in zip(grads, _means(inputs), strict=True)]
+    return [[dict(m) for m in means] for _ in range(world)]
+
+
+def bytes_bound(params: dict, world: int, itemsize: int) -> int:
+    """Every gradient all-reduced once: 2(n−1)/n of their total bytes."""
+    total = sum(sizes_of(params)) * ITEMSIZE[params["dtype"]]
+    return 2 * (world - 1) * total // world
+
+
+def _counts(params: dict) -> list[int]:
+    sizes = sizes_of(params)
+    return [sum(sizes[i] for i in bucket) for bucket in _buckets(params)]
+
+
+def check_traffic(params: dict, world: int, calls: list[dict]) -> tuple[str, str] | None:
+    """One all_reduce per bucket of the greedy packing: as many calls, of the buckets' sizes."""
+    want = _counts(params)
+    packing = " + ".join(map(str, want))
+    for rank in range(world):
+        got = [c["count"] for c in calls if c["rank"] == rank and c["op"] == "all_reduce"]
+        if len(got) != len(want):
+            more = len(got) > len(want)
+            why = ("every all_reduce pays 2(n−1) steps of latency α: more calls is slower" if more
+                   else "a bucket holds at most bucket_bytes unless it is one gradient alone")
+            why_zh = ("每次 all_reduce 都要付 2(n−1) 步延迟 α：调用越多越慢" if more
+                      else "除非一个桶里只有一个梯度，否则桶不能超过 bucket_bytes")
+            calls_en = f"{len(got)} all_reduce call" + ("" if len(got) == 1 else "s")
+            return (f"rank {rank} made {calls_en}; the greedy packing of the "
+                    f"{len(sizes_of(params))} gradients in order into buckets of at most "
+                    f"{params['bucket_bytes']} bytes makes {len(want)} ({packing} elements) — "
+                    f"{why}",
+                    f"rank {rank} 调用了 {len(got)} 次 all_reduce；按顺序把 "
+                    f"{len(sizes_of(params))} 个梯度贪心地装进不超过 {params['bucket_bytes']} "
+                    f"字节的桶，应得 {len(want)} 个桶（{packing} 个元素）——{why_zh}")
+        if sorted(got) != sorted(want):
+            sent = " + ".join(map(str, got))
+            return (f"rank {rank}'s {len(got)} all_reduce calls carry {sent} elements; the greedy "
+                    f"packing's buckets hold {packing}: fill each bucket while the next gradient "
+                    "still fits, in list order",
+                    f"rank {rank} 的 {len(got)} 次 all_reduce 分别携带 {sent} 个元素；贪心装桶"
+                    f"应为 {packing}：按列表顺序，只要下一个梯度还装得下就放进当前桶")
+    return None
+
+
+def diagnose(params: dict, world: int, inputs: list[dict], rank: int, index: int,
+             got: object, path: str = "") -> tuple[str, str] | None:
+    """Say what the element holds instead of the mean: the sum, this rank's own gradient, the
+    mean divided twice, another gradient's element, or a sum lacking ranks."""
+    if not path.startswith("[") or not isinstance(got, (int, float)):
+        return None
+    k = int(path[1:].split("]")[0])
+    grads = [i["call"][0] for i in inputs]
+    parts = [g[k]["data"][index] for g in grads]
+    total, mean = math.fsum(parts), math.fsum(parts) / world
+    where = f"gradient [{k}], element {index}"
+    where_zh = f"梯度 [{k}] 的第 {index} 个元素"
+    close = lambda a, b: math.isclose(a, b, rel_tol=1e-5, abs_tol=1e-5)  # noqa: E731
+    if close(got, total) and not close(total, mean):
+        return (f"{where} holds the sum over the {world} ranks: divide by the world size for the "
+                "mean", f"{where_zh}是 {world} 个 rank 的和：要除以 world size 才是平均值")
+    if got == parts[rank] and not close(got, mean):
+        return (f"{where} is still this rank's own gradient: the all-reduced bucket was never "
+                "copied back into the gradient tensors",
+                f"{where_zh}仍是本 rank 自己的梯度：all-reduce 之后的桶没有拷回梯度张量")
+    if close(got, mean / world):
+        return (f"{where} is the mean divided by {world} once more", f"{where_zh}多除了一次 {world}")
+    for j, mean_j in enumerate(_means(inputs)):
+        for i, value in enumerate(mean_j):
+            if (j, i) != (k, index) and close(got, value) and not close(value, mean):
+                return (f"{where} holds the mean of gradient [{j}], element {i}: the bucket is "
+                        "copied back at the wrong offsets",
+                        f"{where_zh}是梯度 [{j}] 第 {i} 个元素的平均值：从桶拷回时偏移错了")
+    return contributions(got * world, parts, where, where_zh)

@@ -1,0 +1,22 @@
+# expect: wrong_answer
+# Mistake: treats torch.cat's result as views of the gradients; it is a new tensor, so the
+# all-reduced mean never reaches them.
+import torch
+import torch.distributed as dist
+
+
+def sync_grads(grads, bucket_bytes):
+    buckets, held = [], 0
+    for g in grads:
+        nbytes = g.numel() * g.element_size()
+        if buckets and held + nbytes <= bucket_bytes:
+            buckets[-1].append(g)
+            held += nbytes
+        else:
+            buckets.append([g])
+            held = nbytes
+    n = dist.get_world_size()
+    for bucket in buckets:
+        flat = torch.cat([g.reshape(-1) for g in bucket])
+        dist.all_reduce(flat)
+        flat /= n
