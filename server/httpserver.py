@@ -1,6 +1,7 @@
 """uvicorn with limits for serving on its own (``make serve``): a cap on open connections (more
-are closed at once), a deadline for each request's head (an idle or trickling connection is
-closed), header size (h11's bound; httptools has none), concurrency and keep-alive."""
+are closed at once), a deadline for each request's head and body (an idle or trickling
+connection is closed), header size (h11's bound; httptools has none), concurrency and
+keep-alive."""
 
 from __future__ import annotations
 
@@ -18,13 +19,13 @@ SPARE_FILES = 256  # open files kept for the database, logs and sandboxes
 
 
 class GuardedH11Protocol(H11Protocol):
-    """h11 with a connection cap and a deadline for each request head."""
+    """h11 with a connection cap and a deadline for each request's head and body."""
 
     max_connections = 1024
     head_timeout_s = 10.0
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-        """Count the connection; close it at once past the cap, else start its head deadline."""
+        """Count the connection; close it at once past the cap, else start its request deadline."""
         super().connection_made(transport)
         self._head_timer: asyncio.TimerHandle | None = None
         if len(self.connections) > self.max_connections:
@@ -33,7 +34,7 @@ class GuardedH11Protocol(H11Protocol):
         self._arm_head_timer()
 
     def on_response_complete(self) -> None:
-        """After each response the next request's head has the same deadline."""
+        """After each response the next request has the same deadline."""
         super().on_response_complete()
         if not self.transport.is_closing():
             self._arm_head_timer()
@@ -50,8 +51,11 @@ class GuardedH11Protocol(H11Protocol):
         cycle = self.cycle
 
         def expire() -> None:
-            if self.cycle is cycle and not self.transport.is_closing():
-                self.transport.close()  # no new request began in time
+            current = self.cycle
+            if self.transport.is_closing():
+                return
+            if current is cycle or (current.more_body and not current.response_complete):
+                self.transport.close()  # no new request began, or its body is still arriving
 
         self._head_timer = self.loop.call_later(self.head_timeout_s, expire)
 

@@ -57,7 +57,7 @@ class Settings(BaseSettings):
     trusted_proxies: str = ""  # addresses whose X-Forwarded-For/-Proto are believed
     max_connections: int = 2048  # open connections (also bounded by the open-file limit)
     idle_timeout_s: float = 5.0  # keep-alive between requests
-    head_timeout_s: float = 10.0  # a request's line and headers must arrive within this
+    head_timeout_s: float = 10.0  # a request's line, headers and body must arrive within this
     max_header_bytes: int = 64 * 1024
     max_streams_per_user: int = 4  # live-progress streams open at once
     stream_max_s: float = 300.0  # a stream's lifetime (clients reconnect with Last-Event-ID)

@@ -49,7 +49,7 @@ async def submission_events(submission_id: SubmissionId, request: Request, user:
     may have ``CJUDGE_MAX_STREAMS_PER_USER`` open at once. A finished submission's events come
     at once, from a cache bounded in bytes (``CJUDGE_EVENTS_CACHE_BYTES``)."""
     last = request.headers.get("last-event-id", "-1").strip()
-    if not (last == "-1" or (last.isdigit() and len(last) <= 6)):
+    if not (last == "-1" or (last.isascii() and last.isdigit() and len(last) <= 6)):
         raise ApiError(400, "bad_last_event_id", "Last-Event-ID must be a case index",
                        "Last-Event-ID 必须是测试点序号")
 

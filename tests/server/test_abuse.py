@@ -329,6 +329,48 @@ def test_idle_connections_are_closed_and_do_not_stop_the_server(plain_server: Ju
         resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
 
 
+def test_a_trickled_body_is_cut_off(plain_server: JudgeServer) -> None:
+    """A request whose head arrives but whose body trickles (or never comes) is closed at the
+    request deadline, rather than held open for as long as the client likes."""
+    token = plain_server.register()
+    sock = socket.create_connection(("127.0.0.1", plain_server.port), timeout=10)
+    sock.sendall(b"POST /api/submissions HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                 b"Authorization: Bearer " + token.encode() + b"\r\n"
+                 b"Content-Type: application/json\r\nContent-Length: 400\r\n\r\n{")
+    started = time.monotonic()
+    closed = False
+    try:
+        sock.settimeout(0.25)
+        while time.monotonic() - started < 8:
+            sock.sendall(b" ")
+            try:
+                if sock.recv(100) == b"":
+                    closed = True
+                    break
+            except TimeoutError:
+                continue
+    except OSError:  # reset or broken pipe: closed
+        closed = True
+    finally:
+        sock.close()
+    assert closed, "a trickled body held the connection open"
+    assert time.monotonic() - started < 5  # the deadline (1.5 s here), with room for load
+    assert plain_server.alive()
+
+
+def test_raw_header_bytes_are_a_4xx(plain_server: JudgeServer) -> None:
+    """Bytes a test client cannot send: ``Last-Event-ID: ²`` (0xB2, a digit to ``isdigit`` but
+    not to ``int``) arrives as it is over a real socket, and is refused, not a 500."""
+    token = plain_server.register()
+    for value in (b"\xb2", b"1\xb9", b"\xff"):
+        with socket.create_connection(("127.0.0.1", plain_server.port), timeout=10) as sock:
+            sock.sendall(b"GET /api/submissions/1/events HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                         b"Authorization: Bearer " + token.encode() + b"\r\n"
+                         b"Last-Event-ID: " + value + b"\r\nConnection: close\r\n\r\n")
+            answer = sock.recv(200)
+        assert answer.startswith(b"HTTP/1.1 400"), (value, answer)
+
+
 def test_an_open_stream_does_not_block_shutdown(tmp_path: Path) -> None:
     server = start_server(tmp_path, workers=0, sandbox="none")
     try:
