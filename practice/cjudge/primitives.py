@@ -123,6 +123,15 @@ def split_rows(t: Any, sizes: Sequence[int], n: int) -> list[int]:
     return [int(s) for s in sizes]
 
 
+def row_elements(t: Any) -> int:
+    """Elements in one row (along dim 0) of a real or simulated tensor: 1 for 0-d and 1-d; an
+    empty tensor's rows are as wide as its shape says."""
+    width = 1
+    for d in list(t.shape)[1:]:
+        width *= int(d)
+    return width
+
+
 def blocks_of(data: bytes, sizes: Sequence[int]) -> list[bytes]:
     """``data`` cut into consecutive blocks of ``sizes`` bytes, one per rank."""
     ends = list(accumulate(sizes))

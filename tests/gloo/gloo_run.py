@@ -32,6 +32,8 @@ import torch
 import torch.distributed as dist
 import torch.distributed.distributed_c10d as c10d
 
+from cjudge import values
+from cjudge.learner import graded_call
 from cjudge.protocol import CaseSpec, JobSpec, TensorData
 from cjudge.real.group_lifecycle import group_owned_by_judge
 from cjudge.real.process_flags import die_with
@@ -122,6 +124,17 @@ def _note_undefined_peers(fd: int, world: int) -> None:
             setattr(module, name, noted)
 
 
+def _tensor(data: TensorData) -> torch.Tensor:
+    return torch.tensor(data["data"], dtype=DTYPES[data["dtype"]]).reshape(data["shape"])
+
+
+class _NoCharge:
+    """Under plain gloo nobody models compute: a judge's function just runs."""
+
+    def compute(self, name: str, line: int | None) -> None:
+        """Nothing to record."""
+
+
 def _rank_body(job: JobSpec, mine: TensorData, rank: int, world: int, port: int, fd: int) -> None:
     os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port), RANK=str(rank),
                       LOCAL_RANK=str(rank), WORLD_SIZE=str(world), LOCAL_WORLD_SIZE=str(world),
@@ -137,11 +150,9 @@ def _rank_body(job: JobSpec, mine: TensorData, rank: int, world: int, port: int,
             module.__file__ = job["filename"]
             sys.modules[module.__name__] = module
             exec(compile(job["code"], job["filename"], "exec"), module.__dict__)  # noqa: S102
-            argument = torch.tensor(mine["data"], dtype=DTYPES[mine["dtype"]]).reshape(
-                mine["shape"])
-            returned = module.__dict__[job["function"]](argument, *mine.get("args", ()))
-        output = argument if job["output"] == "inplace" else returned
-        message: tuple = ("returned", time.monotonic(), to_data(output))
+            output = graded_call(module.__dict__, job["function"], job["output"], mine, _tensor,
+                                 _NoCharge(), job["filename"])
+        message: tuple = ("returned", time.monotonic(), values.encode(output, to_data))
     except BaseException as exc:  # noqa: BLE001 - the learner's error (even SystemExit) is the result
         message = ("failed", time.monotonic(), type(exc).__name__, str(exc))
     _send(fd, message)

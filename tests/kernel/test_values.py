@@ -138,3 +138,28 @@ def test_compute_is_charged_where_the_rank_made_the_call():
     assert charged["compute_s"] == pytest.approx(4e-3)  # rank 0's first, then rank 1's three
     assert charged["time_s"] - uncharged["time_s"] == pytest.approx(4e-3, rel=1e-3)
     assert charged["bound_s"] == pytest.approx(4 * (1e-3 + 5e-6 + 1e6 / 3 / 450e9))
+
+
+@pytest.mark.parametrize("run_case", RUNTIMES)
+def test_all_to_all_single_with_an_empty_side_keeps_each_tensors_row_width(run_case):
+    """A rank that sends no rows but receives some (an MoE rank whose experts got no tokens)."""
+    code = """
+    import torch
+    import torch.distributed as dist
+
+    def f(x):
+        if dist.get_rank() == 0:
+            out = torch.zeros(2, 3)
+            dist.all_to_all_single(out, torch.zeros(0, 3), [0, 2], [0, 0])
+        else:
+            out = torch.zeros(0, 3)
+            dist.all_to_all_single(out, x.view(2, 3), [0, 0], [2, 0])
+        return out
+    """
+    inputs = [{"call": [tensor([0.0] * 6)]}, {"call": [tensor([1.0, 2, 3, 4, 5, 6])]}]
+    allowed = job(code)
+    allowed["allowed"] = ["all_to_all"]
+    raw = run_case(allowed, case(inputs))
+    assert [r["error"] for r in raw["ranks"]] == [None, None]
+    assert raw["ranks"][0]["output"] == {"shape": [2, 3], "dtype": "float32",
+                                         "data": [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]}

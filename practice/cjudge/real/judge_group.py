@@ -22,7 +22,7 @@ import torch
 import torch.distributed as dist
 
 from ..learner import ForbiddenPrimitive, caller_line
-from ..primitives import blocks_of, equal_blocks, same_shapes, split_rows
+from ..primitives import blocks_of, equal_blocks, row_elements, same_shapes, split_rows
 from ..protocol import TensorData
 from ..switch.wire import encode, read_frame
 
@@ -365,13 +365,13 @@ class JudgeGroup(dist.ProcessGroup):
         if not input.is_contiguous():
             raise ValueError("Tensors must be contiguous")
         n = len(self.ranks)
-        row = input.numel() // input.shape[0] if input.dim() and input.shape[0] else 1
+        row, out_row = row_elements(input), row_elements(output)
         in_rows = split_rows(input, input_split_sizes, n)
         out_rows = split_rows(output, output_split_sizes, n)
         size = input.element_size()
 
         def done(data: bytes) -> None:
-            if len(data) != sum(r * row * size for r in out_rows):
+            if len(data) != sum(r * out_row * size for r in out_rows):
                 raise RuntimeError("Split sizes doesn't match total dim 0 size")
             raw_write(output, data)
 

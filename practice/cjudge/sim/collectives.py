@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..primitives import blocks_of, equal_blocks, same_shapes, split_rows
+from ..primitives import blocks_of, equal_blocks, row_elements, same_shapes, split_rows
 from . import comm, groups
 from .comm import ReduceOp, Work
 from .context import Call, check, current
@@ -179,12 +179,12 @@ def call_all_to_all_single(output: Any, input: Any, output_split_sizes: Sequence
     if not input.is_contiguous():
         raise ValueError("Tensors must be contiguous")
     in_rows, out_rows = split_rows(input, in_splits, len(ranks)), split_rows(output, out_splits, len(ranks))
-    row = input.numel() // input.shape[0] if input.dim() and input.shape[0] else 1
+    row, out_row = row_elements(input), row_elements(output)
     values = input._read()
     splits = [rows * row * input.element_size() for rows in in_rows]
 
     def done(result: bytes) -> None:
-        if len(result) != sum(rows * row * input.element_size() for rows in out_rows):
+        if len(result) != sum(rows * out_row * input.element_size() for rows in out_rows):
             raise RuntimeError("Split sizes doesn't match total dim 0 size")
         comm.raw_write(output, comm.values_of(result, input.dtype))
 
