@@ -22,6 +22,9 @@ from ..settings import Settings
 
 COOKIE = "cjudge_token"
 CALLER_TTL_S = 10.0
+#: callers kept at most: each is an id, a name of at most 32 characters, a role, a 32-character
+#: identity and a number, a few hundred bytes in all, so the cache stays within a few MiB
+MAX_CALLERS = 10_000
 
 
 @dataclass(frozen=True)
@@ -46,7 +49,8 @@ class Caller:
 
 
 class CallerCache:
-    """Users by id for ``CALLER_TTL_S`` seconds (a role change shows up within that time)."""
+    """Users by id for ``CALLER_TTL_S`` seconds (a role change shows up within that time), at
+    most ``MAX_CALLERS`` of them (bounded in bytes, as every cache of the server is)."""
 
     def __init__(self) -> None:
         self.items: dict[int, tuple[float, Caller]] = {}
@@ -58,7 +62,7 @@ class CallerCache:
 
     def put(self, caller: Caller) -> None:
         """Remember ``caller``."""
-        if len(self.items) > 10_000:
+        if len(self.items) >= MAX_CALLERS:
             self.items.clear()
         self.items[caller.id] = (time.monotonic() + CALLER_TTL_S, caller)
 
