@@ -50,6 +50,16 @@ def test_ring_under_a_recursive_doubling_bound_is_too_slow_by_latency():
     assert "241 % over the bound 21.7 µs" in out.message
     assert "14 步 × 5 µs = 70 µs" in out.message_zh and "延迟占主导" in out.message_zh
     assert "241 %" in out.message_zh
+    assert out.message.endswith("Fewer steps would help: a tree, recursive doubling, or one "
+                                "message instead of many.")
+
+
+def test_an_exercise_may_give_its_own_advice():
+    advice = {"en": "Send microbatch k while you compute k+1.", "zh": "计算第 k+1 个时发送第 k 个。"}
+    out = model_case(ref.ring_all_reduce(8, 4000), 4000, spec(time_bound=RD_BOUND, advice=advice))
+    assert "Latency dominates: 14 steps" in out.message and "Fewer steps" not in out.message
+    assert out.message.endswith(" Send microbatch k while you compute k+1.")
+    assert out.message_zh.endswith("。计算第 k+1 个时发送第 k 个。")
 
 
 def test_bandwidth_dominated_message():
@@ -91,7 +101,7 @@ def test_two_node_bound_names():
 @pytest.mark.parametrize("table", [
     {"topology": "dgx9000"}, {"sizes": []}, {"sizes": ["1 parsec"]}, {"tolerance": -1},
     {"tolerance": True}, {"contention": "yes"}, {"time_bound": "__import__('os')"},
-    {"colour": "blue"},
+    {"colour": "blue"}, {"advice": "overlap"}, {"advice": {"en": "overlap"}},
 ])
 def test_bad_model_tables_are_refused(table):
     with pytest.raises(ModelError):

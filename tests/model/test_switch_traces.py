@@ -19,7 +19,8 @@ def test_reference_solution_replays_to_the_closed_form(exercise, collective, exp
     ex = EXERCISES[exercise]
     got = learner_trace(ex, ex.path / "solution.py", 8)
     assert got is not None
-    trace, run_size = got
+    trace, run_size, params = got
+    assert params == next(c.params for c in ex.cases if c.world_size == 8)  # the case it ran
     assert trace["world_size"] == 8
     out = model_case(trace, run_size, ModelSpec.from_table({"sizes": ["1MB"]}, collective))
     row = out.model["sizes"][0]

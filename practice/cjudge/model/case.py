@@ -24,7 +24,7 @@ from .topology import ModelError, Topology, get_topology
 DEFAULT_TOPOLOGY = "h100x8"
 DEFAULT_SIZES = ("4KiB", "1MB", "1GB")
 KEYS = ("topology", "sizes", "time_bound", "tolerance", "collective", "contention", "cases",
-        "ranks_per_node", "compute", "parameters")
+        "ranks_per_node", "compute", "parameters", "advice")
 
 
 def busbw_factor(kind: str | None, n: int) -> float:
@@ -64,6 +64,9 @@ class ModelSpec:
     compute: Bound | None = None
     #: case parameters the formulas may use by name (e.g. the number of microbatches)
     parameters: tuple[str, ...] = ()
+    #: what a too_slow message advises, (English, Chinese), instead of the dominant term's
+    #: generic advice (a tree for latency, splitting for bandwidth)
+    advice: tuple[str, str] | None = None
 
     def variables(self, n: int, size: float, topo: Topology,
                   params: dict[str, Any] | None) -> dict[str, float]:
@@ -119,12 +122,17 @@ class ModelSpec:
             raise ModelError("[model] parameters must list case parameter names, e.g. "
                              "[\"microbatches\"]")
         names = (*NAMES, *parameters)
+        advice = table.get("advice")
+        if advice is not None and (not isinstance(advice, dict) or set(advice) != {"en", "zh"}
+                                   or not all(isinstance(v, str) for v in advice.values())):
+            raise ModelError("[model] advice must be { en = \"...\", zh = \"...\" }")
         bound, compute = table.get("time_bound"), table.get("compute")
         return cls(topology, tuple(parse_size(s) for s in sizes),
                    Bound(bound, (*names, "c")) if bound is not None else None, float(tolerance),
                    table.get("collective", collective), contention,
                    tuple(cases) if cases is not None else None, per_node,
-                   Bound(compute, names) if compute is not None else None, tuple(parameters))
+                   Bound(compute, names) if compute is not None else None, tuple(parameters),
+                   (advice["en"], advice["zh"]) if advice is not None else None)
 
     def topology_for(self, world_size: int, params: dict[str, Any] | None = None,
                      extra_topologies: Path | None = None) -> Topology:
@@ -173,35 +181,33 @@ class CaseModel:
     worst: dict[str, Any] = field(default_factory=dict)  # the row the messages are about
 
 
-def _dominant(row: dict[str, Any], topo: Topology) -> tuple[str, str]:
-    """Which term dominates this row, as a clause in English and in Chinese."""
+def _dominant(row: dict[str, Any], topo: Topology) -> tuple[str, str, str, str]:
+    """Which term dominates this row, and the generic advice for it: (English, Chinese,
+    advice in English, advice in Chinese)."""
     t, lat, xfer, steps = row["time_s"], row["latency_s"], row["transfer_s"], row["steps"]
     work = row.get("compute_s", 0.0)
     if work > max(lat, xfer):
         return (f"Compute dominates: {format_seconds(work)} of your {format_seconds(t)} is the "
-                "judge's functions one after another on the critical path. Overlap them: split "
-                "the work so that ranks compute at the same time (microbatches).",
+                "judge's functions one after another on the critical path.",
                 f"计算占主导：{format_seconds(t)} 中有 {format_seconds(work)} 是关键路径上依次执行的"
-                "评测函数。让计算重叠：切分工作，使各 rank 同时计算（微批次）。")
+                "评测函数。",
+                "Overlap them: split the work so that ranks compute at the same time "
+                "(microbatches).", "让计算重叠：切分工作，使各 rank 同时计算（微批次）。")
     alphas = {link.alpha for link in topo.links.values()}
     if lat >= xfer:
-        if len(alphas) == 1:
-            per = format_seconds(next(iter(alphas)))
-            terms = f"{steps} steps × {per} = {format_seconds(lat)}"
-            terms_zh = f"{steps} 步 × {per} = {format_seconds(lat)}"
-        else:
-            terms = f"{steps} steps × α = {format_seconds(lat)}"
-            terms_zh = f"{steps} 步 × α = {format_seconds(lat)}"
-        return (f"Latency dominates: {terms} of your {format_seconds(t)} "
-                f"(bytes/β: {format_seconds(xfer)}). Fewer steps would help: a tree, recursive "
-                "doubling, or one message instead of many.",
-                f"延迟占主导：{terms_zh}（共 {format_seconds(t)}；字节/β 部分 {format_seconds(xfer)}）。"
-                "减少步数会更快：树形、递归倍增，或把多条消息合成一条。")
+        per = format_seconds(next(iter(alphas))) if len(alphas) == 1 else "α"
+        return (f"Latency dominates: {steps} steps × {per} = {format_seconds(lat)} of your "
+                f"{format_seconds(t)} (bytes/β: {format_seconds(xfer)}).",
+                f"延迟占主导：{steps} 步 × {per} = {format_seconds(lat)}（共 {format_seconds(t)}；"
+                f"字节/β 部分 {format_seconds(xfer)}）。",
+                "Fewer steps would help: a tree, recursive doubling, or one message instead of "
+                "many.", "减少步数会更快：树形、递归倍增，或把多条消息合成一条。")
     return (f"Bandwidth dominates: {format_seconds(xfer)} of your {format_seconds(t)} is bytes/β "
-            f"on the critical path ({steps} steps × α = {format_seconds(lat)}). Send fewer bytes "
-            "one after another: split the data so that every link works at once.",
+            f"on the critical path ({steps} steps × α = {format_seconds(lat)}).",
             f"带宽占主导：{format_seconds(t)} 中有 {format_seconds(xfer)} 是关键路径上的字节/β"
-            f"（{steps} 步 × α = {format_seconds(lat)}）。减少串行发送的字节：切分数据，让每条链路同时工作。")
+            f"（{steps} 步 × α = {format_seconds(lat)}）。",
+            "Send fewer bytes one after another: split the data so that every link works at "
+            "once.", "减少串行发送的字节：切分数据，让每条链路同时工作。")
 
 
 def model_case(trace: SwitchTrace, run_size: int, spec: ModelSpec, case_name: str | None = None,
@@ -244,7 +250,10 @@ def model_case(trace: SwitchTrace, run_size: int, spec: ModelSpec, case_name: st
         return CaseModel(model)
     t, bound = worst["time_s"], worst["bound_s"]
     over = 100 * (t / bound - 1)
-    why, why_zh = _dominant(worst, topo)
+    why, why_zh, advice, advice_zh = _dominant(worst, topo)
+    if spec.advice is not None:  # the exercise knows what helps better than the generic words
+        advice, advice_zh = spec.advice
+    why, why_zh = f"{why} {advice}", f"{why_zh}{advice_zh}"
     where = f"{topo.title} ({topo.name}), S = {format_size(worst['size'])}"
     message = (f"Too slow on {where}: your modelled time is {format_seconds(t)}, {over:.0f} % over "
                f"the bound {format_seconds(bound)} ({spec.time_bound.formula}, tolerance "
