@@ -62,6 +62,20 @@ def make_inputs(params: dict, world: int, rng: random.Random) -> list[dict]:
     return calls
 
 
+def example_inputs(params: dict, world: int) -> list[dict]:
+    """The statement's example, the sample case: rank r's gradients hold 10r, 10r + 1, … in
+    list order, so gradient values are their rank and place and the means are 10(n−1)/2 + i."""
+    sizes, calls = sizes_of(params), []
+    for rank in range(world):
+        grads, at = [], 0
+        for numel in sizes:
+            grads.append({"shape": _shape(numel), "dtype": params["dtype"],
+                          "data": [10.0 * rank + at + i for i in range(numel)]})
+            at += numel
+        calls.append({"call": [grads, int(params["bucket_bytes"])]})
+    return calls
+
+
 def _means(inputs: list[dict]) -> list[list[float]]:
     """Per gradient, the elementwise mean over ranks."""
     world = len(inputs)
