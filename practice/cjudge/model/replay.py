@@ -135,6 +135,9 @@ def replay(trace: SwitchTrace, topo: Topology, scale: float = 1.0,
 
     def finish_collective(c: dict) -> None:
         start = max(posted[rid] for rid in c["requests"])
+        if contention:  # after what its members' ports carry already (an earlier async one)
+            start = max([start, *(ports.get((r, way, klass), ZERO) for r in c["ranks"]
+                                  for klass in topo.links for way in ("out", "in"))])
         cost = collective_cost(c["kind"], c["ranks"], [b * scale for b in c["size"]],
                                [b * scale for b in c["bytes"]], c["root"], topo, contention)
         end = _after(start, cost.latency + cost.transfer, cost.steps, cost.latency, cost.transfer)
