@@ -63,8 +63,9 @@ def torch_chunks(numel: int, world: int) -> list[tuple[int, int]]:
 def chunk_reader(inputs: list[dict], chunks: list[tuple[int, int]]
                  ) -> Callable[[list[float]], tuple[int, list[int]] | None]:
     """What reads a message's ``values``: (its chunk, the fewest ranks whose contributions it
-    sums), or None when no chunk and set explain every element. Sums of exact inputs are exact,
-    so the first element looks the candidates up; the rest confirm."""
+    sums), or None when no chunk and set explain every element, or when two sets of as few
+    ranks do (inputs such as 10r + i cannot tell ranks 1 + 2 from 0 + 3). Sums of exact inputs
+    are exact, so the first element looks the candidates up; the rest confirm."""
     world = len(inputs)
     masks = sorted(range(1, 1 << world), key=lambda k: bin(k).count("1"))
     first: dict[tuple[int, float], list[int]] = {}
@@ -73,16 +74,22 @@ def chunk_reader(inputs: list[dict], chunks: list[tuple[int, int]]
             for mask in masks:
                 total = math.fsum(inputs[r]["data"][lo] for r in range(world) if mask >> r & 1)
                 first.setdefault((hi - lo, total), []).append(mask | c << world)
+    everyone = (1 << world) - 1
+    for keys in first.values():  # fewest ranks first, whatever the chunk
+        keys.sort(key=lambda key: bin(key & everyone).count("1"))
 
     def read(values: list[float]) -> tuple[int, list[int]] | None:
+        found: list[tuple[int, list[int]]] = []
         for key in first.get((len(values), float(values[0])) if values else (0, 0.0), []):
             c, ranks = key >> world, [r for r in range(world) if key >> r & 1]
+            if found and len(ranks) > len(found[0][1]):
+                break  # candidates come fewest ranks first
             lo, hi = chunks[c]
             sums = map(sum, zip(*(inputs[r]["data"][lo:hi] for r in ranks), strict=True))
             if all(v == s or math.isclose(v, s, rel_tol=1e-6, abs_tol=1e-9)
                    for v, s in zip(values, sums, strict=True)):
-                return c, ranks
-        return None
+                found.append((c, ranks))
+        return found[0] if len(found) == 1 else None
 
     read.chunks, read.mode = len(chunks), "reduce"  # type: ignore[attr-defined]
     return read
