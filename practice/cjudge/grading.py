@@ -15,7 +15,7 @@ from . import __version__, values
 from .chunks import summary
 from .exercises import Exercise
 from .model.case import model_case
-from .primitives import DISPLAY
+from .primitives import CANONICAL, DISPLAY
 from .protocol import CaseSpec, RawCase, TensorData
 from .switch.accounting import bytes_per_rank, graded_calls
 from .switch.core import Limits
@@ -208,7 +208,10 @@ def _refused(exercise: Exercise, raw: RawCase) -> tuple[str, str] | None:
     at = f"rank {r}, line {line}" if line else f"rank {r}"
     at_zh = f"rank {r} 第 {line} 行" if line else f"rank {r}"
     op, api = DISPLAY.get(first["kind"], first["kind"]), first["api"]
-    call = op if api in ("", op, first["kind"]) else f"{api} ({first['kind']})"
+    if api in CANONICAL:  # the torch.distributed function the learner wrote, by its own name
+        call = api
+    else:
+        call = op if api in ("", op, first["kind"]) else f"{api} ({first['kind']})"
     allowed = ", ".join(exercise.allowed)
     return (f"{at}: calls {call}, which this exercise does not allow (allowed: {allowed})",
             f"{at_zh}：调用了本题禁止的 {call}（只允许：{allowed}）")

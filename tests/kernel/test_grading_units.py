@@ -67,6 +67,14 @@ def test_a_refusal_by_the_switch_outranks_a_stop_and_is_reported_with_its_line()
                                "batch_isend_irecv)")
 
 
+def test_a_refused_call_is_named_as_the_learner_wrote_it():
+    ex = exercise("ring-allreduce")
+    spec = plan_cases(ex)[0]
+    refusal = {"rank": 0, "kind": "all_gather", "api": "all_gather", "line": 12, "t": 3}
+    case = grade_case(ex, spec, _raw(spec, [None] * 4, refused=[refusal]))
+    assert case["message"].startswith("rank 0, line 12: calls all_gather, which")
+
+
 def test_a_refusal_counts_even_when_the_rank_caught_it_and_answered_right():
     ex = exercise("ring-allreduce")
     spec = plan_cases(ex)[0]
