@@ -15,6 +15,15 @@ def make_inputs(params: dict, world: int, rng: random.Random) -> list[dict]:
             for r in range(world)]
 
 
+def example_inputs(params: dict, world: int) -> list[dict]:
+    """The statement's example, the sample case: what reduce-scatter's example leaves, element
+    j of the sum being (j+1)·11…1 (one 1 per rank): [1111], [2222], [3333], [4444] on 4 ranks.
+    Distinct values, so each can be traced to its rank."""
+    m, ones = int(params["m"]), int("1" * world)
+    return [{"shape": [m], "dtype": params["dtype"],
+             "data": [float((r * m + i + 1) * ones) for i in range(m)]} for r in range(world)]
+
+
 def expected(params: dict, world: int, inputs: list[dict]) -> list[dict]:
     """Every rank gets every rank's x, in rank order: n·m elements."""
     whole = [v for i in inputs for v in i["data"]]

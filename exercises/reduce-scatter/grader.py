@@ -14,6 +14,15 @@ def make_inputs(params: dict, world: int, rng: random.Random) -> list[dict]:
     return exact_inputs(world, world * int(params["m"]), params["dtype"], rng)
 
 
+def example_inputs(params: dict, world: int) -> list[dict]:
+    """The statement's example, the sample case: element i of rank r is (i+1)·10**r, so each
+    decimal digit of a sum counts one rank's contribution (n·m values; 4 ranks: 1111, 2222, …; a 0 digit
+    is a missing rank, a 2 one counted twice)."""
+    n = world * int(params["m"])
+    return [{"shape": [n], "dtype": params["dtype"],
+             "data": [(i + 1) * 10.0 ** r for i in range(n)]} for r in range(world)]
+
+
 def expected(params: dict, world: int, inputs: list[dict]) -> list[dict]:
     """Rank r gets shard r of the elementwise sum: elements r·m … r·m+m−1."""
     m = int(params["m"])

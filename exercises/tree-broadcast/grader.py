@@ -14,6 +14,14 @@ def make_inputs(params: dict, world: int, rng: random.Random) -> list[dict]:
             for r in range(world)]
 
 
+def example_inputs(params: dict, world: int) -> list[dict]:
+    """The statement's example, the sample case: rank r holds [10r+1, 10r+2, …], so each value
+    names the rank it came from (no rank holds 0, which an empty buffer would hold)."""
+    n = int(params["numel"])
+    return [{"shape": [n], "dtype": params["dtype"], "data": [10.0 * r + i + 1 for i in range(n)]}
+            for r in range(world)]
+
+
 def expected(params: dict, world: int, inputs: list[dict]) -> list[dict]:
     """Every rank ends with rank src's tensor."""
     src = inputs[int(params["src"])]

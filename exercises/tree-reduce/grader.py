@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import random
 
 
@@ -12,6 +13,16 @@ def make_inputs(params: dict, world: int, rng: random.Random) -> list[dict]:
     n = int(params["numel"])
     base = [rng.choice((1, -1)) * 2.0 ** rng.randint(-6, 6) for _ in range(n)]
     return [{"shape": [n], "dtype": params["dtype"], "data": [b * 4 ** r for b in base]}
+            for r in range(world)]
+
+
+def example_inputs(params: dict, world: int) -> list[dict]:
+    """The statement's example, the sample case: element i of rank r is 2**i · 10**r, so the
+    sum's decimal digits count each rank's contribution (8 ranks: dst ends with 11111111,
+    22222222, …; a 0 digit is a missing rank, a 2 one counted twice). Exact in float32: every
+    partial sum is a power of two times an integer below 2**24."""
+    n = int(params["numel"])
+    return [{"shape": [n], "dtype": params["dtype"], "data": [2.0 ** i * 10 ** r for i in range(n)]}
             for r in range(world)]
 
 
@@ -30,12 +41,15 @@ def bytes_bound(params: dict, world: int, itemsize: int) -> int:
 
 
 def _counts(world: int, inputs: list[dict], index: int, got: float) -> list[int] | None:
-    """How many times (0 to 3) each rank's element ``index`` is in ``got``, when ``got`` is a
-    sum of whole contributions (rank r's is rank 0's times 4**r)."""
-    scaled = got / inputs[0]["data"][index]
-    if scaled != int(scaled) or scaled < 0 or int(scaled) >> (2 * world):
+    """How many times (0 to base − 1) each rank's element ``index`` is in ``got``, when ``got``
+    is a sum of whole contributions (rank r's is rank 0's times base**r: base 4 in the drawn
+    cases, 10 in the sample)."""
+    one = inputs[0]["data"][index]
+    base = round(inputs[1]["data"][index] / one) if world > 1 else 4
+    scaled = got / one
+    if not math.isfinite(scaled) or scaled != int(scaled) or not 0 <= scaled < base ** world:
         return None
-    return [(int(scaled) >> (2 * r)) & 3 for r in range(world)]
+    return [int(scaled) // base ** r % base for r in range(world)]
 
 
 def diagnose(params: dict, world: int, inputs: list[dict], rank: int, index: int,

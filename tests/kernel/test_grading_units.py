@@ -151,13 +151,15 @@ def _regraded(exercise_id: str, **grader) -> list[dict]:
 
 
 def test_per_rank_bounds_judge_each_rank_by_its_own():
-    """tree-broadcast's sample: 4 ranks, root 1 sends twice, rank 2 once."""
-    [case] = _regraded("tree-broadcast", bytes_bound=lambda p, w, e: [0, 128, 64, 0])
-    assert case["verdict"] == "accepted" and case["bytes_bounds"] == [0, 128, 64, 0]
-    assert case["bytes_bound"] == 128
-    [case] = _regraded("tree-broadcast", bytes_bound=lambda p, w, e: [0, 128, 32, 0])
+    """tree-broadcast's sample: 8 ranks, 16 bytes each; root 5 sends three times, rank 6
+    twice, ranks 7 and 0 once."""
+    bounds = [16, 0, 0, 0, 0, 48, 32, 16]
+    [case] = _regraded("tree-broadcast", bytes_bound=lambda p, w, e: bounds)
+    assert case["verdict"] == "accepted" and case["bytes_bounds"] == bounds
+    assert case["bytes_bound"] == 48
+    [case] = _regraded("tree-broadcast", bytes_bound=lambda p, w, e: [16, 0, 0, 0, 0, 48, 16, 16])
     assert case["verdict"] == "over_budget"
-    assert "rank 2 sent 64 bytes" in case["message"] and "its bound is 32 bytes" in case["message"]
+    assert "rank 6 sent 32 bytes" in case["message"] and "its bound is 16 bytes" in case["message"]
 
 
 def test_check_traffic_turns_a_correct_answer_over_budget():
@@ -169,18 +171,18 @@ def test_check_traffic_turns_a_correct_answer_over_budget():
         return (f"{sends} sends", f"{sends} 次发送") if sends > 2 else None
 
     [case] = _regraded("tree-broadcast", check_traffic=check)
-    assert case["verdict"] == "over_budget" and case["message"] == "correct, but 3 sends"
-    assert case["message_zh"] == "结果正确，但 3 次发送"
-    assert {c["rank"] for c in seen[0] if c["op"] == "send"} == {1, 2}
+    assert case["verdict"] == "over_budget" and case["message"] == "correct, but 7 sends"
+    assert case["message_zh"] == "结果正确，但 7 次发送"
+    assert {c["rank"] for c in seen[0] if c["op"] == "send"} == {5, 6, 7, 0}
 
 
 def test_wrong_answers_are_summarised_by_chunk():
     ex = exercise("ring-allreduce")
-    spec = plan_cases(ex)[0]  # 4 ranks, 16 elements: chunks of 4
+    spec = plan_cases(ex)[0]  # 4 ranks, 8 elements: chunks of 2
     want = ex.grader.expected(spec["params"], 4, spec["inputs"])
     outputs = [dict(w, data=list(w["data"])) for w in want]
     for rank in range(4):  # rank r's chunk (r + 2) % 4 is wrong, as an all-gather a step short
-        outputs[rank]["data"][4 * ((rank + 2) % 4) + 1] += 1
+        outputs[rank]["data"][2 * ((rank + 2) % 4) + 1] += 1
     case = grade_case(ex, spec, _raw(spec, outputs))
     assert "wrong chunks by rank (4 chunks each): rank 0: 2; rank 1: 3; rank 2: 0; rank 3: 1" \
         in case["message"] and "exactly one wrong chunk" in case["message"]

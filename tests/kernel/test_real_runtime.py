@@ -217,8 +217,8 @@ def test_correct_but_over_the_byte_budget():
     """)
     assert result["verdict"] == "over_budget"
     case = result["cases"][0]
-    assert case["bytes_sent"][0] == 3 * 16 * 4 > case["bytes_bound"] == 96
-    assert f"sent {3 * 16 * 4} bytes (48 elements in 3 calls); the bound is 96 bytes (24 elements)" \
+    assert case["bytes_sent"][0] == 3 * 8 * 4 > case["bytes_bound"] == 48
+    assert f"sent {3 * 8 * 4} bytes (24 elements in 3 calls); its bound is 48 bytes (12 elements)" \
         in case["message"]
 
 

@@ -54,7 +54,7 @@ def test_wrong_answer_marks_the_first_wrong_elements_chunk():
     assert case["verdict"] == "wrong_answer"
     wrong = view["wrong"]
     assert f"rank {wrong['rank']}: first wrong element at index {wrong['index']}" in case["message"]
-    assert wrong["chunk"] == wrong["index"] // 4  # 16 elements in 4 chunks of 4
+    assert wrong["chunk"] == wrong["index"] // 2  # 8 elements in 4 chunks of 2
     last = next(m for m in view["messages"] if m["id"] == wrong["last_recv"])
     assert last["dst"] == wrong["rank"]
 

@@ -80,7 +80,7 @@ test("a wrong answer marks the first wrong element's chunk and the last write in
   assert.equal(await wrong.locator(".tl-msg").count(), 4 * 5);
   const mark = wrong.locator(".tl-wrong");
   assert.equal(await mark.getAttribute("data-chunk"), "2");
-  assert.match(await mark.textContent(), /index 8, chunk 2/);
+  assert.match(await mark.textContent(), /index 4, chunk 2/);
   assert.equal(await wrong.locator(".tl-msg.tl-last").count(), 1);
   assert.equal(await wrong.locator(".tl-cell.tl-full").count(), 12); // one finished chunk short per rank
   await page.click("#lang-toggle");
