@@ -14,6 +14,14 @@ def make_inputs(params: dict, world: int, rng: random.Random) -> list[dict]:
             for r in range(world)]
 
 
+def example_inputs(params: dict, world: int) -> list[dict]:
+    """The statement's example, the sample case: rank r holds [10r, 10r+1, …] (n·k values, k = 1
+    in the statement: each value names its rank and place)."""
+    width = world * int(params["k"])
+    return [{"shape": [width], "dtype": params["dtype"],
+             "data": [10.0 * r + i for i in range(width)]} for r in range(world)]
+
+
 def expected(params: dict, world: int, inputs: list[dict]) -> list[dict]:
     """Block i of rank r's output is block r of rank i's input."""
     k = int(params["k"])
@@ -35,10 +43,11 @@ def diagnose(params: dict, world: int, inputs: list[dict], rank: int, index: int
     for src, inp in enumerate(inputs):
         if got in inp["data"]:
             b, j = divmod(inp["data"].index(got), k)
+            empty = (" or a 0 never overwritten", "，或是从未写入的 0") if got == 0 else ("", "")
             return (f"block {block} should be block {rank} of rank {block}'s x, but element {i} "
-                    f"of it is element {j} of block {b} of rank {src}'s x",
+                    f"of it is element {j} of block {b} of rank {src}'s x{empty[0]}",
                     f"第 {block} 块应为 rank {block} 的 x 的第 {rank} 块，但其第 {i} 个元素是 "
-                    f"rank {src} 的 x 的第 {b} 块的第 {j} 个元素")
+                    f"rank {src} 的 x 的第 {b} 块的第 {j} 个元素{empty[1]}")
     return (f"block {block} should be block {rank} of rank {block}'s x, but element {i} of it "
             "is no rank's input: was this block ever received?",
             f"第 {block} 块应为 rank {block} 的 x 的第 {rank} 块，但其第 {i} 个元素不是任何 "

@@ -14,6 +14,14 @@ def make_inputs(params: dict, world: int, rng: random.Random) -> list[dict]:
             for r in range(world)]
 
 
+def example_inputs(params: dict, world: int) -> list[dict]:
+    """The statement's example, the sample case: rank r holds [10r, 10r+1, …] (n·k values, k = 1
+    in the statement: each value names its rank and place)."""
+    width = world * int(params["k"])
+    return [{"shape": [width], "dtype": params["dtype"],
+             "data": [10.0 * r + i for i in range(width)]} for r in range(world)]
+
+
 def expected(params: dict, world: int, inputs: list[dict]) -> list[dict]:
     """Rank r gets a (k, n) tensor: element [i][j] = M[j][r·k + i]."""
     k = int(params["k"])
@@ -38,7 +46,8 @@ def diagnose(params: dict, world: int, inputs: list[dict], rank: int, index: int
     if got not in where:
         return None
     row, col = where[got]
+    empty = (" or a 0 never overwritten", "，或是从未写入的 0") if got == 0 else ("", "")
     return (f"element [{i}][{j}] should be M[{j}][{rank * k + i}] (rank {j}'s element "
-            f"{rank * k + i}) but is M[{row}][{col}] (rank {row}'s element {col})",
+            f"{rank * k + i}) but is M[{row}][{col}] (rank {row}'s element {col}){empty[0]}",
             f"元素 [{i}][{j}] 应为 M[{j}][{rank * k + i}]（rank {j} 的第 {rank * k + i} 个元素），"
-            f"实际为 M[{row}][{col}]（rank {row} 的第 {col} 个元素）")
+            f"实际为 M[{row}][{col}]（rank {row} 的第 {col} 个元素）{empty[1]}")
