@@ -6,7 +6,7 @@ import math
 import random
 
 from cjudge.checkers import chunk_reader as sum_reader
-from cjudge.checkers import contributions, everyone_holds_the_sum, exact_inputs
+from cjudge.checkers import contributions, digit_inputs, everyone_holds_the_sum, exact_inputs
 
 
 def make_inputs(params: dict, world: int, rng: random.Random) -> list[dict]:
@@ -15,12 +15,8 @@ def make_inputs(params: dict, world: int, rng: random.Random) -> list[dict]:
 
 
 def example_inputs(params: dict, world: int) -> list[dict]:
-    """The statement's example, the sample case: element i of rank r is (i+1)·10**r, so each
-    decimal digit of a sum counts one rank's contribution (4 ranks: 1111, 2222, …; a 0 digit
-    is a missing rank, a 2 one counted twice)."""
-    n = int(params["numel"])
-    return [{"shape": [n], "dtype": params["dtype"],
-             "data": [(i + 1) * 10.0 ** r for i in range(n)]} for r in range(world)]
+    """The statement's example, the sample case: sums whose digits count the ranks."""
+    return digit_inputs(world, int(params["numel"]), params["dtype"])
 
 
 def expected(params: dict, world: int, inputs: list[dict]) -> list[dict]:

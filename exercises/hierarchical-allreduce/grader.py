@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 import random
 
-from cjudge.checkers import contributions, everyone_holds_the_sum, exact_inputs
+from cjudge.checkers import contributions, digit_inputs, everyone_holds_the_sum, exact_inputs
 
 ITEMSIZE = {"float32": 4, "float64": 8}
 
@@ -14,6 +14,11 @@ ITEMSIZE = {"float32": 4, "float64": 8}
 def make_inputs(params: dict, world: int, rng: random.Random) -> list[dict]:
     """Every rank's 1-D tensor of N exact values."""
     return exact_inputs(world, int(params["numel"]), params["dtype"], rng)
+
+
+def example_inputs(params: dict, world: int) -> list[dict]:
+    """The statement's example, the sample case: sums whose digits count the ranks."""
+    return digit_inputs(world, int(params["numel"]), params["dtype"])
 
 
 def expected(params: dict, world: int, inputs: list[dict]) -> list[dict]:

@@ -22,6 +22,14 @@ def exact_inputs(world: int, numel: int, dtype: str, rng: random.Random) -> list
             for _ in range(world)]
 
 
+def digit_inputs(world: int, numel: int, dtype: str) -> list[dict]:
+    """A statement's example, checkable by hand: element i of rank r is (i+1)·10**r, so each
+    decimal digit of a sum counts one rank's contribution (4 ranks end with 1111, 2222, …; a 0
+    digit is a missing rank, a 2 one counted twice)."""
+    return [{"shape": [numel], "dtype": dtype, "data": [(i + 1) * 10.0 ** r for i in range(numel)]}
+            for r in range(world)]
+
+
 def elementwise_sum(inputs: list[dict]) -> list[float]:
     """The elementwise sum of every rank's input, exactly."""
     return [math.fsum(col) for col in zip(*(i["data"] for i in inputs), strict=True)]
