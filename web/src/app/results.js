@@ -94,17 +94,48 @@ function caseRow(c) {
   );
 }
 
-const fmt = (x) => (Number.isInteger(x) ? String(x) : String(Number(x.toPrecision(10))));
+const fmt = (x) => (typeof x !== "number" || Number.isInteger(x) ? String(x) : String(Number(x.toPrecision(10))));
 const close = (a, b) => a === b || (typeof a === "number" && typeof b === "number" && Math.abs(a - b) <= 1e-5 * Math.max(1, Math.abs(b)));
 
 /**
  * The sample's values per rank: Input / Expected / Your output, wrong cells marked, and lines
  * between chunks (a rank's tensor split in world_size chunks, as the ring and transpose work).
  */
+/**
+ * A value's leaves with their places (cjudge/values.py): [["", tensor]] for one tensor,
+ * [["[0]", tensor], ["[1]", 3]] for a list or tuple; a call's input as its arguments.
+ */
+export function leaves(value, path = "") {
+  const items = Array.isArray(value) ? value : Array.isArray(value?.tuple) ? value.tuple : Array.isArray(value?.call) ? value.call : null;
+  if (items) return items.flatMap((v, i) => leaves(v, `${path}[${i}]`));
+  return [[path, value]];
+}
+
+/** A leaf as the row's values: a tensor's data, a number, or a word for what is not data. */
+const leafData = (leaf) => {
+  if (leaf === undefined) return null;
+  if (Array.isArray(leaf?.data)) return leaf.data;
+  if (typeof leaf === "number" || typeof leaf === "string" || typeof leaf === "boolean") return [leaf];
+  if (leaf === null) return ["None"];
+  return [leaf.fn ? `${leaf.fn}()` : leaf.any ? "…" : leaf.object ?? "?"];
+};
+
 function samplePanel(c) {
   const s = c.sample;
   if (!s?.inputs || !s?.expected) return null;
   const world = c.world_size;
+  const rows = (label, value, wantValue, kind) => {
+    const wants = wantValue === null ? null : new Map(leaves(wantValue));
+    const got = leaves(value ?? undefined);
+    const places = wants ? [...wants.keys()] : got.map(([p]) => p);
+    const mine = new Map(got);
+    return places.map((place) => {
+      const want = wants?.get(place);
+      const leaf = mine.get(place);
+      return row(`${label}${place}`, leafData(leaf) === null ? null : { data: leafData(leaf) },
+        want === undefined || want?.any ? null : { data: leafData(want) }, kind);
+    });
+  };
   const row = (label, tensor, want, kind) => {
     const data = tensor?.data ?? null;
     const n = data?.length ?? 0;
@@ -124,9 +155,9 @@ function samplePanel(c) {
     h("div.sample-scroll", { tabindex: 0, role: "region", "aria-label": t("sampleValues", { name: c.name }) }, h("table.sample", {},
       s.inputs.map((input, rank) => h("tbody", { "data-rank": rank },
         h("tr.rank-head", {}, h("th", { colspan: 2, scope: "rowgroup" }, `rank ${rank}`)),
-        row(t("input"), input, null, "input"),
-        row(t("expected"), s.expected[rank], null, "expected"),
-        row(t("yourOutput"), s.outputs?.[rank], s.expected[rank], "output"))))));
+        rows(t("input"), input, null, "input"),
+        rows(t("expected"), s.expected[rank], null, "expected"),
+        rows(t("yourOutput"), s.outputs?.[rank], s.expected[rank], "output"))))));
 }
 
 /** A deadlock's message rearranged: the cycle first, then one line per rank, then the fix. */

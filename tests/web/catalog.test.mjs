@@ -1,0 +1,54 @@
+// The whole problem set in the page (issue 12): the catalog lists every exercise by track, and
+// Run all tests passes every exercise's reference in the browser's Pyodide, as it does on real
+// ranks. Also saves the catalog's screenshot for docs/.
+import assert from "node:assert/strict";
+import { readdirSync, readFileSync } from "node:fs";
+import { after, before, test } from "node:test";
+import { exerciseFile, openPage, repo, runAndWait, setCode, startApp } from "./harness.mjs";
+
+const served = readdirSync(`${repo}exercises`)
+  .filter((id) => !/^draft\s*=\s*true/m.test(readFileSync(`${repo}exercises/${id}/exercise.toml`, "utf8")))
+  .sort();
+
+let app;
+before(async () => (app = await startApp({ isolation: false })));
+after(async () => app?.close());
+
+test("the catalog lists every served exercise under its track", async () => {
+  const page = await openPage(app.browser, `${app.url}#/ring-allreduce`, { viewport: { width: 1400, height: 1300 } });
+  const links = await page.$$eval(".sidebar a[href^='#/']", (as) => as.map((a) => a.getAttribute("href").slice(2)));
+  assert.deepEqual([...links].sort(), served);
+  const tracks = await page.$$eval(".sidebar h3, .sidebar .track-title, .sidebar [data-track]", (els) => els.length);
+  assert.ok(tracks >= 5, `${tracks} track headings`);
+  await page.locator(".sidebar").screenshot({ path: `${repo}docs/screenshots/catalog.png` });
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+for (const id of served) {
+  test(`Run all tests accepts ${id}'s reference in the browser`, async () => {
+    const page = await openPage(app.browser, `${app.url}#/${id}`);
+    await setCode(page, exerciseFile(id, "solution.py"));
+    const { verdict, text } = await runAndWait(page, "#run-all", 240_000);
+    assert.equal(verdict, "accepted", text.slice(0, 600));
+    const cases = readFileSync(`${repo}exercises/${id}/exercise.toml`, "utf8").match(/^\[\[cases\]\]/gm).length;
+    assert.equal(await page.locator(".result tr.case.v-accepted").count(), cases);
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  });
+}
+
+test("a sample of lists and numbers shows each value in its place", async () => {
+  const page = await openPage(app.browser, `${app.url}#/bucketed-allreduce`);
+  await setCode(page, exerciseFile("bucketed-allreduce", "solution.py"));
+  assert.equal((await runAndWait(page, "#run-sample", 120_000)).verdict, "accepted");
+  const panel = page.locator(".sample-values").first();
+  await panel.locator("summary").click();
+  const heads = await panel.locator("tbody").first().locator("tr:not(.rank-head) th").allTextContents();
+  // the input: a list of gradients and bucket_bytes; the result: the list, tensor by tensor
+  assert.ok(heads.includes("Input[0][0]") && heads.includes("Input[1]"), heads.join(" | "));
+  assert.ok(heads.some((h) => /^Expected\[\d+\]$/.test(h)) && heads.some((h) => /^Your output\[\d+\]$/.test(h)), heads.join(" | "));
+  assert.equal(await panel.locator("tr.output .cell.wrong").count(), 0);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
