@@ -15,7 +15,7 @@ before(async () => (app = await startApp({ isolation: false })));
 after(async () => app?.close());
 
 test("the catalog lists every served exercise under its track", async () => {
-  const page = await openPage(app.browser, `${app.url}#/ring-allreduce`, { viewport: { width: 1400, height: 1300 } });
+  const page = await openPage(app.browser, `${app.url}#/ring-allreduce`, { viewport: { width: 1400, height: 2300 } });
   const links = await page.$$eval(".sidebar a[href^='#/']", (as) => as.map((a) => a.getAttribute("href").slice(2)));
   assert.deepEqual([...links].sort(), served);
   const tracks = await page.$$eval(".sidebar h3, .sidebar .track-title, .sidebar [data-track]", (els) => els.length);
