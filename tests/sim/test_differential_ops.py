@@ -461,12 +461,17 @@ def test_matmul_errors_match():
 
 # ---- float rounding ------------------------------------------------------------------------
 
+def random_pair(dtype: str, rows: int, cols: int) -> Pair:
+    """The same uniform random matrix on both sides (seeded by the dtype's name)."""
+    rnd = random.Random(dtype)
+    values = [rnd.uniform(-1, 1) for _ in range(rows * cols)]
+    return Pair(sim.tensor(values, dtype=getattr(sim, dtype)).view(rows, cols),
+                real.tensor(values, dtype=getattr(real, dtype)).view(rows, cols))
+
+
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_float_rounding_of_cumsum_and_index_add_is_exact(dtype):
-    rnd = random.Random(dtype)
-    values = [rnd.uniform(-1, 1) for _ in range(40)]
-    t = Pair(sim.tensor(values, dtype=getattr(sim, dtype)).view(8, 5),
-             real.tensor(values, dtype=getattr(real, dtype)).view(8, 5))
+    t = random_pair(dtype, 8, 5)
     both(lambda T, x: x.cumsum(0), t)
     both(lambda T, x: x.cumsum(1), t)
     both(lambda T, x: T.zeros(3, 5, dtype=x.dtype).index_add_(0, T.tensor([0, 1, 2, 0, 1, 2, 0, 1]), x), t)
@@ -476,10 +481,7 @@ def test_float_rounding_of_cumsum_and_index_add_is_exact(dtype):
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_float_rounding_of_matmul_and_sum_is_close(dtype):
-    rnd = random.Random(dtype)
-    values = [rnd.uniform(-1, 1) for _ in range(48)]
-    t = Pair(sim.tensor(values, dtype=getattr(sim, dtype)).view(6, 8),
-             real.tensor(values, dtype=getattr(real, dtype)).view(6, 8))
+    t = random_pair(dtype, 6, 8)
     tol = 1e-6 if dtype == "float32" else 1e-12
     both(lambda T, x: x @ x.t(), t, tol=tol)
     both(lambda T, x: x.sum(dim=1), t, tol=tol)

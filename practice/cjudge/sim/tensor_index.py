@@ -11,22 +11,15 @@ from __future__ import annotations
 from array import array
 from collections.abc import Callable, Sequence
 from itertools import product
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from . import layout
 from .dtypes import DType, Number, float64, int64, to_array
 from .layout import Shape
-from .tensor_math import type_title
+from .tensor_math import ValuesIndices, type_title
 
 if TYPE_CHECKING:
     from .tensor import Tensor
-
-
-class SortResult(NamedTuple):
-    """What ``sort`` and ``topk`` return: ``(values, indices)``."""
-
-    values: Tensor
-    indices: Tensor
 
 
 class TensorIndex:
@@ -228,24 +221,24 @@ class TensorIndex:
 
     # ---- ordering --------------------------------------------------------------------------
 
-    def sort(self, dim: int = -1, descending: bool = False, stable: bool = False) -> SortResult:
+    def sort(self, dim: int = -1, descending: bool = False, stable: bool = False) -> ValuesIndices:
         """``(values, indices)``: each lane along ``dim`` sorted (stably; NaN as the largest)."""
         indices = self.argsort(dim, descending)
-        return SortResult(self.gather(dim, indices), indices)
+        return ValuesIndices(self.gather(dim, indices), indices)
 
     def argsort(self, dim: int = -1, descending: bool = False, stable: bool = False) -> Tensor:
         """The indices that sort each lane along ``dim`` (see ``sort``)."""
         return self._lane_map(dim, lambda lane: _order(lane, descending), int64)
 
-    def topk(self, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> SortResult:
+    def topk(self, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> ValuesIndices:
         """``(values, indices)`` of the ``k`` largest (or smallest) elements along ``dim``."""
         d = layout.normalize_dim(dim, self.dim())
         if not 0 <= k <= (self._shape[d] if self.dim() else 1):
             raise RuntimeError("selected index k out of range")
         values, indices = self.sort(d, descending=largest)
         if not self.dim():
-            return SortResult(values, indices)
-        return SortResult(values.narrow(d, 0, k).contiguous(), indices.narrow(d, 0, k).contiguous())
+            return ValuesIndices(values, indices)
+        return ValuesIndices(values.narrow(d, 0, k).contiguous(), indices.narrow(d, 0, k).contiguous())
 
 
 def _dims(dims: tuple[Any, ...], ndim: int) -> list[int]:

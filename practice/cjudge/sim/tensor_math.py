@@ -30,8 +30,8 @@ if TYPE_CHECKING:
 #: the ``dim`` of a reduction: none (all elements), one, or several
 Dims = int | Sequence[int] | None
 
-class MinMax(NamedTuple):
-    """What ``max(dim)`` / ``min(dim)`` return."""
+class ValuesIndices(NamedTuple):
+    """What ``max(dim)``, ``min(dim)``, ``sort`` and ``topk`` return: ``(values, indices)``."""
 
     values: Tensor
     indices: Tensor
@@ -344,7 +344,7 @@ class TensorMath:
             return self._reduce(pick, self._dtype, None, False)
         values = self._reduce(pick, self._dtype, dim, keepdim)
         indices = self._reduce(lambda lane: lane.index(pick(lane)), int64, dim, keepdim)
-        return MinMax(values, indices)
+        return ValuesIndices(values, indices)
 
     def max(self, dim: Any = None, keepdim: bool = False) -> Any:
         """The largest element; with ``dim``, (values, indices); with a tensor, the elementwise max."""
