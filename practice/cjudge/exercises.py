@@ -40,6 +40,12 @@ TRACKS = {
     "topology": ("Topology-aware algorithms", "拓扑感知算法"),
     "parallelism": ("Parallelism patterns", "并行模式"),
 }
+#: how hard an exercise is, as the catalog says it (en, zh)
+DIFFICULTIES = {
+    "intro": ("intro", "入门"),
+    "core": ("core", "核心"),
+    "advanced": ("advanced", "进阶"),
+}
 
 
 class ExerciseError(ValueError):
@@ -91,6 +97,7 @@ class Exercise:
     track: str | None = None
     order: int | None = None
     prerequisites: tuple[str, ...] = ()
+    difficulty: str | None = None  # a key of ``DIFFICULTIES``
 
     def statement(self, lang: str = "en") -> str:
         """The statement in Markdown, in English (``en``) or Chinese (``zh``)."""
@@ -249,7 +256,8 @@ def load_exercise(folder: Path, published: bool = False) -> Exercise:
 
 
 def _catalog(meta: dict, where: str, exercise_id: str) -> dict:
-    """``track``, ``order`` and ``prerequisites``: the exercise's place in the catalog."""
+    """``track``, ``order``, ``prerequisites`` and ``difficulty``: the exercise's place in the
+    catalog."""
     track, order = meta.get("track"), meta.get("order")
     if track is not None and track not in TRACKS:
         raise ExerciseError(f"{where}: field `track` is {track!r}; expected one of "
@@ -263,7 +271,12 @@ def _catalog(meta: dict, where: str, exercise_id: str) -> dict:
             isinstance(p, str) and ID_RE.match(p) and p != exercise_id for p in prerequisites):
         raise ExerciseError(f"{where}: field `prerequisites` is {prerequisites!r}; expected a "
                             'list of other exercises\' ids, e.g. ["tree-broadcast"]')
-    return {"track": track, "order": order, "prerequisites": tuple(prerequisites)}
+    difficulty = meta.get("difficulty")
+    if difficulty is not None and difficulty not in DIFFICULTIES:
+        raise ExerciseError(f"{where}: field `difficulty` is {difficulty!r}; expected one of "
+                            f"{', '.join(DIFFICULTIES)}")
+    return {"track": track, "order": order, "prerequisites": tuple(prerequisites),
+            "difficulty": difficulty}
 
 
 def check_catalog(exercises: dict[str, Exercise], strict: bool = True) -> None:

@@ -41,7 +41,8 @@ def create_app(settings: Settings | None = None, embedded_workers: bool = True) 
         exercises = load_exercises(settings.exercises_dir)
         sync_exercises(engine, exercises)
         app.state.catalog = {ex.id: {"track": ex.track, "order": ex.order,  # where it is listed
-                                     "prerequisites": list(ex.prerequisites)}
+                                     "prerequisites": list(ex.prerequisites),
+                                     "difficulty": ex.difficulty}
                              for ex in exercises.values()}
         try:
             ensure_admin(engine, settings)

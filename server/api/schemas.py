@@ -46,6 +46,7 @@ class ExerciseSummary(BaseModel):
     track: str | None = None  # the catalog's track (cjudge.exercises.TRACKS), its order there
     order: int | None = None
     prerequisites: list[str] = []  # exercises to solve first
+    difficulty: str | None = None  # intro, core or advanced (cjudge.exercises.DIFFICULTIES)
 
 
 class ExerciseDetail(ExerciseSummary):

@@ -92,6 +92,8 @@ def test_list_groups_exercises_by_track_in_order(tmp_path, lang, headings):
     assert [rows[i][1] for i in ids] == [1, 2, 3, 1, 2, 3, 1, 2, 3, 4]
     assert where[0] < rows[ids[0]][0] and where[1] < rows[ids[3]][0] < where[2] < rows[ids[6]][0]
     assert "tree-broadcast" in rows["tree-reduce"][2]  # its prerequisite
+    level = {"en": ("intro", "advanced"), "zh": ("入门", "进阶")}[lang]
+    assert level[0] in rows["allreduce-compose"][2] and level[1] in rows["allreduce-rabenseifner"][2]
 
 
 @pytest.mark.parametrize("args, expected", [

@@ -158,3 +158,13 @@ def test_a_published_copy_loads_without_the_private_files(folder):
     published = load_exercise(folder, published=True)
     assert published.wrong == () and published.content_hash == full.content_hash
     assert published.cases == full.cases
+
+
+def test_difficulty_is_one_of_three_and_every_exercise_says_it(folder):
+    assert {ex.difficulty for ex in load_exercises(default_root()).values()} == {
+        "intro", "core", "advanced"}
+    toml = folder / "exercise.toml"
+    toml.write_text(toml.read_text().replace('difficulty = "core"', 'difficulty = "hard"'))
+    with pytest.raises(ExerciseError, match="field `difficulty` is 'hard'; expected one of "
+                                            "intro, core, advanced"):
+        load_exercise(folder)

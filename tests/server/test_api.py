@@ -78,8 +78,10 @@ def test_exercises_never_show_the_reference(judge: JudgeServer) -> None:
         listed = {e["id"]: e for e in c.get("/api/exercises").json()}
         assert "ring-allreduce" in listed
         # each exercise's place in the catalog, as its exercise.toml says
-        assert {k: listed["tree-reduce"][k] for k in ("track", "order", "prerequisites")} == {
-            "track": "latency-optimal", "order": 2, "prerequisites": ["tree-broadcast"]}
+        place = ("track", "order", "prerequisites", "difficulty")
+        assert {k: listed["tree-reduce"][k] for k in place} == {
+            "track": "latency-optimal", "order": 2, "prerequisites": ["tree-broadcast"],
+            "difficulty": "core"}
         detail = c.get("/api/exercises/ring-allreduce").json()
         assert detail["track"] == "bandwidth-optimal" and detail["prerequisites"]
         assert detail["statement"]["en"] and detail["statement"]["zh"] and detail["starter"]

@@ -20,7 +20,13 @@ test("the catalog lists every served exercise under its track", async () => {
   assert.deepEqual([...links].sort(), served);
   const tracks = await page.$$eval(".sidebar h3, .sidebar .track-title, .sidebar [data-track]", (els) => els.length);
   assert.ok(tracks >= 5, `${tracks} track headings`);
+  // each exercise says how hard it is (exercise.toml's difficulty), in the page's language
+  assert.equal(await page.locator(".sidebar .difficulty").count(), served.length);
+  assert.equal(await page.locator('.sidebar li[data-exercise="alpha-beta"] .difficulty').textContent(), "intro");
   await page.locator(".sidebar").screenshot({ path: `${repo}docs/screenshots/catalog.png` });
+  await page.click("#lang-toggle");
+  assert.equal(await page.locator('.sidebar li[data-exercise="moe-dispatch-combine"] .difficulty').textContent(), "进阶");
+  await page.click("#lang-toggle");
   assert.deepEqual(page.errors, []);
   await page.close();
 });

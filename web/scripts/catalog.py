@@ -9,7 +9,7 @@ import json
 import sys
 from pathlib import Path
 
-from cjudge.exercises import TRACKS, catalog_order, load_exercises
+from cjudge.exercises import DIFFICULTIES, TRACKS, catalog_order, load_exercises
 from cjudge.verdicts import TITLES
 
 
@@ -25,6 +25,7 @@ def entry(ex):
         "track": ex.track,
         "order": ex.order,
         "prerequisites": list(ex.prerequisites),
+        "difficulty": ex.difficulty,
     }
 
 
@@ -32,7 +33,9 @@ def main(root: str) -> None:
     exercises = [entry(ex) for ex in catalog_order(load_exercises(Path(root)))]  # by track
     verdicts = {code.value: {"en": en, "zh": zh} for code, (en, zh) in TITLES.items()}
     tracks = {track: {"en": en, "zh": zh} for track, (en, zh) in TRACKS.items()}
-    json.dump({"exercises": exercises, "verdicts": verdicts, "tracks": tracks}, sys.stdout,
+    difficulties = {key: {"en": en, "zh": zh} for key, (en, zh) in DIFFICULTIES.items()}
+    json.dump({"exercises": exercises, "verdicts": verdicts, "tracks": tracks,
+               "difficulties": difficulties}, sys.stdout,
               ensure_ascii=False)
 
 

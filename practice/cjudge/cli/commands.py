@@ -12,6 +12,7 @@ from rich.markdown import Markdown
 from rich.table import Table
 
 from ..exercises import (
+    DIFFICULTIES,
     TRACKS,
     Exercise,
     ExerciseError,
@@ -57,13 +58,14 @@ def cmd_list(exercises: dict[str, Exercise], lang: str) -> int:
             heading = TRACKS[ex.track][lang == "zh"] if ex.track else (
                 "other exercises" if lang == "en" else "其他练习")
             tables[ex.track] = table = Table(title=heading)
-            for col in ("#", "id", "title", "ranks", "cases", "after", "yours"):
+            for col in ("#", "id", "title", "level", "ranks", "cases", "after", "yours"):
                 table.add_column(col, min_width=widest if col in ("id", "after") else None)
         sizes = sorted({c.world_size for c in ex.cases})
         mine = state.get(ex.id)
         yours = title(mine, lang) if mine else ("started" if workspace.file_for(ex.id).exists()
                                                 else "-")
-        tables[ex.track].add_row(str(ex.order or ""), ex.id, ex.title[lang],
+        level = DIFFICULTIES[ex.difficulty][lang == "zh"] if ex.difficulty else "-"
+        tables[ex.track].add_row(str(ex.order or ""), ex.id, ex.title[lang], level,
                                  ",".join(map(str, sizes)), str(len(ex.cases)),
                                  ", ".join(ex.prerequisites) or "-", yours)
     for table in tables.values():

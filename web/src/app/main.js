@@ -192,6 +192,7 @@ function exerciseItem(ex) {
     { "data-exercise": ex.id, "data-progress": progress(ex.id) },
     h("a", { href: `#/${ex.id}`, "aria-current": here ? "page" : null }, pick(ex.title)),
     h("span.state", {},
+      ex.difficulty && catalog.difficulties ? h(`span.difficulty.d-${ex.difficulty}`, { title: t("difficulty") }, pick(catalog.difficulties[ex.difficulty])) : null,
       h(`span.progress.p-${progress(ex.id)}`, {}, t(progress(ex.id))),
       running.get(ex.id) ? h("span.spinner", { role: "img", "aria-label": t("pendingHere") }) : null,
       done ? h("span.waiting", { title: t("resultWaiting") }, verdictBadge(done.result.verdict)) : null),
