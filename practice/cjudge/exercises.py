@@ -98,6 +98,9 @@ class Exercise:
     order: int | None = None
     prerequisites: tuple[str, ...] = ()
     difficulty: str | None = None  # a key of ``DIFFICULTIES``
+    #: how ``judge.py bench`` reads the graded call's result beside the built-in's output:
+    #: "flat" (as it is, flattened) or "transposed" (a (k, n) matrix for all_to_all's (n, k))
+    bench_result: str = "flat"
 
     def statement(self, lang: str = "en") -> str:
         """The statement in Markdown, in English (``en``) or Chinese (``zh``)."""
@@ -252,6 +255,7 @@ def load_exercise(folder: Path, published: bool = False) -> Exercise:
         content_hash=content_hash(folder), grader=_load_grader(folder, exercise_id),
         model=_model(meta, where), draft=_draft(meta, where),
         arguments=_arguments(meta, where), **_catalog(meta, where, exercise_id),
+        bench_result=_bench_result(meta, where),
     )
 
 
@@ -311,6 +315,15 @@ def catalog_order(exercises: dict[str, Exercise]) -> list[Exercise]:
         return place, ex.order if ex.order is not None else 1 << 30, ex.id
 
     return sorted(exercises.values(), key=key)
+
+
+def _bench_result(meta: dict, where: str) -> str:
+    """``bench_result``: how ``judge.py bench`` reads the result ("flat" unless said)."""
+    layout = meta.get("bench_result", "flat")
+    if layout not in ("flat", "transposed"):
+        raise ExerciseError(f'{where}: field `bench_result` is {layout!r}; expected "flat" or '
+                            '"transposed"')
+    return layout
 
 
 def _arguments(meta: dict, where: str) -> tuple[str, ...]:

@@ -102,3 +102,25 @@ def test_transpose_reference_and_wrong(tmp_path: Path) -> None:
                     _write(tmp_path, "t.py", WRONG_TRANSPOSE), *QUICK)
     assert bad.code == 1
     assert all(r["wrong"] > 0 for r in bad.doc["series"][1]["rows"])
+
+
+@pytest.mark.parametrize(("exercise", "collective"), [
+    ("all-gather", "all_gather"),  # returns its result
+    ("tree-broadcast", "broadcast"),  # takes the root: bench's -r
+    ("allreduce-small", "all_reduce"),
+    ("alltoall-p2p", "all_to_all"),
+])
+def test_any_exercise_with_a_built_in_is_timed_by_its_own_call(tmp_path: Path, exercise: str,
+                                                                 collective: str) -> None:
+    run = run_bench(tmp_path, exercise, *QUICK, "-r", "1")
+    assert run.code == 0, run.stderr
+    assert [s["collective"] for s in run.doc["series"]] == [collective, collective]
+    assert run.doc["series"][1]["label"] == exercise and run.doc["wrong_total"] == 0
+
+
+def test_an_exercise_bench_cannot_time_says_why_and_which_it_can(tmp_path: Path) -> None:
+    run = run_bench(tmp_path, "bucketed-allreduce", *QUICK)
+    assert run.code == 2
+    assert "bench cannot time bucketed-allreduce: its graded call does not take the built-in's " \
+           "tensor; it can time" in run.stderr
+    assert "ring-allreduce" in run.stderr and "alpha-beta" not in run.stderr.split("it can time")[1]

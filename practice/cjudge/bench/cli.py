@@ -14,13 +14,15 @@ from typing import Any
 import torch
 from rich.console import Console
 
+from .. import values
 from ..cli import workspace
-from ..exercises import ExerciseError, default_root, load_exercise
+from ..exercises import Exercise, default_root, load_exercises
+from ..grading import plan_cases
 from ..primitives import CANONICAL
 from . import chart, report
 from .config import AGGREGATIONS, BUILTINS, DTYPE_ALIASES, DTYPES, BenchConfig, LearnerSpec, runnable
 from .launch import run, under_torchrun, world_size
-from .learners import ADAPTERS
+from .learners import ARGUMENTS
 from .monitor import Outcome
 from .progress import make_display
 from .sizes import parse_size, sweep
@@ -38,7 +40,8 @@ def parser() -> argparse.ArgumentParser:
         epilog="Runs its own ranks (--nproc), or is one rank under torchrun "
                "(torchrun --nproc-per-node N practice/judge.py bench ...).")
     p.add_argument("exercise", nargs="?", metavar="ID",
-                   help=f"an exercise to benchmark ({', '.join(ADAPTERS)})")
+                   help="an exercise to benchmark: any whose graded call takes the tensor of a "
+                        "built-in bench measures (ring-allreduce, alltoall-transpose, …)")
     p.add_argument("file", nargs="?", metavar="FILE",
                    help="the learner's file (default: your workspace copy from `judge.py start`, "
                         "else the exercise's reference solution)")
@@ -75,24 +78,39 @@ def _choice(value: str, names: tuple[str, ...], aliases: dict[str, str], what: s
     return value
 
 
+def unbenchable(exercise: Exercise) -> str | None:
+    """Why ``bench`` cannot time ``exercise`` beside its built-in, or None when it can."""
+    op = CANONICAL.get(exercise.builtin, exercise.builtin)
+    if op not in BUILTINS:
+        return f"its built-in {exercise.builtin} is not one bench measures ({', '.join(BUILTINS)})"
+    if not values.is_tensor(plan_cases(exercise, only_samples=True)[0]["inputs"][0]):
+        return "its graded call does not take the built-in's tensor"
+    missing = [name for name in exercise.arguments if name not in ARGUMENTS]
+    if missing:
+        return f"its argument {missing[0]!r} has no value in a sweep"
+    return None
+
+
 def learner_spec(exercise_id: str, file: str | None) -> LearnerSpec:
-    """The exercise's function and built-in, and the learner's file.
+    """The exercise's function, call and built-in, and the learner's file.
 
     The default file is the learner's workspace copy (``judge.py start``), else the reference.
     """
-    folder = default_root() / exercise_id
-    if exercise_id not in ADAPTERS or not folder.is_dir():
-        raise ValueError(f"bench knows no exercise {exercise_id!r}: one of {', '.join(ADAPTERS)}")
-    try:
-        exercise = load_exercise(folder)
-    except ExerciseError as exc:
-        raise ValueError(str(exc)) from None
+    exercises = load_exercises(default_root())
+    runnable_ids = ", ".join(i for i, ex in sorted(exercises.items()) if not unbenchable(ex))
+    if exercise_id not in exercises:
+        raise ValueError(f"bench knows no exercise {exercise_id!r}: one of {runnable_ids}")
+    exercise = exercises[exercise_id]
+    why = unbenchable(exercise)
+    if why:
+        raise ValueError(f"bench cannot time {exercise_id}: {why}; it can time {runnable_ids}")
     mine = workspace.file_for(exercise.id)
     path = Path(file) if file else mine if mine.is_file() else exercise.path / "solution.py"
     if not path.is_file():
         raise ValueError(f"no such file: {path}")
     return LearnerSpec(exercise.id, exercise.function, str(path.resolve()),
-                       CANONICAL[exercise.builtin])
+                       CANONICAL[exercise.builtin], exercise.output, exercise.arguments,
+                       exercise.bench_result)
 
 
 def backend(choice: str) -> str:

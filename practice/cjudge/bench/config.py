@@ -27,6 +27,9 @@ class LearnerSpec:
     function: str  # the function the learner's file defines
     file: str  # the learner's file
     collective: str  # the built-in it is compared with (a name in BUILTINS)
+    output: str = "inplace"  # exercise.toml's output: the argument afterwards, or the return
+    arguments: tuple[str, ...] = ()  # exercise.toml's arguments after the tensor
+    layout: str = "flat"  # exercise.toml's bench_result: "flat" or "transposed"
 
 
 @dataclass(frozen=True)

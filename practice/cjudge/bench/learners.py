@@ -18,7 +18,7 @@ from ..learner import MODULE_PREFIX, compile_learner, exec_learner
 from ..real.group_lifecycle import group_owned_by_judge
 from .collectives import Buffers, Collective, RankCtx
 from .config import LearnerSpec
-from .series import Result, Run, Series
+from .series import Series
 
 
 def load_function(spec: LearnerSpec, rank: int) -> Callable[..., object]:
@@ -33,30 +33,33 @@ def load_function(spec: LearnerSpec, rank: int) -> Callable[..., object]:
     return function
 
 
-def _in_place(function: Callable[..., object], ctx: RankCtx) -> tuple[Run, Result]:
-    """``f(t)`` leaves the result in ``t`` (ring-allreduce)."""
-    return (lambda bufs: function(bufs.inp)), (lambda _raw, bufs: bufs.inp)
-
-
-def _transposed(function: Callable[..., object], ctx: RankCtx) -> tuple[Run, Result]:
-    """``transpose(row)`` returns (k, n); its transpose, flattened, is all_to_all_single's output."""
-
-    def result(raw: object, bufs: Buffers) -> torch.Tensor | None:
-        if not isinstance(raw, torch.Tensor) or raw.dim() != 2 or raw.shape[1] != ctx.world:
-            return None
-        return raw.t().reshape(-1)
-
-    return (lambda bufs: function(bufs.inp)), result
-
-
-#: exercise id -> how to call the learner's function and where its result is
-ADAPTERS: dict[str, Callable[[Callable[..., object], RankCtx], tuple[Run, Result]]] = {
-    "ring-allreduce": _in_place,
-    "alltoall-transpose": _transposed,
+#: what a graded call's named argument (exercise.toml's ``arguments``) is in a sweep
+ARGUMENTS: dict[str, Callable[[RankCtx], object]] = {
+    "src": lambda ctx: ctx.root, "dst": lambda ctx: ctx.root, "root": lambda ctx: ctx.root,
+    # two nodes when the ranks split evenly, else one
+    "ranks_per_node": lambda ctx: ctx.world // 2 if ctx.world % 2 == 0 else ctx.world,
 }
 
 
 def learner_series(spec: LearnerSpec, collective: Collective, ctx: RankCtx) -> Series:
-    """The learner's function measured like ``collective``, with the same inputs and check."""
-    run, result = ADAPTERS[spec.exercise](load_function(spec, ctx.rank), ctx)
+    """The learner's function measured like ``collective``, with the same inputs and check.
+
+    The call is the exercise's own (``exercise.toml``): the built-in's input tensor, then its
+    ``arguments``; the result is that tensor afterwards (``output = "inplace"``) or what the
+    call returned, flattened (transposed first for ``bench_result = "transposed"``).
+    """
+    function = load_function(spec, ctx.rank)
+    args = [ARGUMENTS[name](ctx) for name in spec.arguments]
+
+    def run(bufs: Buffers) -> object:
+        return function(bufs.inp, *args)
+
+    def result(raw: object, bufs: Buffers) -> torch.Tensor | None:
+        got = bufs.inp if spec.output == "inplace" else raw
+        if not isinstance(got, torch.Tensor):
+            return None
+        if spec.layout == "transposed" and got.dim() == 2:
+            got = got.t()
+        return got.reshape(-1)
+
     return Series(spec.exercise, "learner", collective, run, result)
