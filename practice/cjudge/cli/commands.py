@@ -137,22 +137,34 @@ def cmd_solution(ex: Exercise) -> int:
     return 0
 
 
+def _simulated(ex: Exercise, path: Path) -> str:
+    """The verdict of ``path`` on the simulated runtime (the browser's)."""
+    from ..judge import judge_code
+    from ..sim.runtime import run_case
+
+    return judge_code(ex, path.read_text(encoding="utf-8"), path.name, run_case,
+                      "sim")["verdict"]
+
+
 def check_rows(ex: Exercise, launcher: str) -> list[tuple[str, str, str, bool, str]]:
-    """(file, wanted, got, ok, message) for the reference, the starter and each wrong solution."""
+    """(file, wanted, got, ok, message) for the reference, the starter and each wrong solution,
+    each graded on real torch and on the simulation: ok when both give what is wanted."""
     rows = []
     entries = [(ex.path / "solution.py", "accepted"), (ex.path / "starter.py", "not accepted")]
     entries += [(w.path, w.expect.value) for w in ex.wrong]
     for path, want in entries:
         result = grade_file(ex, path, launcher, None, False, False)
-        got = result["verdict"]
-        ok = got != "accepted" if want == "not accepted" else got == want
+        got, sim = result["verdict"], _simulated(ex, path)
+        ok = all(v != "accepted" if want == "not accepted" else v == want for v in (got, sim))
+        if sim != got:
+            got = f"{got} (sim: {sim})"
         rows.append((str(path.relative_to(ex.path)), want, got, ok, result["message"]))
     return rows
 
 
 def check_exercise(ex: Exercise, launcher: str) -> int:
-    """Prove one exercise: reference accepted, starter not, each wrong file its declared
-    verdict; print the table; the number of mismatches."""
+    """Prove one exercise on both runtimes: reference accepted, starter not, each wrong file
+    its declared verdict; print the table; the number of mismatches."""
     failures = 0
     table = Table(title=f"check {ex.id}")
     for col in ("file", "expected", "got", "ok", "message"):
