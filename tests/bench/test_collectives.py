@@ -8,7 +8,7 @@ from cjudge.bench.collectives import COLLECTIVES, RankCtx, count_wrong, pattern,
 #: nccl-tests' doc/PERFORMANCE.md
 FACTORS = {"all_reduce": lambda n: 2 * (n - 1) / n, "reduce_scatter": lambda n: (n - 1) / n,
            "all_gather": lambda n: (n - 1) / n, "all_to_all": lambda n: (n - 1) / n,
-           "broadcast": lambda n: 1.0, "sendrecv": lambda n: 1.0}
+           "broadcast": lambda n: 1.0, "reduce": lambda n: 1.0, "sendrecv": lambda n: 1.0}
 
 
 @pytest.mark.parametrize("world", [1, 2, 3, 4, 8])
@@ -43,3 +43,12 @@ def test_count_wrong() -> None:
     assert count_wrong(got, expected) == 1
     assert count_wrong(None, expected) == 8
     assert count_wrong(torch.zeros(4), expected) == 8
+
+
+def test_a_reduce_is_checked_on_its_root_only() -> None:
+    reduce = COLLECTIVES["reduce"]
+    lay = reduce.layout(64, 4, 4)
+    ctx = [RankCtx(rank=r, world=4, root=2, dtype=torch.float32, device=torch.device("cpu"))
+           for r in range(4)]
+    assert torch.equal(reduce.expected(lay, ctx[2]), pattern_sum(16, ctx[2]))
+    assert reduce.expected(lay, ctx[0]) is None and count_wrong(torch.zeros(16), None) == 0

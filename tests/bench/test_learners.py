@@ -107,6 +107,7 @@ def test_transpose_reference_and_wrong(tmp_path: Path) -> None:
 @pytest.mark.parametrize(("exercise", "collective"), [
     ("all-gather", "all_gather"),  # returns its result
     ("tree-broadcast", "broadcast"),  # takes the root: bench's -r
+    ("tree-reduce", "reduce"),  # checked on the root only
     ("allreduce-small", "all_reduce"),
     ("alltoall-p2p", "all_to_all"),
 ])
@@ -123,4 +124,5 @@ def test_an_exercise_bench_cannot_time_says_why_and_which_it_can(tmp_path: Path)
     assert run.code == 2
     assert "bench cannot time bucketed-allreduce: its graded call does not take the built-in's " \
            "tensor; it can time" in run.stderr
-    assert "ring-allreduce" in run.stderr and "alpha-beta" not in run.stderr.split("it can time")[1]
+    can = run.stderr.split("it can time")[1]
+    assert "ring-allreduce" in can and "tree-reduce" in can and "alpha-beta" not in can

@@ -69,8 +69,11 @@ def pattern_sum(numel: int, ctx: RankCtx) -> torch.Tensor:
     return total
 
 
-def count_wrong(got: torch.Tensor | None, expected: torch.Tensor) -> int:
-    """Elements of ``got`` that differ from ``expected``; all of them if it is missing or misshapen."""
+def count_wrong(got: torch.Tensor | None, expected: torch.Tensor | None) -> int:
+    """Elements of ``got`` that differ from ``expected``; all of them if it is missing or
+    misshapen; none where nothing is expected (a reduce's non-root ranks)."""
+    if expected is None:
+        return 0
     if got is None or got.numel() != expected.numel():
         return expected.numel()
     return int((got.reshape(-1) != expected).sum().item())
@@ -104,8 +107,8 @@ class Collective(ABC):
         """One call of the built-in."""
 
     @abstractmethod
-    def expected(self, lay: Layout, ctx: RankCtx) -> torch.Tensor:
-        """What ``out`` must hold on this rank afterwards (flat)."""
+    def expected(self, lay: Layout, ctx: RankCtx) -> torch.Tensor | None:
+        """What ``out`` must hold on this rank afterwards (flat); None: anything."""
 
 
 class AllReduce(Collective):
@@ -186,6 +189,24 @@ class Broadcast(Collective):
         return pattern(lay.count, ctx.root, ctx)
 
 
+class Reduce(Collective):
+    """In place to the root, summed; the other ranks' tensors are left undefined (as NCCL)."""
+
+    name = "reduce"
+    redop = "sum"
+    in_place = True
+    rooted = True
+
+    def factor(self, world: int) -> float:
+        return 1.0
+
+    def run(self, bufs: Buffers, ctx: RankCtx) -> None:
+        dist.reduce(bufs.inp, dst=ctx.root)
+
+    def expected(self, lay: Layout, ctx: RankCtx) -> torch.Tensor | None:
+        return pattern_sum(lay.count, ctx) if ctx.rank == ctx.root else None
+
+
 class SendRecv(Collective):
     """Every rank sends to the next and receives from the previous one, at once (a ring shift)."""
 
@@ -205,5 +226,6 @@ class SendRecv(Collective):
 
 
 COLLECTIVES: dict[str, Collective] = {
-    c.name: c for c in (AllReduce(), ReduceScatter(), AllGather(), AllToAll(), Broadcast(), SendRecv())
+    c.name: c for c in (AllReduce(), ReduceScatter(), AllGather(), AllToAll(), Broadcast(),
+                        Reduce(), SendRecv())
 }

@@ -12,7 +12,8 @@ DTYPE_ALIASES = {"float32": "float", "float64": "double", "float16": "half", "bf
 #: nccl-tests' -a values 0..3, by name
 AGGREGATIONS = ("rank0", "avg", "min", "max")
 #: torch's built-ins that ``bench`` sweeps, in nccl-tests' order
-BUILTINS = ("all_reduce", "reduce_scatter", "all_gather", "all_to_all", "broadcast", "sendrecv")
+BUILTINS = ("all_reduce", "reduce_scatter", "all_gather", "all_to_all", "broadcast", "reduce",
+            "sendrecv")
 #: built-ins that need more than one rank (torch has no send to oneself)
 MIN_WORLD = {"sendrecv": 2}
 #: what a rank does for each step, in order; it reports each phase as done
