@@ -36,7 +36,9 @@ const pyodideUrl = `${dist}/pyodide/`;
 // both, and two CPython runs of one reference differ there (alltoall-p2p's modelled time, say).
 // Of the timeline, what the program alone decides is compared: ids, modelled times, waits and
 // the critical path left out, lists compared as sets.
-const INTERLEAVED = new Set(["id", "last_recv", "t0", "t1", "end_t", "critical", "waits"]);
+// A new_group's id is its order of creation, and which rank creates a group first is the
+// interleaving's choice too (hierarchical-allreduce's node groups): ids are left out, members stay.
+const INTERLEAVED = new Set(["id", "last_recv", "t0", "t1", "end_t", "critical", "waits", "group"]);
 function programFacts(value) {
   if (Array.isArray(value)) return value.map(programFacts).map((v) => JSON.stringify(v)).sort().map((v) => JSON.parse(v));
   if (value && typeof value === "object") {

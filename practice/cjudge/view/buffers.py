@@ -5,9 +5,9 @@ For an exercise whose grader says what a message carries (its optional
 ranks whose contributions it sums) or None; ``cjudge.checkers.chunk_reader`` for sums),
 each message of the timeline gets ``chunk`` and ``holds``, and the timeline gets ``buffers``.
 In ``reduce`` mode (the reader's ``mode``) every rank starts holding its own contribution in
-each chunk, and receiving chunk c summing ranks R leaves the receiver's chunk c holding R and
-its own (it adds what it receives); in ``gather`` mode a rank starts with its own chunk only and
-a received chunk is what it holds. Played step by step, that is the chapter's animation, driven
+each chunk, and receiving chunk c summing ranks R adds R to what its chunk c holds (it adds what
+it receives); in ``gather`` mode a rank starts with its own chunk only and a received chunk
+brings its owner. Played step by step, that is the chapter's animation, driven
 by the learner's run.
 """
 
@@ -21,7 +21,9 @@ from ..switch.trace import SwitchTrace
 
 def label_chunks(timeline: dict[str, Any], trace: SwitchTrace, grader: Any,
                  spec: CaseSpec) -> None:
-    """Add ``chunk``/``holds`` to the messages the grader can read, and ``buffers``."""
+    """Add ``chunk``/``holds`` to the messages the grader can read, and ``buffers``: per step,
+    what each receiver's chunks hold once that step's messages arrived (a step's messages are
+    taken together, so the order they happened to match in does not matter)."""
     make = getattr(grader, "chunk_reader", None)
     if make is None:
         return
@@ -29,10 +31,10 @@ def label_chunks(timeline: dict[str, Any], trace: SwitchTrace, grader: Any,
     chunks, mode = getattr(read, "chunks", spec["world_size"]), getattr(read, "mode", "reduce")
     data = {m["id"]: m["data"] for m in trace["messages"] if "data" in m}
     world = spec["world_size"]
-    state = [[[rank] if mode == "reduce" or c == rank else [] for c in range(chunks)]
+    state = [[{rank} if mode == "reduce" or c == rank else set() for c in range(chunks)]
              for rank in range(world)]
-    updates = []
-    for row in sorted(timeline["messages"], key=lambda r: (r["step"], r["id"])):
+    arrived: dict[int, dict[tuple[int, int], set[int]]] = {}  # step -> (rank, chunk) -> ranks
+    for row in timeline["messages"]:
         values = data.get(row["id"])
         found = read(values) if values else None
         if found is None:
@@ -40,9 +42,12 @@ def label_chunks(timeline: dict[str, Any], trace: SwitchTrace, grader: Any,
         chunk, ranks = found
         row["chunk"], row["holds"] = chunk, list(ranks)
         if chunk < chunks:
-            own = {row["dst"]} if mode == "reduce" else set()
-            state[row["dst"]][chunk] = sorted({*ranks, *own})
-            updates.append({"step": row["step"], "message": row["id"], "rank": row["dst"],
-                            "chunk": chunk, "holds": state[row["dst"]][chunk]})
+            arrived.setdefault(row["step"], {}).setdefault((row["dst"], chunk), set()).update(ranks)
+    updates = []
+    for step in sorted(arrived):
+        for (rank, chunk), ranks in sorted(arrived[step].items()):
+            state[rank][chunk] |= ranks  # a reduce adds what arrives to its own; a gather fills
+            updates.append({"step": step, "rank": rank, "chunk": chunk,
+                            "holds": sorted(state[rank][chunk])})
     if updates:
         timeline["buffers"] = {"chunks": chunks, "mode": mode, "updates": updates}
