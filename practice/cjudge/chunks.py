@@ -21,34 +21,39 @@ def _close(got: Any, want: Any, tol: float) -> bool:
 
 
 def wrong_chunks(got: dict, want: dict, world: int,
-                 chunk_of: Callable[[int], int] | None = None) -> list[int]:
-    """The chunks of ``got`` (a tensor's data) holding at least one wrong element, in order."""
+                 chunk_of: Callable[[int], int] | None = None) -> tuple[list[int], int]:
+    """The chunks of ``got`` (a tensor's data) holding at least one wrong element, in order,
+    and how many chunks it has."""
     tol = 1e-5 if want["dtype"] == "float32" else 1e-9
     size = math.ceil(len(want["data"]) / world) or 1
     where = chunk_of or (lambda index: index // size)
-    return sorted({where(i) for i, (g, w) in enumerate(zip(got["data"], want["data"],
-                                                           strict=True))
-                   if not _close(g, w, tol)})
+    wrong = sorted({where(i) for i, (g, w) in enumerate(zip(got["data"], want["data"],
+                                                            strict=True))
+                    if not _close(g, w, tol)})
+    return wrong, len({where(i) for i in range(len(want["data"]))})
 
 
 def summary(params: dict, world: int, outputs: list[Any], wants: list[Any],
             grader: Any) -> tuple[str, str] | None:
     """"wrong chunks by rank: …" for a wrong answer whose results are tensors of the expected
-    shape, when more than one rank or chunk is wrong (one element says enough otherwise)."""
+    shape, when more than one chunk is wrong but not all of them (then one element says
+    enough)."""
     if world < 2:
         return None
     grader_chunk = getattr(grader, "chunk_of", None)
     chunk_of = (lambda index: grader_chunk(params, world, index)) if grader_chunk else None
     wrong: dict[int, list[int]] = {}
+    every = 0  # chunks of every rank
     for rank, (got, want) in enumerate(zip(outputs, wants, strict=True)):
         if not (values.is_tensor(got) and values.is_tensor(want)) or \
                 got["shape"] != want["shape"] or len(want["data"]) < world:
             return None
-        chunks = wrong_chunks(got, want, world, chunk_of)
+        chunks, count = wrong_chunks(got, want, world, chunk_of)
+        every += count
         if chunks:
             wrong[rank] = chunks
-    if sum(len(c) for c in wrong.values()) < 2:
-        return None
+    if not 2 <= sum(len(c) for c in wrong.values()) < every:
+        return None  # one wrong element says enough, and so does "everything is wrong"
     parts = "; ".join(f"rank {r}: {', '.join(map(str, c))}" for r, c in wrong.items())
     parts_zh = "；".join(f"rank {r}：{'、'.join(map(str, c))}" for r, c in wrong.items())
     en, zh = f"wrong chunks by rank ({world} chunks each): {parts}", \

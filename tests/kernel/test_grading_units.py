@@ -211,3 +211,10 @@ def test_a_sample_takes_the_graders_example_inputs_whatever_the_seed():
         specs = plan_cases(changed, seed=seed)
         assert specs[0]["sample"] and specs[0]["inputs"] == example({}, 4)
         assert specs[1]["inputs"] == plan_cases(ex, seed=seed)[1]["inputs"]  # hidden: seeded
+
+
+def test_no_chunk_summary_when_every_chunk_is_wrong():
+    ex = exercise("ring-allreduce")
+    spec = plan_cases(ex)[0]
+    case = grade_case(ex, spec, _raw(spec, [dict(i) for i in spec["inputs"]]))  # never reduced
+    assert case["verdict"] == "wrong_answer" and "wrong chunks" not in case["message"]
