@@ -35,10 +35,12 @@ def _expert(params: dict[str, Any]) -> Callable[[Any, Any], Any]:
         sizes = [int(c) for c in counts]
         if local is not None and len(sizes) != local:
             raise ValueError(f"expert: counts has {len(sizes)} entries; this rank has {local} "
-                             "experts (one count each)")
+                             f"experts (one count each) (expert：counts 有 {len(sizes)} 项；本 rank "
+                             f"有 {local} 个专家，每个专家一项)")
         if any(size < 0 for size in sizes) or sum(sizes) != tokens.shape[0]:
             raise ValueError(f"expert: counts {sizes} do not add up to the {tokens.shape[0]} "
-                             "rows of tokens")
+                             f"rows of tokens (expert：counts {sizes} 之和不等于 tokens 的 "
+                             f"{tokens.shape[0]} 行)")
         out = tokens.clone()
         start = 0
         for i, size in enumerate(sizes):
@@ -68,7 +70,7 @@ def _charges(unit: Any, args: tuple[Any, ...]) -> int:
 def make(name: str, params: dict[str, Any], charge: Callable[[str], None]) -> Callable[..., Any]:
     """The callable the learner receives for ``{"fn": name, "params": params}``."""
     if name not in FUNCTIONS:
-        raise ValueError(f"the judge has no function {name!r}")
+        raise ValueError(f"the judge has no function {name!r} (评测机没有函数 {name!r})")
     body = FUNCTIONS[name](params)
     unit = params.get("unit")
 
