@@ -40,6 +40,15 @@ TRACKS = {
     "topology": ("Topology-aware algorithms", "拓扑感知算法"),
     "parallelism": ("Parallelism patterns", "并行模式"),
 }
+#: the chapter's sections an exercise comes from (en, zh), by key
+CHAPTER = {
+    "five-primitives": ("The five primitives", "五种原语"),
+    "ring-volume": ("The ring all-reduce and its volume", "环形 all-reduce 及其通信量"),
+    "alpha-beta": ("The alpha-beta model", "α-β 模型"),
+    "bus-bandwidth": ("Algorithm bandwidth and bus bandwidth", "算法带宽与总线带宽"),
+    "topology": ("The hardware topology", "硬件拓扑"),
+    "exercises": ("Exercises", "练习"),
+}
 #: how hard an exercise is, as the catalog says it (en, zh)
 DIFFICULTIES = {
     "intro": ("intro", "入门"),
@@ -98,6 +107,7 @@ class Exercise:
     order: int | None = None
     prerequisites: tuple[str, ...] = ()
     difficulty: str | None = None  # a key of ``DIFFICULTIES``
+    chapter: tuple[str, ...] = ()  # keys of ``CHAPTER``: the sections it comes from
     #: how ``judge.py bench`` reads the graded call's result beside the built-in's output:
     #: "flat" (as it is, flattened) or "transposed" (a (k, n) matrix for all_to_all's (n, k))
     bench_result: str = "flat"
@@ -279,8 +289,12 @@ def _catalog(meta: dict, where: str, exercise_id: str) -> dict:
     if difficulty is not None and difficulty not in DIFFICULTIES:
         raise ExerciseError(f"{where}: field `difficulty` is {difficulty!r}; expected one of "
                             f"{', '.join(DIFFICULTIES)}")
+    chapter = meta.get("chapter", [])
+    if not isinstance(chapter, list) or not all(c in CHAPTER for c in chapter):
+        raise ExerciseError(f"{where}: field `chapter` is {chapter!r}; expected a list of the "
+                            f"chapter's sections: {', '.join(CHAPTER)}")
     return {"track": track, "order": order, "prerequisites": tuple(prerequisites),
-            "difficulty": difficulty}
+            "difficulty": difficulty, "chapter": tuple(chapter)}
 
 
 def check_catalog(exercises: dict[str, Exercise], strict: bool = True) -> None:

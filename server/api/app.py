@@ -9,7 +9,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 from fastapi_offline import FastAPIOffline
 
-from cjudge.exercises import load_exercises
+from cjudge.exercises import CHAPTER, load_exercises
 
 from ..accounts import HashSlots, StartupRefused, ensure_admin
 from ..db import make_engine, migrate
@@ -42,7 +42,8 @@ def create_app(settings: Settings | None = None, embedded_workers: bool = True) 
         sync_exercises(engine, exercises)
         app.state.catalog = {ex.id: {"track": ex.track, "order": ex.order,  # where it is listed
                                      "prerequisites": list(ex.prerequisites),
-                                     "difficulty": ex.difficulty}
+                                     "difficulty": ex.difficulty,
+                                     "chapter": [CHAPTER[c][0] for c in ex.chapter]}
                              for ex in exercises.values()}
         try:
             ensure_admin(engine, settings)

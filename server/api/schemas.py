@@ -47,6 +47,7 @@ class ExerciseSummary(BaseModel):
     order: int | None = None
     prerequisites: list[str] = []  # exercises to solve first
     difficulty: str | None = None  # intro, core or advanced (cjudge.exercises.DIFFICULTIES)
+    chapter: list[str] = []  # the chapter's sections it comes from, by title
 
 
 class ExerciseDetail(ExerciseSummary):

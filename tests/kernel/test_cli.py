@@ -94,6 +94,8 @@ def test_list_groups_exercises_by_track_in_order(tmp_path, lang, headings):
     assert "tree-broadcast" in rows["tree-reduce"][2]  # its prerequisite
     level = {"en": ("intro", "advanced"), "zh": ("入门", "进阶")}[lang]
     assert level[0] in rows["allreduce-compose"][2] and level[1] in rows["allreduce-rabenseifner"][2]
+    block = out[rows["allreduce-compose"][0]:rows["alltoall-transpose"][0]]
+    assert "§" in block and {"en": "five", "zh": "五种"}[lang] in block  # the chapter's section
 
 
 @pytest.mark.parametrize("args, expected", [

@@ -168,3 +168,12 @@ def test_difficulty_is_one_of_three_and_every_exercise_says_it(folder):
     with pytest.raises(ExerciseError, match="field `difficulty` is 'hard'; expected one of "
                                             "intro, core, advanced"):
         load_exercise(folder)
+
+
+def test_every_exercise_names_its_chapter_sections(folder):
+    assert all(ex.chapter for ex in load_exercises(default_root()).values())
+    toml = folder / "exercise.toml"
+    toml.write_text(toml.read_text().replace('chapter = ["ring-volume", "exercises"]',
+                                             'chapter = ["ring"]'))
+    with pytest.raises(ExerciseError, match="field `chapter` is \\['ring'\\]; expected a list"):
+        load_exercise(folder)

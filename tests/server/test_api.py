@@ -82,6 +82,8 @@ def test_exercises_never_show_the_reference(judge: JudgeServer) -> None:
         assert {k: listed["tree-reduce"][k] for k in place} == {
             "track": "latency-optimal", "order": 2, "prerequisites": ["tree-broadcast"],
             "difficulty": "core"}
+        assert listed["hierarchical-allreduce"]["chapter"] == [
+            "The ring all-reduce and its volume", "The hardware topology"]
         detail = c.get("/api/exercises/ring-allreduce").json()
         assert detail["track"] == "bandwidth-optimal" and detail["prerequisites"]
         assert detail["statement"]["en"] and detail["statement"]["zh"] and detail["starter"]

@@ -23,6 +23,10 @@ test("the catalog lists every served exercise under its track", async () => {
   // each exercise says how hard it is (exercise.toml's difficulty), in the page's language
   assert.equal(await page.locator(".sidebar .difficulty").count(), served.length);
   assert.equal(await page.locator('.sidebar li[data-exercise="alpha-beta"] .difficulty').textContent(), "intro");
+  // and the chapter's sections it comes from
+  assert.equal(await page.locator(".sidebar .chapter").count(), served.length);
+  assert.equal(await page.locator('.sidebar li[data-exercise="hierarchical-allreduce"] .chapter').textContent(),
+    "§ The ring all-reduce and its volume · The hardware topology");
   await page.locator(".sidebar").screenshot({ path: `${repo}docs/screenshots/catalog.png` });
   await page.click("#lang-toggle");
   assert.equal(await page.locator('.sidebar li[data-exercise="moe-dispatch-combine"] .difficulty').textContent(), "进阶");

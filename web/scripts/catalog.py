@@ -9,7 +9,7 @@ import json
 import sys
 from pathlib import Path
 
-from cjudge.exercises import DIFFICULTIES, TRACKS, catalog_order, load_exercises
+from cjudge.exercises import CHAPTER, DIFFICULTIES, TRACKS, catalog_order, load_exercises
 from cjudge.verdicts import TITLES
 
 
@@ -26,6 +26,7 @@ def entry(ex):
         "order": ex.order,
         "prerequisites": list(ex.prerequisites),
         "difficulty": ex.difficulty,
+        "chapter": [{"en": CHAPTER[c][0], "zh": CHAPTER[c][1]} for c in ex.chapter],
     }
 
 

@@ -12,6 +12,7 @@ from rich.markdown import Markdown
 from rich.table import Table
 
 from ..exercises import (
+    CHAPTER,
     DIFFICULTIES,
     TRACKS,
     Exercise,
@@ -58,14 +59,17 @@ def cmd_list(exercises: dict[str, Exercise], lang: str) -> int:
             heading = TRACKS[ex.track][lang == "zh"] if ex.track else (
                 "other exercises" if lang == "en" else "其他练习")
             tables[ex.track] = table = Table(title=heading)
-            for col in ("#", "id", "title", "level", "ranks", "cases", "after", "yours"):
-                table.add_column(col, min_width=widest if col in ("id", "after") else None)
+            for col in ("#", "id", "title · chapter", "level", "ranks", "cases", "after", "yours"):
+                table.add_column(col, min_width=widest if col in ("id", "after") else
+                                 8 if col == "level" else None)
         sizes = sorted({c.world_size for c in ex.cases})
         mine = state.get(ex.id)
         yours = title(mine, lang) if mine else ("started" if workspace.file_for(ex.id).exists()
                                                 else "-")
         level = DIFFICULTIES[ex.difficulty][lang == "zh"] if ex.difficulty else "-"
-        tables[ex.track].add_row(str(ex.order or ""), ex.id, ex.title[lang], level,
+        chapter = "; ".join(CHAPTER[c][lang == "zh"] for c in ex.chapter)
+        named = f"{ex.title[lang]}\n§ {chapter}" if chapter else ex.title[lang]
+        tables[ex.track].add_row(str(ex.order or ""), ex.id, named, level,
                                  ",".join(map(str, sizes)), str(len(ex.cases)),
                                  ", ".join(ex.prerequisites) or "-", yours)
     for table in tables.values():

@@ -191,6 +191,7 @@ function exerciseItem(ex) {
     `li${here ? ".current" : ""}`,
     { "data-exercise": ex.id, "data-progress": progress(ex.id) },
     h("a", { href: `#/${ex.id}`, "aria-current": here ? "page" : null }, pick(ex.title)),
+    ex.chapter?.length ? h("span.chapter", { title: t("chapterFrom") }, `§ ${ex.chapter.map(pick).join(" · ")}`) : null,
     h("span.state", {},
       ex.difficulty && catalog.difficulties ? h(`span.difficulty.d-${ex.difficulty}`, { title: t("difficulty") }, pick(catalog.difficulties[ex.difficulty])) : null,
       h(`span.progress.p-${progress(ex.id)}`, {}, t(progress(ex.id))),
