@@ -15,21 +15,15 @@ from typing import Any
 from . import values
 
 
-def _close(got: Any, want: Any, tol: float) -> bool:
-    return got == want or (isinstance(want, float) and isinstance(got, (int, float))
-                           and math.isclose(got, want, rel_tol=tol, abs_tol=tol))
-
-
 def wrong_chunks(got: dict, want: dict, world: int,
                  chunk_of: Callable[[int], int] | None = None) -> tuple[list[int], int]:
     """The chunks of ``got`` (a tensor's data) holding at least one wrong element, in order,
     and how many chunks it has."""
-    tol = 1e-5 if want["dtype"] == "float32" else 1e-9
     size = math.ceil(len(want["data"]) / world) or 1
     where = chunk_of or (lambda index: index // size)
     wrong = sorted({where(i) for i, (g, w) in enumerate(zip(got["data"], want["data"],
                                                             strict=True))
-                    if not _close(g, w, tol)})
+                    if not values.element_matches(g, w, want["dtype"])})
     return wrong, len({where(i) for i in range(len(want["data"]))})
 
 

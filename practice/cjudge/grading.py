@@ -91,7 +91,7 @@ def _compare(exercise: Exercise, spec: CaseSpec, rank: int, got: Any,
         where = f"case {spec['name']}, rank {rank}" + (f", {what}{path}" if path else "")
         where_zh = f"用例 {spec['name']}，rank {rank}" + (f"，结果{path}" if path else "")
         if values.is_tensor(w):
-            wrong = _compare_tensor(exercise, spec, rank, g, w, where, where_zh, path)
+            wrong = _compare_tensor(exercise, spec, rank, g, w, where, where_zh, path, what)
         else:
             wrong = _compare_other(g, w, where, where_zh, what)
             if wrong and not path and _asks_about_numbers(exercise, w):
@@ -103,11 +103,15 @@ def _compare(exercise: Exercise, spec: CaseSpec, rank: int, got: Any,
     return None
 
 
+def _takes_path(exercise: Exercise) -> bool:
+    """Whether the grader's ``diagnose`` takes ``path``: written for results other than one
+    tensor (only such a grader is asked about a nested element or a returned number)."""
+    return "path" in inspect.signature(exercise.grader.diagnose).parameters
+
+
 def _asks_about_numbers(exercise: Exercise, want: Any) -> bool:
-    """Whether a wrong returned number goes to the grader's ``diagnose`` (index 0): only one that
-    takes ``path``, i.e. is written for results other than one tensor."""
-    return (isinstance(want, (int, float)) and not isinstance(want, bool)
-            and "path" in inspect.signature(exercise.grader.diagnose).parameters)
+    """Whether a wrong returned number goes to the grader's ``diagnose`` (index 0)."""
+    return isinstance(want, (int, float)) and not isinstance(want, bool) and _takes_path(exercise)
 
 
 def _compare_other(got: Any, want: Any, where: str, where_zh: str,
@@ -129,24 +133,22 @@ def _compare_other(got: Any, want: Any, where: str, where_zh: str,
 
 
 def _compare_tensor(exercise: Exercise, spec: CaseSpec, rank: int, got: Any, want: TensorData,
-                    where: str, where_zh: str, path: str) -> tuple[str, str] | None:
+                    where: str, where_zh: str, path: str,
+                    what: str) -> tuple[str, str] | None:
     if not values.is_tensor(got):
-        what = "the argument" if exercise.output == "inplace" else "the return value"
-        if path:
-            what = f"{what}{path}"
-        return (f"{where}: {what} is not a tensor", f"{where_zh}：结果不是张量")
+        return (f"{where}: {what}{path} is not a tensor", f"{where_zh}：结果不是张量")
     if list(got["shape"]) != list(want["shape"]):
         return (f"{where}: shape {tuple(got['shape'])}, expected {tuple(want['shape'])}",
                 f"{where_zh}：形状为 {tuple(got['shape'])}，应为 {tuple(want['shape'])}")
     if got["dtype"] != want["dtype"]:
         return (f"{where}: dtype {got['dtype']}, expected {want['dtype']}",
                 f"{where_zh}：dtype 为 {got['dtype']}，应为 {want['dtype']}")
-    tol = 1e-5 if want["dtype"] == "float32" else 1e-9
+    dtype = want["dtype"]
     for index, (g, w) in enumerate(zip(got["data"], want["data"], strict=True)):
-        if g == w or (isinstance(w, float) and math.isclose(g, w, rel_tol=tol, abs_tol=tol)):
+        if values.element_matches(g, w, dtype):
             continue
         wrong = sum(1 for a, b in zip(got["data"], want["data"], strict=True)
-                    if not math.isclose(a, b, rel_tol=tol, abs_tol=tol))
+                    if not values.element_matches(a, b, dtype))
         en = (f"{where}: first wrong element at index {index}: expected {_fmt(w)}, got {_fmt(g)} "
               f"({wrong} of {len(want['data'])} elements wrong)")
         zh = (f"{where_zh}：第一个错误元素在下标 {index}：应为 {_fmt(w)}，实际为 {_fmt(g)}"
@@ -165,7 +167,7 @@ def _diagnose(exercise: Exercise, spec: CaseSpec, rank: int, index: int, got: An
     diagnose = exercise.grader.diagnose
     if not path:
         return diagnose(spec["params"], spec["world_size"], spec["inputs"], rank, index, got)
-    if "path" not in inspect.signature(diagnose).parameters:
+    if not _takes_path(exercise):
         return None
     return diagnose(spec["params"], spec["world_size"], spec["inputs"], rank, index, got,
                     path=path)

@@ -16,16 +16,26 @@ No torch here: each runtime passes its own tensor constructors.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterator
 from typing import Any
 
 from .protocol import TensorData
+from .switch.reduce import DTYPES as SWITCH_DTYPES
 
 #: how deep a result may nest, and how many scalars and tensor elements it may hold in all
 MAX_DEPTH = 8
 MAX_ELEMENTS = 1 << 24
-DTYPES = ("float32", "float64", "int64", "int32", "bool")
-ITEMSIZE = {"float32": 4, "float64": 8, "int64": 8, "int32": 4, "bool": 1}
+#: the dtypes the judge knows, with their element sizes (the switch's table)
+ITEMSIZE = {name: size for name, (_, size, _) in SWITCH_DTYPES.items()}
+
+
+def element_matches(got: Any, want: Any, dtype: str) -> bool:
+    """Whether a result's element is the expected one, at the judge's tolerance for ``dtype``
+    (float32 1e-5, otherwise 1e-9, relative and absolute; integers exactly)."""
+    tol = 1e-5 if dtype == "float32" else 1e-9
+    return got == want or (isinstance(want, float) and isinstance(got, (int, float))
+                           and math.isclose(got, want, rel_tol=tol, abs_tol=tol))
 
 
 def is_tensor(value: Any) -> bool:
@@ -109,7 +119,7 @@ def checked(value: Any) -> Any:
 
 def _check_tensor(t: dict[str, Any], budget: list[int]) -> None:
     shape, data = t["shape"], t["data"]
-    if t["dtype"] not in DTYPES or not isinstance(shape, list) or not isinstance(data, list):
+    if t["dtype"] not in ITEMSIZE or not isinstance(shape, list) or not isinstance(data, list):
         raise ValueError("a malformed tensor")
     size = 1
     for d in shape:

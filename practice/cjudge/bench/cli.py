@@ -97,13 +97,16 @@ def learner_spec(exercise_id: str, file: str | None) -> LearnerSpec:
     The default file is the learner's workspace copy (``judge.py start``), else the reference.
     """
     exercises = load_exercises(default_root())
-    runnable_ids = ", ".join(i for i, ex in sorted(exercises.items()) if not unbenchable(ex))
+
+    def timed() -> str:  # only for an error: it plans every exercise's sample
+        return ", ".join(i for i, ex in sorted(exercises.items()) if not unbenchable(ex))
+
     if exercise_id not in exercises:
-        raise ValueError(f"bench knows no exercise {exercise_id!r}: one of {runnable_ids}")
+        raise ValueError(f"bench knows no exercise {exercise_id!r}: one of {timed()}")
     exercise = exercises[exercise_id]
     why = unbenchable(exercise)
     if why:
-        raise ValueError(f"bench cannot time {exercise_id}: {why}; it can time {runnable_ids}")
+        raise ValueError(f"bench cannot time {exercise_id}: {why}; it can time {timed()}")
     mine = workspace.file_for(exercise.id)
     path = Path(file) if file else mine if mine.is_file() else exercise.path / "solution.py"
     if not path.is_file():

@@ -15,7 +15,6 @@ Only the graded call's traffic is drawn (what the bytes and the model count). At
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from .. import values
@@ -308,11 +307,10 @@ def _critical_path(msg_rows: list[dict], coll_rows: list[dict],
     return [{"kind": "message" if k == "m" else "collective", "id": i} for k, i in chain]
 
 
-def first_wrong(got: list[float | int], want: list[float | int], float_tol: float) -> int | None:
+def first_wrong(got: list[float | int], want: list[float | int], dtype: str) -> int | None:
     """The first index where ``got`` differs from ``want`` (the grader's tolerance), if any."""
     for index, (g, w) in enumerate(zip(got, want, strict=False)):
-        if g != w and not (isinstance(w, float) and math.isclose(g, w, rel_tol=float_tol,
-                                                                  abs_tol=float_tol)):
+        if not values.element_matches(g, w, dtype):
             return index
     return None if len(got) == len(want) else min(len(got), len(want))
 
@@ -327,8 +325,7 @@ def mark_wrong(timeline: dict[str, Any], exercise: Any, spec: CaseSpec, raw: Raw
         if not (values.is_tensor(got) and values.is_tensor(want)) or \
                 list(got["shape"]) != list(want["shape"]):
             continue
-        tol = 1e-5 if want["dtype"] == "float32" else 1e-9
-        index = first_wrong(got["data"], want["data"], tol)
+        index = first_wrong(got["data"], want["data"], want["dtype"])
         if index is None:
             continue
         rank = report["rank"]
