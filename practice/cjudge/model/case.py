@@ -222,14 +222,15 @@ def model_case(trace: SwitchTrace, run_size: int, spec: ModelSpec, case_name: st
     """
     n = trace["world_size"]
     topo = spec.topology_for(n, params, extra_topologies)
+    names = {size: spec.variables(n, size, topo, params) for size in spec.sizes}  # once each
     rows = sweep(trace, topo, spec.sizes, run_size, spec.collective, spec.contention,
-                 lambda size: spec.variables(n, size, topo, params)["c"])
+                 lambda size: names[size]["c"])
     worst: dict[str, Any] = {}
     for row in rows:
         row["bound_s"] = None
         row["over"] = False
         if spec.time_bound is not None and row["complete"]:
-            bound = spec.time_bound(**spec.variables(n, row["size"], topo, params))
+            bound = spec.time_bound(**names[row["size"]])
             row["bound_s"] = bound
             row["over"] = spec.judges(case_name) and row["time_s"] > bound * (1 + spec.tolerance)
             if row["over"] and (not worst or row["time_s"] / bound > worst["time_s"] / worst["bound_s"]):
