@@ -71,6 +71,9 @@ class _Routed:
 
 
 def route_c10d_ops() -> None:
-    """Route every ``torch.ops.c10d`` communication op given a judge group (once per rank)."""
+    """Route every ``torch.ops.c10d`` communication op given a judge group (once per process:
+    the zygote does it before forking any rank)."""
     for name in ROUTES:
-        setattr(torch.ops.c10d, name, _Routed(name, getattr(torch.ops.c10d, name)))
+        packet = getattr(torch.ops.c10d, name)
+        if not isinstance(packet, _Routed):
+            setattr(torch.ops.c10d, name, _Routed(name, packet))

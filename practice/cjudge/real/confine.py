@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import ctypes
 import errno
+import functools
 import mmap
 import os
 
@@ -135,10 +136,13 @@ def _landlock() -> None:
         os.close(ruleset)
 
 
-def _seccomp() -> None:
+@functools.cache
+def seccomp_filter():  # noqa: ANN201 - pyseccomp has no type hints
+    """The ranks' seccomp filter, built once per process (the zygote builds it before forking
+    any rank; each rank only loads it); None without libseccomp."""
     seccomp = _SECCOMP
     if seccomp is None:
-        return
+        return None
     denied = seccomp.ERRNO(errno.EPERM)
     rules = seccomp.SyscallFilter(seccomp.ALLOW)
     rules.set_attr(seccomp.Attr.CTL_TSYNC, 1)  # gloo's threads too
@@ -151,7 +155,13 @@ def _seccomp() -> None:
         rules.add_rule(denied, "fcntl", seccomp.Arg(1, seccomp.EQ, command))
     shared = seccomp.Arg(3, seccomp.MASKED_EQ, mmap.MAP_SHARED, mmap.MAP_SHARED)
     rules.add_rule(denied, "mmap", shared)
-    rules.load()
+    return rules
+
+
+def _seccomp() -> None:
+    rules = seccomp_filter()
+    if rules is not None:
+        rules.load()
 
 
 def confine_rank() -> None:

@@ -444,18 +444,36 @@ def _check_sizes(name: str, big: torch.Tensor, small: torch.Tensor, n: int) -> N
                            f"{big.numel()}")
 
 
-def install(port: ChannelPort) -> None:
-    """Register the ``judge`` backend (each group it makes goes through ``port``) and make the
-    rank's default group with it."""
+class _Ranks:
+    """The one rank this process is: its channel and the groups made so far."""
 
+    port: ChannelPort | None = None
     made: list[int] = []
 
-    def create(opts: Any, _backend_options: Any) -> JudgeGroup:
-        ranks = list(opts.global_ranks_in_group) or list(range(port.world))
-        gid = port.new_group(ranks) if made else 0  # the first group made is the world
-        made.append(gid)
-        return JudgeGroup(port, gid, ranks)
 
-    dist.Backend.register_backend(BACKEND, create, extended_api=True, devices=["cpu"])
+def _create(opts: Any, _backend_options: Any) -> JudgeGroup:
+    """torch's constructor of a ``judge`` group: the first is the world, each later one a
+    group the switch makes."""
+    port = _Ranks.port
+    if port is None:
+        raise RuntimeError("no channel to the judge in this process")
+    ranks = list(opts.global_ranks_in_group) or list(range(port.world))
+    gid = port.new_group(ranks) if _Ranks.made else 0
+    _Ranks.made.append(gid)
+    return JudgeGroup(port, gid, ranks)
+
+
+def register_backend() -> None:
+    """Register the ``judge`` backend with torch, once per process (the zygote does it before
+    forking any rank)."""
+    if BACKEND not in dist.Backend.backend_list:
+        dist.Backend.register_backend(BACKEND, _create, extended_api=True, devices=["cpu"])
+
+
+def install(port: ChannelPort) -> None:
+    """Make the rank's default group on the ``judge`` backend: each group it makes goes
+    through ``port``."""
+    register_backend()
+    _Ranks.port, _Ranks.made = port, []
     dist.init_process_group(BACKEND, store=dist.HashStore(), rank=port.rank,
                             world_size=port.world)

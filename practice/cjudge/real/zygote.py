@@ -9,6 +9,7 @@ Each rank then gets only its own input, from the switch, when its graded call st
 
 from __future__ import annotations
 
+import gc
 import json
 import logging
 import os
@@ -19,6 +20,10 @@ import time
 from pathlib import Path
 
 from . import rank as rank_real  # imports torch: once, in the judge, before any rank is forked
+from .c10d_ops import route_c10d_ops
+from .confine import seccomp_filter
+from .huge_pages import collapse_anonymous_memory
+from .judge_group import register_backend
 from .process_flags import die_with
 
 ZYGOTE_REAP_S = 0.002  # while ranks live, how often the zygote looks for those that exited
@@ -70,9 +75,23 @@ def fork_ranks(job_dir: Path, world: int) -> list[int]:
     return pids
 
 
+def _ready_to_fork() -> None:
+    """Do here, once, what every rank would otherwise do alike after its fork, and make forks
+    cheap: the ``judge`` backend registered, ``torch.ops.c10d`` routed, the seccomp filter
+    built; every object so far frozen out of the garbage collector (a rank's full collection
+    would otherwise write to, and so copy, every page it inherits); memory in huge pages."""
+    register_backend()
+    route_c10d_ops()
+    seccomp_filter()
+    gc.collect()
+    gc.freeze()
+    collapse_anonymous_memory()
+
+
 def _zygote_main(requests: int, replies: int) -> None:
     """Fork the ranks each request asks for; report every child that exits; end with EOF.
     While no rank is alive it sleeps until the next request."""
+    _ready_to_fork()
     buffer, alive = b"", 0
     while True:
         ready, _, _ = select.select([requests], [], [], ZYGOTE_REAP_S if alive else None)
