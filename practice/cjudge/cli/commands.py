@@ -19,6 +19,8 @@ from ..exercises import (
     ExerciseError,
     catalog_order,
     default_root,
+    is_draft,
+    load_exercise,
     load_exercises,
 )
 from ..verdicts import title
@@ -37,6 +39,19 @@ def exercises_or_exit(root: Path | None) -> dict[str, Exercise]:
     except ExerciseError as exc:
         console.print(f"malformed exercise: {exc}", markup=False)
         raise SystemExit(2) from None
+
+
+def exercise_or_exit(root: Path | None, exercise_id: str) -> Exercise:
+    """The exercise ``exercise_id``, loading only its own folder when it is there (a run of one
+    exercise need not read every other); else as :func:`pick` finds it among them all."""
+    folder = (root or default_root()) / exercise_id
+    if Path(exercise_id).name == exercise_id and not exercise_id.startswith("."):
+        try:
+            if not is_draft(folder) and (ex := load_exercise(folder)).id == exercise_id:
+                return ex
+        except (OSError, ExerciseError):
+            pass  # not there, or malformed: loading them all says which, or lists the known
+    return pick(exercises_or_exit(root), exercise_id)
 
 
 def pick(exercises: dict[str, Exercise], exercise_id: str) -> Exercise:

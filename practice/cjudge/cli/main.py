@@ -61,6 +61,9 @@ def parser() -> argparse.ArgumentParser:
     check.add_argument("--launcher", choices=("fork", "torchrun"), default="fork")
     sub.add_parser("bench", help="bandwidth sweep (see: judge.py bench --help)", add_help=False)
     command("doctor", "what this machine can run")
+    warm = sub.add_parser("warm", help="the warm judge that keeps torch imported between runs: "
+                                       "list (status) or stop")
+    warm.add_argument("action", nargs="?", choices=("status", "stop"), default="status")
     from .model import add_parser as add_model
 
     add_model(sub, [common])
@@ -74,6 +77,10 @@ def main(argv: list[str]) -> int:
 
         return bench_main(argv[argv.index("bench") + 1:])
     args = parser().parse_args(argv)
+    if args.command == "warm":
+        from .warm import cmd_warm
+
+        return cmd_warm(args.action)
     if getattr(args, "launcher", None) == "fork":
         from ..real.zygote import start_zygote
 
@@ -86,14 +93,14 @@ def main(argv: list[str]) -> int:
         if args.command == "new":
             return authoring.cmd_new(commands.console, root, args.id)
         return authoring.cmd_check(commands.console, root, args.ids, args.launcher)
-    exercises = commands.exercises_or_exit(args.exercises)
-    if args.command == "list":
-        return commands.cmd_list(exercises, args.lang)
-    if args.command == "doctor":
+    if args.command in ("list", "doctor"):
+        exercises = commands.exercises_or_exit(args.exercises)
+        if args.command == "list":
+            return commands.cmd_list(exercises, args.lang)
         from .doctor import doctor
 
         return doctor(commands.console, exercises)
-    ex = commands.pick(exercises, args.id)
+    ex = commands.exercise_or_exit(args.exercises, args.id)
     if args.command == "start":
         return commands.cmd_start(ex, args.lang, args.force)
     if args.command == "solution":

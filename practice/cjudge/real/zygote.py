@@ -75,7 +75,7 @@ def fork_ranks(job_dir: Path, world: int) -> list[int]:
     return pids
 
 
-def _ready_to_fork() -> None:
+def ready_to_fork() -> None:
     """Do here, once, what every rank would otherwise do alike after its fork, and make forks
     cheap: the ``judge`` backend registered, ``torch.ops.c10d`` routed, the seccomp filter
     built; every object so far frozen out of the garbage collector (a rank's full collection
@@ -91,7 +91,7 @@ def _ready_to_fork() -> None:
 def _zygote_main(requests: int, replies: int) -> None:
     """Fork the ranks each request asks for; report every child that exits; end with EOF.
     While no rank is alive it sleeps until the next request."""
-    _ready_to_fork()
+    ready_to_fork()
     buffer, alive = b"", 0
     while True:
         ready, _, _ = select.select([requests], [], [], ZYGOTE_REAP_S if alive else None)

@@ -1,0 +1,26 @@
+"""Every test session gets warm judges of its own (``judge.py``'s ``cli.warm``), stopped at the
+end: the CLI tests run the learner's default path without touching the developer's."""
+
+from __future__ import annotations
+
+import os
+import signal
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+
+@pytest.fixture(scope="session", autouse=True)
+def session_warm_judges() -> Iterator[None]:
+    """A private ``CJUDGE_WARM_DIR`` for the session; its warm judges stopped afterwards."""
+    with tempfile.TemporaryDirectory(prefix="cjudge-warm-tests-") as base:
+        os.chmod(base, 0o700)
+        os.environ["CJUDGE_WARM_DIR"] = base
+        yield
+        for pid_file in Path(base).glob("*.pid"):
+            try:
+                os.kill(int(pid_file.read_text()), signal.SIGTERM)
+            except (OSError, ValueError):
+                pass

@@ -1,0 +1,155 @@
+"""The warm judge (``cjudge.cli.warm``): ``judge.py test`` without importing torch each time,
+with the same verdicts, exit status, output, directory and environment as a run in-process."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "practice"))
+
+from cjudge.cli import warm  # noqa: E402
+
+SPINS = """
+def ring_all_reduce(t):
+    while True:
+        pass
+"""
+
+
+@pytest.fixture
+def warm_dir(tmp_path: Path) -> Path:
+    """A private directory for this test's warm judges; they are stopped afterwards."""
+    base = tmp_path / "warm"
+    base.mkdir(mode=0o700)
+    yield base
+    for pid_file in base.glob("*.pid"):
+        try:
+            os.kill(int(pid_file.read_text()), signal.SIGTERM)
+        except (OSError, ValueError):
+            pass
+
+
+def judge(warm_dir: Path, *args: str, cwd: Path = ROOT, **env: str
+          ) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(ROOT / "practice" / "judge.py"), *args],
+                          capture_output=True, text=True, cwd=cwd, timeout=300,
+                          env={**os.environ, "CJUDGE_WARM_DIR": str(warm_dir), **env})
+
+
+def without_times(result: dict) -> dict:
+    """The verdict without what differs from run to run on any runtime: wall times, and the
+    order in which the ranks' messages reached the switch (the timeline, the model's sums)."""
+    for case in result["cases"]:
+        for varies in ("wall_ms", "timeline", "model"):
+            case.pop(varies)
+    return result
+
+
+def warm_pids(warm_dir: Path) -> list[int]:
+    return [int(p.read_text()) for p in warm_dir.glob("*.pid")]
+
+
+def test_a_warm_run_gives_what_a_run_in_process_gives(warm_dir: Path) -> None:
+    args = ("test", "ring-allreduce", "exercises/ring-allreduce/solution.py", "--json")
+    cold = judge(warm_dir, *args, CJUDGE_WARM="0")
+    assert cold.returncode == 0 and warm_pids(warm_dir) == []
+    first, second = judge(warm_dir, *args), judge(warm_dir, *args)
+    assert first.returncode == second.returncode == 0, first.stderr + second.stderr
+    assert len(warm_pids(warm_dir)) == 1  # started by the first, used by the second
+    expected = without_times(json.loads(cold.stdout))
+    assert without_times(json.loads(first.stdout)) == expected
+    assert without_times(json.loads(second.stdout)) == expected
+
+
+def test_exit_status_output_directory_and_environment_are_the_callers(
+        warm_dir: Path, tmp_path: Path) -> None:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    wrong = ROOT / "exercises" / "ring-allreduce" / "wrong" / "allgather_one_step_short.py"
+    (workspace / "ring_allreduce.py").write_text(wrong.read_text())
+    # the default file is the workspace copy named by CJUDGE_WORKSPACE, a relative one from
+    # the caller's directory
+    run = judge(warm_dir, "test", "ring-allreduce", cwd=tmp_path, CJUDGE_WORKSPACE="ws")
+    assert run.returncode == 1, run.stderr
+    assert "grading ws/ring_allreduce.py" in run.stdout and "wrong_answer" in run.stdout
+    assert json.loads((workspace / ".state.json").read_text())["ring-allreduce"] == \
+        "wrong_answer"
+    assert len(warm_pids(warm_dir)) == 1
+
+
+def test_ctrl_c_stops_a_warm_run_and_its_ranks(warm_dir: Path, tmp_path: Path) -> None:
+    judge(warm_dir, "test", "ring-allreduce", "exercises/ring-allreduce/solution.py",
+          "--samples")  # the warm judge is up
+    spinning = tmp_path / "spins.py"
+    spinning.write_text(SPINS)
+    caller = subprocess.Popen(
+        [sys.executable, str(ROOT / "practice" / "judge.py"), "test", "ring-allreduce",
+         str(spinning)], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={**os.environ, "CJUDGE_WARM_DIR": str(warm_dir)})
+    time.sleep(1.5)  # well inside the 5 s time limit: the ranks are spinning
+    caller.send_signal(signal.SIGINT)
+    _, err = caller.communicate(timeout=30)
+    assert caller.returncode == 130, err
+    leftover = subprocess.run(["pgrep", "-f", str(spinning)], capture_output=True, text=True)
+    assert leftover.stdout == ""
+
+
+def test_an_edited_kernel_or_import_environment_needs_a_new_warm_judge(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    kernel = tmp_path / "cjudge"
+    kernel.mkdir()
+    (kernel / "a.py").write_text("x = 1\n")
+    monkeypatch.setattr(warm, "KERNEL", kernel)
+    key = warm.code_key()
+    assert warm.code_key() == key
+    (kernel / "a.py").write_text("x = 22\n")
+    edited = warm.code_key()
+    assert edited != key
+    monkeypatch.setenv("OMP_NUM_THREADS", "3")
+    assert warm.code_key() != edited
+
+
+def test_a_directory_others_can_write_is_refused_and_the_run_happens_here(
+        tmp_path: Path) -> None:
+    shared = tmp_path / "shared"
+    shared.mkdir(mode=0o777)
+    os.chmod(shared, 0o777)
+    run = judge(shared, "test", "ring-allreduce", "exercises/ring-allreduce/solution.py",
+                "--samples")
+    assert run.returncode == 0
+    assert "no warm judge" in run.stderr and "not a directory of this user's alone" in run.stderr
+    assert list(shared.iterdir()) == []
+
+
+def test_an_idle_warm_judge_exits_and_removes_its_socket(warm_dir: Path) -> None:
+    run = judge(warm_dir, "test", "ring-allreduce", "exercises/ring-allreduce/solution.py",
+                "--samples", CJUDGE_WARM_IDLE_S="1")
+    assert run.returncode == 0
+    deadline = time.monotonic() + 20
+    while list(warm_dir.glob("*.sock")) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert list(warm_dir.glob("*.sock")) == [] and list(warm_dir.glob("*.pid")) == []
+
+
+def test_warm_status_and_stop(warm_dir: Path) -> None:
+    judge(warm_dir, "test", "ring-allreduce", "exercises/ring-allreduce/solution.py",
+          "--samples")
+    [pid] = warm_pids(warm_dir)
+    status = judge(warm_dir, "warm")
+    assert f"pid {pid} (current code)" in status.stdout
+    assert "stopped 1 warm judge" in judge(warm_dir, "warm", "stop").stdout
+    deadline = time.monotonic() + 10
+    while Path(f"/proc/{pid}").exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not Path(f"/proc/{pid}").exists() or \
+        Path(f"/proc/{pid}/stat").read_text().split()[2] == "Z"
+    assert "no warm judge is running" in judge(warm_dir, "warm").stdout
