@@ -17,6 +17,10 @@ EPILOG = """examples:
   python practice/judge.py bench -b 1K -e 64M -f 4     # nccl-tests-style sweep of torch's collectives
   python practice/judge.py bench ring-allreduce        # your implementation against dist.all_reduce
   python practice/judge.py model ring-allreduce        # modelled time (α-β) of ring, tree, ... by size
+  python practice/judge.py warm stop                   # stop the warm judge (torch kept imported)
+
+test and check run in a warm judge that keeps torch imported between runs (the first run starts
+it; CJUDGE_WARM=0 runs in this process instead).
 """
 
 
