@@ -9,17 +9,34 @@ from __future__ import annotations
 
 import math
 import random
+import sys
+from array import array
 from collections.abc import Callable
 
 SCALE = 16
 LIMIT = 4096
+#: what ``randint(-LIMIT, LIMIT)`` shifts a 32-bit word right by (its range needs 14 bits)
+RANDINT_SHIFT = 32 - (2 * LIMIT + 1).bit_length()
 
 
 def exact_inputs(world: int, numel: int, dtype: str, rng: random.Random) -> list[dict]:
     """Every rank's 1-D tensor of ``numel`` exact values (``protocol.TensorData``)."""
-    return [{"shape": [numel], "dtype": dtype,
-             "data": [rng.randint(-LIMIT, LIMIT) / SCALE for _ in range(numel)]}
+    return [{"shape": [numel], "dtype": dtype, "data": _exact_values(numel, rng)}
             for _ in range(world)]
+
+
+def _exact_values(count: int, rng: random.Random) -> list[float]:
+    """``[rng.randint(-LIMIT, LIMIT) / SCALE for _ in range(count)]``, drawn in bulk: the same
+    values, ``rng`` left in the same state. ``randint`` keeps the top 14 bits of one 32-bit word
+    of ``rng`` when they are at most 2·LIMIT, else draws again; a batch draws no more words
+    than values still wanted, so never one that ``randint`` would not have drawn."""
+    out: list[float] = []
+    while (wanted := count - len(out)) > 0:
+        words = array("I", rng.getrandbits(32 * wanted).to_bytes(4 * wanted, "little"))
+        if sys.byteorder == "big":
+            words.byteswap()
+        out += [(k - LIMIT) / SCALE for w in words if (k := w >> RANDINT_SHIFT) <= 2 * LIMIT]
+    return out
 
 
 def digit_inputs(world: int, numel: int, dtype: str) -> list[dict]:
@@ -74,29 +91,34 @@ def chunk_reader(inputs: list[dict], chunks: list[tuple[int, int]]
     sums), or None when no chunk and set explain every element, or when two sets of as few
     ranks do (inputs such as 10r + i cannot tell ranks 1 + 2 from 0 + 3). Sums of exact inputs
     are exact, so the first element looks the candidates up; the rest confirm."""
-    world = len(inputs)
+    world, everyone = len(inputs), (1 << len(inputs)) - 1
+    data = [i["data"] for i in inputs]
     masks = sorted(range(1, 1 << world), key=lambda k: bin(k).count("1"))
+    members = {mask: [r for r in range(world) if mask >> r & 1] for mask in masks}
     first: dict[tuple[int, float], list[int]] = {}
     for c, (lo, hi) in enumerate(chunks):
         if hi > lo:
+            column = [d[lo] for d in data]
             for mask in masks:
-                total = math.fsum(inputs[r]["data"][lo] for r in range(world) if mask >> r & 1)
+                total = math.fsum([column[r] for r in members[mask]])
                 first.setdefault((hi - lo, total), []).append(mask | c << world)
-    everyone = (1 << world) - 1
     for keys in first.values():  # fewest ranks first, whatever the chunk
         keys.sort(key=lambda key: bin(key & everyone).count("1"))
+    sums: dict[int, list[float]] = {}  # candidate -> its chunk summed over its ranks
 
     def read(values: list[float]) -> tuple[int, list[int]] | None:
         found: list[tuple[int, list[int]]] = []
         for key in first.get((len(values), float(values[0])) if values else (0, 0.0), []):
-            c, ranks = key >> world, [r for r in range(world) if key >> r & 1]
+            c, ranks = key >> world, members[key & everyone]
             if found and len(ranks) > len(found[0][1]):
                 break  # candidates come fewest ranks first
-            lo, hi = chunks[c]
-            sums = map(sum, zip(*(inputs[r]["data"][lo:hi] for r in ranks), strict=True))
-            if all(v == s or math.isclose(v, s, rel_tol=1e-6, abs_tol=1e-9)
-                   for v, s in zip(values, sums, strict=True)):
-                found.append((c, ranks))
+            if key not in sums:
+                lo, hi = chunks[c]
+                sums[key] = list(map(sum, zip(*(data[r][lo:hi] for r in ranks), strict=True)))
+            want = sums[key]
+            if values == want or all(v == s or math.isclose(v, s, rel_tol=1e-6, abs_tol=1e-9)
+                                     for v, s in zip(values, want, strict=True)):
+                found.append((c, list(ranks)))
         return found[0] if len(found) == 1 else None
 
     read.chunks, read.mode = len(chunks), "reduce"  # type: ignore[attr-defined]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import inspect
 import math
+import operator
 import random
 from typing import Any
 
@@ -144,6 +145,8 @@ def _compare_tensor(exercise: Exercise, spec: CaseSpec, rank: int, got: Any, wan
         return (f"{where}: dtype {got['dtype']}, expected {want['dtype']}",
                 f"{where_zh}：dtype 为 {got['dtype']}，应为 {want['dtype']}")
     dtype = want["dtype"]
+    if len(got["data"]) == len(want["data"]) and all(map(operator.eq, got["data"], want["data"])):
+        return None  # every element equal: no tolerance to apply
     for index, (g, w) in enumerate(zip(got["data"], want["data"], strict=True)):
         if values.element_matches(g, w, dtype):
             continue
