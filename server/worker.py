@@ -29,6 +29,9 @@ log = logging.getLogger("server.worker")
 #: a worker whose sandboxes do not start waits this long between claims, so that healthy
 #: workers (elsewhere) take the queue first; its claims still end instead of waiting forever
 SICK_PAUSE_S = 2.0
+#: live progress is written for the first case at once, then at most this often (each write
+#: stores every case so far; the verdict has them all)
+PROGRESS_EVERY_S = 0.5
 UNAVAILABLE = ("The judge cannot run submissions right now (its sandbox does not start). This "
                "is not your code's fault: please submit again later; the staff have been told.",
                "评测机现在无法运行提交（沙箱无法启动）。这不是你的代码的问题，请稍后再提交；"
@@ -148,9 +151,13 @@ class Worker:
         runner = self.runner = runner_for(exercise, claim.seed, self.pool)
         keeper = LeaseKeeper(self.engine, claim, self.settings.lease_s, runner.abort)
         cases: list[dict[str, Any]] = []
+        written = [float("-inf")]  # when progress was last written
 
         def on_case(case: dict[str, Any]) -> None:
             cases.append(case)
+            if time.monotonic() - written[0] < PROGRESS_EVERY_S:
+                return
+            written[0] = time.monotonic()
             with write_session(self.engine) as session:
                 if not jobqueue.record_progress(session, claim, cases):
                     runner.abort()
@@ -171,15 +178,22 @@ class Worker:
             result = self._error(claim, "internal error")
         finally:
             keeper.stop()
-            runner.close()
             self.runner = None
+        try:  # the verdict first: killing and reaping the sandbox takes a while
+            self._report(claim, result, log_text, keeper.lost, started)
+        finally:
+            runner.close()
+
+    def _report(self, claim: jobqueue.Claim, result: dict[str, Any], log_text: str | None,
+                lost: bool, started: float) -> None:
+        """Log the outcome and store it, unless the lease was lost."""
         log.info("submission %s: %s in %.2f s (attempt %s)", claim.id, result["verdict"],
                  time.monotonic() - started, claim.attempts)
         if result.get("unavailable"):
             log.warning("submission %s: no sandbox can start (the pool's log says why)", claim.id)
         elif log_text:
             log.warning("submission %s: %s", claim.id, log_text)
-        if keeper.lost:
+        if lost:
             return  # another worker owns it now; nothing of ours may be written
         self._store(claim, result, log_text)
 

@@ -15,10 +15,11 @@ from collections.abc import AsyncIterator
 
 from fastapi import APIRouter, Request
 from fastapi.responses import Response, StreamingResponse
-from sqlmodel import Session
+from sqlalchemy import Text, cast, func
+from sqlmodel import Session, select
 from starlette.concurrency import run_in_threadpool
 
-from ..models import DONE
+from ..models import DONE, Submission
 from .cache import DoneCache, FinishedEvents
 from .deps import EngineDep, SettingsDep, UserDep
 from .errors import ApiError
@@ -26,7 +27,7 @@ from .schemas import SubmissionOut
 from .submissions import SubmissionId, present, visible
 
 router = APIRouter(prefix="/api/submissions", tags=["submissions"])
-POLL_S = 0.2
+POLL_S = 0.05  # how often a stream asks whether its submission changed (a one-row stamp)
 HEARTBEAT_S = 15.0
 HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 
@@ -63,6 +64,14 @@ async def submission_events(submission_id: SubmissionId, request: Request, user:
         with Session(engine) as session:
             return present(visible(session, submission_id, user), user)
 
+    def stamp() -> tuple:
+        """What changes when the submission does: cheap to read, unlike its cases."""
+        with Session(engine) as session:
+            return tuple(session.exec(select(
+                Submission.status, Submission.attempts,
+                func.length(cast(Submission.progress, Text))).where(
+                Submission.id == submission_id)).one())
+
     def remember(done: SubmissionOut) -> FinishedEvents:
         events = render(done)
         cache.put(done.id, user.admin, done.user_id, events)
@@ -78,7 +87,8 @@ async def submission_events(submission_id: SubmissionId, request: Request, user:
                        headers={"Retry-After": "5"}, retry_after=5)
     streams[user.id] = streams.get(user.id, 0) + 1
     deadline = time.monotonic() + settings.stream_max_s
-    return StreamingResponse(_counted(_stream(first, load, remember, seen, request, deadline),
+    return StreamingResponse(_counted(_stream(first, load, stamp, remember, seen, request,
+                                              deadline),
                                       streams, user.id),
                              media_type="text/event-stream", headers=HEADERS)
 
@@ -116,9 +126,9 @@ async def _counted(stream: AsyncIterator[str], streams: dict[int, int],
             streams.pop(user_id, None)
 
 
-async def _stream(current: SubmissionOut, load, remember, seen: int, request: Request,
+async def _stream(current: SubmissionOut, load, stamp, remember, seen: int, request: Request,
                   deadline: float) -> AsyncIterator[str]:
-    status = None
+    status, last = None, None
     idle = 0.0
     while time.monotonic() < deadline:
         if current.status == DONE:  # the rest of the stream as a finished one's, kept
@@ -140,4 +150,7 @@ async def _stream(current: SubmissionOut, load, remember, seen: int, request: Re
         if idle >= HEARTBEAT_S:
             idle = 0.0
             yield ": keep-alive\n\n"
-        current = await run_in_threadpool(load)
+        now = await run_in_threadpool(stamp)
+        if now != last:  # the first time, and on every change: read it whole
+            last = now
+            current = await run_in_threadpool(load)
