@@ -99,7 +99,7 @@ def render(done: SubmissionOut) -> FinishedEvents:
         status=_event("status", {"id": done.id, "status": done.status}).encode(),
         cases=tuple(_event("case", case, index).encode()
                     for index, case in enumerate(_cases(done))),
-        done=_event("done", done.model_dump(mode="json")).encode())
+        done=b"event: done\ndata: " + done.model_dump_json().encode() + b"\n\n")
 
 
 def _cases(current: SubmissionOut) -> list:
