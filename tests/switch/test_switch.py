@@ -11,6 +11,7 @@ import pytest
 from cjudge.switch.core import Forbidden, Limits, Switch, SwitchError
 from cjudge.switch.explain import explain_deadlock
 from cjudge.switch.threads import ThreadSwitch
+from cjudge.switch.trace import recorded_values
 
 ALL = frozenset({"send", "recv", "all_reduce", "reduce_scatter", "all_gather", "all_to_all",
                  "broadcast", "reduce", "gather", "scatter", "barrier"})
@@ -233,3 +234,22 @@ def test_threads_block_in_wait_until_a_peer_posts():
     hub.port(0).post_send(0, 1, 0, f32(5), "float32", 1, "send")
     t.join(5)
     assert got == [(0, f32(5))]
+
+
+def test_graded_payloads_are_recorded_within_the_limit_and_read_back_as_values():
+    s = Switch(2, ALL, limits=Limits(recorded_values=1))  # room for 8 bytes
+    for r in range(2):
+        s.begin(r)
+    send(s, 0, 1, f32(1.5, 2.5))
+    recv(s, 1, 0)
+    send(s, 0, 1, f32(7, 8))  # no room left: not recorded
+    recv(s, 1, 0)
+    first, second = s.trace()["messages"]
+    assert recorded_values(first["data"]) == [1.5, 2.5]
+    assert "data" not in second
+
+
+@pytest.mark.parametrize("forged", [None, [1.0, 2.0], {"b64": "not base64!"},
+                                    {"b64": "AAAA", "dtype": "complex128"}, {"dtype": "float32"}])
+def test_a_recorded_payload_that_is_not_one_reads_as_nothing(forged: object):
+    assert recorded_values(forged) is None

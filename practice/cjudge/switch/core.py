@@ -21,8 +21,8 @@ from typing import Literal
 
 from ..primitives import P2P_OPS, blocks_of, bytes_sent, equal_blocks
 from ..protocol import RankReport, TensorData
-from .reduce import OPS, ReduceError, itemsize, reduce_bytes, values_of
-from .trace import Collective, Compute, Message, Refusal, Request, SwitchTrace, Wait, WaitEdge
+from .reduce import OPS, ReduceError, itemsize, reduce_bytes
+from .trace import Collective, Compute, Message, Refusal, Request, SwitchTrace, Wait, WaitEdge, recorded
 
 #: collectives whose result is an elementwise reduction
 REDUCING = frozenset({"all_reduce", "reduce", "reduce_scatter"})
@@ -437,7 +437,7 @@ class Switch:
         s["message"] = r["message"] = message["id"]
         payload = send.payload
         if s["graded"] and len(payload) <= self._recordable:
-            data = values_of(payload, s["dtype"])
+            data = recorded(payload, s["dtype"])
             if data is not None:
                 message["data"] = data
                 self._recordable -= max(len(payload), 1)

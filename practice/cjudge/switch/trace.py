@@ -9,7 +9,11 @@ interleaving. A rank's *program order* is its requests (by ``posted``) and its w
 
 from __future__ import annotations
 
-from typing import Literal, NotRequired, TypedDict
+import base64
+import binascii
+from typing import Any, Literal, NotRequired, TypedDict
+
+from .reduce import DTYPES, values_of
 
 #: "send"/"recv" for point-to-point, else a canonical collective (``primitives.CANONICAL``)
 RequestKind = str
@@ -48,9 +52,35 @@ class Message(TypedDict):
     send: int  # request id of the send
     recv: int  # request id of the receive
     matched: int  # switch time both sides were posted (rendezvous)
-    #: the payload's elements, for graded messages while the case's record has room
+    #: the payload, for graded messages while the case's record has room
     #: (``Limits.recorded_values``): what a grader's ``chunk_reader`` labels
-    data: NotRequired[list[float | int]]
+    data: NotRequired[RecordedPayload]
+
+
+class RecordedPayload(TypedDict):
+    """A message's payload as the trace keeps it: its raw bytes in base64, which cross a
+    sandbox's JSON channel several times faster than the same elements as JSON numbers."""
+
+    dtype: str
+    b64: str
+
+
+def recorded(payload: bytes, dtype: str) -> RecordedPayload | None:
+    """``payload`` as the trace keeps it; None for a dtype the judge cannot read back."""
+    if dtype not in DTYPES:
+        return None
+    return RecordedPayload(dtype=dtype, b64=base64.b64encode(payload).decode("ascii"))
+
+
+def recorded_values(data: Any) -> list[float | int] | None:
+    """The elements of a recorded payload; None for anything malformed (a trace read back
+    from a sandbox is not trusted)."""
+    if not isinstance(data, dict) or not isinstance(data.get("b64"), str):
+        return None
+    try:
+        return values_of(base64.b64decode(data["b64"], validate=True), str(data.get("dtype")))
+    except (binascii.Error, ValueError):
+        return None
 
 
 class Collective(TypedDict):

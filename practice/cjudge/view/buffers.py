@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..protocol import CaseSpec
-from ..switch.trace import SwitchTrace
+from ..switch.trace import SwitchTrace, recorded_values
 
 
 def label_chunks(timeline: dict[str, Any], trace: SwitchTrace, grader: Any,
@@ -29,7 +29,7 @@ def label_chunks(timeline: dict[str, Any], trace: SwitchTrace, grader: Any,
         return
     read = make(spec["params"], spec["world_size"], spec["inputs"])
     chunks, mode = getattr(read, "chunks", spec["world_size"]), getattr(read, "mode", "reduce")
-    data = {m["id"]: m["data"] for m in trace["messages"] if "data" in m}
+    data = {m["id"]: recorded_values(m["data"]) for m in trace["messages"] if "data" in m}
     world = spec["world_size"]
     state = [[{rank} if mode == "reduce" or c == rank else set() for c in range(chunks)]
              for rank in range(world)]
