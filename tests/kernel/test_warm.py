@@ -55,7 +55,8 @@ def without_times(result: dict) -> dict:
 
 
 def warm_pids(warm_dir: Path) -> list[int]:
-    return [int(p.read_text()) for p in warm_dir.glob("*.pid")]
+    """The warm judges' process ids (a pid file being written is not one yet)."""
+    return [int(text) for p in warm_dir.glob("*.pid") if (text := p.read_text()).isdigit()]
 
 
 def test_a_warm_run_gives_what_a_run_in_process_gives(warm_dir: Path) -> None:
@@ -153,3 +154,19 @@ def test_warm_status_and_stop(warm_dir: Path) -> None:
     assert not Path(f"/proc/{pid}").exists() or \
         Path(f"/proc/{pid}/stat").read_text().split()[2] == "Z"
     assert "no warm judge is running" in judge(warm_dir, "warm").stdout
+
+
+def test_a_warm_judge_that_dies_warming_up_leaves_the_run_to_the_caller(warm_dir: Path) -> None:
+    caller = subprocess.Popen(
+        [sys.executable, str(ROOT / "practice" / "judge.py"), "test", "ring-allreduce",
+         "exercises/ring-allreduce/solution.py", "--samples"], cwd=ROOT,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={**os.environ, "CJUDGE_WARM_DIR": str(warm_dir)})
+    deadline = time.monotonic() + 60
+    while not warm_pids(warm_dir) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    [pid] = warm_pids(warm_dir)
+    os.kill(pid, signal.SIGKILL)  # while it imports torch
+    out, err = caller.communicate(timeout=120)
+    assert caller.returncode == 0, err
+    assert "no warm judge" in err and "accepted" in out

@@ -40,7 +40,7 @@ KERNEL = PRACTICE / "cjudge"
 WARM_COMMANDS = ("test", "check")
 #: environment variables read when torch or the kernel is imported: a warm judge serves one set
 IMPORT_ENV_PREFIXES = ("PYTHON", "TORCH", "OMP_", "MKL_", "CUDA", "LD_", "CJUDGE_WARM")
-IDLE_S = float(os.environ.get("CJUDGE_WARM_IDLE_S", "900"))
+IDLE_S = 900.0  # seconds a warm judge waits for a call before it exits (CJUDGE_WARM_IDLE_S)
 READY_S = 120.0  # how long a caller waits for a warm judge it started to answer
 #: modules a child would import alike: imported once, by the warm judge (none reads the
 #: environment or the terminal when imported; ``cli.commands`` and ``cli.workspace`` do, so
@@ -99,8 +99,8 @@ def run_warm(argv: list[str]) -> int:
     path = home() / f"{code_key()}.sock"
     sock = _connect(path)
     if sock is None:
-        _start(path)
-        sock = _connect(path, wait_s=READY_S)
+        started = _start(path)
+        sock = _connect(path, wait_s=READY_S, starting=started)
         if sock is None:
             raise Refused(f"the warm judge did not start (its log: {path.with_suffix('.log')})")
     with sock:
@@ -119,9 +119,11 @@ def _umask() -> int:
     return mask
 
 
-def _connect(path: Path, wait_s: float = 0.0) -> socket.socket | None:
-    """A connection to the warm judge at ``path``, trying for ``wait_s``; None if none answers
-    (a stale socket left by one that died is removed)."""
+def _connect(path: Path, wait_s: float = 0.0,
+             starting: subprocess.Popen | None = None) -> socket.socket | None:
+    """A connection to the warm judge at ``path``, trying for ``wait_s`` (less if the one
+    ``starting`` exits first: it failed to warm up); None if none answers (a stale socket left
+    by one that died is removed)."""
     deadline = time.monotonic() + wait_s
     while True:
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -132,18 +134,18 @@ def _connect(path: Path, wait_s: float = 0.0) -> socket.socket | None:
             sock.close()
             if wait_s == 0.0 and path.exists():
                 path.unlink(missing_ok=True)  # its judge is gone
-        if time.monotonic() >= deadline:
-            return None
+        if time.monotonic() >= deadline or (starting is not None and starting.poll() is not None):
+            return None  # nobody listens, and the one starting is gone
         time.sleep(0.02)
 
 
-def _start(path: Path) -> None:
+def _start(path: Path) -> subprocess.Popen:
     """Start a warm judge for ``path`` in the background (its own session; output to a log)."""
     if sys.stderr.isatty():
         print("judge.py: starting a warm judge (torch is imported once; later runs skip it; "
               "CJUDGE_WARM=0 turns this off) · 启动常驻评测进程", file=sys.stderr)
     with open(path.with_suffix(".log"), "ab") as log:
-        subprocess.Popen([sys.executable, "-m", "cjudge.cli.warm", str(path)], cwd=PRACTICE,
+        return subprocess.Popen([sys.executable, "-m", "cjudge.cli.warm", str(path)], cwd=PRACTICE,
                          stdin=subprocess.DEVNULL, stdout=log, stderr=log,
                          start_new_session=True,
                          env={**os.environ, "PYTHONPATH": str(PRACTICE)})
@@ -181,7 +183,7 @@ def _await_child(sock: socket.socket) -> int:
 
 def serve(path: Path) -> None:
     """Listen on ``path`` (before importing anything heavy, so that callers queue), import torch
-    and the kernel, then fork one child per call until idle for :data:`IDLE_S`."""
+    and the kernel, then fork one child per call until idle for ``CJUDGE_WARM_IDLE_S``."""
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         listener.bind(str(path))
@@ -195,7 +197,7 @@ def serve(path: Path) -> None:
     try:
         _warm_up()
         signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped by the kernel
-        listener.settimeout(IDLE_S)
+        listener.settimeout(_idle_s())
         while True:
             try:
                 conn, _ = listener.accept()
@@ -206,6 +208,13 @@ def serve(path: Path) -> None:
         if path.exists() and path.with_suffix(".pid").read_text() == str(os.getpid()):
             path.unlink(missing_ok=True)
             path.with_suffix(".pid").unlink(missing_ok=True)
+
+
+def _idle_s() -> float:
+    try:
+        return max(1.0, float(os.environ.get("CJUDGE_WARM_IDLE_S", IDLE_S)))
+    except ValueError:
+        return IDLE_S
 
 
 def _exit_on_signal(signum: int, _frame: object) -> None:
