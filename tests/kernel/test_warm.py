@@ -170,3 +170,12 @@ def test_a_warm_judge_that_dies_warming_up_leaves_the_run_to_the_caller(warm_dir
     out, err = caller.communicate(timeout=120)
     assert caller.returncode == 0, err
     assert "no warm judge" in err and "accepted" in out
+
+
+def test_a_directory_too_deep_for_a_socket_leaves_the_run_to_the_caller(tmp_path: Path) -> None:
+    deep = tmp_path / ("d" * 100)
+    deep.mkdir(mode=0o700)
+    run = judge(deep, "test", "ring-allreduce", "exercises/ring-allreduce/solution.py",
+                "--samples")
+    assert run.returncode == 0, run.stderr
+    assert "no warm judge" in run.stderr and "accepted" in run.stdout

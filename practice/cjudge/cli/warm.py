@@ -96,7 +96,10 @@ def code_key() -> str:
 def run_warm(argv: list[str]) -> int:
     """Run ``argv`` in this user's warm judge (started if there is none); its exit status.
     ``Refused`` if no warm judge can take it."""
-    path = home() / f"{code_key()}.sock"
+    try:
+        path = home() / f"{code_key()}.sock"
+    except OSError as exc:  # a kernel file vanished while being hashed (an edit), say
+        raise Refused(str(exc)) from None
     sock = _connect(path)
     if sock is None:
         started = _start(path)
@@ -134,6 +137,9 @@ def _connect(path: Path, wait_s: float = 0.0,
             sock.close()
             if wait_s == 0.0 and path.exists():
                 path.unlink(missing_ok=True)  # its judge is gone
+        except OSError as exc:  # e.g. a directory whose path is too long for a socket
+            sock.close()
+            raise Refused(f"cannot reach {path}: {exc}") from None
         if time.monotonic() >= deadline or (starting is not None and starting.poll() is not None):
             return None  # nobody listens, and the one starting is gone
         time.sleep(0.02)
@@ -168,6 +174,8 @@ def _await_child(sock: socket.socket) -> int:
     previous = {s: signal.signal(s, forward) for s in (signal.SIGINT, signal.SIGTERM)}
     try:
         last = reader.readline()
+    except OSError:
+        last = b""
     finally:
         for s, handler in previous.items():
             signal.signal(s, handler)
