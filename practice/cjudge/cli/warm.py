@@ -160,7 +160,10 @@ def _start(path: Path) -> subprocess.Popen:
 def _await_child(sock: socket.socket) -> int:
     """Wait for the child's exit status, passing it Ctrl-C (and SIGTERM) meanwhile."""
     reader = sock.makefile("rb")
-    hello = reader.readline()
+    try:
+        hello = reader.readline()
+    except OSError:  # reset: it died before starting the run
+        hello = b""
     if not hello:
         raise Refused("the warm judge closed the call before starting it")
     child = json.loads(hello)["pid"]
