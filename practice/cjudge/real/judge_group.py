@@ -141,10 +141,13 @@ def raw_payload(t: torch.Tensor) -> bytes:
     return _bytes(_raw(t.detach()))
 
 
-def _values(data: bytes, dtype: torch.dtype) -> torch.Tensor:
-    size = dtype.itemsize
-    data = data[:len(data) - len(data) % size]
-    return torch.frombuffer(bytearray(data), dtype=dtype) if data else torch.empty(0, dtype=dtype)
+def _values(data: bytes | bytearray, dtype: torch.dtype) -> torch.Tensor:
+    """The whole elements of ``data`` (a received buffer is used in place, not copied)."""
+    count = len(data) // dtype.itemsize
+    if not count:
+        return torch.empty(0, dtype=dtype)
+    buffer = data if isinstance(data, bytearray) else bytearray(data)
+    return torch.frombuffer(buffer, dtype=dtype, count=count)
 
 
 def write(t: torch.Tensor, data: bytes, what: str) -> None:

@@ -43,13 +43,16 @@ class FrameReader:
             end = _HEAD.size + head_len + body_len
             if len(self._buffer) < end:
                 break
+            with memoryview(self._buffer) as view:  # one copy of the payload, not two
+                head = bytes(view[_HEAD.size:_HEAD.size + head_len])
+                payload = bytes(view[_HEAD.size + head_len:end])
             try:
-                header = json.loads(bytes(self._buffer[_HEAD.size:_HEAD.size + head_len]))
+                header = json.loads(head)
             except (ValueError, RecursionError) as exc:
                 raise MalformedFrame(f"a frame's header is not JSON: {exc}") from None
             if not isinstance(header, dict):
                 raise MalformedFrame("a frame's header is not a JSON object")
-            frames.append((header, bytes(self._buffer[_HEAD.size + head_len:end])))
+            frames.append((header, payload))
             del self._buffer[:end]
         return frames
 
@@ -62,7 +65,7 @@ def decode(message: bytes, max_payload: int = 1 << 30) -> tuple[dict[str, Any], 
     return frames[0]
 
 
-def read_frame(sock: Any) -> tuple[dict[str, Any], bytes]:
+def read_frame(sock: Any) -> tuple[dict[str, Any], bytearray]:
     """One frame from a blocking socket (the rank's side, reading the judge's replies)."""
     head = _recv_exactly(sock, _HEAD.size)
     head_len, body_len = _HEAD.unpack(head)
@@ -70,12 +73,13 @@ def read_frame(sock: Any) -> tuple[dict[str, Any], bytes]:
     return header, _recv_exactly(sock, body_len)
 
 
-def _recv_exactly(sock: Any, n: int) -> bytes:
-    chunks, left = [], n
-    while left:
-        chunk = sock.recv(min(left, 1 << 20))
-        if not chunk:
-            raise ConnectionError("the judge closed the channel")
-        chunks.append(chunk)
-        left -= len(chunk)
-    return b"".join(chunks)
+def _recv_exactly(sock: Any, n: int) -> bytearray:
+    """``n`` bytes, received straight into one buffer."""
+    buffer, got = bytearray(n), 0
+    with memoryview(buffer) as view:
+        while got < n:
+            received = sock.recv_into(view[got:], n - got)
+            if not received:
+                raise ConnectionError("the judge closed the channel")
+            got += received
+    return buffer
