@@ -4,12 +4,12 @@ end: the CLI tests run the learner's default path without touching the developer
 from __future__ import annotations
 
 import os
-import signal
 import tempfile
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
+
+from cjudge.cli import warm
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -19,8 +19,4 @@ def session_warm_judges() -> Iterator[None]:
         os.chmod(base, 0o700)
         os.environ["CJUDGE_WARM_DIR"] = base
         yield
-        for pid_file in Path(base).glob("*.pid"):
-            try:
-                os.kill(int(pid_file.read_text()), signal.SIGTERM)
-            except (OSError, ValueError):
-                pass
+        warm.stop_all()

@@ -33,8 +33,13 @@ HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 
 
 def _event(name: str, data: object, event_id: int | None = None) -> str:
+    return _framed(name, json.dumps(data, default=str), event_id)
+
+
+def _framed(name: str, data_json: str, event_id: int | None = None) -> str:
+    """One server-sent event carrying ``data_json`` (JSON text already)."""
     head = f"id: {event_id}\n" if event_id is not None else ""
-    return f"{head}event: {name}\ndata: {json.dumps(data, default=str)}\n\n"
+    return f"{head}event: {name}\ndata: {data_json}\n\n"
 
 
 @router.get("/{submission_id}/events", response_class=StreamingResponse, responses={
@@ -99,7 +104,7 @@ def render(done: SubmissionOut) -> FinishedEvents:
         status=_event("status", {"id": done.id, "status": done.status}).encode(),
         cases=tuple(_event("case", case, index).encode()
                     for index, case in enumerate(_cases(done))),
-        done=b"event: done\ndata: " + done.model_dump_json().encode() + b"\n\n")
+        done=_framed("done", done.model_dump_json()).encode())
 
 
 def _cases(current: SubmissionOut) -> list:

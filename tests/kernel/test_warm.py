@@ -26,16 +26,13 @@ def ring_all_reduce(t):
 
 
 @pytest.fixture
-def warm_dir(tmp_path: Path) -> Path:
+def warm_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A private directory for this test's warm judges; they are stopped afterwards."""
     base = tmp_path / "warm"
     base.mkdir(mode=0o700)
+    monkeypatch.setenv("CJUDGE_WARM_DIR", str(base))
     yield base
-    for pid_file in base.glob("*.pid"):
-        try:
-            os.kill(int(pid_file.read_text()), signal.SIGTERM)
-        except (OSError, ValueError):
-            pass
+    warm.stop_all()
 
 
 def judge(warm_dir: Path, *args: str, cwd: Path = ROOT, **env: str
@@ -54,18 +51,18 @@ def without_times(result: dict) -> dict:
     return result
 
 
-def warm_pids(warm_dir: Path) -> list[int]:
-    """The warm judges' process ids (a pid file being written is not one yet)."""
-    return [int(text) for p in warm_dir.glob("*.pid") if (text := p.read_text()).isdigit()]
+def warm_pids() -> list[int]:
+    """The process ids of the warm judges in the fixture's ``CJUDGE_WARM_DIR``."""
+    return [pid for _, pid in warm.running()]
 
 
 def test_a_warm_run_gives_what_a_run_in_process_gives(warm_dir: Path) -> None:
     args = ("test", "ring-allreduce", "exercises/ring-allreduce/solution.py", "--json")
     cold = judge(warm_dir, *args, CJUDGE_WARM="0")
-    assert cold.returncode == 0 and warm_pids(warm_dir) == []
+    assert cold.returncode == 0 and warm_pids() == []
     first, second = judge(warm_dir, *args), judge(warm_dir, *args)
     assert first.returncode == second.returncode == 0, first.stderr + second.stderr
-    assert len(warm_pids(warm_dir)) == 1  # started by the first, used by the second
+    assert len(warm_pids()) == 1  # started by the first, used by the second
     expected = without_times(json.loads(cold.stdout))
     assert without_times(json.loads(first.stdout)) == expected
     assert without_times(json.loads(second.stdout)) == expected
@@ -84,7 +81,7 @@ def test_exit_status_output_directory_and_environment_are_the_callers(
     assert "grading ws/ring_allreduce.py" in run.stdout and "wrong_answer" in run.stdout
     assert json.loads((workspace / ".state.json").read_text())["ring-allreduce"] == \
         "wrong_answer"
-    assert len(warm_pids(warm_dir)) == 1
+    assert len(warm_pids()) == 1
 
 
 def test_ctrl_c_stops_a_warm_run_and_its_ranks(warm_dir: Path, tmp_path: Path) -> None:
@@ -144,7 +141,7 @@ def test_an_idle_warm_judge_exits_and_removes_its_socket(warm_dir: Path) -> None
 def test_warm_status_and_stop(warm_dir: Path) -> None:
     judge(warm_dir, "test", "ring-allreduce", "exercises/ring-allreduce/solution.py",
           "--samples")
-    [pid] = warm_pids(warm_dir)
+    [pid] = warm_pids()
     status = judge(warm_dir, "warm")
     assert f"pid {pid} (current code)" in status.stdout
     assert "stopped 1 warm judge" in judge(warm_dir, "warm", "stop").stdout
@@ -163,9 +160,9 @@ def test_a_warm_judge_that_dies_warming_up_leaves_the_run_to_the_caller(warm_dir
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         env={**os.environ, "CJUDGE_WARM_DIR": str(warm_dir)})
     deadline = time.monotonic() + 60
-    while not warm_pids(warm_dir) and time.monotonic() < deadline:
+    while not warm_pids() and time.monotonic() < deadline:
         time.sleep(0.01)
-    [pid] = warm_pids(warm_dir)
+    [pid] = warm_pids()
     os.kill(pid, signal.SIGKILL)  # while it imports torch
     out, err = caller.communicate(timeout=120)
     assert caller.returncode == 0, err

@@ -14,6 +14,7 @@ from rich.table import Table
 from ..exercises import (
     CHAPTER,
     DIFFICULTIES,
+    ID_RE,
     TRACKS,
     Exercise,
     ExerciseError,
@@ -45,7 +46,7 @@ def exercise_or_exit(root: Path | None, exercise_id: str) -> Exercise:
     """The exercise ``exercise_id``, loading only its own folder when it is there (a run of one
     exercise need not read every other); else as :func:`pick` finds it among them all."""
     folder = (root or default_root()) / exercise_id
-    if Path(exercise_id).name == exercise_id and not exercise_id.startswith("."):
+    if ID_RE.match(exercise_id):
         try:
             if not is_draft(folder) and (ex := load_exercise(folder)).id == exercise_id:
                 return ex

@@ -151,10 +151,10 @@ def _start(path: Path) -> subprocess.Popen:
         print("judge.py: starting a warm judge (torch is imported once; later runs skip it; "
               "CJUDGE_WARM=0 turns this off) · 启动常驻评测进程", file=sys.stderr)
     with open(path.with_suffix(".log"), "ab") as log:
-        return subprocess.Popen([sys.executable, "-m", "cjudge.cli.warm", str(path)], cwd=PRACTICE,
-                         stdin=subprocess.DEVNULL, stdout=log, stderr=log,
-                         start_new_session=True,
-                         env={**os.environ, "PYTHONPATH": str(PRACTICE)})
+        return subprocess.Popen([sys.executable, "-m", "cjudge.cli.warm", str(path)],
+                                cwd=PRACTICE, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
+                                start_new_session=True,
+                                env={**os.environ, "PYTHONPATH": str(PRACTICE)})
 
 
 def _await_child(sock: socket.socket) -> int:
@@ -333,19 +333,29 @@ def running() -> list[tuple[str, int]]:
     return found
 
 
+def stop_all() -> int:
+    """Stop every warm judge of this user (in ``CJUDGE_WARM_DIR`` if set); how many."""
+    judges = running()
+    for _, pid in judges:
+        try:
+            os.kill(pid, signal.SIGTERM)
+        except ProcessLookupError:
+            pass
+    return len(judges)
+
+
 def cmd_warm(action: str) -> int:
     """``judge.py warm [status|stop]``: list this user's warm judges, or stop them all."""
-    judges = running()
     if action == "stop":
-        for _, pid in judges:
-            os.kill(pid, signal.SIGTERM)
-        print(f"stopped {len(judges)} warm judge(s) · 已停止 {len(judges)} 个常驻评测进程")
+        stopped = stop_all()
+        print(f"stopped {stopped} warm judge(s) · 已停止 {stopped} 个常驻评测进程")
         return 0
+    judges, current = running(), code_key()
     if not judges:
         print("no warm judge is running; the next test or check starts one · 没有常驻评测进程")
     for key, pid in judges:
-        current = " (current code)" if key == code_key() else " (older code; exits when idle)"
-        print(f"warm judge {key} pid {pid}{current}")
+        which = " (current code)" if key == current else " (older code; exits when idle)"
+        print(f"warm judge {key} pid {pid}{which}")
     return 0
 
 

@@ -1,11 +1,12 @@
 """Cheaper forks of a process that has imported torch: its anonymous memory in huge pages.
 
 ``import torch`` leaves about 150 MB of anonymous memory. Forking copies a page-table entry for
-every 4 KiB page of it and each child's exit frees them again: about 17 ms of system time per
-rank, measured here (``benchmarks/case_phases.py``). The zygote asks the kernel to back that
-memory with 2 MiB pages (``MADV_HUGEPAGE``) and to do it now (``MADV_COLLAPSE``, Linux 6.1+), so
-a fork copies one entry per 2 MiB instead. A child writing into such a page gets its own copy of
-the 4 KiB it wrote, as before. Where the kernel refuses, nothing changes but the cost.
+every 4 KiB page of it and each child's exit frees them again: a bare fork and exit took 10 ms
+here, 4 ms with the memory in huge pages (``benchmarks/rank_cost.py``). The zygote asks the
+kernel to back that memory with 2 MiB pages (``MADV_HUGEPAGE``) and to do it now
+(``MADV_COLLAPSE``, Linux 6.1+), so a fork copies one entry per 2 MiB instead. A child writing
+into such a page gets its own copy of the 4 KiB it wrote, as before. Where the kernel refuses,
+nothing changes but the cost.
 """
 
 from __future__ import annotations
