@@ -29,7 +29,7 @@ def test_model_dict_per_size():
     model = out.model
     json.dumps(model)  # plain JSON
     assert model["topology"]["name"] == "h100x8"
-    assert model["topology"]["intra"] == {"alpha_us": 5.0, "beta_GBps": 450.0}
+    assert model["topology"]["intra"] == {"alpha_us": 5.0, "beta_GBps": 450.0, "gap_us": 0.1}
     assert "4000 B" in model["scaled"]["en"] and "4000 B" in model["scaled"]["zh"]
     one_gb = model["sizes"][2]
     assert one_gb["size"] == 10**9

@@ -122,6 +122,47 @@ def test_a_wait_that_never_completes_marks_the_replay_incomplete():
     assert not replay(trace, H100).complete
 
 
+def test_a_message_with_an_ungraded_end_marks_the_replay_incomplete():
+    """A graded send matched by a receive posted before the graded call (ungraded) completed in
+    the switch; the replay cannot place it, so the replay says it is incomplete, never 0 s."""
+    trace = ref.ring_all_reduce(4, MB)
+    for req in trace["requests"]:
+        if req["kind"] == "recv":
+            req["graded"] = False
+    sends = {r["id"] for r in trace["requests"] if r["kind"] == "send"}
+    trace["waits"] = [w for w in trace["waits"] if w["request"] not in sends]  # never waited
+    assert not replay(trace, H100).complete
+
+
+def test_a_flood_of_empty_messages_costs_a_gap_each():
+    """1 000 empty isends from rank 0 to rank 1, all posted at once: the port starts one per
+    gap (0.1 µs on the h100x8), so the last completes 999 gaps and one α after the first."""
+    b = ref.TraceBuilder(2)
+    posted = []
+    for tag in range(1000):
+        posted += [(0, b.isend(0, 1, 0, tag)), (1, b.irecv(1, 0, 0, tag))]
+    for rank, req in posted:
+        b.wait(rank, req)
+    assert H100.links["intra"].gap == pytest.approx(0.1e-6)
+    r = replay(b.trace(), H100)
+    assert r.time == pytest.approx(999 * 0.1e-6 + 5e-6)
+    assert r.latency == pytest.approx(r.time)  # the gaps are latency, not bytes/β
+    assert replay(b.trace(), H100, contention=False).time == pytest.approx(5e-6)
+
+
+def test_the_gap_never_delays_a_message_longer_than_it():
+    """A port busy for a message's bytes/β is busy past the gap already: 7 sends of 1 MB
+    cost what they cost without a gap (the closed forms stay)."""
+    b = ref.TraceBuilder(8)
+    posted = []
+    for dst in range(1, 8):
+        posted += [(0, b.isend(0, dst, MB)), (dst, b.irecv(dst, 0, MB))]
+    for rank, req in posted:
+        b.wait(rank, req)
+    assert MB / 450e9 > H100.links["intra"].gap
+    assert replay(b.trace(), H100).time == pytest.approx(5e-6 + 7 * MB / 450e9)
+
+
 @pytest.mark.parametrize(("kind", "expected"), [
     ("all_reduce", 2 * 7 * 5e-6 + 2 * 7 / 8 * GB / 450e9),
     ("reduce_scatter", 7 * 5e-6 + 7 / 8 * GB / 450e9),

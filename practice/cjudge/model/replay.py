@@ -8,15 +8,20 @@ the request it waits for. A matched message starts at
 
 and completes α + bytes/β later, α and β those of the link class between the two ranks. A port
 (one per rank, direction and link class: full duplex, NVLink and NIC apart) is busy for the
-bytes/β of each transfer; α is the wire's latency and overlaps the next transfer. Transfers take
-ports in the order they became ready. A built-in collective starts when its last member arrives
+bytes/β of each transfer, and at least for the link's gap g (LogGP: a port starts one message per
+g, so an empty message is not free); α is the wire's latency and overlaps the next transfer.
+Transfers take ports in the order they became ready. A built-in collective starts when its last member arrives
 and costs what its algorithm costs (:mod:`.costs`); its members' ports are busy until it ends.
 ``contention=False`` never waits for a port: the textbook numbers. A call of a function the
 judge handed the rank (the trace's ``computes``: a pipeline stage) moves its clock on by the
 exercise's declared ``compute`` seconds, in program order.
 
-Every time carries its critical path: steps (α paid), latency, bandwidth and compute seconds,
-so a result can say which term dominates.
+Every time carries its critical path: steps (α paid), latency (α and gaps), bandwidth and compute
+seconds, so a result can say which term dominates.
+
+Every graded request is in the replay. One the switch completed that the replay cannot (a message
+with an ungraded end, a wait that never ends) makes the replay incomplete: for a finished case,
+a defect of the judge's record, never a reason to skip a bound.
 """
 
 from __future__ import annotations
@@ -45,7 +50,9 @@ class Replay:
     compute: float = 0.0  # s of the critical path spent in the judge's functions
     link_bytes: dict[str, float] = field(default_factory=dict)  # bytes moved per link class
     rank_time: list[float] = field(default_factory=list)  # s: when each rank finished
-    complete: bool = True  # False: some wait never completes (the run did not finish)
+    #: False: a graded request the switch completed has no end in the replay (a judge defect)
+    #: or some wait never completes (the run did not finish)
+    complete: bool = True
 
 
 def _after(stamp: Stamp, seconds: float, steps: int, latency: float, transfer: float,
@@ -65,7 +72,8 @@ def _program(trace: SwitchTrace) -> list[list[tuple[int, int, int]]]:
         if w["request"] in graded:
             programs[w["rank"]].append((w["begin"], 1, w["request"]))
     for c in trace.get("computes", []):
-        programs[c["rank"]].append((c["t"], 2, 0))
+        if c.get("graded", True):
+            programs[c["rank"]].append((c["t"], 2, 0))
     for program in programs:
         program.sort()
     return programs
@@ -165,8 +173,8 @@ def replay(trace: SwitchTrace, topo: Topology, scale: float = 1.0,
             if contention:
                 out, into = (src, "out", klass), (dst, "in", klass)
                 start = max(ready, ports.get(out, ZERO), ports.get(into, ZERO))
-                ports[out] = ports[into] = _after(start, nbytes / link.beta, 0, 0.0,
-                                                  nbytes / link.beta)
+                busy, xfer = link.busy(nbytes), nbytes / link.beta
+                ports[out] = ports[into] = _after(start, busy, 0, busy - xfer, xfer)
             end = _after(start, link.seconds(nbytes), 1, link.alpha, nbytes / link.beta)
         if spans is not None:
             spans[("m", m["id"])] = (start[0], end[0])
@@ -185,8 +193,10 @@ def replay(trace: SwitchTrace, topo: Topology, scale: float = 1.0,
         mine = [done[rid] for _, what, rid in programs[rank] if what == 0 and rid in done]
         ends.append(max([clock[rank], *mine]))
     last = max(ends, default=ZERO)
+    lost = any(r["completed"] is not None and r["id"] not in done for r in requests.values())
     return Replay(last[0], last[1], last[2], last[3], last[4], link_bytes, [e[0] for e in ends],
-                  complete=not blocked and all(pc[r] == len(programs[r]) for r in range(world)))
+                  complete=not lost and not blocked
+                  and all(pc[r] == len(programs[r]) for r in range(world)))
 
 
 def transfer_spans(trace: SwitchTrace, topo: Topology, scale: float = 1.0,

@@ -25,18 +25,25 @@ class ModelError(ValueError):
 
 @dataclass(frozen=True)
 class Link:
-    """One link class: seconds of latency per message, bytes per second one way."""
+    """One link class: seconds of latency per message, bytes per second one way, and the gap
+    between two messages' starts on one port (LogGP's g: a port starts one message per gap)."""
 
     alpha: float  # s
     beta: float  # B/s
+    gap: float = 0.0  # s
+
+    def busy(self, nbytes: float) -> float:
+        """How long a message of ``nbytes`` holds its ports: bytes/β, at least the gap."""
+        return max(nbytes / self.beta, self.gap)
 
     def seconds(self, nbytes: float) -> float:
         """α + bytes/β."""
         return self.alpha + nbytes / self.beta
 
     def as_json(self) -> dict[str, float]:
-        """In the catalog's units: µs and GB/s (GB = 1e9 B)."""
-        return {"alpha_us": self.alpha * 1e6, "beta_GBps": self.beta / 1e9}
+        """In the catalog's units: µs (to the ps) and GB/s (GB = 1e9 B)."""
+        return {"alpha_us": round(self.alpha * 1e6, 6), "beta_GBps": self.beta / 1e9,
+                "gap_us": round(self.gap * 1e6, 6)}
 
 
 @dataclass(frozen=True)
@@ -99,14 +106,15 @@ class Topology:
 
 def _link(entry: object, where: str) -> Link:
     if not isinstance(entry, dict):
-        raise ModelError(f"{where}: expected a table with alpha_us and beta_GBps")
+        raise ModelError(f"{where}: expected a table with alpha_us, beta_GBps and gap_us")
     try:
         alpha, beta = float(entry["alpha_us"]) * 1e-6, float(entry["beta_GBps"]) * 1e9
+        gap = float(entry.get("gap_us", 0.0)) * 1e-6
     except (KeyError, TypeError, ValueError):
-        raise ModelError(f"{where}: needs numbers alpha_us and beta_GBps") from None
-    if alpha < 0 or beta <= 0:
-        raise ModelError(f"{where}: needs alpha_us >= 0 and beta_GBps > 0")
-    return Link(alpha, beta)
+        raise ModelError(f"{where}: needs numbers alpha_us and beta_GBps (and gap_us)") from None
+    if alpha < 0 or beta <= 0 or not 0 <= gap <= alpha:
+        raise ModelError(f"{where}: needs alpha_us >= 0, beta_GBps > 0 and 0 <= gap_us <= alpha_us")
+    return Link(alpha, beta, gap)
 
 
 def topology_from_json(name: str, entry: dict) -> Topology:
