@@ -1,5 +1,5 @@
 # The two commands of the README: `make serve` starts the judge, `make test` runs every test.
-.PHONY: setup serve test lint
+.PHONY: setup serve test lint screenshots
 
 setup:
 	./scripts/setup.sh
@@ -14,3 +14,8 @@ test: setup
 	.venv/bin/ruff check .
 	.venv/bin/python -m pytest -q
 	cd web && npm test
+
+# The browser tests with their screenshots written into docs/screenshots (the tests alone write
+# them to a temporary folder, so `make test` never changes the tracked tree).
+screenshots: setup
+	cd web && CJUDGE_SCREENSHOTS=$(CURDIR)/docs/screenshots npm test

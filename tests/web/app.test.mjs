@@ -2,7 +2,7 @@
 // judge, no cross-origin isolation headers): Run tests works in the browser, Submit cannot.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { editorText, exerciseFile, openPage, runAndWait, setCode, startApp } from "./harness.mjs";
+import { editorText, eventually, exerciseFile, openPage, runAndWait, setCode, startApp } from "./harness.mjs";
 
 let app;
 before(async () => (app = await startApp({ isolation: false })));
@@ -10,11 +10,11 @@ after(async () => app?.close());
 
 test("the page loads Pyodide offline and lists the exercises with their state", async () => {
   const page = await openPage(app.browser, `${app.url}#/ring-allreduce`);
-  assert.equal(await page.getAttribute("#runner-status", "data-state"), "ready", await page.textContent("#runner-status"));
+  await eventually(assert.equal, async () => await page.getAttribute("#runner-status", "data-state"), "ready", await page.textContent("#runner-status"));
   const item = page.locator('#exercise-list li[data-exercise="ring-allreduce"]');
-  assert.equal(await item.getAttribute("data-progress"), "notStarted");
-  assert.match(await page.textContent("#title"), /ring all-reduce/i);
-  assert.ok(await page.locator("#statement-body .katex").count(), "formulas are rendered");
+  await eventually(assert.equal, async () => await item.getAttribute("data-progress"), "notStarted");
+  await eventually(assert.match, async () => await page.textContent("#title"), /ring all-reduce/i);
+  await eventually(assert.ok, async () => await page.locator("#statement-body .katex").count(), "formulas are rendered");
   assert.deepEqual(page.errors, []);
   await page.close();
 });
@@ -22,13 +22,13 @@ test("the page loads Pyodide offline and lists the exercises with their state", 
 test("the language switches statement and UI to Chinese and back, and is remembered", async () => {
   const page = await openPage(app.browser, `${app.url}#/ring-allreduce`);
   await page.click("#lang-toggle");
-  assert.equal(await page.textContent("#run-all"), "运行全部测试");
-  assert.match(await page.textContent("#statement-body"), /[\u4e00-\u9fff]/);
+  await eventually(assert.equal, async () => await page.textContent("#run-all"), "运行全部测试");
+  await eventually(assert.match, async () => await page.textContent("#statement-body"), /[\u4e00-\u9fff]/);
   await page.reload();
   await page.waitForSelector("#runner-status");
-  assert.equal(await page.textContent("#run-all"), "运行全部测试");
+  await eventually(assert.equal, async () => await page.textContent("#run-all"), "运行全部测试");
   await page.click("#lang-toggle");
-  assert.equal(await page.textContent("#run-all"), "Run all tests");
+  await eventually(assert.equal, async () => await page.textContent("#run-all"), "Run all tests");
   await page.close();
 });
 
@@ -37,10 +37,10 @@ test("code is kept between visits and reset brings back the starter", async () =
   await setCode(page, "# my attempt\n");
   await page.reload();
   await page.waitForSelector("#editor .cm-line");
-  assert.equal(await editorText(page), "# my attempt\n");
+  await eventually(assert.equal, async () => await editorText(page), "# my attempt\n");
   page.once("dialog", (dialog) => dialog.accept());
   await page.click("#reset");
-  assert.equal(await editorText(page), exerciseFile("ring-allreduce", "starter.py").replace(/\n$/, "\n"));
+  await eventually(assert.equal, async () => await editorText(page), exerciseFile("ring-allreduce", "starter.py").replace(/\n$/, "\n"));
   await page.close();
 });
 
@@ -50,16 +50,16 @@ test("a syntax error is a compile_error with its line; a sample run is not progr
   const { verdict, text } = await runAndWait(page);
   assert.equal(verdict, "compile_error");
   assert.match(text, /line 2/);
-  assert.equal(await page.getAttribute('#exercise-list li[data-exercise="ring-allreduce"]', "data-progress"), "notStarted");
+  await eventually(assert.equal, async () => await page.getAttribute('#exercise-list li[data-exercise="ring-allreduce"]', "data-progress"), "notStarted");
   await runAndWait(page, "#run-all");
-  assert.equal(await page.getAttribute('#exercise-list li[data-exercise="ring-allreduce"]', "data-progress"), "tried");
+  await eventually(assert.equal, async () => await page.getAttribute('#exercise-list li[data-exercise="ring-allreduce"]', "data-progress"), "tried");
   await page.close();
 });
 
 test("without a judge server the page is in practice mode: no Submit", async () => {
   const page = await openPage(app.browser, `${app.url}#/ring-allreduce`);
   await page.waitForSelector("#practice-banner:not([hidden])");
-  assert.equal(await page.isVisible("#submit"), false);
+  await eventually(assert.equal, async () => await page.isVisible("#submit"), false);
   await page.close();
 });
 
@@ -74,7 +74,7 @@ test("Submit to a judge server that stops answering says it is unreachable, then
   up = false;
   await page.click("#submit");
   await page.waitForSelector(".status.error");
-  assert.match(await page.textContent(".status.error"), /unreachable/);
+  await eventually(assert.match, async () => await page.textContent(".status.error"), /unreachable/);
   await page.waitForSelector("#practice-banner:not([hidden])");
   await page.close();
 });

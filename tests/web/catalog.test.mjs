@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
 import { after, before, test } from "node:test";
-import { exerciseFile, openPage, repo, runAndWait, setCode, startApp } from "./harness.mjs";
+import { eventually, exerciseFile, openPage, repo, runAndWait, setCode, SHOTS, startApp } from "./harness.mjs";
 
 const served = readdirSync(`${repo}exercises`)
   .filter((id) => !/^draft\s*=\s*true/m.test(readFileSync(`${repo}exercises/${id}/exercise.toml`, "utf8")))
@@ -21,15 +21,15 @@ test("the catalog lists every served exercise under its track", async () => {
   const tracks = await page.$$eval(".sidebar h3, .sidebar .track-title, .sidebar [data-track]", (els) => els.length);
   assert.ok(tracks >= 5, `${tracks} track headings`);
   // each exercise says how hard it is (exercise.toml's difficulty), in the page's language
-  assert.equal(await page.locator(".sidebar .difficulty").count(), served.length);
-  assert.equal(await page.locator('.sidebar li[data-exercise="alpha-beta"] .difficulty').textContent(), "intro");
+  await eventually(assert.equal, async () => await page.locator(".sidebar .difficulty").count(), served.length);
+  await eventually(assert.equal, async () => await page.locator('.sidebar li[data-exercise="alpha-beta"] .difficulty').textContent(), "intro");
   // and the chapter's sections it comes from
-  assert.equal(await page.locator(".sidebar .chapter").count(), served.length);
-  assert.equal(await page.locator('.sidebar li[data-exercise="hierarchical-allreduce"] .chapter').textContent(),
+  await eventually(assert.equal, async () => await page.locator(".sidebar .chapter").count(), served.length);
+  await eventually(assert.equal, async () => await page.locator('.sidebar li[data-exercise="hierarchical-allreduce"] .chapter').textContent(),
     "§ The ring all-reduce and its volume · The hardware topology");
-  await page.locator(".sidebar").screenshot({ path: `${repo}docs/screenshots/catalog.png` });
+  await page.locator(".sidebar").screenshot({ path: `${SHOTS}/catalog.png` });
   await page.click("#lang-toggle");
-  assert.equal(await page.locator('.sidebar li[data-exercise="moe-dispatch-combine"] .difficulty').textContent(), "进阶");
+  await eventually(assert.equal, async () => await page.locator('.sidebar li[data-exercise="moe-dispatch-combine"] .difficulty').textContent(), "进阶");
   await page.click("#lang-toggle");
   assert.deepEqual(page.errors, []);
   await page.close();
@@ -42,7 +42,7 @@ for (const id of served) {
     const { verdict, text } = await runAndWait(page, "#run-all", 240_000);
     assert.equal(verdict, "accepted", text.slice(0, 600));
     const cases = readFileSync(`${repo}exercises/${id}/exercise.toml`, "utf8").match(/^\[\[cases\]\]/gm).length;
-    assert.equal(await page.locator(".result tr.case.v-accepted").count(), cases);
+    await eventually(assert.equal, async () => await page.locator(".result tr.case.v-accepted").count(), cases);
     assert.deepEqual(page.errors, []);
     await page.close();
   });
@@ -58,7 +58,7 @@ test("a sample of lists and numbers shows each value in its place", async () => 
   // the input: a list of gradients and bucket_bytes; the result: the list, tensor by tensor
   assert.ok(heads.includes("Input[0][0]") && heads.includes("Input[1]"), heads.join(" | "));
   assert.ok(heads.some((h) => /^Expected\[\d+\]$/.test(h)) && heads.some((h) => /^Your output\[\d+\]$/.test(h)), heads.join(" | "));
-  assert.equal(await panel.locator("tr.output .cell.wrong").count(), 0);
+  await eventually(assert.equal, async () => await panel.locator("tr.output .cell.wrong").count(), 0);
   assert.deepEqual(page.errors, []);
   await page.close();
 });

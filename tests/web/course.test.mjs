@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { after, before, test } from "node:test";
 import { launch } from "../../web/scripts/chromium.mjs";
-import { exerciseFile, python, repo, setCode } from "./harness.mjs";
+import { eventually, exerciseFile, python, repo, setCode } from "./harness.mjs";
 
 const STAFF = { username: "course_staff", password: "a-long-staff-password-9" };
 const PASSWORD = "correct horse battery staple";
@@ -85,13 +85,13 @@ test("a learner sees the leaderboard, chooses a display name and sees their prog
   assert.equal(ann.verdict, "accepted");
   const page = await coursePage(ann.token, "#/leaderboard/ring-allreduce");
   const first = await page.waitForSelector('#leaderboard tr[data-rank="1"]');
-  assert.match(await first.innerText(), /anonymous \(you\)/);
-  assert.match(await first.innerText(), /7,000|7000/); // bytes of the busiest rank of the 8-rank case
-  assert.equal(await page.$$eval("#leaderboard tbody tr", (rows) => rows.length), 1); // bob's is wrong
+  await eventually(assert.match, async () => await first.innerText(), /anonymous \(you\)/);
+  await eventually(assert.match, async () => await first.innerText(), /7,000|7000/); // bytes of the busiest rank of the 8-rank case
+  await eventually(assert.equal, async () => await page.$$eval("#leaderboard tbody tr", (rows) => rows.length), 1); // bob's is wrong
   await page.click('#course-nav a[href="#/me"]');
   await page.waitForSelector("#profile-form");
-  assert.match(await page.textContent("#quota"), /Submissions left this minute: 99 of 100/);
-  assert.match(await page.textContent("#my-progress"), /accepted/);
+  await eventually(assert.match, async () => await page.textContent("#quota"), /Submissions left this minute: 99 of 100/);
+  await eventually(assert.match, async () => await page.textContent("#my-progress"), /accepted/);
   await page.fill("#display-name", "Ann the Ringer");
   await page.click('#profile-form button[type="submit"]');
   await page.waitForSelector("#profile-note:has-text('Saved.')");
@@ -102,7 +102,7 @@ test("a learner sees the leaderboard, chooses a display name and sees their prog
   await page.waitForSelector('#leaderboard th:has-text("名次")');
   await page.click("#course-lang");
   const staffOnly = await coursePage(ann.token, "#/staff");
-  assert.match(await (await staffOnly.waitForSelector("#course-error")).innerText(), /for staff/);
+  await eventually(assert.match, async () => await (await staffOnly.waitForSelector("#course-error")).innerText(), /for staff/);
   assert.deepEqual([...page.errors, ...staffOnly.errors], []);
   await page.close();
   await staffOnly.close();
@@ -112,9 +112,9 @@ test("staff see learners × exercises, solve rates, and download the CSV", async
   const { token } = await call("POST", "/api/auth/login", null, STAFF);
   const page = await coursePage(token, "#/staff");
   const rates = await page.waitForSelector('#solve-rates tr[data-exercise="ring-allreduce"]');
-  assert.match(await rates.innerText(), /1 \/ 2/);
-  assert.match(await rates.innerText(), /50 %/);
-  assert.match(await rates.innerText(), /wrong_answer × 1/);
+  await eventually(assert.match, async () => await rates.innerText(), /1 \/ 2/);
+  await eventually(assert.match, async () => await rates.innerText(), /50 %/);
+  await eventually(assert.match, async () => await rates.innerText(), /wrong_answer × 1/);
   const grid = await page.textContent("#progress-grid");
   assert.match(grid, /accepted · 1/);
   assert.match(grid, /wrong_answer · 1/);
@@ -140,7 +140,7 @@ test("the exercise page shows the learner's server progress and a submission's q
   await page.waitForFunction(() => document.getElementById("queue-note")?.textContent.includes("98 of 100 submissions left this minute"), null, { timeout: 10_000 })
     .catch(async (e) => assert.fail(`${e.message}: ${await page.evaluate(() => document.getElementById("queue-note")?.outerHTML)}`));
   await page.waitForSelector(".result[data-verdict='accepted']", { timeout: 120_000 });
-  assert.match(await page.getAttribute("#course-link", "href"), /course\.html/);
+  await eventually(assert.match, async () => await page.getAttribute("#course-link", "href"), /course\.html/);
   assert.deepEqual(page.errors, []);
   await page.close();
 });

@@ -1,6 +1,6 @@
 // What the browser tests share: the built app served statically, Chromium, and page helpers.
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { fileURLToPath } from "node:url";
 import { launch, VIEWPORT } from "../../web/scripts/chromium.mjs";
@@ -8,6 +8,32 @@ import { serve } from "../../web/scripts/serve.mjs";
 
 export const repo = fileURLToPath(new URL("../../", import.meta.url));
 export const dist = `${repo}web/dist`;
+
+/**
+ * Where tests put their screenshots: a fresh temporary folder, so that running the suite never
+ * touches the tracked tree; `make screenshots` points it at docs/screenshots to refresh those.
+ */
+export const SHOTS = process.env.CJUDGE_SCREENSHOTS || mkdtempSync(`${tmpdir()}/cjudge-shots-`);
+mkdirSync(SHOTS, { recursive: true });
+
+/**
+ * Assert `assertion(await read(), ...args)` once the page has settled: the page changes after
+ * every click and run, so a browser test never reads its state just once. Retries every 100 ms
+ * for up to 30 s (generous: CI machines are loaded), then fails with the last value read.
+ */
+export async function eventually(assertion, read, ...args) {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const value = await read();
+    try {
+      assertion(value, ...args);
+      return;
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
 
 /** A file of an exercise folder, e.g. exerciseFile("ring-allreduce", "solution.py"). */
 export const exerciseFile = (id, name) => readFileSync(`${repo}exercises/${id}/${name}`, "utf8");

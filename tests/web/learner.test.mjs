@@ -3,14 +3,11 @@
 // Output pane, loading failures, the phone layout, and accessibility (axe-core) in both languages.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import {
-  axeViolations, cursorLine, editorText, exerciseFile, openPage, repo, runAndWait, setCode, startApp,
-} from "./harness.mjs";
+import { axeViolations, cursorLine, editorText, eventually, exerciseFile, openPage, runAndWait, setCode, SHOTS, startApp } from "./harness.mjs";
 
 const REFERENCE = exerciseFile("ring-allreduce", "solution.py");
 const DEADLOCK = exerciseFile("ring-allreduce", "wrong/recv_before_send.py");
 const STARTER = exerciseFile("ring-allreduce", "starter.py");
-const SHOTS = `${repo}docs/screenshots`;
 /** A judge server that answers (its exercise list), so that the page offers Submit: no practice mode. */
 const withServer = (p) => p.route("**/api/exercises", (route) => route.fulfill({ contentType: "application/json", body: "[]" }));
 const progressOf = (page, id) => page.getAttribute(`#exercise-list li[data-exercise="${id}"]`, "data-progress");
@@ -24,51 +21,51 @@ test("a sample pass is not progress; a full run is, for its own exercise, even a
   await setCode(page, REFERENCE);
   const sample = await runAndWait(page, "Control+Enter");
   assert.equal(sample.verdict, "accepted");
-  assert.equal(await page.getAttribute(".result", "data-sample-only"), "");
-  assert.match(await page.textContent(".sample-only"), /not the verdict/);
-  assert.ok(await page.isVisible("#then-run-all") && await page.isVisible("#then-submit"));
-  assert.equal(await progressOf(page, "ring-allreduce"), "notStarted");
+  await eventually(assert.equal, async () => await page.getAttribute(".result", "data-sample-only"), "");
+  await eventually(assert.match, async () => await page.textContent(".sample-only"), /not the verdict/);
+  await eventually(assert.ok, async () => await page.isVisible("#then-run-all") && await page.isVisible("#then-submit"));
+  await eventually(assert.equal, async () => await progressOf(page, "ring-allreduce"), "notStarted");
 
   // Run all tests, then open the transpose while it runs: the result waits in the sidebar.
   await page.click("#then-run-all");
   await page.click('#exercise-list a[href="#/alltoall-transpose"]');
   await page.waitForSelector('#exercise-list li[data-exercise="ring-allreduce"] .waiting .verdict.v-accepted', { timeout: 60_000 });
-  assert.equal(await progressOf(page, "ring-allreduce"), "solved");
-  assert.equal(await progressOf(page, "alltoall-transpose"), "notStarted");
-  assert.equal(await page.locator("#results .result").count(), 0, "the transpose shows no result of the ring");
-  assert.equal(await page.getAttribute('#exercise-list a[href="#/alltoall-transpose"]', "aria-current"), "page");
-  assert.match(await page.title(), /transpose/i);
+  await eventually(assert.equal, async () => await progressOf(page, "ring-allreduce"), "solved");
+  await eventually(assert.equal, async () => await progressOf(page, "alltoall-transpose"), "notStarted");
+  await eventually(assert.equal, async () => await page.locator("#results .result").count(), 0, "the transpose shows no result of the ring");
+  await eventually(assert.equal, async () => await page.getAttribute('#exercise-list a[href="#/alltoall-transpose"]', "aria-current"), "page");
+  await eventually(assert.match, async () => await page.title(), /transpose/i);
   await page.click('#exercise-list a[href="#/ring-allreduce"]');
-  assert.equal(await page.getAttribute(".result", "data-verdict"), "accepted");
-  assert.equal(await page.getAttribute(".result", "data-sample-only"), null);
+  await eventually(assert.equal, async () => await page.getAttribute(".result", "data-verdict"), "accepted");
+  await eventually(assert.equal, async () => await page.getAttribute(".result", "data-sample-only"), null);
   // each case's modelled time, a bar against the ring's bound: 8 ranks, 1 MB is 73.9 µs
   const eight = page.locator('tr.case[data-case="8-ranks"] .modelled');
-  assert.match(await eight.textContent(), /modelled on h100x8.*1 MB 73\.9 µs/);
-  assert.equal(await eight.locator(".fill.over").count(), 0);
-  assert.equal(await page.locator("#exercise-list .waiting").count(), 0);
+  await eventually(assert.match, async () => await eight.textContent(), /modelled on h100x8.*1 MB 73\.9 µs/);
+  await eventually(assert.equal, async () => await eight.locator(".fill.over").count(), 0);
+  await eventually(assert.equal, async () => await page.locator("#exercise-list .waiting").count(), 0);
   assert.deepEqual(page.errors, []);
   await page.close();
 });
 
 test("shortcuts: tooltips, the hint under the editor, Shift+Ctrl+Enter runs everything, Ctrl+' submits (in both languages)", async () => {
   const page = await openPage(app.browser, `${app.url}#/ring-allreduce`, { prepare: withServer });
-  assert.match(await page.getAttribute("#run-sample", "title"), /^Ctrl\+Enter$/);
-  assert.match(await page.getAttribute("#run-all", "title"), /^Shift\+Ctrl\+Enter$/);
-  assert.match(await page.getAttribute("#submit", "title"), /^Ctrl\+'$/);
-  assert.match(await page.textContent("#shortcut-hint"), /Ctrl\+Enter: run sample.*Esc then Tab: leave the editor/);
+  await eventually(assert.match, async () => await page.getAttribute("#run-sample", "title"), /^Ctrl\+Enter$/);
+  await eventually(assert.match, async () => await page.getAttribute("#run-all", "title"), /^Shift\+Ctrl\+Enter$/);
+  await eventually(assert.match, async () => await page.getAttribute("#submit", "title"), /^Ctrl\+'$/);
+  await eventually(assert.match, async () => await page.textContent("#shortcut-hint"), /Ctrl\+Enter: run sample.*Esc then Tab: leave the editor/);
   await setCode(page, REFERENCE);
   const all = await runAndWait(page, "Shift+Control+Enter");
   assert.equal(all.verdict, "accepted");
   assert.ok((await page.locator("tr.case").count()) > 1, "every case ran");
-  assert.equal(await page.getAttribute(".result", "data-sample-only"), null);
-  assert.equal(await editorText(page), REFERENCE, "the shortcut inserted no line");
+  await eventually(assert.equal, async () => await page.getAttribute(".result", "data-sample-only"), null);
+  await eventually(assert.equal, async () => await editorText(page), REFERENCE, "the shortcut inserted no line");
   // Logged out, Ctrl+' opens the log-in dialog, saying why.
   await page.keyboard.press("Control+'");
   await page.waitForSelector("#auth-dialog[open]");
-  assert.match(await page.textContent("#auth-reason"), /submit/i);
+  await eventually(assert.match, async () => await page.textContent("#auth-reason"), /submit/i);
   await page.click("#auth-cancel");
   await page.click("#lang-toggle");
-  assert.match(await page.textContent("#shortcut-hint"), /Ctrl\+Enter：运行样例.*先按 Esc 再按 Tab：离开编辑器/);
+  await eventually(assert.match, async () => await page.textContent("#shortcut-hint"), /Ctrl\+Enter：运行样例.*先按 Esc 再按 Tab：离开编辑器/);
   await page.close();
 });
 
@@ -77,9 +74,9 @@ test("errors reach the editor: a compile error in monospace and marked; a deadlo
   await setCode(page, "import torch\n\ndef ring_all_reduce(t):\n    return (\n");
   const compile = await runAndWait(page, "Control+Enter");
   assert.equal(compile.verdict, "compile_error");
-  assert.match(await page.$eval("pre.compile-error", (el) => getComputedStyle(el).fontFamily), /mono/i);
+  await eventually(assert.match, async () => await page.$eval("pre.compile-error", (el) => getComputedStyle(el).fontFamily), /mono/i);
   await page.waitForSelector("#editor .cm-lint-marker-error");
-  assert.equal(await page.locator("#editor .cm-lintRange-error").count(), 1);
+  await eventually(assert.equal, async () => await page.locator("#editor .cm-lintRange-error").count(), 1);
 
   await setCode(page, DEADLOCK);
   const dead = await runAndWait(page, "Control+Enter");
@@ -87,14 +84,14 @@ test("errors reach the editor: a compile error in monospace and marked; a deadlo
   const recvLine = DEADLOCK.split("\n").findIndex((l) => l.includes("dist.recv(buf, left)")) + 1;
   const cycle = await page.textContent(".deadlock .cycle");
   assert.match(cycle, new RegExp(`^0 ← 3 ← 2 ← 1 ← 0: every rank waits in recv, line ${recvLine}$`));
-  assert.equal(await page.locator(".deadlock .waits li").count(), 4);
-  assert.match(await page.textContent(".deadlock .fix"), /Fix: .*isend/);
+  await eventually(assert.equal, async () => await page.locator(".deadlock .waits li").count(), 4);
+  await eventually(assert.match, async () => await page.textContent(".deadlock .fix"), /Fix: .*isend/);
   await page.waitForSelector("#editor .cm-lint-marker-error");
   await page.click(".deadlock .cycle .line-link");
-  assert.equal(await cursorLine(page), recvLine);
+  await eventually(assert.equal, async () => await cursorLine(page), recvLine);
   await page.click("#lang-toggle");
-  assert.match(await page.textContent(".deadlock .cycle"), new RegExp(`^0 ← 3 ← 2 ← 1 ← 0: 每个 rank都在 recv 中等待, 第 ${recvLine} 行$`));
-  assert.match(await page.textContent(".deadlock .fix"), /修改方法：.*isend/);
+  await eventually(assert.match, async () => await page.textContent(".deadlock .cycle"), new RegExp(`^0 ← 3 ← 2 ← 1 ← 0: 每个 rank都在 recv 中等待, 第 ${recvLine} 行$`));
+  await eventually(assert.match, async () => await page.textContent(".deadlock .fix"), /修改方法：.*isend/);
   assert.deepEqual(page.errors, []);
   await page.close();
 });
@@ -105,12 +102,12 @@ test("a wrong sample shows Input / Expected / Your output per rank, wrong cells 
   const { verdict } = await runAndWait(page, "Control+Enter");
   assert.equal(verdict, "wrong_answer");
   await page.waitForSelector(".sample-values[open]");
-  assert.equal(await page.locator(".sample-values tbody").count(), 4, "one group per rank");
-  assert.deepEqual(await page.$$eval(".sample-values tbody:first-child tr:not(.rank-head) th", (ths) => ths.map((t) => t.textContent)),
+  await eventually(assert.equal, async () => await page.locator(".sample-values tbody").count(), 4, "one group per rank");
+  await eventually(assert.deepEqual, async () => await page.$$eval(".sample-values tbody:first-child tr:not(.rank-head) th", (ths) => ths.map((t) => t.textContent)),
     ["Input", "Expected", "Your output"]);
   assert.ok((await page.locator(".sample-values tr.output .cell.wrong").count()) > 0);
-  assert.equal(await page.locator(".sample-values tr.input .cell.wrong").count(), 0);
-  assert.equal(await page.locator(".sample-values tbody:first-child tr.input .chunk-start").count(), 3, "4 chunks: 3 boundaries");
+  await eventually(assert.equal, async () => await page.locator(".sample-values tr.input .cell.wrong").count(), 0);
+  await eventually(assert.equal, async () => await page.locator(".sample-values tbody:first-child tr.input .chunk-start").count(), 3, "4 chunks: 3 boundaries");
   await page.screenshot({ path: `${SHOTS}/sample-values.png` });
   await page.close();
 });
@@ -119,10 +116,10 @@ test("the Output pane opens only when the learner printed something", async () =
   const page = await openPage(app.browser, `${app.url}#/ring-allreduce`);
   await setCode(page, REFERENCE);
   await runAndWait(page, "Control+Enter");
-  assert.equal(await page.locator(".result .stdout").count(), 0);
+  await eventually(assert.equal, async () => await page.locator(".result .stdout").count(), 0);
   await setCode(page, REFERENCE.replace("def ring_all_reduce(t):", "def ring_all_reduce(t):\n    print('hello from', dist.get_rank())"));
   await runAndWait(page, "Control+Enter");
-  assert.match(await page.textContent(".result details.stdout[open] pre"), /hello from 0/);
+  await eventually(assert.match, async () => await page.textContent(".result details.stdout[open] pre"), /hello from 0/);
   await page.close();
 });
 
@@ -138,15 +135,15 @@ test("a missing .wasm: progress in bytes, then the file is named and Retry loads
       }));
     },
   });
-  assert.equal(await page.getAttribute("#runner-status", "data-state"), "failed");
-  assert.match(await page.textContent("#runner-status"), /Could not load pyodide\/pyodide\.asm\.wasm \(HTTP 404\)/);
+  await eventually(assert.equal, async () => await page.getAttribute("#runner-status", "data-state"), "failed");
+  await eventually(assert.match, async () => await page.textContent("#runner-status"), /Could not load pyodide\/pyodide\.asm\.wasm \(HTTP 404\)/);
 
-  assert.match(await page.getAttribute("#run-sample", "title"), /Retry/);
+  await eventually(assert.match, async () => await page.getAttribute("#run-sample", "title"), /Retry/);
   await page.unroute("**/pyodide.asm.wasm");
   seen = [];
   await page.click("#runner-retry");
   await page.waitForSelector('#runner-status[data-state="ready"]', { timeout: 60_000 });
-  assert.equal(await page.textContent("#runner-status"), "Python ready");
+  await eventually(assert.equal, async () => await page.textContent("#runner-status"), "Python ready");
   const counts = seen.map((s) => s.match(/Downloading Python: ([\d.]+) of ([\d.]+) MB/)).filter(Boolean);
   assert.ok(counts.length > 1, seen.join(" | "));
   assert.equal(counts.at(-1)[1], counts.at(-1)[2], "the count reaches the total");
@@ -156,18 +153,18 @@ test("a missing .wasm: progress in bytes, then the file is named and Retry loads
 
 test("on a phone: tabs Problem | Code | Result, full-width panes, one card per case", async () => {
   const page = await openPage(app.browser, `${app.url}#/ring-allreduce`, { viewport: { width: 390, height: 844 } });
-  assert.ok(await page.isVisible("#tab-problem"));
+  await eventually(assert.ok, async () => await page.isVisible("#tab-problem"));
   assert.ok((await page.$eval("#statement", (el) => el.getBoundingClientRect().width)) > 340);
-  assert.equal(await page.isVisible("#editor"), false);
+  await eventually(assert.equal, async () => await page.isVisible("#editor"), false);
   await page.click("#tab-code");
   assert.ok((await page.$eval("#editor", (el) => el.getBoundingClientRect().width)) > 340);
-  assert.equal(await page.isVisible("#statement"), false);
+  await eventually(assert.equal, async () => await page.isVisible("#statement"), false);
   await setCode(page, REFERENCE);
   await page.click("#run-all");
   await page.waitForSelector(".result[data-verdict='accepted']");
-  assert.equal(await page.getAttribute("#tab-result", "aria-selected"), "true");
-  assert.equal(await page.$eval("tr.case", (el) => getComputedStyle(el).display), "block");
-  assert.ok(await page.$eval("body", (b) => b.scrollWidth <= innerWidth + 1), "nothing wider than the screen");
+  await eventually(assert.equal, async () => await page.getAttribute("#tab-result", "aria-selected"), "true");
+  await eventually(assert.equal, async () => await page.$eval("tr.case", (el) => getComputedStyle(el).display), "block");
+  await eventually(assert.ok, async () => await page.$eval("body", (b) => b.scrollWidth <= innerWidth + 1), "nothing wider than the screen");
   await page.screenshot({ path: `${SHOTS}/phone-result.png` });
   await page.click("#tab-problem");
   await page.screenshot({ path: `${SHOTS}/phone-problem.png` });
@@ -190,6 +187,6 @@ test("axe-core: no serious or critical violation on the welcome page, an exercis
     assert.deepEqual(await axeViolations(page), [], `log-in dialog (${lang})`);
     await page.click("#auth-cancel");
   }
-  assert.equal(await page.getAttribute("html", "lang"), "zh-CN");
+  await eventually(assert.equal, async () => await page.getAttribute("html", "lang"), "zh-CN");
   await page.close();
 });

@@ -10,7 +10,7 @@ import { readFileSync } from "node:fs";
 import { after, before, test } from "node:test";
 import { VIEWPORT } from "../../web/scripts/chromium.mjs";
 import { serve } from "../../web/scripts/serve.mjs";
-import { axeViolations, dist, exerciseFile, runAndWait, setCode, startApp } from "./harness.mjs";
+import { axeViolations, dist, eventually, exerciseFile, runAndWait, setCode, startApp } from "./harness.mjs";
 
 const REFERENCE = exerciseFile("ring-allreduce", "solution.py");
 const catalog = JSON.parse(readFileSync(`${dist}/catalog.json`, "utf8"));
@@ -74,20 +74,20 @@ test("static host: a practice-mode banner instead of Submit, history and log in 
   const page = await newPage(`${app.url}#/ring-allreduce`);
   const banner = page.locator("#practice-banner");
   await banner.waitFor();
-  assert.match(await banner.textContent(), /^Practice mode: there is no judge server here\. Run sample and Run all tests work in your browser/);
-  for (const id of ["#submit", "#login", "#course-link"]) assert.equal(await page.isVisible(id), false, id);
-  assert.ok(await page.isVisible("#run-all"));
+  await eventually(assert.match, async () => await banner.textContent(), /^Practice mode: there is no judge server here\. Run sample and Run all tests work in your browser/);
+  for (const id of ["#submit", "#login", "#course-link"]) await eventually(assert.equal, async () => await page.isVisible(id), false, id);
+  await eventually(assert.ok, async () => await page.isVisible("#run-all"));
   // Ctrl+' does nothing here: no dialog
   await page.click("#editor .cm-content");
   await page.keyboard.press("Control+'");
-  assert.equal(await page.isVisible("#auth-dialog"), false);
+  await eventually(assert.equal, async () => await page.isVisible("#auth-dialog"), false);
   await setCode(page, REFERENCE);
   assert.equal((await runAndWait(page, "#run-sample")).verdict, "accepted");
-  assert.ok(await page.isVisible("#then-run-all"));
-  assert.equal(await page.locator("#then-submit").count(), 0, "no Submit without a server");
+  await eventually(assert.ok, async () => await page.isVisible("#then-run-all"));
+  await eventually(assert.equal, async () => await page.locator("#then-submit").count(), 0, "no Submit without a server");
   assert.deepEqual(await axeViolations(page), [], "practice mode (en)");
   await page.click("#lang-toggle");
-  assert.match(await banner.textContent(), /^练习模式：这里没有评测服务器。/);
+  await eventually(assert.match, async () => await banner.textContent(), /^练习模式：这里没有评测服务器。/);
   assert.deepEqual(await axeViolations(page), [], "practice mode (zh)");
   assert.deepEqual(page.errors, []);
   await page.context().close();
@@ -96,14 +96,14 @@ test("static host: a practice-mode banner instead of Submit, history and log in 
 test("after an accepted full run: Submit for the official verdict (logged out: log in, then it submits); after the official accept: Next (en, zh)", async () => {
   const state = { mode: "up", id: 41, status: "done" };
   const page = await newPage(`${app.url}#/ring-allreduce`, { context: { serviceWorkers: "block" }, prepare: fakeServer(state) });
-  assert.equal(await page.isVisible("#practice-banner"), false, "a server answers: no practice mode");
+  await eventually(assert.equal, async () => await page.isVisible("#practice-banner"), false, "a server answers: no practice mode");
   await setCode(page, REFERENCE);
   const all = await runAndWait(page, "#run-all", 120_000);
   assert.equal(all.verdict, "accepted");
-  assert.match(await page.textContent(".next-step"), /Every test passes in your browser/);
-  assert.equal(await page.textContent("#then-official"), "Submit for the official verdict");
+  await eventually(assert.match, async () => await page.textContent(".next-step"), /Every test passes in your browser/);
+  await eventually(assert.equal, async () => await page.textContent("#then-official"), "Submit for the official verdict");
   await page.click("#lang-toggle");
-  assert.equal(await page.textContent("#then-official"), "提交以获得正式结果");
+  await eventually(assert.equal, async () => await page.textContent("#then-official"), "提交以获得正式结果");
   await page.click("#lang-toggle");
 
   // The catalog's next exercise after the ring, skipping one already solved.
@@ -119,19 +119,19 @@ test("after an accepted full run: Submit for the official verdict (logged out: l
   await page.waitForSelector(".result[data-verdict='accepted'] #next-exercise", { timeout: 30_000 });
   assert.equal(state.submitted.exercise, "ring-allreduce");
   assert.equal(state.submitted.code, REFERENCE);
-  assert.match(await page.textContent(".result .source"), /Official verdict \(torch\)/);
-  assert.equal(await page.locator("#then-official").count(), 0);
+  await eventually(assert.match, async () => await page.textContent(".result .source"), /Official verdict \(torch\)/);
+  await eventually(assert.equal, async () => await page.locator("#then-official").count(), 0);
   const next = page.locator("#next-exercise");
-  assert.equal(await next.textContent(), `Next: ${title(after[1])}`);
-  assert.equal(await next.getAttribute("href"), `#/${after[1]}`);
-  assert.equal(await page.evaluate(() => localStorage.getItem("cjudge:pending")), null, "nothing left to follow");
+  await eventually(assert.equal, async () => await next.textContent(), `Next: ${title(after[1])}`);
+  await eventually(assert.equal, async () => await next.getAttribute("href"), `#/${after[1]}`);
+  await eventually(assert.equal, async () => await page.evaluate(() => localStorage.getItem("cjudge:pending")), null, "nothing left to follow");
   assert.deepEqual(await axeViolations(page), [], "official accept (en)");
   await page.click("#lang-toggle");
-  assert.equal(await next.textContent(), `下一题：${title(after[1], "zh")}`);
+  await eventually(assert.equal, async () => await next.textContent(), `下一题：${title(after[1], "zh")}`);
   assert.deepEqual(await axeViolations(page), [], "official accept (zh)");
   await next.click();
   await page.waitForFunction((id) => location.hash === `#/${id}`, after[1]);
-  assert.equal(await page.getAttribute(`#exercise-list a[href="#/${after[1]}"]`, "aria-current"), "page");
+  await eventually(assert.equal, async () => await page.getAttribute(`#exercise-list a[href="#/${after[1]}"]`, "aria-current"), "page");
   assert.deepEqual(page.errors, []);
   await page.context().close();
 });
@@ -159,27 +159,27 @@ test("a submission interrupted by an outage and a reload is followed again when 
   // The server goes away while the submission runs: the page says it will follow it later.
   state.mode = "down";
   await page.waitForSelector("#results .status.error");
-  assert.match(await page.textContent("#results .status.error"), /submission #77 will be followed when it answers again/);
+  await eventually(assert.match, async () => await page.textContent("#results .status.error"), /submission #77 will be followed when it answers again/);
   await page.waitForSelector("#practice-banner:not([hidden])");
 
   // Reloaded while the server is still down: practice mode, the submission still pending.
   await page.reload();
   await page.waitForSelector("#practice-banner:not([hidden])");
-  assert.match(await page.textContent("#practice-banner"), /Submission #77 will be followed as soon as the server answers again/);
-  assert.equal(await page.isVisible("#submit"), false);
+  await eventually(assert.match, async () => await page.textContent("#practice-banner"), /Submission #77 will be followed as soon as the server answers again/);
+  await eventually(assert.equal, async () => await page.isVisible("#submit"), false);
   await page.click("#lang-toggle");
-  assert.match(await page.textContent("#practice-banner"), /服务器恢复后会继续跟踪提交 #77。/);
+  await eventually(assert.match, async () => await page.textContent("#practice-banner"), /服务器恢复后会继续跟踪提交 #77。/);
 
   // The server answers again with the verdict: the page finds it by itself.
   state.status = "done";
   state.mode = "up";
   await page.waitForSelector(".result[data-verdict='accepted']", { timeout: 30_000 });
-  assert.equal(await page.isVisible("#practice-banner"), false);
-  assert.ok(await page.isVisible("#submit"));
-  assert.match(await page.textContent(".result .source"), /正式结果（torch）/);
-  assert.match(await page.textContent("#next-exercise"), /^下一题：/);
-  assert.equal(await progressOf(page, "ring-allreduce"), "solved");
-  assert.equal(await page.evaluate(() => localStorage.getItem("cjudge:pending")), null);
+  await eventually(assert.equal, async () => await page.isVisible("#practice-banner"), false);
+  await eventually(assert.ok, async () => await page.isVisible("#submit"));
+  await eventually(assert.match, async () => await page.textContent(".result .source"), /正式结果（torch）/);
+  await eventually(assert.match, async () => await page.textContent("#next-exercise"), /^下一题：/);
+  await eventually(assert.equal, async () => await progressOf(page, "ring-allreduce"), "solved");
+  await eventually(assert.equal, async () => await page.evaluate(() => localStorage.getItem("cjudge:pending")), null);
   assert.deepEqual(page.errors, []);
   await page.context().close();
 });
@@ -207,7 +207,7 @@ test("the service worker: the build lists every file with its hash; a reload off
     });
   });
   assert.equal(version, offline.version);
-  assert.equal(await page.evaluate(async () => (await (await caches.open("cjudge-files")).keys()).length), Object.keys(offline.files).length);
+  await eventually(assert.equal, async () => await page.evaluate(async () => (await (await caches.open("cjudge-files")).keys()).length), Object.keys(offline.files).length);
 
   // No network, no server: the reload comes from the service worker.
   await page.context().setOffline(true);
@@ -216,7 +216,7 @@ test("the service worker: the build lists every file with its hash; a reload off
   const response = await page.reload();
   assert.ok(response.fromServiceWorker(), "index.html from the service worker");
   await page.waitForSelector('#runner-status[data-state="ready"]', { timeout: 60_000 });
-  assert.match(await page.textContent("#title"), /ring all-reduce/i);
+  await eventually(assert.match, async () => await page.textContent("#title"), /ring all-reduce/i);
   await page.waitForSelector("#practice-banner:not([hidden])");
 
   // Stop: the runner worker is replaced by a fresh one, whose Python also loads offline.
@@ -225,7 +225,7 @@ test("the service worker: the build lists every file with its hash; a reload off
   await page.waitForSelector('#runner-status[data-state="busy"]');
   await page.click("#stop");
   await page.waitForSelector("#results .status");
-  assert.equal(await page.textContent("#results .status"), "Stopped.");
+  await eventually(assert.equal, async () => await page.textContent("#results .status"), "Stopped.");
   await page.waitForSelector('#runner-status[data-state="ready"]', { timeout: 60_000 });
   await setCode(page, REFERENCE);
   assert.equal((await runAndWait(page, "#run-sample")).verdict, "accepted");

@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { after, before, describe, test } from "node:test";
-import { exerciseFile, openPage, python, repo, runAndWait, setCode, startApp } from "./harness.mjs";
+import { eventually, exerciseFile, openPage, python, repo, runAndWait, setCode, startApp } from "./harness.mjs";
 
 const REFERENCE = exerciseFile("ring-allreduce", "solution.py");
 const WRONG = exerciseFile("ring-allreduce", "wrong/allgather_one_step_short.py");
@@ -32,13 +32,13 @@ for (const runner of ["jspi", "workers"]) {
 
     test("the reference is accepted on every case, with bytes per rank within the bound", async () => {
       const page = await openPage(app.browser, url());
-      assert.equal(await page.getAttribute("#runner-status", "data-mode"), runner === "jspi" ? "JSPI" : "workers");
+      await eventually(assert.equal, async () => await page.getAttribute("#runner-status", "data-mode"), runner === "jspi" ? "JSPI" : "workers");
       await setCode(page, REFERENCE);
       const { verdict } = await runAndWait(page, "#run-all");
       assert.equal(verdict, "accepted");
       assert.ok((await page.locator("tr.case.v-accepted").count()) >= 6);
-      assert.equal(await page.locator(".bar .fill.over").count(), 0);
-      assert.equal(await page.getAttribute('#exercise-list li[data-exercise="ring-allreduce"]', "data-progress"), "solved");
+      await eventually(assert.equal, async () => await page.locator(".bar .fill.over").count(), 0);
+      await eventually(assert.equal, async () => await page.getAttribute('#exercise-list li[data-exercise="ring-allreduce"]', "data-progress"), "solved");
       await page.close();
     });
 
@@ -72,7 +72,7 @@ test("Stop ends an infinite loop and the runner comes back ready", async () => {
   await page.waitForTimeout(500);
   await page.click("#stop");
   await page.waitForSelector(".status");
-  assert.match(await page.textContent(".status"), /Stopped/);
+  await eventually(assert.match, async () => await page.textContent(".status"), /Stopped/);
   await page.waitForSelector('#runner-status[data-state="ready"]', { timeout: 60_000 });
   await setCode(page, REFERENCE);
   assert.equal((await runAndWait(page)).verdict, "accepted");

@@ -2,7 +2,7 @@
 // register, submit, the official verdict streamed back, the history.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { editorText, exerciseFile, openPage, repo, setCode, startApp, startServer } from "./harness.mjs";
+import { editorText, eventually, exerciseFile, openPage, setCode, SHOTS, startApp, startServer } from "./harness.mjs";
 
 let app, server;
 before(async () => {
@@ -25,10 +25,10 @@ test("register, submit the reference, get the server's verdict and see it in the
   await setCode(page, exerciseFile("ring-allreduce", "solution.py"));
   await page.click("#submit");
   const result = await page.waitForSelector(".result[data-verdict]:not([data-verdict='queued']):not([data-verdict='running'])", { timeout: 120_000 });
-  assert.equal(await result.getAttribute("data-verdict"), "accepted");
-  assert.match(await result.innerText(), /torch/);
+  await eventually(assert.equal, async () => await result.getAttribute("data-verdict"), "accepted");
+  await eventually(assert.match, async () => await result.innerText(), /torch/);
   await page.waitForSelector(".history li");
-  assert.match(await page.textContent(".history"), /#\d+/);
+  await eventually(assert.match, async () => await page.textContent(".history"), /#\d+/);
   await page.close();
 });
 
@@ -46,19 +46,19 @@ test("accounts: Log in and Register are separate modes, field errors from 422s, 
   const page = await openPage(app.browser, `${server.url}#/ring-allreduce`);
   const user = name("alice");
   await page.click("#login");
-  assert.equal(await page.getAttribute("#auth-mode-login", "aria-selected"), "true");
-  assert.equal(await page.isVisible("#password-rule"), false, "the rules are for Register");
+  await eventually(assert.equal, async () => await page.getAttribute("#auth-mode-login", "aria-selected"), "true");
+  await eventually(assert.equal, async () => await page.isVisible("#password-rule"), false, "the rules are for Register");
   await fillAndEnter(page, user, "correct horse battery");
   await page.waitForSelector("#auth-error:not(:empty)");
-  assert.equal(await page.textContent("#auth-error"), "Wrong username or password.");
+  await eventually(assert.equal, async () => await page.textContent("#auth-error"), "Wrong username or password.");
   await page.click("#auth-mode-register");
-  assert.match(await page.textContent("#password-rule"), /At least 8 characters/);
-  assert.equal(await page.textContent("#auth-submit"), "Create account");
+  await eventually(assert.match, async () => await page.textContent("#password-rule"), /At least 8 characters/);
+  await eventually(assert.equal, async () => await page.textContent("#auth-submit"), "Create account");
   await fillAndEnter(page, user, "short");
   await page.waitForSelector("#password-error:not(:empty)");
-  assert.match(await page.textContent("#password-error"), /at least 8 characters/);
-  assert.equal(await page.getAttribute("#auth-password", "aria-invalid"), "true");
-  assert.equal(await page.textContent("#auth-error"), "", "no raw JSON");
+  await eventually(assert.match, async () => await page.textContent("#password-error"), /at least 8 characters/);
+  await eventually(assert.equal, async () => await page.getAttribute("#auth-password", "aria-invalid"), "true");
+  await eventually(assert.equal, async () => await page.textContent("#auth-error"), "", "no raw JSON");
   await fillAndEnter(page, user, "correct horse battery staple");
   await page.waitForSelector("#logout");
   await page.click("#logout");
@@ -68,10 +68,10 @@ test("accounts: Log in and Register are separate modes, field errors from 422s, 
   await page.click("#auth-mode-register");
   await fillAndEnter(page, user, "correct horse battery staple");
   await page.waitForSelector("#auth-error:not(:empty)");
-  assert.equal(await page.textContent("#auth-error"), "这个用户名已被占用：请换一个，或直接登录。");
+  await eventually(assert.equal, async () => await page.textContent("#auth-error"), "这个用户名已被占用：请换一个，或直接登录。");
   await fillAndEnter(page, "x", "correct horse battery staple");
   await page.waitForSelector("#username-error:not(:empty)");
-  assert.match(await page.textContent("#username-error"), /3–32 个字母/);
+  await eventually(assert.match, async () => await page.textContent("#username-error"), /3–32 个字母/);
   await page.close();
 });
 
@@ -81,35 +81,35 @@ test("Submit while logged out logs in, then submits; the verdict lands on its ow
   await setCode(page, submitted);
   await page.click("#submit");
   await page.waitForSelector("#auth-dialog[open]");
-  assert.match(await page.textContent("#auth-reason"), /submitted right after/);
+  await eventually(assert.match, async () => await page.textContent("#auth-reason"), /submitted right after/);
   await page.click("#auth-mode-register");
   await fillAndEnter(page, name("bob"), "correct horse battery staple");
   await page.waitForSelector(".result[data-verdict]");
   // Open the transpose while the ring is judged: the ring's verdict waits in the sidebar.
   await page.click('#exercise-list a[href="#/alltoall-transpose"]');
   await page.waitForSelector('#exercise-list li[data-exercise="ring-allreduce"] .waiting .verdict.v-accepted', { timeout: 120_000 });
-  assert.equal(await page.getAttribute('#exercise-list li[data-exercise="ring-allreduce"]', "data-progress"), "solved");
-  assert.equal(await page.getAttribute('#exercise-list li[data-exercise="alltoall-transpose"]', "data-progress"), "notStarted");
-  assert.equal(await page.locator("#results .result").count(), 0);
+  await eventually(assert.equal, async () => await page.getAttribute('#exercise-list li[data-exercise="ring-allreduce"]', "data-progress"), "solved");
+  await eventually(assert.equal, async () => await page.getAttribute('#exercise-list li[data-exercise="alltoall-transpose"]', "data-progress"), "notStarted");
+  await eventually(assert.equal, async () => await page.locator("#results .result").count(), 0);
   assert.deepEqual(page.errors, [], "no console error (status_done)");
 
   await page.click('#exercise-list a[href="#/ring-allreduce"]');
-  assert.equal(await page.getAttribute(".result", "data-verdict"), "accepted");
-  assert.equal(await page.locator(".result .stdout").count(), 0, "no Output pane: the learner printed nothing");
+  await eventually(assert.equal, async () => await page.getAttribute(".result", "data-verdict"), "accepted");
+  await eventually(assert.equal, async () => await page.locator(".result .stdout").count(), 0, "no Output pane: the learner printed nothing");
   await setCode(page, "# today's code\n");
   await page.click(".history li button");
   await page.waitForSelector('#work[data-view="past"] .past-code .cm-line');
-  assert.equal(await page.isVisible("#editor"), false);
-  assert.equal(await editorText(page, "#past .past-code"), submitted);
-  assert.equal(await page.getAttribute("#past .past-code .cm-content", "contenteditable"), "false");
-  assert.match(await page.textContent("#past .past-head"), /Submission #\d+.*Accepted.*bytes of code/);
+  await eventually(assert.equal, async () => await page.isVisible("#editor"), false);
+  await eventually(assert.equal, async () => await editorText(page, "#past .past-code"), submitted);
+  await eventually(assert.equal, async () => await page.getAttribute("#past .past-code .cm-content", "contenteditable"), "false");
+  await eventually(assert.match, async () => await page.textContent("#past .past-head"), /Submission #\d+.*Accepted.*bytes of code/);
   await page.click("#past-diff");
-  assert.match(await page.textContent("#past pre.diff"), /- # the submitted version[\s\S]*\+ # today's code/);
-  await page.screenshot({ path: `${repo}docs/screenshots/history.png`, fullPage: true });
+  await eventually(assert.match, async () => await page.textContent("#past pre.diff"), /- # the submitted version[\s\S]*\+ # today's code/);
+  await page.screenshot({ path: `${SHOTS}/history.png`, fullPage: true });
   page.once("dialog", (dialog) => dialog.accept());
   await page.click("#past-load");
   await page.waitForSelector('#work[data-view="edit"]');
-  assert.equal(await editorText(page), submitted);
+  await eventually(assert.equal, async () => await editorText(page), submitted);
   await page.close();
 });
 
@@ -126,6 +126,6 @@ test("too many sign-ups: the wait from retry_after, in the app's language", asyn
     await page.click("#login");
     await page.click("#auth-mode-register");
   }
-  assert.match(await page.textContent("#auth-error"), /^尝试太频繁：请在 \d+ 秒后重试。$/);
+  await eventually(assert.match, async () => await page.textContent("#auth-error"), /^尝试太频繁：请在 \d+ 秒后重试。$/);
   await page.close();
 });

@@ -2,9 +2,8 @@
 // learner's own run (issue 13); clicking an arrow puts the editor's cursor on the sending line.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { cursorLine, exerciseFile, openPage, repo, runAndWait, setCode, startApp } from "./harness.mjs";
+import { cursorLine, eventually, exerciseFile, openPage, runAndWait, setCode, SHOTS, startApp } from "./harness.mjs";
 
-const SHOTS = `${repo}docs/screenshots`;
 
 let app;
 before(async () => (app = await startApp({ isolation: false })));
@@ -19,37 +18,37 @@ test("the reference ring's 8-rank case: 112 arrows, playback, click to the sendi
   assert.equal(verdict, "accepted");
   const ring = view(page, "8-ranks");
   await ring.locator("summary").click();
-  assert.equal(await ring.locator(".tl-msg").count(), 8 * 14);
-  assert.equal(await ring.locator(".tl-position").textContent(), "Step 14 of 14");
+  await eventually(assert.equal, async () => await ring.locator(".tl-msg").count(), 8 * 14);
+  await eventually(assert.equal, async () => await ring.locator(".tl-position").textContent(), "Step 14 of 14");
   // playback: one step shows only the first step's 8 arrows
   await ring.locator(".tl-step").click();
-  assert.equal(await ring.getAttribute("data-at"), "1");
-  assert.equal(await ring.locator(".tl-msg:not(.tl-future)").count(), 8);
+  await eventually(assert.equal, async () => await ring.getAttribute("data-at"), "1");
+  await eventually(assert.equal, async () => await ring.locator(".tl-msg:not(.tl-future)").count(), 8);
   // each rank's buffer: after step 1, rank r's chunk r−1 holds ranks r−1 and r (8 × 8 cells)
   const cell = (r, c) => ring.locator(`.tl-cell[data-rank="${r}"][data-chunk="${c}"]`);
-  assert.equal(await ring.locator(".tl-cell").count(), 64);
-  assert.equal(await cell(3, 2).textContent(), "2–3");
-  assert.equal(await cell(3, 5).textContent(), "3");
-  assert.match(await ring.locator(".tl-msg").first().locator("text").textContent(), /^500B c\d$/);
+  await eventually(assert.equal, async () => await ring.locator(".tl-cell").count(), 64);
+  await eventually(assert.equal, async () => await cell(3, 2).textContent(), "2–3");
+  await eventually(assert.equal, async () => await cell(3, 5).textContent(), "3");
+  await eventually(assert.match, async () => await ring.locator(".tl-msg").first().locator("text").textContent(), /^500B c\d$/);
   for (let i = 0; i < 6; i += 1) await ring.locator(".tl-step").click();
-  assert.equal(await cell(3, 4).textContent(), "0–7"); // chunk 4 reduced by step 7
-  assert.equal(await cell(3, 5).textContent(), "0–3+5–7"); // 7 ranks: only 4 not yet added
+  await eventually(assert.equal, async () => await cell(3, 4).textContent(), "0–7"); // chunk 4 reduced by step 7
+  await eventually(assert.equal, async () => await cell(3, 5).textContent(), "0–3+5–7"); // 7 ranks: only 4 not yet added
   await ring.screenshot({ path: `${SHOTS}/run-view-ring-midway.png` });
   await ring.locator(".tl-play").click();
   await page.waitForFunction(() => document.querySelector('details.timeline[data-case="8-ranks"]').getAttribute("data-at") === "14", null, { timeout: 20_000 });
-  assert.equal(await ring.locator(".tl-cell.tl-full").count(), 64);
+  await eventually(assert.equal, async () => await ring.locator(".tl-cell.tl-full").count(), 64);
   // modelled time: the same arrows, the axis in µs
   await ring.locator('input[value="time"]').check();
-  assert.equal(await ring.locator(".tl-msg").count(), 8 * 14);
-  assert.match(await ring.locator(".tl-grid").textContent(), /µs/);
+  await eventually(assert.equal, async () => await ring.locator(".tl-msg").count(), 8 * 14);
+  await eventually(assert.match, async () => await ring.locator(".tl-grid").textContent(), /µs/);
   // hover shows the details; a click moves the cursor to the line that sent it
   const arrow = ring.locator(".tl-msg").nth(20);
   const line = Number(await arrow.getAttribute("data-line"));
   assert.ok([15, 22].includes(line), String(line));
   await arrow.hover();
-  assert.match(await ring.locator(".tl-info").textContent(), /^rank \d → rank \d: 500 B, tag 0, sent at line \d+/);
+  await eventually(assert.match, async () => await ring.locator(".tl-info").textContent(), /^rank \d → rank \d: 500 B, tag 0, sent at line \d+/);
   await arrow.click();
-  assert.equal(await cursorLine(page), line);
+  await eventually(assert.equal, async () => await cursorLine(page), line);
   assert.deepEqual(page.errors, []);
   await page.close();
 });
@@ -59,15 +58,15 @@ test("a deadlock draws its wait-for edges in red", async () => {
   await setCode(page, exerciseFile("ring-allreduce", "wrong/recv_before_send.py"));
   assert.equal((await runAndWait(page)).verdict, "deadlock");
   const dead = view(page, "sample-4-ranks");
-  assert.equal(await dead.getAttribute("open"), "");
+  await eventually(assert.equal, async () => await dead.getAttribute("open"), "");
   const edges = dead.locator(".tl-dead");
-  assert.equal(await edges.count(), 4);
+  await eventually(assert.equal, async () => await edges.count(), 4);
   const colour = await edges.first().locator("path").evaluate((p) => getComputedStyle(p).stroke);
   assert.equal(colour, "rgb(213, 94, 0)");
-  assert.deepEqual(await edges.evaluateAll((es) => es.map((e) => `${e.dataset.rank}>${e.dataset.on}`).sort()), ["0>3", "1>0", "2>1", "3>2"]);
+  await eventually(assert.deepEqual, async () => await edges.evaluateAll((es) => es.map((e) => `${e.dataset.rank}>${e.dataset.on}`).sort()), ["0>3", "1>0", "2>1", "3>2"]);
   await dead.screenshot({ path: `${SHOTS}/run-view-deadlock.png` });
   await edges.first().locator("text").click(); // its label: "rank 0 waits on rank 3 in recv (line 14)"
-  assert.equal(await cursorLine(page), 14);
+  await eventually(assert.equal, async () => await cursorLine(page), 14);
   assert.deepEqual(page.errors, []);
   await page.close();
 });
@@ -77,14 +76,14 @@ test("a wrong answer marks the first wrong element's chunk and the last write in
   await setCode(page, exerciseFile("ring-allreduce", "wrong/allgather_one_step_short.py"));
   assert.equal((await runAndWait(page)).verdict, "wrong_answer");
   const wrong = view(page, "sample-4-ranks");
-  assert.equal(await wrong.locator(".tl-msg").count(), 4 * 5);
+  await eventually(assert.equal, async () => await wrong.locator(".tl-msg").count(), 4 * 5);
   const mark = wrong.locator(".tl-wrong");
-  assert.equal(await mark.getAttribute("data-chunk"), "2");
-  assert.match(await mark.textContent(), /index 4, chunk 2/);
-  assert.equal(await wrong.locator(".tl-msg.tl-last").count(), 1);
-  assert.equal(await wrong.locator(".tl-cell.tl-full").count(), 12); // one finished chunk short per rank
+  await eventually(assert.equal, async () => await mark.getAttribute("data-chunk"), "2");
+  await eventually(assert.match, async () => await mark.textContent(), /index 4, chunk 2/);
+  await eventually(assert.equal, async () => await wrong.locator(".tl-msg.tl-last").count(), 1);
+  await eventually(assert.equal, async () => await wrong.locator(".tl-cell.tl-full").count(), 12); // one finished chunk short per rank
   await page.click("#lang-toggle");
-  assert.match(await page.locator('details.timeline[data-case="sample-4-ranks"] .tl-wrong').textContent(), /第 2 块/);
+  await eventually(assert.match, async () => await page.locator('details.timeline[data-case="sample-4-ranks"] .tl-wrong').textContent(), /第 2 块/);
   await page.click("#lang-toggle");
   assert.deepEqual(page.errors, []);
   await page.close();
@@ -96,13 +95,13 @@ test("a too_slow ring at 4 KiB beside recursive doubling: the critical path", as
   await setCode(page, exerciseFile("allreduce-small", "wrong/ring.py"));
   assert.equal((await runAndWait(page, "#run-all", 180_000)).verdict, "too_slow");
   const slow = page.locator("details.timeline[open]").first();
-  assert.ok(await slow.locator(".tl-msg.tl-crit").count() > 0);
+  await eventually(assert.ok, async () => await slow.locator(".tl-msg.tl-crit").count() > 0);
   await slow.screenshot({ path: `${SHOTS}/run-view-too-slow-ring.png` });
   await setCode(page, exerciseFile("allreduce-small", "solution.py"));
   assert.equal((await runAndWait(page, "#run-all", 180_000)).verdict, "accepted");
   const fast = page.locator('details.timeline[data-case="8-ranks"]');
   await fast.locator("summary").click();
-  assert.equal(await fast.locator(".tl-position").textContent(), "Step 3 of 3");
+  await eventually(assert.equal, async () => await fast.locator(".tl-position").textContent(), "Step 3 of 3");
   await fast.screenshot({ path: `${SHOTS}/run-view-recursive-doubling.png` });
   assert.deepEqual(page.errors, []);
   await page.close();
