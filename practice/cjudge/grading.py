@@ -7,6 +7,7 @@ beside the simulated ranks) and are the only place where verdicts are decided.
 from __future__ import annotations
 
 import inspect
+import logging
 import math
 import operator
 import random
@@ -29,6 +30,14 @@ CONFINED_HINT = (" (each rank is confined: no sockets, shared memory, file chang
                  "other processes; ranks communicate only through the allowed primitives)",
                  "（每个 rank 都受到限制：不能创建套接字、使用共享内存、修改文件或访问其他进程；"
                  "rank 之间只能通过允许的原语通信）")
+#: a judge defect found while grading (the learner is never blamed for it)
+log = logging.getLogger(__name__)
+#: a finished case whose replay lost what the switch saw: the judge's fault, never a skipped bound
+INCOMPLETE_MODEL = ("the judge could not model this case: its cost model lost communication "
+                    "the switch recorded. This is a defect of the judge, not of your code; it "
+                    "has been logged",
+                    "评测机无法为本用例建模：成本模型丢失了交换机记录的通信。这是评测机的缺陷，"
+                    "不是你的代码的问题；已记录在日志中")
 STOP_VERDICTS = {"deadlock": Verdict.DEADLOCK, "time_limit": Verdict.TIME_LIMIT,
                  "output_limit": Verdict.OUTPUT_LIMIT, "memory_limit": Verdict.MEMORY_LIMIT,
                  "trace_limit": Verdict.OUTPUT_LIMIT}
@@ -255,7 +264,10 @@ def grade_case(exercise: Exercise, spec: CaseSpec, raw: RawCase) -> dict:
             modelled = model_case(raw["trace"], values.input_bytes(spec), exercise.model,
                                   case_name=spec["name"], params=spec["params"])
             result["model"] = modelled.model
-            if verdict is Verdict.ACCEPTED and modelled.too_slow:
+            if not modelled.complete:
+                log.error("%s, case %s: the replay is incomplete", exercise.id, spec["name"])
+                verdict, (en, zh) = Verdict.JUDGE_ERROR, INCOMPLETE_MODEL
+            elif verdict is Verdict.ACCEPTED and modelled.too_slow:
                 verdict, en, zh = Verdict.TOO_SLOW, modelled.message, modelled.message_zh
     result.update(verdict=verdict.value, message=en, message_zh=zh, details=details)
     result["timeline"] = case_timeline(exercise, spec, raw, result)  # the trace view's data

@@ -175,6 +175,8 @@ class CaseModel:
     """What :func:`model_case` answers."""
 
     model: dict[str, Any]  # the case's ``model`` in the verdict JSON
+    #: False: the replay lost something the switch saw (a defect of the judge: no bound judged)
+    complete: bool = True
     too_slow: bool = False
     message: str = ""  # English, when too slow
     message_zh: str = ""  # Chinese, when too slow
@@ -247,8 +249,9 @@ def model_case(trace: SwitchTrace, run_size: int, spec: ModelSpec, case_name: st
             "formula": spec.time_bound.formula, "tolerance": spec.tolerance,
             "judged": spec.judges(case_name)},
     }
+    complete = all(row["complete"] for row in rows)
     if not worst:
-        return CaseModel(model)
+        return CaseModel(model, complete)
     t, bound = worst["time_s"], worst["bound_s"]
     over = 100 * (t / bound - 1)
     why, why_zh, advice, advice_zh = _dominant(worst, topo)
@@ -262,7 +265,7 @@ def model_case(trace: SwitchTrace, run_size: int, spec: ModelSpec, case_name: st
     message_zh = (f"在 {where} 上太慢：你的建模时间为 {format_seconds(t)}，比上限 "
                   f"{format_seconds(bound)}（{spec.time_bound.formula}，容差 "
                   f"{100 * spec.tolerance:g} %）多 {over:.0f} %。{why_zh}")
-    return CaseModel(model, True, message, message_zh, worst)
+    return CaseModel(model, complete, True, message, message_zh, worst)
 
 
 def crossing(a: tuple[SwitchTrace, int], b: tuple[SwitchTrace, int], topology: Topology,
