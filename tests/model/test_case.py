@@ -9,7 +9,6 @@ import pytest
 from cjudge.model import reference as ref
 from cjudge.model.bound import Bound
 from cjudge.model.case import ModelSpec, model_case, sweep
-from cjudge.model.sizes import format_seconds, parse_size, parse_sizes
 from cjudge.model.topology import ModelError, get_topology
 from cjudge.verdicts import Verdict, title
 
@@ -120,16 +119,6 @@ def test_bounds_refuse_anything_but_arithmetic(formula):
 def test_bound_arithmetic():
     b = Bound("ceil(log2(n)) * (alpha + S/beta) + max(0, -1) + 7 % 4 - 3")
     assert b(n=8, S=1e6, alpha=5e-6, beta=450e9) == pytest.approx(21.667e-6, rel=1e-4)
-
-
-def test_sizes():
-    assert parse_size("1GB") == 10**9 and parse_size("1G") == 2**30
-    assert parse_size("4KiB") == 4096 and parse_size("1MB") == 10**6 and parse_size(512) == 512
-    assert parse_sizes("1K..8K") == [1024, 2048, 4096, 8192]
-    assert parse_sizes("4KiB,1MB") == [4096, 10**6]
-    assert format_seconds(73.889e-6) == "73.9 µs" and format_seconds(3.9589e-3) == "3.96 ms"
-    with pytest.raises(ModelError):
-        parse_size("0.5B")
 
 
 def test_sweep_rows_are_in_size_order():

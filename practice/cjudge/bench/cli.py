@@ -19,13 +19,14 @@ from ..cli import workspace
 from ..exercises import Exercise, default_root, load_exercises
 from ..grading import plan_cases
 from ..primitives import CANONICAL
+from ..units import parse_size
 from . import chart, report
 from .config import AGGREGATIONS, BUILTINS, DTYPE_ALIASES, DTYPES, BenchConfig, LearnerSpec, runnable
 from .launch import run, under_torchrun, world_size
 from .learners import ARGUMENTS
 from .monitor import Outcome
 from .progress import make_display
-from .sizes import parse_size, sweep
+from .sweep import sweep
 from .table import render_plain, render_rich
 
 OK, WRONG, USAGE, FAILED = 0, 1, 2, 3

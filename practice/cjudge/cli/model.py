@@ -19,10 +19,10 @@ from rich.table import Table
 from ..exercises import Exercise
 from ..model.case import crossing, sweep
 from ..model.reference import REFERENCES
-from ..model.sizes import format_seconds, format_size, parse_sizes
 from ..model.topology import THIS_MACHINE, ModelError, Topology, get_topology
 from ..primitives import CANONICAL
 from ..switch.trace import SwitchTrace
+from ..units import SizeError, format_seconds, format_size, parse_sizes
 from ..values import input_bytes
 from . import workspace
 
@@ -169,7 +169,7 @@ def cmd_model(exercise: Exercise, args: argparse.Namespace, console: Console) ->
         if args.file is not None and not args.file.is_file():
             raise ModelError(f"no such file: {args.file}")
         doc = build(exercise, args.file, topo, sizes, args.ranks, not args.no_contention)
-    except ModelError as exc:
+    except (ModelError, SizeError) as exc:
         console.print(f"model: {exc}", markup=False, style="red")
         return 2
     if not doc["series"]:

@@ -7,7 +7,7 @@ from typing import Any
 
 from matplotlib.figure import Figure
 
-from ..model.sizes import format_size
+from ..units import format_size
 
 
 def draw(doc: dict[str, Any], path: Path) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
-from ..model.sizes import format_seconds, format_size
+from ..units import format_seconds, format_size
 from ..verdicts import title
 
 STYLE = {"accepted": "green", "wrong_answer": "red", "over_budget": "yellow", "too_slow": "yellow",

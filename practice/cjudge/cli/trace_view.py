@@ -17,7 +17,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from ..model.sizes import format_seconds, format_size
+from ..units import format_seconds, format_size
 
 #: at most this many steps are tabulated (the SVG draws them all)
 MAX_COLUMNS = 48

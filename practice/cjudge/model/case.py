@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from ..switch.trace import SwitchTrace
+from ..units import SizeError, format_seconds, format_size, parse_size
 from .bound import NAMES, Bound
 from .replay import replay
-from .sizes import format_seconds, format_size, parse_size
 from .topology import ModelError, Topology, get_topology
 
 DEFAULT_TOPOLOGY = "h100x8"
@@ -127,7 +127,11 @@ class ModelSpec:
                                    or not all(isinstance(v, str) for v in advice.values())):
             raise ModelError("[model] advice must be { en = \"...\", zh = \"...\" }")
         bound, compute = table.get("time_bound"), table.get("compute")
-        return cls(topology, tuple(parse_size(s) for s in sizes),
+        try:
+            modelled = tuple(parse_size(s) for s in sizes)
+        except SizeError as exc:
+            raise ModelError(f"[model] sizes: {exc}") from None
+        return cls(topology, modelled,
                    Bound(bound, (*names, "c")) if bound is not None else None, float(tolerance),
                    table.get("collective", collective), contention,
                    tuple(cases) if cases is not None else None, per_node,

@@ -6,6 +6,7 @@ import { call } from "./api.js";
 import { h } from "./dom.js";
 import { currentLang, dateTime, setLang } from "./i18n.js";
 import { load } from "./store.js";
+import { formatSeconds } from "./units.js";
 
 const TEXT = {
   en: {
@@ -48,12 +49,8 @@ function table(head, rows, attrs = {}) {
 
 const when = (iso) => (iso ? dateTime(iso) : "");
 
-function seconds(s) {
-  if (s === null || s === undefined) return "–";
-  if (s >= 1) return `${s.toFixed(3)} s`;
-  if (s >= 1e-3) return `${(s * 1e3).toFixed(3)} ms`;
-  return `${(s * 1e6).toFixed(2)} µs`;
-}
+/** A leaderboard's time: four significant digits, so that close entries stay apart. */
+const seconds = (s) => (s === null || s === undefined ? "–" : formatSeconds(s, 4));
 
 const verdictCell = (v) => h("td", { class: v ? `verdict-${v}` : "verdict-none" }, v ?? t("notTried"));
 

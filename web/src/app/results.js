@@ -3,6 +3,7 @@
 import { h } from "./dom.js";
 import { currentLang, pick, t } from "./i18n.js";
 import { timelineView } from "./timeline.js";
+import { formatSeconds, formatSize } from "./units.js";
 
 let verdictTitles = {};
 export const setVerdictTitles = (titles) => (verdictTitles = titles);
@@ -50,9 +51,6 @@ function bytesCell(c) {
   );
 }
 
-const sizeText = (b) =>
-  b < 1e6 && b % 1024 === 0 ? `${b / 1024} KiB` : b >= 1e9 ? `${+(b / 1e9).toPrecision(3)} GB` : `${+(b / 1e6).toPrecision(3)} MB`;
-const timeText = (s) => (s >= 1e-3 ? `${+(s * 1e3).toPrecision(3)} ms` : `${+(s * 1e6).toPrecision(3)} µs`);
 
 /** The case's modelled time at each of the exercise's sizes, a bar against the time bound. */
 function modelBars(model) {
@@ -67,11 +65,11 @@ function modelBars(model) {
       {},
       model.sizes.map((row) => {
         const bound = row.bound_s;
-        const label = `${sizeText(row.size)} ${timeText(row.time_s)}`;
+        const label = `${formatSize(row.size)} ${formatSeconds(row.time_s)}`;
         const over = bound != null && row.over;
         return h(
           "div.bar",
-          { title: bound != null ? `${label} / ${timeText(bound)}` : label },
+          { title: bound != null ? `${label} / ${formatSeconds(bound)}` : label },
           h(`span.fill${over ? ".over" : ""}`, {
             style: `width:${bound ? Math.min(100, (100 * row.time_s) / bound).toFixed(1) : 100}%`,
           }),

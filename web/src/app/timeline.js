@@ -7,6 +7,7 @@
 // and never the only cue; every arrow is also a labelled, focusable element and a text row.
 import { h } from "./dom.js";
 import { pick } from "./i18n.js";
+import { formatSeconds, formatSize } from "./units.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 /** Above this many messages, arrows are drawn aggregated per (step range, sender, receiver). */
@@ -62,9 +63,9 @@ const el = (tag, attrs = {}, ...children) => {
   node.append(...children.flat().filter((c) => c != null));
   return node;
 };
-const size = (b) => (b >= 1 << 20 ? `${+(b / (1 << 20)).toFixed(1)}MiB` : b >= 1024 ? `${+(b / 1024).toFixed(1)}KiB` : `${b}B`);
-const SI = (b) => (b >= 1e9 ? `${+(b / 1e9).toPrecision(3)} GB` : b >= 1e6 ? `${+(b / 1e6).toPrecision(3)} MB` : b >= 1024 && b % 1024 === 0 ? `${b / 1024} KiB` : `${b} B`);
-export const seconds = (ns) => (ns >= 1e6 ? `${+(ns / 1e6).toPrecision(3)} ms` : ns >= 1e3 ? `${+(ns / 1e3).toPrecision(3)} µs` : `${+ns.toPrecision(3)} ns`);
+/** A size as an arrow's label: no space, so that it stays short ("500B"). */
+const size = (b) => formatSize(b).replace(" ", "");
+const seconds = (ns) => formatSeconds(ns / 1e9);
 
 /** Arrows to draw: the messages, or groups of them per (step range, src, dst) for large runs. */
 function arrows(view) {
@@ -357,7 +358,7 @@ export function renderTimeline(root, view, options = {}) {
     onchange: (e) => { clock = e.target.value; redraw(); },
   }), label);
   const clocks = h("fieldset.tl-clock", {}, h("legend", {}, say("clock")),
-    radio("step", say("steps")), radio("time", say("modelled", { size: SI(view.size), topology: view.topology }), !(view.modelled && view.end_t > 0)));
+    radio("step", say("steps")), radio("time", say("modelled", { size: formatSize(view.size), topology: view.topology }), !(view.modelled && view.end_t > 0)));
   const notes = [];
   if (view.cut) notes.push(h("p.tl-note", {}, say("cut", { what: Object.entries(view.cut).map(([k, v]) => `${v} ${k}`).join(", ") })));
   if (view.messages.length > AGGREGATE_ABOVE) notes.push(h("p.tl-note", {}, say("aggregated", { count: view.messages.length })));
