@@ -21,7 +21,7 @@ from .primitives import CANONICAL, DISPLAY
 from .protocol import CaseSpec, RawCase, TensorData
 from .switch.accounting import bytes_per_rank, graded_calls
 from .switch.core import Limits
-from .switch.explain import explain_deadlock
+from .switch.explain import deadlock_facts
 from .verdicts import Verdict
 from .view.timeline import case_timeline
 
@@ -253,6 +253,8 @@ def grade_case(exercise: Exercise, spec: CaseSpec, raw: RawCase) -> dict:
             (stop is not None and failure is None):
         verdict = STOP_VERDICTS[stop]
         en, zh = _stop_message(raw, verdict, exercise.time_limit_s)
+        if verdict is Verdict.DEADLOCK:  # as data too: the web app draws it
+            result["deadlock"] = deadlock_facts(raw["trace"], raw["ranks"])
     elif failure is not None:  # a rank's error explains why its peers hung or spun
         verdict, en, zh, details = failure
     else:
@@ -287,9 +289,9 @@ def _ranks(ranks: list[int]) -> str:
 
 def _stop_message(raw: RawCase, verdict: Verdict, limit: float) -> tuple[str, str]:
     if verdict is Verdict.DEADLOCK:
-        waits = explain_deadlock(raw["trace"], raw["ranks"])
-        return ("deadlock: " + "; ".join(w[0] for w in waits) if waits else "deadlock",
-                "死锁：" + "；".join(w[1] for w in waits) if waits else "死锁")
+        lines = deadlock_facts(raw["trace"], raw["ranks"])["lines"]
+        return ("; ".join(s["en"] for s in lines) or "every rank waits for communication that "
+                "never comes", "；".join(s["zh"] for s in lines) or "每个 rank 都在等待永远不会到来的通信")
     if verdict is Verdict.TIME_LIMIT:
         spinning = _ranks([r["rank"] for r in raw["ranks"] if r["state"] == "running"])
         waiting = _ranks([r["rank"] for r in raw["ranks"] if r["state"] == "blocked"])
