@@ -5,18 +5,24 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from rich.cells import cell_len
+
+from cjudge import __version__
+from cjudge.cli.commands import exit_status
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def judge_cli(*args: str, workspace: Path | None = None) -> subprocess.CompletedProcess:
+def judge_cli(*args: str, workspace: Path | None = None, **env: str) -> subprocess.CompletedProcess:
     """Run the CLI as a learner would, output piped."""
-    env = {**os.environ, "CJUDGE_WORKSPACE": str(workspace or ROOT / "practice" / "workspace")}
+    env = {**os.environ, "CJUDGE_WORKSPACE": str(workspace or ROOT / "practice" / "workspace"),
+           **env}
     return subprocess.run([sys.executable, str(ROOT / "practice" / "judge.py"), *args],
                           capture_output=True, text=True, env=env, cwd=ROOT, timeout=600)
 
@@ -65,7 +71,7 @@ def test_start_copies_the_starter_keeps_work_and_test_grades_it(tmp_path):
     assert "ring_all_reduce" in start.stdout  # the statement is shown
     mine.write_text((ROOT / "exercises/ring-allreduce/solution.py").read_text())
     again = judge_cli("start", "ring-allreduce", workspace=tmp_path)
-    assert "keeping your work" in again.stdout
+    assert "keeping your work" in again.stderr  # a warning
     assert "isend" in mine.read_text()
     graded = judge_cli("test", "ring-allreduce", workspace=tmp_path)
     assert graded.returncode == 0
@@ -91,7 +97,8 @@ def test_list_groups_exercises_by_track_in_order(tmp_path, lang, headings):
     assert [rows[i][0] for i in ids] == sorted(rows[i][0] for i in ids)
     assert [rows[i][1] for i in ids] == [1, 2, 3, 1, 2, 3, 1, 2, 3, 4]
     assert where[0] < rows[ids[0]][0] and where[1] < rows[ids[3]][0] < where[2] < rows[ids[6]][0]
-    assert "tree-broadcast" in rows["tree-reduce"][2]  # its prerequisite
+    after = out[rows["tree-reduce"][0]:rows["allreduce-small"][0]]
+    assert {"en": "after: tree-broadcast", "zh": "先做：tree-broadcast"}[lang] in after
     level = {"en": ("intro", "advanced"), "zh": ("入门", "进阶")}[lang]
     assert level[0] in rows["allreduce-compose"][2] and level[1] in rows["allreduce-rabenseifner"][2]
     block = out[rows["allreduce-compose"][0]:rows["alltoall-transpose"][0]]
@@ -103,10 +110,71 @@ def test_list_groups_exercises_by_track_in_order(tmp_path, lang, headings):
     (("test", "ring-allreduce", "missing.py"), "no such file"),
     (("test", "ring-allreduce"), "run `python practice/judge.py start ring-allreduce` first"),
 ])
-def test_bad_input_gets_a_clear_message(tmp_path, args, expected):
-    run = judge_cli(*args, workspace=tmp_path)
+def test_bad_input_gets_a_clear_message_on_stderr(tmp_path, args, expected):
+    run = judge_cli(*args, "--json", workspace=tmp_path)
     assert run.returncode == 2
-    assert expected in run.stdout
+    assert expected in run.stderr and run.stderr.startswith("judge.py: error: ")
+    assert run.stdout == ""  # stdout is for results: --json output always parses
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_list_fits_80_columns_with_every_column_and_tracks_numbered_1_to_k(tmp_path, lang):
+    listing = judge_cli("list", "--lang", lang, workspace=tmp_path, COLUMNS="80")
+    assert listing.returncode == 0, listing.stderr
+    lines = listing.stdout.splitlines()
+    assert max(cell_len(line) for line in lines) <= 80
+    columns = {"en": ["#", "exercise", "level", "ranks", "cases", "yours"],
+               "zh": ["#", "练习", "难度", "进程数", "用例", "你的结果"]}[lang]
+    headers = [[c.strip() for c in line.split("┃")[1:-1]] for line in lines if "┃" in line]
+    assert headers and all(h == columns for h in headers if h[0] == "#")
+    rows = [[c.strip() for c in line.split("│")[1:-1]] for line in lines if line.startswith("│")]
+    assert rows and all(len(r) == len(columns) for r in rows)  # no column cut off
+    numbers = [int(r[0]) for r in rows if r[0]]
+    tracks = " ".join(map(str, numbers)).replace(" 1 ", " | 1 ").split(" | ")
+    assert all(t.split() == [str(i) for i in range(1, len(t.split()) + 1)] for t in tracks)
+    assert len(numbers) == len(json.loads(judge_cli("list", "--json", workspace=tmp_path).stdout))
+
+
+def test_list_json_numbers_each_track_without_gaps(tmp_path):
+    rows = json.loads(judge_cli("list", "--json", workspace=tmp_path).stdout)
+    by_track: dict[str, list[int]] = {}
+    for row in rows:
+        by_track.setdefault(row["track"], []).append(row["number"])
+        assert set(row) >= {"id", "title", "level", "ranks", "cases", "after", "yours"}
+    assert all(n == list(range(1, len(n) + 1)) for n in by_track.values())
+    assert len(by_track["parallelism"]) >= 4  # the track whose `order` fields skip a place
+
+
+def test_check_json_reports_a_draft_and_fails(tmp_path):
+    assert judge_cli("new", "my-draft", "--exercises", str(tmp_path)).returncode == 0
+    run = judge_cli("check", "my-draft", "--exercises", str(tmp_path), "--json")
+    assert run.returncode == 1, run.stderr
+    doc = json.loads(run.stdout)
+    assert doc["passed"] is False and doc["exercises"][0]["id"] == "my-draft"
+    assert doc["problems"] == sum(not s["done"] for s in doc["exercises"][0]["steps"]) > 0
+
+
+def test_exit_status_tells_the_judges_fault_from_the_learners():
+    assert [exit_status(v) for v in ("accepted", "wrong_answer", "deadlock", "judge_error")] == \
+        [0, 1, 1, 3]
+
+
+def test_installed_command_runs_from_another_directory(tmp_path):
+    """``pip install -e .`` (``make setup`` does it) puts ``cjudge`` beside the interpreter."""
+    cjudge = shutil.which("cjudge", path=str(Path(sys.executable).parent))
+    assert cjudge, "no cjudge command: pip install -e . (make setup) installs it"
+    env = {**os.environ, "CJUDGE_WORKSPACE": str(tmp_path / "ws")}
+    version = subprocess.run([cjudge, "--version"], capture_output=True, text=True, env=env,
+                             cwd=tmp_path, timeout=60)
+    assert version.returncode == 0 and version.stdout.strip() == f"cjudge {__version__}"
+    shutil.copy(ROOT / "exercises/ring-allreduce/solution.py", tmp_path / "mine.py")
+    run = subprocess.run([cjudge, "test", "ring-allreduce", "mine.py", "--json"],
+                         capture_output=True, text=True, env=env, cwd=tmp_path, timeout=600)
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout)["verdict"] == "accepted"
+    missing = subprocess.run([cjudge, "test", "ring-allreduce"], capture_output=True, text=True,
+                             env=env, cwd=tmp_path, timeout=60)
+    assert missing.returncode == 2 and "run `cjudge start ring-allreduce` first" in missing.stderr
 
 
 def test_solution_prints_the_reference():

@@ -4,8 +4,11 @@ file its declared verdict) and finally asks for ``draft = true`` to go."""
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import random
 import re
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -13,6 +16,7 @@ from rich.console import Console
 from rich.table import Table
 
 from ..exercises import ID_RE, Exercise, ExerciseError, is_draft, load_exercise, load_exercises
+from .exits import OK, REJECTED, USAGE, error, invocation
 from .scaffold import MARK, write_draft
 
 GRADER_HELP = {
@@ -125,25 +129,30 @@ def show_steps(console: Console, exercise_id: str, steps: list[Step]) -> None:
         console.print(f"  {i}. {s.file} ({s.what}): {state}", markup=False)
 
 
-def check_folder(console: Console, folder: Path, launcher: str) -> int:
-    """Explain what is left in ``folder``, prove it once written; the number of problems."""
+def check_folder(console: Console | None, folder: Path, launcher: str) -> dict:
+    """What is left in ``folder``, and once written its proof: ``{"id", "steps", "files",
+    "problems"}`` (steps are shown only while some are left); shown on ``console`` as it goes
+    unless that is None (``--json``)."""
     from .commands import check_exercise
 
+    grading = "reference accepted, starter not, wrong files as declared"
     steps, exercise = writing_steps(folder)
+    files: list[dict] = []
     if exercise is None or not all(s.done for s in steps):
-        grading = Step("(grading)", "reference accepted, starter not, wrong files as declared",
-                       False, "runs once the steps above are done")
-        steps += [grading, _draft_step(folder)]
+        steps += [Step("(grading)", grading, False, "runs once the steps above are done"),
+                  _draft_step(folder)]
+        problems = sum(not s.done for s in steps)
+    else:
+        files = check_exercise(exercise, launcher, console)
+        failures, draft = sum(not f["ok"] for f in files), _draft_step(folder)
+        problems = failures + (not draft.done)
+        steps = steps + [Step("(grading)", grading, not failures,
+                              f"{failures} file(s) got another verdict: see the table"),
+                         draft] if problems else []
+    if steps and console is not None:
         show_steps(console, folder.name, steps)
-        return sum(not s.done for s in steps)
-    failures = check_exercise(exercise, launcher)
-    draft = _draft_step(folder)
-    if failures or not draft.done:
-        steps += [Step("(grading)", "reference accepted, starter not, wrong files as declared",
-                       not failures, f"{failures} file(s) got another verdict: see the table"),
-                  draft]
-        show_steps(console, folder.name, steps)
-    return failures + (not draft.done)
+    return {"id": folder.name, "steps": [dataclasses.asdict(s) for s in steps], "files": files,
+            "problems": problems}
 
 
 def _draft_step(folder: Path) -> Step:
@@ -155,44 +164,54 @@ def _draft_step(folder: Path) -> Step:
 def cmd_new(console: Console, root: Path, exercise_id: str) -> int:
     """Scaffold ``root/exercise_id`` as a draft and say what to do next."""
     if not ID_RE.match(exercise_id):
-        console.print(f"{exercise_id!r} is not a valid id: kebab-case, a-z, 0-9 and '-' "
-                      "(e.g. tree-broadcast)", markup=False)
-        return 2
+        error(f"{exercise_id!r} is not a valid id: kebab-case, a-z, 0-9 and '-' "
+              "(e.g. tree-broadcast)")
+        return USAGE
     folder = root / exercise_id
     if folder.exists():
-        console.print(f"{folder} exists already; pick another id or edit it", markup=False)
-        return 2
+        error(f"{folder} exists already; pick another id or edit it")
+        return USAGE
     written = write_draft(folder, random.SystemRandom().randrange(1, 2**31))
     console.print(f"created the draft exercise {folder}:", markup=False)
     for path in written:
         console.print(f"  {path.relative_to(folder)}", markup=False)
     console.print(f"every placeholder says {MARK}; the guide is docs/authoring.md. Next:\n"
-                  f"  python practice/judge.py check {exercise_id}   # what is left to write",
+                  f"  {invocation()} check {exercise_id}   # what is left to write",
                   markup=False)
     return 0
 
 
-def cmd_check(console: Console, root: Path, ids: list[str], launcher: str) -> int:
-    """``judge.py check [ID…]``: every exercise (drafts included) or those named."""
+def cmd_check(console: Console, root: Path, ids: list[str], launcher: str,
+              as_json: bool = False) -> int:
+    """``judge.py check [ID…]``: every exercise (drafts included) or those named; with
+    ``as_json`` one document of every folder's report instead of tables."""
     if ids:
         folders = []
         for exercise_id in ids:
             folder = root / exercise_id
             if not (folder / "exercise.toml").is_file() and not folder.is_dir():
                 known = sorted(p.name for p in root.iterdir() if (p / "exercise.toml").is_file())
-                console.print(f"unknown exercise {exercise_id!r}; known: {', '.join(known)} "
-                              f"(a new one: python practice/judge.py new {exercise_id})",
-                              markup=False)
-                return 2
+                error(f"unknown exercise {exercise_id!r}; known: {', '.join(known)} "
+                      f"(a new one: {invocation()} new {exercise_id})")
+                return USAGE
             folders.append(folder)
     else:
         folders = sorted(p for p in root.iterdir() if (p / "exercise.toml").is_file())
-    problems = sum(check_folder(console, folder, launcher) for folder in folders)
+    reports = [check_folder(None if as_json else console, folder, launcher) for folder in folders]
+    problems = sum(r["problems"] for r in reports)
+    catalog = None
     try:  # the catalog as a whole: prerequisites that name an exercise, one exercise a place
         load_exercises(root, strict=True)
     except ExerciseError as exc:
-        console.print(f"catalog: {exc}", markup=False)
+        catalog = str(exc)
         problems += 1
-    console.print("check passed" if not problems else f"check FAILED: {problems} left to do",
-                  markup=False)
-    return 0 if not problems else 1
+    if as_json:
+        sys.stdout.write(json.dumps({"passed": not problems, "problems": problems,
+                                     "catalog": catalog, "exercises": reports},
+                                    indent=1, ensure_ascii=False) + "\n")
+    else:
+        if catalog:
+            console.print(f"catalog: {catalog}", markup=False)
+        console.print("check passed" if not problems else f"check FAILED: {problems} left to do",
+                      markup=False)
+    return OK if not problems else REJECTED

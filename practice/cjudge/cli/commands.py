@@ -9,6 +9,7 @@ from pathlib import Path
 
 from rich.console import Console
 from rich.markdown import Markdown
+from rich.markup import escape
 from rich.table import Table
 
 from ..exercises import (
@@ -26,6 +27,8 @@ from ..exercises import (
 )
 from ..verdicts import title
 from . import workspace
+from .exits import JUDGE, OK, REJECTED, USAGE, error, invocation, warn
+from .mathtext import render_math
 from .render import show_case, show_result
 
 console = Console()
@@ -38,8 +41,8 @@ def exercises_or_exit(root: Path | None) -> dict[str, Exercise]:
     try:
         return load_exercises(root or default_root())
     except ExerciseError as exc:
-        console.print(f"malformed exercise: {exc}", markup=False)
-        raise SystemExit(2) from None
+        error(f"malformed exercise: {exc}")
+        raise SystemExit(USAGE) from None
 
 
 def exercise_or_exit(root: Path | None, exercise_id: str) -> Exercise:
@@ -58,38 +61,66 @@ def exercise_or_exit(root: Path | None, exercise_id: str) -> Exercise:
 def pick(exercises: dict[str, Exercise], exercise_id: str) -> Exercise:
     """The exercise named ``exercise_id``, or exit 2 listing the known ones."""
     if exercise_id not in exercises:
-        console.print(f"unknown exercise {exercise_id!r}; known: {', '.join(exercises)}",
-                      markup=False)
-        raise SystemExit(2)
+        error(f"unknown exercise {exercise_id!r}; known: {', '.join(exercises)}")
+        raise SystemExit(USAGE)
     return exercises[exercise_id]
 
 
-def cmd_list(exercises: dict[str, Exercise], lang: str) -> int:
-    """The exercises by track, in the catalog's order: world sizes, prerequisites, your last
-    verdict."""
+#: the ``list`` table's columns (en, zh): the exercise's cell holds its id, title, chapter
+#: section and prerequisites on lines of their own, so the table fits 80 columns
+LIST_COLUMNS = (("#", "#"), ("exercise", "练习"), ("level", "难度"), ("ranks", "进程数"),
+                ("cases", "用例"), ("yours", "你的结果"))
+
+
+def list_rows(exercises: dict[str, Exercise], lang: str) -> list[dict]:
+    """The catalog as ``list`` shows it: by track, numbered 1, 2, … within each track (the
+    ``order`` fields sort, the numbers never skip), with your last verdict; the title in
+    ``lang``, the chapter's sections and the level as their keys."""
     state = workspace.load_state()
+    rows, number = [], {}
+    for ex in catalog_order(exercises):
+        number[ex.track] = number.get(ex.track, 0) + 1
+        mine = state.get(ex.id)
+        rows.append({
+            "track": ex.track, "number": number[ex.track], "id": ex.id, "title": ex.title[lang],
+            "chapter": list(ex.chapter), "level": ex.difficulty,
+            "ranks": sorted({c.world_size for c in ex.cases}), "cases": len(ex.cases),
+            "after": list(ex.prerequisites),
+            "yours": mine or ("started" if workspace.file_for(ex.id).exists() else None)})
+    return rows
+
+
+def cmd_list(exercises: dict[str, Exercise], lang: str, as_json: bool = False) -> int:
+    """The exercises by track, in the catalog's order: world sizes, prerequisites, your last
+    verdict; a table per track that fits the terminal (80 columns and up)."""
+    rows = list_rows(exercises, lang)
+    if as_json:
+        sys.stdout.write(json.dumps(rows, indent=1, ensure_ascii=False) + "\n")
+        return 0
+    zh = lang == "zh"
     widest = max((len(i) for i in exercises), default=2)  # ids stay whole, to be copied
     tables: dict[str | None, Table] = {}
-    for ex in catalog_order(exercises):
-        if ex.track not in tables:
-            heading = TRACKS[ex.track][lang == "zh"] if ex.track else (
-                "other exercises" if lang == "en" else "其他练习")
-            tables[ex.track] = table = Table(title=heading)
-            for col in ("#", "id", "title · chapter", "level", "ranks", "cases", "after", "yours"):
-                table.add_column(col, min_width=widest if col in ("id", "after") else
-                                 8 if col == "level" else None)
-        sizes = sorted({c.world_size for c in ex.cases})
-        mine = state.get(ex.id)
-        yours = title(mine, lang) if mine else ("started" if workspace.file_for(ex.id).exists()
-                                                else "-")
-        level = DIFFICULTIES[ex.difficulty][lang == "zh"] if ex.difficulty else "-"
-        chapter = "; ".join(CHAPTER[c][lang == "zh"] for c in ex.chapter)
-        named = f"{ex.title[lang]}\n§ {chapter}" if chapter else ex.title[lang]
-        tables[ex.track].add_row(str(ex.order or ""), ex.id, named, level,
-                                 ",".join(map(str, sizes)), str(len(ex.cases)),
-                                 ", ".join(ex.prerequisites) or "-", yours)
+    for row in rows:
+        if row["track"] not in tables:
+            heading = TRACKS[row["track"]][zh] if row["track"] else ("其他练习" if zh else
+                                                                     "other exercises")
+            tables[row["track"]] = table = Table(title=heading)
+            for (en, cn), width in zip(LIST_COLUMNS, (2, widest, 8, 9, 5, 11), strict=True):
+                table.add_column(cn if zh else en, min_width=width, overflow="fold",
+                                 ratio=1 if en == "exercise" else None)
+        cell = [f"[bold]{escape(row['id'])}[/]", escape(row["title"])]
+        cell += [f"§ {escape(CHAPTER[c][zh])}" for c in row["chapter"]]
+        if row["after"]:
+            cell.append(("先做：" if zh else "after: ") + ", ".join(row["after"]))
+        yours = row["yours"]
+        tables[row["track"]].add_row(
+            str(row["number"]), "\n".join(cell),
+            DIFFICULTIES[row["level"]][zh] if row["level"] else "-",
+            ",".join(map(str, row["ranks"])), str(row["cases"]),
+            ("已开始" if zh else "started") if yours == "started" else
+            title(yours, lang) if yours else "-")
     for table in tables.values():
-        console.print(table)
+        console.print(table, soft_wrap=False)  # at the terminal's width, piped too
     return 0
 
 
@@ -97,14 +128,15 @@ def cmd_start(ex: Exercise, lang: str, force: bool) -> int:
     """Copy the starter into the workspace and show the statement."""
     target = workspace.file_for(ex.id)
     if target.exists() and not force:
-        console.print(f"{target} exists already: keeping your work (use --force to reset it)",
-                      markup=False)
+        warn(f"{target} exists already: keeping your work (use --force to reset it)")
     else:
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(ex.path / "starter.py", target)
         console.print(f"wrote {target}", markup=False)
-    console.print(Markdown(ex.statement(lang)) if console.is_terminal else ex.statement(lang))
-    console.print(f"\nedit {target}, then: python practice/judge.py test {ex.id}", markup=False)
+    statement = ex.statement(lang)
+    console.print(Markdown(render_math(statement)) if console.is_terminal
+                  else render_math(statement, for_markdown=False), markup=False)
+    console.print(f"\nedit {target}, then: {invocation()} test {ex.id}", markup=False)
     return 0
 
 
@@ -131,9 +163,9 @@ def cmd_test(ex: Exercise, file: Path | None, as_json: bool, lang: str, launcher
     """Grade a file (default: your workspace copy); exit 0 only on accepted."""
     path = file or workspace.file_for(ex.id)
     if not path.is_file():
-        hint = "" if file else f" (run `python practice/judge.py start {ex.id}` first)"
-        console.print(f"no such file: {path}{hint}", markup=False)
-        return 2
+        hint = "" if file else f" (run `{invocation()} start {ex.id}` first)"
+        error(f"no such file: {path}{hint}")
+        return USAGE
     on_case = None if as_json else (lambda case: show_case(console, case, lang))
     if not as_json:
         console.print(f"grading {path} on {ex.id} …", markup=False)
@@ -148,7 +180,12 @@ def cmd_test(ex: Exercise, file: Path | None, as_json: bool, lang: str, launcher
         from .trace_view import show_trace
 
         show_trace(Console(stderr=True) if as_json else console, result, trace, svg, lang)
-    return 0 if result["verdict"] == "accepted" else 1
+    return exit_status(result["verdict"])
+
+
+def exit_status(verdict: str) -> int:
+    """``test``'s exit status for a verdict: 0 accepted, 3 the judge's own error, else 1."""
+    return OK if verdict == "accepted" else JUDGE if verdict == "judge_error" else REJECTED
 
 
 def cmd_solution(ex: Exercise) -> int:
@@ -182,20 +219,24 @@ def check_rows(ex: Exercise, launcher: str) -> list[tuple[str, str, str, bool, s
     return rows
 
 
-def check_exercise(ex: Exercise, launcher: str) -> int:
+def check_exercise(ex: Exercise, launcher: str, console: Console | None) -> list[dict]:
     """Prove one exercise on both runtimes: reference accepted, starter not, each wrong file
-    its declared verdict; print the table; the number of mismatches."""
-    failures = 0
+    its declared verdict; each file's ``{"file", "expected", "got", "ok", "message"}``, shown
+    on ``console`` unless that is None."""
+    rows = [dict(zip(("file", "expected", "got", "ok", "message"), row, strict=True))
+            for row in check_rows(ex, launcher)]
+    if console is None:
+        return rows
+    if not console.is_terminal:
+        for row in rows:
+            console.print(f"{ex.id}/{row['file']}: expected {row['expected']}, got {row['got']}: "
+                          f"{'ok' if row['ok'] else 'MISMATCH'}", markup=False)
+        return rows
     table = Table(title=f"check {ex.id}")
     for col in ("file", "expected", "got", "ok", "message"):
         table.add_column(col, overflow="fold")
-    for file, want, got, ok, msg in check_rows(ex, launcher):
-        failures += not ok
-        if console.is_terminal:
-            table.add_row(file, want, got, "[green]yes[/]" if ok else "[red]NO[/]", msg[:160])
-        else:
-            console.print(f"{ex.id}/{file}: expected {want}, got {got}: "
-                          f"{'ok' if ok else 'MISMATCH'}", markup=False)
-    if console.is_terminal:
-        console.print(table)
-    return failures
+    for row in rows:
+        table.add_row(row["file"], row["expected"], row["got"],
+                      "[green]yes[/]" if row["ok"] else "[red]NO[/]", escape(row["message"][:160]))
+    console.print(table)
+    return rows

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import os
 import platform
 import shutil
+import sys
 import time
 
 from rich.console import Console
@@ -12,6 +14,7 @@ from rich.table import Table
 
 from ..exercises import Exercise
 from ..real.confine import confinement_gaps
+from .exits import OK, REJECTED
 
 
 def _torch_rows() -> list[tuple[str, bool, str]]:
@@ -43,8 +46,8 @@ def _smoke(exercises: dict[str, Exercise]) -> tuple[str, bool, str]:
             f"{result['verdict']} in {time.monotonic() - start:.2f} s")
 
 
-def doctor(console: Console, exercises: dict[str, Exercise]) -> int:
-    """Print what works here; exit 0 when local judging works."""
+def doctor(console: Console, exercises: dict[str, Exercise], as_json: bool = False) -> int:
+    """Print what works here (as JSON with ``as_json``); exit 0 when local judging works."""
     rows = [("python", True, platform.python_version()), ("CPU cores", True, str(os.cpu_count()))]
     rows += _torch_rows()
     if rows[2][1]:
@@ -59,7 +62,11 @@ def doctor(console: Console, exercises: dict[str, Exercise]) -> int:
                       ("node", "building the web app"), ("docker", "docker-compose deployment")):
         path = shutil.which(tool)
         rows.append((tool, path is not None, f"{path or 'missing'}: {use}"))
-    if console.is_terminal:
+    local_ok = all(ok for what, ok, _ in rows if what == "torch" or "sample" in what)
+    if as_json:
+        checks = [{"what": what, "ok": ok, "details": details} for what, ok, details in rows]
+        sys.stdout.write(json.dumps({"local_judging": local_ok, "checks": checks}, indent=1) + "\n")
+    elif console.is_terminal:
         table = Table(title="judge doctor")
         for col in ("what", "ok", "details"):
             table.add_column(col)
@@ -70,5 +77,4 @@ def doctor(console: Console, exercises: dict[str, Exercise]) -> int:
         for what, ok, details in rows:
             console.print(f"{what}: {'yes' if ok else 'no'}: {details}", markup=False,
                           highlight=False)
-    local_ok = all(ok for what, ok, _ in rows if what == "torch" or "sample" in what)
-    return 0 if local_ok else 1
+    return OK if local_ok else REJECTED

@@ -1,11 +1,14 @@
-"""Argument parsing for ``python practice/judge.py``."""
+"""Argument parsing for ``cjudge`` (``python practice/judge.py``)."""
 
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 
+from .. import __version__
 from . import commands
+from .exits import PROG_ENV
 
 EPILOG = """examples:
   python practice/judge.py list
@@ -20,33 +23,42 @@ EPILOG = """examples:
   python practice/judge.py warm stop                   # stop the warm judge (torch kept imported)
 
 test and check run in a warm judge that keeps torch imported between runs (the first run starts
-it; CJUDGE_WARM=0 runs in this process instead).
+it; CJUDGE_WARM=0 runs in this process instead). Installed (pip install -e .), the same command
+is `cjudge`, e.g. `cjudge test ring-allreduce my.py`.
+
+exit status: 0 accepted (or done), 1 not accepted (or check failed), 2 a usage error (unknown
+exercise, missing file, bad argument), 3 the judge's own failure. Results go to stdout, errors
+and warnings to stderr; --json prints results as JSON.
 """
 
 
 def parser() -> argparse.ArgumentParser:
     """The CLI's parser, with help that teaches the workflow."""
     p = argparse.ArgumentParser(
-        prog="judge.py", epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
+        prog=os.environ.get(PROG_ENV) or "judge.py", epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Judge collective-communication exercises on real torch.distributed ranks "
                     "(gloo, several processes on this machine).")
+    p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--exercises", type=Path, help="exercises folder (default: the repo's)")
     common.add_argument("--lang", choices=("en", "zh"), default="en",
                         help="language of statements and messages (English or Chinese)")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    def command(name: str, help: str) -> argparse.ArgumentParser:
-        return sub.add_parser(name, help=help, parents=[common])
+    def command(name: str, help: str, *more: argparse.ArgumentParser) -> argparse.ArgumentParser:
+        return sub.add_parser(name, help=help, parents=[common, *more])
 
-    command("list", "list the exercises and your last verdicts")
+    as_json = argparse.ArgumentParser(add_help=False)
+    as_json.add_argument("--json", action="store_true", help="print the results as JSON")
+
+    command("list", "list the exercises and your last verdicts", as_json)
     start = command("start", "copy an exercise's starter to your workspace")
     start.add_argument("id")
     start.add_argument("--force", action="store_true", help="overwrite your workspace copy")
-    test = command("test", "grade a file; exit status 0 only when accepted")
+    test = command("test", "grade a file; exit status 0 only when accepted", as_json)
     test.add_argument("id")
     test.add_argument("file", nargs="?", type=Path, help="default: your workspace copy")
-    test.add_argument("--json", action="store_true", help="print the verdict JSON")
     test.add_argument("--launcher", choices=("fork", "torchrun"), default="fork",
                       help="fork ranks from this process (fast) or start them with torchrun")
     test.add_argument("--seed", type=int, help="inputs from another seed")
@@ -60,11 +72,11 @@ def parser() -> argparse.ArgumentParser:
     new = command("new", "scaffold a new exercise (a draft) for you to write")
     new.add_argument("id", help="kebab-case, e.g. tree-broadcast")
     check = command("check", "what is left to write; reference accepted, starter not, wrong "
-                             "files as declared")
+                             "files as declared", as_json)
     check.add_argument("ids", nargs="*", metavar="ID")
     check.add_argument("--launcher", choices=("fork", "torchrun"), default="fork")
     sub.add_parser("bench", help="bandwidth sweep (see: judge.py bench --help)", add_help=False)
-    command("doctor", "what this machine can run")
+    command("doctor", "what this machine can run", as_json)
     warm = sub.add_parser("warm", help="the warm judge that keeps torch imported between runs: "
                                        "list (status) or stop")
     warm.add_argument("action", nargs="?", choices=("status", "stop"), default="status")
@@ -96,14 +108,14 @@ def main(argv: list[str]) -> int:
         root = args.exercises or default_root()
         if args.command == "new":
             return authoring.cmd_new(commands.console, root, args.id)
-        return authoring.cmd_check(commands.console, root, args.ids, args.launcher)
+        return authoring.cmd_check(commands.console, root, args.ids, args.launcher, args.json)
     if args.command in ("list", "doctor"):
         exercises = commands.exercises_or_exit(args.exercises)
         if args.command == "list":
-            return commands.cmd_list(exercises, args.lang)
+            return commands.cmd_list(exercises, args.lang, args.json)
         from .doctor import doctor
 
-        return doctor(commands.console, exercises)
+        return doctor(commands.console, exercises, args.json)
     ex = commands.exercise_or_exit(args.exercises, args.id)
     if args.command == "start":
         return commands.cmd_start(ex, args.lang, args.force)

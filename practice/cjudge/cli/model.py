@@ -25,6 +25,7 @@ from ..switch.trace import SwitchTrace
 from ..units import SizeError, format_seconds, format_size, parse_sizes
 from ..values import input_bytes
 from . import workspace
+from .exits import USAGE, error
 
 #: the RawCase key that carries the switch's trace
 SWITCH_KEY = "trace"
@@ -170,12 +171,11 @@ def cmd_model(exercise: Exercise, args: argparse.Namespace, console: Console) ->
             raise ModelError(f"no such file: {args.file}")
         doc = build(exercise, args.file, topo, sizes, args.ranks, not args.no_contention)
     except (ModelError, SizeError) as exc:
-        console.print(f"model: {exc}", markup=False, style="red")
-        return 2
+        error(f"model: {exc}")
+        return USAGE
     if not doc["series"]:
-        console.print(f"model: no reference algorithm for {exercise.id}'s {exercise.builtin}",
-                      markup=False, style="red")
-        return 2
+        error(f"model: no reference algorithm for {exercise.id}'s {exercise.builtin}")
+        return USAGE
     if args.json:
         sys.stdout.write(json.dumps(doc, indent=1) + "\n")
     else:
