@@ -9,11 +9,14 @@ import json
 import math
 import random
 
-from cjudge.checkers import LIMIT, SCALE
+from cjudge.checkers import LIMIT, SCALE, first_unfed
 
 #: bytes of one count (an int64)
 COUNT_BYTES = 8
 INTEGER_DTYPES = ("int64", "int32")
+#: the experts' factors are distinct integers drawn per case from here: every weighted sum of
+#: expert outputs stays exact in float32
+FACTORS = range(2, 34)
 
 
 def _sizes(params: dict, world: int) -> tuple[int, int, int, int, int]:
@@ -50,11 +53,13 @@ def routing(params: dict, world: int) -> list[list[list[int]]]:
 def make_inputs(params: dict, world: int, rng: random.Random) -> list[dict]:
     """Every rank's x (distinct multiples of 1/16, so each value names its token and column),
     topk_idx (int64, the case's routing) and topk_w (multiples of 1/8 in (0, 1]): every
-    weighted sum of expert outputs is exact in float32."""
+    weighted sum of expert outputs is exact in float32. The layer's experts multiply by
+    factors drawn here, per case (the switch keeps them)."""
     experts, local, k, tokens, hidden = _sizes(params, world)
     dtype = params["dtype"]
     values = [v / SCALE for v in rng.sample([v for v in range(-LIMIT + 1, LIMIT) if v],
                                             world * tokens * hidden)]
+    factors = rng.sample(FACTORS, experts)
     inputs = []
     for r, routes in enumerate(routing(params, world)):
         x = {"shape": [tokens, hidden], "dtype": dtype,
@@ -65,7 +70,7 @@ def make_inputs(params: dict, world: int, rng: random.Random) -> list[dict]:
             continue
         w = {"shape": [tokens, k], "dtype": dtype,
              "data": [rng.randint(1, 8) / 8 for _ in range(tokens * k)]}
-        expert = {"fn": "expert", "params": {"first": r * local, "local": local}}
+        expert = {"fn": "expert", "params": {"factors": factors[r * local:(r + 1) * local]}}
         inputs.append({"call": [x, idx, w, experts, expert], "functions": ["moe_layer"]})
     return inputs
 
@@ -95,21 +100,34 @@ def _weights(inputs: list[dict], rank: int) -> list[list[float]]:
     return [w["data"][t * k:(t + 1) * k] for t in range(w["shape"][0])]
 
 
+def _factors(inputs: list[dict]) -> list[int]:
+    """The layer's factor of every expert, by global id."""
+    return [f for i in inputs for f in i["call"][4]["params"]["factors"]]
+
+
+def _dispatched_data(params: dict, world: int, inputs: list[dict], rank: int) -> list[float]:
+    """The elements of rank's rows after dispatch, in order."""
+    return [v for _, src, t in _dispatched(params, world, inputs, rank)
+            for v in _rows(inputs, src)[t]]
+
+
 def expected(params: dict, world: int, inputs: list[dict]) -> list:
-    """dispatch: (tokens, (counts, anything)); the layer: row t = Σ_slot w·(1 + e)·x[t]."""
+    """dispatch: (tokens, (counts, anything)); the layer: row t = Σ_slot w·f_e·x[t], f_e
+    expert e's factor."""
     _, local, _, tokens, hidden = _sizes(params, world)
     dtype = params["dtype"]
     out = []
     for r in range(world):
         if params["grade"] == "layer":
-            data = [math.fsum(w * (1 + e) * v for w, e in zip(ws, route, strict=True))
+            f = _factors(inputs)
+            data = [math.fsum(w * f[e] * v for w, e in zip(ws, route, strict=True))
                     for row, route, ws in zip(_rows(inputs, r), _routes(inputs, r),
                                               _weights(inputs, r), strict=True)
                     for v in row]
             out.append({"shape": [tokens, hidden], "dtype": dtype, "data": data})
             continue
         rows = _dispatched(params, world, inputs, r)
-        data = [v for _, src, t in rows for v in _rows(inputs, src)[t]]
+        data = _dispatched_data(params, world, inputs, r)
         counts = [sum(1 for e, _, _ in rows if e == r * local + le) for le in range(local)]
         out.append({"tuple": [{"shape": [len(rows), hidden], "dtype": dtype, "data": data},
                               {"tuple": [counts, {"any": True}]}]})
@@ -144,10 +162,11 @@ def bytes_bound(params: dict, world: int, itemsize: int) -> list[int]:
     return [p + meta for p in payload_bytes(params, world, itemsize)]
 
 
-def check_traffic(params: dict, world: int, calls: list[dict]) -> tuple[str, str] | None:
+def check_traffic(params: dict, world: int, calls: list[dict]) -> tuple[str, ...] | None:
     """The counts apart from the tokens: at most two all_to_all_single calls in dispatch (the
     counts, then the tokens) and one in combine (it reuses the counts), count bytes within
-    their allowance, token bytes exactly what the routing needs."""
+    their allowance, token bytes exactly what the routing needs (more: over budget; fewer:
+    the rows did not travel, a wrong answer)."""
     itemsize = 8 if params["dtype"] == "float64" else 4
     payload = payload_bytes(params, world, itemsize)
     meta = metadata_bytes(params, world)
@@ -176,6 +195,31 @@ def check_traffic(params: dict, world: int, calls: list[dict]) -> tuple[str, str
                     f"allowance of {meta} (one int64 per expert per other rank)",
                     f"rank {r} 发送了 {counts} 字节的整数，超过计数的额度 {meta} 字节"
                     "（每个其他 rank 每个专家一个 int64）")
+        if tokens < payload[r]:
+            return (f"rank {r} sent only {tokens} bytes in {params['dtype']} calls, but its "
+                    f"tokens for other ranks take exactly {payload[r]}: every routed row must "
+                    "travel to its expert's rank and back",
+                    f"rank {r} 在 {params['dtype']} 调用中只发送了 {tokens} 字节，但它发往其他 "
+                    f"rank 的 token 恰好需要 {payload[r]} 字节：每个路由的行都必须送到专家所在的 "
+                    "rank 并送回", "wrong_answer")
+    return None
+
+
+def check_computes(params: dict, world: int, inputs: list[dict],
+                   computes: list[dict]) -> tuple[str, str] | None:
+    """In the layer, each rank's experts were given exactly the rows dispatch must return, in
+    its order (one call or several in turn), and nothing else."""
+    if params["grade"] != "layer":
+        return None
+    for r in range(world):
+        wrong = first_unfed(computes, r, "expert", _dispatched_data(params, world, inputs, r),
+                            params["dtype"])
+        if wrong is not None:
+            call, calls = wrong
+            return (f"rank {r}'s expert must be given exactly the rows its dispatch returns, in "
+                    f"order, and nothing else; its call {min(call + 1, calls)} of {calls} was "
+                    "not", f"rank {r} 的 expert 必须恰好得到其 dispatch 返回的行，按顺序，且不得"
+                    f"有其他数据；它的第 {min(call + 1, calls)} 次调用（共 {calls} 次）不符合")
     return None
 
 
@@ -214,17 +258,17 @@ def diagnose(params: dict, world: int, inputs: list[dict], rank: int, index: int
 
 def _diagnose_layer(inputs: list[dict], rank: int, t: int, col: int,
                     got: float) -> tuple[str, str] | None:
-    x = _rows(inputs, rank)[t][col]
+    x, f = _rows(inputs, rank)[t][col], _factors(inputs)
     route, ws = _routes(inputs, rank)[t], _weights(inputs, rank)[t]
-    terms = [w * (1 + e) * x for w, e in zip(ws, route, strict=True)]
+    terms = [w * f[e] * x for w, e in zip(ws, route, strict=True)]
     head = f"token {t} went to experts {route} with weights {ws}"
     head_zh = f"token {t} 发往专家 {route}，权重 {ws}"
-    if got == math.fsum((1 + e) * x for e in route):
+    if got == math.fsum(f[e] * x for e in route):
         return (f"{head}: the sum is unweighted (topk_w not applied)",
                 f"{head_zh}：求和没有乘权重（没有用 topk_w）")
     if got == math.fsum(ws) * x:
-        return (f"{head}: no expert's factor 1 + e is in the sum",
-                f"{head_zh}：和中没有任何专家的因子 1 + e")
+        return (f"{head}: no expert's factor is in the sum",
+                f"{head_zh}：和中没有任何专家的因子")
     for size in range(len(route) - 1, -1, -1):
         for kept in itertools.combinations(range(len(route)), size):
             if got == math.fsum(terms[s] for s in kept):
@@ -233,10 +277,10 @@ def _diagnose_layer(inputs: list[dict], rank: int, t: int, col: int,
                         f"{head_zh}：和中缺少专家 {lost} 的输出")
     for s, (w, e) in enumerate(zip(ws, route, strict=True)):
         rest = math.fsum(terms) - terms[s]
-        if w * x:
-            other = (got - rest) / (w * x) - 1
-            if other != e and other == int(other) and 0 <= other:
-                return (f"{head}: its slot {s} came back as expert {int(other)}'s output, not "
-                        f"expert {e}'s", f"{head_zh}：它的第 {s} 个槽位拿回的是专家 {int(other)} "
-                        f"的输出，而不是专家 {e} 的")
+        factor = (got - rest) / (w * x) if w * x else None
+        if factor in f and f.index(factor) != e:
+            other = f.index(factor)
+            return (f"{head}: its slot {s} came back as expert {other}'s output, not "
+                    f"expert {e}'s", f"{head_zh}：它的第 {s} 个槽位拿回的是专家 {other} "
+                    f"的输出，而不是专家 {e} 的")
     return None

@@ -1,10 +1,12 @@
 """Trusted grading code for pipeline-gpipe: stage functions, microbatches, outputs, bound,
-and a diagnosis in pipeline terms (which stages a microbatch went through, which one it is).
+what each stage's function was given, and a diagnosis in pipeline terms (which stages a
+microbatch went through, which one it is).
 
-Stage s's function adds 2^s · STEP (an affine map with scale 1), and every input element is a
-distinct nonzero multiple of 1/16 below STEP / 2 in magnitude. So a wrong element x + m · STEP
-says exactly which microbatch it came from (x) and which stages it went through (the bits of m),
-exactly in float32 for up to 8 stages.
+Stage s's function adds 2^p_s · STEP (an affine map with scale 1), the p_s distinct and drawn
+per case from BITS positions, and every input element is a distinct nonzero multiple of 1/16
+below STEP / 2 in magnitude. So a wrong element x + m · STEP says exactly which microbatch it
+came from (x) and which stages it went through (the bits of m), exactly in float32 for up to 8
+stages.
 """
 
 from __future__ import annotations
@@ -12,7 +14,10 @@ from __future__ import annotations
 import random
 import re
 
-STEP = 512  # stage s adds 2^s * STEP
+from cjudge.checkers import first_unfed
+
+STEP = 512  # stage s adds 2^p_s * STEP
+BITS = 10  # the positions p_s are drawn from range(BITS): every sum is exact in float32
 LIMIT = 2048  # inputs are k / 16 with 0 < |k| <= LIMIT, so |x| <= 128 < STEP / 2
 
 
@@ -23,24 +28,28 @@ def _numel(params: dict) -> int:
     return size
 
 
-def stage_fn(stage: int, numel: int) -> dict:
-    """Stage ``stage``'s function as the judge hands it: one charge per microbatch of work."""
-    return {"fn": "affine", "params": {"scale": 1, "shift": STEP << stage,
-                                       "label": f"stage_{stage}", "unit": numel}}
+def stage_fn(stage: int, shift: int, numel: int) -> dict:
+    """Stage ``stage``'s function as the judge hands it (the switch keeps ``shift``): one charge
+    per microbatch of work."""
+    return {"fn": "affine", "params": {"scale": 1, "shift": shift, "label": f"stage_{stage}",
+                                       "unit": numel}}
 
 
 def make_inputs(params: dict, world: int, rng: random.Random) -> list[dict]:
     """Stage 0: M microbatches of distinct exact values; every other stage: M zero tensors of
-    the same shape and dtype (placeholders: the count, shape and dtype, never the data)."""
+    the same shape and dtype (placeholders: the count, shape and dtype, never the data). Each
+    stage's shift is drawn here, per case."""
     m, numel, shape = int(params["microbatches"]), _numel(params), list(params["act_shape"])
     pool = [k for k in range(-LIMIT, LIMIT + 1) if k != 0]
     values = [k / 16 for k in rng.sample(pool, m * numel)]
+    shifts = [STEP << p for p in rng.sample(range(BITS), world)]
     inputs = []
     for stage in range(world):
         batches = [{"shape": shape, "dtype": params["dtype"],
                     "data": values[i * numel:(i + 1) * numel] if stage == 0 else [0.0] * numel}
                    for i in range(m)]
-        inputs.append({"call": [stage_fn(stage, numel), batches, {"tuple": shape}]})
+        inputs.append({"call": [stage_fn(stage, shifts[stage], numel), batches,
+                                {"tuple": shape}]})
     return inputs
 
 
@@ -48,10 +57,39 @@ def _microbatches(inputs: list[dict]) -> list[dict]:
     return inputs[0]["call"][1]
 
 
+def _shifts(inputs: list[dict]) -> list[int]:
+    """Each stage's shift, in STEPs (distinct powers of two)."""
+    return [i["call"][0]["params"]["shift"] // STEP for i in inputs]
+
+
+def check_computes(params: dict, world: int, inputs: list[dict],
+                   computes: list[dict]) -> tuple[str, str] | None:
+    """Stage s applied its stage_fn to each of the M microbatches it received, once and in
+    order, and to nothing else: its calls, in order, were given exactly microbatches 0 … M−1
+    after stages 0 … s−1 (one call each, or several stacked in one)."""
+    shifts, m = _shifts(inputs), int(params["microbatches"])
+    for stage in range(world):
+        before = STEP * sum(shifts[:stage])
+        want = [x + before for mb in _microbatches(inputs) for x in mb["data"]]
+        wrong = first_unfed(computes, stage, "affine", want, params["dtype"])
+        if wrong is None:
+            continue
+        call, calls = wrong
+        which = (f"its call {call + 1} of {calls} was given something else" if call < calls
+                 else f"its {calls} calls were given less than that")
+        which_zh = (f"它的第 {call + 1} 次调用（共 {calls} 次）得到的是别的数据" if call < calls
+                    else f"它的 {calls} 次调用得到的数据比这少")
+        return (f"stage {stage} must apply stage_fn to each of the {m} microbatches it receives "
+                f"(stage 0: its own), once and in order, and to nothing else; {which}",
+                f"stage {stage} 必须对收到的 {m} 个微批次（stage 0：它自己的）各调用一次 "
+                f"stage_fn，按顺序，且不作用于其他数据；{which_zh}")
+    return None
+
+
 def expected(params: dict, world: int, inputs: list[dict]) -> list:
     """The last stage returns every microbatch after stages 0, 1, …, n−1, in microbatch order;
     the other stages return None."""
-    total = STEP * ((1 << world) - 1)
+    total = STEP * sum(_shifts(inputs))
     outputs = [{"shape": list(mb["shape"]), "dtype": mb["dtype"],
                 "data": [x + total for x in mb["data"]]} for mb in _microbatches(inputs)]
     return [None] * (world - 1) + [outputs]
@@ -83,20 +121,33 @@ def diagnose(params: dict, world: int, inputs: list[dict], rank: int, index: int
     match = re.fullmatch(r"\[(\d+)\]", path)
     if rank != world - 1 or match is None:
         return None
-    i, full = int(match.group(1)), (1 << world) - 1
+    i, full, shifts = int(match.group(1)), (1 << world) - 1, _shifts(inputs)
     for source, mb in enumerate(_microbatches(inputs)):
-        mask = (got - mb["data"][index]) / STEP
-        if mask == int(mask) and 0 <= mask < 1 << (world + 1):
-            return _explain(i, source, int(mask), full)
-    mask = got / STEP  # no microbatch's value in it: stages applied to a zero placeholder
-    if mask == int(mask) and 0 < mask < 1 << world:
-        first = (int(mask) & -int(mask)).bit_length() - 1
-        return (f"output {i} is {_stages(int(mask))} applied to zeros, not to any "
+        mask = _stage_mask((got - mb["data"][index]) / STEP, shifts)
+        if mask is not None:
+            return _explain(i, source, mask, full)
+    mask = _stage_mask(got / STEP, shifts)  # no microbatch's value: stages applied to zeros
+    if mask is not None and 0 < mask <= full:
+        first = (mask & -mask).bit_length() - 1
+        return (f"output {i} is {_stages(mask)} applied to zeros, not to any "
                 f"microbatch: stage {first} computed on a buffer it never received microbatch "
                 f"{i} into (the placeholders on stages > 0 are zeros)",
-                f"输出 {i} 是 {_stages_zh(int(mask))} 作用在全零上的结果，而不是任何微批次："
+                f"输出 {i} 是 {_stages_zh(mask)} 作用在全零上的结果，而不是任何微批次："
                 f"stage {first} 在一个没有收到微批次 {i} 的缓冲区上做了计算（stage > 0 上的占位张量全为零）")
     return None
+
+
+def _stage_mask(steps: float, shifts: list[int]) -> int | None:
+    """The stages whose shifts add up to ``steps`` STEPs, as bits (stage s: bit s), each once
+    or, past all of them, one stage once more (bit n + s: stage s twice); None if no such set
+    does."""
+    if steps != int(steps) or steps < 0:
+        return None
+    k, full = int(steps), sum(shifts)
+    if k > full and k - full in shifts:
+        return (1 << len(shifts)) - 1 + (1 << shifts.index(k - full))
+    mask = sum(1 << s for s, shift in enumerate(shifts) if k & shift)
+    return mask if sum(shift for s, shift in enumerate(shifts) if mask >> s & 1) == k else None
 
 
 def _explain(i: int, source: int, mask: int, full: int) -> tuple[str, str] | None:

@@ -85,10 +85,13 @@ def bytes_bound(params: dict, world: int, itemsize: int) -> int:
     return len(CALLS[params["grade"]]) * (world - 1) * shard // world
 
 
-def check_traffic(params: dict, world: int, calls: list[dict]) -> tuple[str, str] | None:
-    """Exactly one all_to_all_single per function call on every rank."""
+def check_traffic(params: dict, world: int, calls: list[dict]) -> tuple[str, ...] | None:
+    """Exactly one all_to_all_single per function call on every rank, each a full exchange:
+    (n−1)/n of the shard leaves the rank (in a round trip the second one too: returning the
+    input kept from the first call is not an exchange)."""
     functions = CALLS[params["grade"]]
     want = len(functions)
+    full = bytes_bound(params, world, 8 if params["dtype"] == "float64" else 4) // want
     for r in range(world):
         made = [c for c in calls if c["rank"] == r and c["op"] == "all_to_all"]
         if len(made) != want:
@@ -99,6 +102,14 @@ def check_traffic(params: dict, world: int, calls: list[dict]) -> tuple[str, str
                     f"Ulysses needs exactly one per function ({want} here)",
                     f"rank {r} 为 {which} 调用了 {len(made)} 次 all_to_all_single{at}；"
                     f"每个函数恰好一次（这里共 {want} 次）")
+        short = next((i for i, c in enumerate(made) if c["bytes"] < full), None)
+        if short is not None:
+            return (f"rank {r}'s all_to_all_single call {short + 1} (line {made[short]['line']}) "
+                    f"sent {made[short]['bytes']} bytes; each exchange of Ulysses sends (n−1)/n "
+                    f"of the shard, {full} bytes: the data must travel in every call",
+                    f"rank {r} 的第 {short + 1} 次 all_to_all_single（第 {made[short]['line']} "
+                    f"行）只发送了 {made[short]['bytes']} 字节；Ulysses 的每次交换都发送分片的 "
+                    f"(n−1)/n，即 {full} 字节：每次调用的数据都必须真正传输", "wrong_answer")
     return None
 
 

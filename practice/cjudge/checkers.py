@@ -13,6 +13,8 @@ import sys
 from array import array
 from collections.abc import Callable
 
+from .switch import functions
+
 SCALE = 16
 LIMIT = 4096
 #: what ``randint(-LIMIT, LIMIT)`` shifts a 32-bit word right by (its range needs 14 bits)
@@ -136,3 +138,21 @@ def block_reader(inputs: list[dict]) -> Callable[[list[float]], tuple[int, list[
 
     read.chunks, read.mode = len(inputs), "gather"  # type: ignore[attr-defined]
     return read
+
+
+def first_unfed(computes: list[dict], rank: int, name: str, want: list[float],
+                dtype: str) -> tuple[int, int] | None:
+    """Whether ``rank``'s calls of the judge's function ``name``, in order, were given exactly
+    ``want`` (``dtype`` elements), split among them however they like (one call per microbatch,
+    or one for all: each call's charge is by its size). None if so, else (the first call that
+    was given something else, or the number of calls when they were given too little; how many
+    calls it made). A call's input is known by its digest (``switch.functions``)."""
+    calls = [c for c in computes if c["rank"] == rank and c["name"] == name]
+    start = 0
+    for i, call in enumerate(calls):
+        piece = want[start:start + call["elements"]]
+        if call.get("dtype") != dtype or len(piece) != call["elements"] or \
+                functions.digest(functions.pack(piece, dtype)) != call.get("input"):
+            return i, len(calls)
+        start += call["elements"]
+    return None if start == len(want) else (len(calls), len(calls))

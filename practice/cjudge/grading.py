@@ -259,6 +259,8 @@ def grade_case(exercise: Exercise, spec: CaseSpec, raw: RawCase) -> dict:
         verdict, en, zh, details = failure
     else:
         verdict, en, zh = _judge_outputs(exercise, spec, raw, sent, msgs, bound)
+        if verdict in (Verdict.ACCEPTED, Verdict.OVER_BUDGET):
+            verdict, en, zh = _check_computes(exercise, spec, raw) or (verdict, en, zh)
         if verdict is Verdict.ACCEPTED:
             verdict, en, zh = _check_traffic(exercise, spec, raw) or (verdict, en, zh)
         # a finished, correct run; without input tensors (S = 0) there is nothing to scale
@@ -347,12 +349,31 @@ def _check_traffic(exercise: Exercise, spec: CaseSpec,
                    raw: RawCase) -> tuple[Verdict, str, str] | None:
     """The grader's optional ``check_traffic(params, world, calls)`` on a correct answer: a
     constraint on the calls themselves (bytes per link class, how many calls), over budget when
-    it says why."""
+    it says why (``(en, zh)``), or the verdict it names (``(en, zh, "wrong_answer")``: too little
+    traffic for the result to have been computed as the exercise says)."""
     check = getattr(exercise.grader, "check_traffic", None)
     if check is None:
         return None
     why = check(spec["params"], spec["world_size"], graded_calls(raw["trace"]))
-    return (Verdict.OVER_BUDGET, f"correct, but {why[0]}", f"结果正确，但 {why[1]}") if why else None
+    if not why:
+        return None
+    if len(why) > 2:
+        return Verdict(why[2]), why[0], why[1]
+    return Verdict.OVER_BUDGET, f"correct, but {why[0]}", f"结果正确，但 {why[1]}"
+
+
+def _check_computes(exercise: Exercise, spec: CaseSpec,
+                    raw: RawCase) -> tuple[Verdict, str, str] | None:
+    """The grader's optional ``check_computes(params, world, inputs, computes)`` on a correct
+    answer: whether the judge's functions were given what the algorithm gives them (the trace's
+    ``computes``, each call's input known by its digest, in order); wrong_answer when it says
+    why: the result was not computed by the judge's functions from the data that travelled."""
+    check = getattr(exercise.grader, "check_computes", None)
+    if check is None:
+        return None
+    why = check(spec["params"], spec["world_size"], spec["inputs"],
+                raw["trace"].get("computes", []))
+    return (Verdict.WRONG_ANSWER, why[0], why[1]) if why else None
 
 
 def summarize(exercise: Exercise, cases: list[dict], runtime: str, seed: int, stdout: str = "",

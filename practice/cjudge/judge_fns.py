@@ -1,11 +1,12 @@
-"""Functions the judge hands a learner's call (a pipeline stage, an expert), and their charge.
+"""What a rank holds of a function the judge hands the learner's call (a pipeline stage, an
+expert): a callable that sends its arguments to the switch, which applies the function
+(``switch.functions``: the params never reach the rank) and answers the output.
 
-A grader passes one as the value ``{"fn": name, "params": {...}}`` (``values``); the rank gets a
-plain Python callable made here. Each call first tells the switch (``charge(name)``), which
-records it in the trace's ``computes``: the cost model charges the exercise's declared compute
-time there (``[model] compute``), in the rank's program order; ``params["unit"]`` (elements)
-charges a call on k units' worth of elements k times. The functions use only tensor
-arithmetic, so they run alike on real torch and on the simulation.
+The rank's input names the function by a handle (``{"fn": name, "handle": k, "label": ...}``).
+A call takes a tensor and, for some functions, a list of small integers (an expert's ``counts``:
+a list, a tuple or an integer tensor); its bytes go to the switch with the learner's line, and
+the output comes back as a new tensor of the same shape and dtype. Runtime-agnostic: the caller
+passes its tensors' plain-data converters.
 """
 
 from __future__ import annotations
@@ -13,71 +14,52 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from .protocol import TensorData
+from .switch.core import SwitchError
+from .switch.functions import pack
+from .switch.reduce import DTYPES, values_of
 
-def _affine(params: dict[str, Any]) -> Callable[[Any], Any]:
-    """``x * scale + shift``: exact for the judge's dyadic inputs, and tells stages apart."""
-    scale, shift = params.get("scale", 1), params.get("shift", 0)
-
-    def affine(x: Any) -> Any:
-        return x * scale + shift
-
-    return affine
+#: name -> the names of its parameters: a tensor, then at most one list of integers
+SIGNATURES: dict[str, tuple[str, ...]] = {"affine": ("x",), "expert": ("tokens", "counts")}
 
 
-def _expert(params: dict[str, Any]) -> Callable[[Any, Any], Any]:
-    """One rank's experts of a mixture of experts: ``expert(tokens, counts)`` takes the rows of
-    ``tokens`` grouped by local expert (``counts[i]`` rows for local expert i, in order) and
-    multiplies local expert i's by 1 + e, e = ``params["first"]`` + i its global id; the
-    result has ``tokens``' shape. ``params["local"]``: how many local experts ``counts`` names."""
-    first, local = int(params.get("first", 0)), params.get("local")
-
-    def expert(tokens: Any, counts: Any) -> Any:
-        sizes = [int(c) for c in counts]
-        if local is not None and len(sizes) != local:
-            raise ValueError(f"expert: counts has {len(sizes)} entries; this rank has {local} "
-                             f"experts (one count each) (expert：counts 有 {len(sizes)} 项；本 rank "
-                             f"有 {local} 个专家，每个专家一项)")
-        if any(size < 0 for size in sizes) or sum(sizes) != tokens.shape[0]:
-            raise ValueError(f"expert: counts {sizes} do not add up to the {tokens.shape[0]} "
-                             f"rows of tokens (expert：counts {sizes} 之和不等于 tokens 的 "
-                             f"{tokens.shape[0]} 行)")
-        out = tokens.clone()
-        start = 0
-        for i, size in enumerate(sizes):
-            if size:
-                out[start:start + size] = tokens[start:start + size] * (1 + first + i)
-            start += size
-        return out
-
-    return expert
+def _integers(value: Any, to_data: Callable[[Any], TensorData | None], what: str) -> list[int]:
+    """A list of small integers from a list, a tuple or an integer tensor."""
+    data = to_data(value)
+    items = data["data"] if data is not None else value
+    if not isinstance(items, (list, tuple)) or not all(
+            isinstance(v, int) or (isinstance(v, float) and v.is_integer()) for v in items):
+        raise TypeError(f"{what} must be a list of integers (必须是整数列表)")
+    return [int(v) for v in items]
 
 
-#: name -> a maker of the function from its params
-FUNCTIONS: dict[str, Callable[[dict[str, Any]], Callable[..., Any]]] = {
-    "affine": _affine, "expert": _expert}
-
-
-def _charges(unit: Any, args: tuple[Any, ...]) -> int:
-    """How many calls' worth one call is: with ``params["unit"]`` (elements one call covers,
-    e.g. one microbatch's), a tensor of k units costs k charges, so batching work into one call
-    saves nothing; otherwise one."""
-    if not isinstance(unit, int) or isinstance(unit, bool) or unit < 1 or not args \
-            or not callable(getattr(args[0], "numel", None)):
-        return 1
-    return max(1, -(-int(args[0].numel()) // unit))
-
-
-def make(name: str, params: dict[str, Any], charge: Callable[[str], None]) -> Callable[..., Any]:
-    """The callable the learner receives for ``{"fn": name, "params": params}``."""
-    if name not in FUNCTIONS:
+def make(value: dict[str, Any], port: Any, tensor: Callable[[TensorData], Any],
+         to_data: Callable[[Any], TensorData | None],
+         line: Callable[[], int | None]) -> Callable[..., Any]:
+    """The callable the learner receives for the handle ``value``: each call a ``compute``
+    request on ``port`` made at the learner's ``line()``."""
+    name, handle, label = value.get("fn"), value.get("handle"), str(value.get("label", ""))
+    if name not in SIGNATURES or isinstance(handle, bool) or not isinstance(handle, int):
         raise ValueError(f"the judge has no function {name!r} (评测机没有函数 {name!r})")
-    body = FUNCTIONS[name](params)
-    unit = params.get("unit")
+    params = SIGNATURES[name]
 
     def judge_function(*args: Any, **kwargs: Any) -> Any:
-        for _ in range(_charges(unit, args)):
-            charge(name)
-        return body(*args, **kwargs)
+        if len(args) > len(params) or set(kwargs) != set(params[len(args):]):
+            raise TypeError(f"{label}() takes ({', '.join(params)}) "
+                            f"({label}() 的参数是 ({', '.join(params)}))")
+        bound = dict(zip(params, args, strict=False)) | kwargs
+        data = to_data(bound[params[0]])
+        if data is None or data["dtype"] not in DTYPES:
+            raise TypeError(f"{label}(): {params[0]} must be a tensor of one of "
+                            f"{', '.join(DTYPES)} ({params[0]} 必须是上述 dtype 的张量)")
+        extra = _integers(bound[params[1]], to_data, params[1]) if len(params) > 1 else None
+        try:
+            out = port.compute(handle, pack(data["data"], data["dtype"]), data["dtype"],
+                               list(data["shape"]), extra, line())
+        except (SwitchError, RuntimeError) as exc:  # the switch's refusal, on either runtime
+            raise ValueError(str(exc)) from None
+        return tensor(TensorData(shape=list(data["shape"]), dtype=data["dtype"],
+                                 data=values_of(out, data["dtype"]) or []))
 
-    judge_function.__name__ = judge_function.__qualname__ = str(params.get("label", name))
+    judge_function.__name__ = judge_function.__qualname__ = label or name
     return judge_function

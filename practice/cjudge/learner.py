@@ -89,18 +89,16 @@ def learner_function(namespace: dict[str, object], name: str) -> Callable[..., A
 
 
 def graded_call(namespace: dict[str, object], function: str, output: str,
-                rank_input: dict[str, Any], tensor: Callable[[Any], Any], port: Any,
-                filename: str) -> Any:
+                rank_input: dict[str, Any], tensor: Callable[[Any], Any],
+                to_data: Callable[[Any], Any], port: Any, filename: str) -> Any:
     """Make the graded call(s) with this rank's input (``values.call_of``: tensors made by
-    ``tensor``, the judge's functions charged on ``port``); what is graded: the first argument
-    afterwards (``output`` "inplace") or what the last call returned ("return")."""
+    ``tensor``, the judge's functions applied by the switch behind ``port``, tensors read back
+    by ``to_data``); what is graded: the first argument afterwards (``output`` "inplace") or
+    what the last call returned ("return")."""
     names, raw = values.call_of(rank_input, function)
     callables = [learner_function(namespace, name) for name in names]
-
-    def charge(name: str) -> None:
-        port.compute(name, caller_line(filename))
-
-    args = values.decode(raw, tensor, lambda name, params: judge_fns.make(name, params, charge))
+    args = values.decode(raw, tensor, lambda handle: judge_fns.make(
+        handle, port, tensor, to_data, lambda: caller_line(filename)))
     returned = callables[0](*args)
     for then in callables[1:]:
         returned = then(returned)

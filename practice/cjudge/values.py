@@ -5,7 +5,9 @@ A value is plain JSON, the same on every runtime:
 * a tensor is a :class:`protocol.TensorData` (``{"shape", "dtype", "data"}``);
 * numbers, strings, booleans and ``None`` are themselves; a list is a JSON list;
 * a tuple is ``{"tuple": [...]}``;
-* a function the judge hands the learner is ``{"fn": name, "params": {...}}`` (``judge_fns``).
+* a function the judge hands the learner is ``{"fn": name, "params": {...}}``; the switch keeps
+  the params and the rank gets ``{"fn": name, "handle": k, "label": ...}`` (``switch.functions``,
+  ``judge_fns``).
 
 A rank's case input (what a grader's ``make_inputs`` returns per rank) is either one tensor,
 called as ``f(tensor, *args)`` with the exercise's ``arguments``, or ``{"call": [value, ...]}``,
@@ -52,8 +54,9 @@ def call_of(rank_input: dict[str, Any], function: str) -> tuple[list[str], list[
 
 
 def decode(value: Any, tensor: Callable[[TensorData], Any],
-           fn: Callable[[str, dict[str, Any]], Any]) -> Any:
-    """A value as the learner's code sees it: tensors by ``tensor``, functions by ``fn``."""
+           fn: Callable[[dict[str, Any]], Any]) -> Any:
+    """A value as the learner's code sees it: tensors by ``tensor``, a judge's function's
+    handle by ``fn``."""
     if isinstance(value, list):
         return [decode(v, tensor, fn) for v in value]
     if isinstance(value, dict):
@@ -62,7 +65,7 @@ def decode(value: Any, tensor: Callable[[TensorData], Any],
         if "tuple" in value:
             return tuple(decode(v, tensor, fn) for v in value["tuple"])
         if "fn" in value:
-            return fn(value["fn"], dict(value.get("params", {})))
+            return fn(value)
         raise ValueError(f"not a value: a dict with keys {sorted(value)}")
     return value
 

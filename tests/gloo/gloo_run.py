@@ -37,6 +37,7 @@ from cjudge.learner import graded_call
 from cjudge.protocol import CaseSpec, JobSpec, TensorData
 from cjudge.real.group_lifecycle import group_owned_by_judge
 from cjudge.real.process_flags import die_with
+from cjudge.switch import functions
 
 State = Literal["returned", "failed", "blocked", "spinning"]
 Outcome = Literal["returned", "error", "deadlock", "spinning"]
@@ -128,11 +129,17 @@ def _tensor(data: TensorData) -> torch.Tensor:
     return torch.tensor(data["data"], dtype=DTYPES[data["dtype"]]).reshape(data["shape"])
 
 
-class _NoCharge:
-    """Under plain gloo nobody models compute: a judge's function just runs."""
+class _LocalFunctions:
+    """Under plain gloo there is no switch: the rank applies the judge's functions itself."""
 
-    def compute(self, name: str, line: int | None) -> None:
-        """Nothing to record."""
+    def __init__(self, table: list[tuple[str, dict[str, Any]]]) -> None:
+        self.table = table
+
+    def compute(self, handle: int, payload: bytes, dtype: str, shape: list[int],
+                args: list[int] | None, line: int | None) -> bytes:
+        """The function's output bytes, as the switch would answer them."""
+        name, params = self.table[handle]
+        return functions.apply(name, params, payload, dtype, shape, args)
 
 
 def _rank_body(job: JobSpec, mine: TensorData, rank: int, world: int, port: int, fd: int) -> None:
@@ -150,8 +157,9 @@ def _rank_body(job: JobSpec, mine: TensorData, rank: int, world: int, port: int,
             module.__file__ = job["filename"]
             sys.modules[module.__name__] = module
             exec(compile(job["code"], job["filename"], "exec"), module.__dict__)  # noqa: S102
+            mine, table = functions.split(mine)
             output = graded_call(module.__dict__, job["function"], job["output"], mine, _tensor,
-                                 _NoCharge(), job["filename"])
+                                 to_data, _LocalFunctions(table), job["filename"])
         message: tuple = ("returned", time.monotonic(), values.encode(output, to_data))
     except BaseException as exc:  # noqa: BLE001 - the learner's error (even SystemExit) is the result
         message = ("failed", time.monotonic(), type(exc).__name__, str(exc))

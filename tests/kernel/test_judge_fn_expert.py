@@ -1,6 +1,6 @@
-"""The judge's ``expert`` function (judge_fns): each local expert's rows times 1 + its global
-id, alike on real ranks and simulated ones; counts that do not fit the rows are the caller's
-error, said in words."""
+"""The judge's ``expert`` function (``switch.functions``, applied by the switch): each local
+expert's rows times its factor, alike on real ranks and simulated ones; counts that do not fit
+the rows are the caller's error, said in words."""
 
 from __future__ import annotations
 
@@ -32,23 +32,23 @@ def _run(run_case, rows: list[list[float]], counts: list, params: dict) -> dict:
 
 
 @pytest.mark.parametrize("run_case", RUNTIMES)
-def test_each_local_experts_rows_are_scaled_by_one_plus_its_global_id(run_case):
+def test_each_local_experts_rows_are_scaled_by_its_factor(run_case):
     rows = [[1.0, 2.0], [0.5, -1.0], [3.0, 0.25]]
-    report = _run(run_case, rows, [1, 0, 2], {"first": 4, "local": 3})
+    report = _run(run_case, rows, [1, 0, 2], {"factors": [5, 6, 7]})
     assert report["output"] == {"shape": [3, 2], "dtype": "float32",
                                 "data": [5.0, 10.0, 3.5, -7.0, 21.0, 1.75]}
 
 
 @pytest.mark.parametrize("run_case", RUNTIMES)
 def test_no_rows_at_all(run_case):
-    report = _run(run_case, [], [0, 0], {"first": 2, "local": 2})
+    report = _run(run_case, [], [0, 0], {"factors": [3, 4]})
     assert report["output"] == {"shape": [0, 2], "dtype": "float32", "data": []}
 
 
 @pytest.mark.parametrize("run_case", RUNTIMES)
 def test_counts_that_do_not_fit_are_named(run_case):
-    report = _run(run_case, [[1.0, 2.0]], [2, 0], {"first": 0, "local": 2})
+    report = _run(run_case, [[1.0, 2.0]], [2, 0], {"factors": [1, 2]})
     assert report["error"]["type"] == "ValueError"
     assert "do not add up to the 1 rows" in report["error"]["message"]
-    report = _run(run_case, [[1.0, 2.0]], [1], {"first": 0, "local": 2})
+    report = _run(run_case, [[1.0, 2.0]], [1], {"factors": [1, 2]})
     assert "this rank has 2 experts" in report["error"]["message"]

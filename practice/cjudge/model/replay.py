@@ -14,7 +14,7 @@ Transfers take ports in the order they became ready. A built-in collective start
 and costs what its algorithm costs (:mod:`.costs`); its members' ports are busy until it ends.
 ``contention=False`` never waits for a port: the textbook numbers. A call of a function the
 judge handed the rank (the trace's ``computes``: a pipeline stage) moves its clock on by the
-exercise's declared ``compute`` seconds, in program order.
+exercise's declared ``compute`` seconds times the call's units, in program order.
 
 Every time carries its critical path: steps (α paid), latency (α and gaps), bandwidth and compute
 seconds, so a result can say which term dominates.
@@ -62,7 +62,8 @@ def _after(stamp: Stamp, seconds: float, steps: int, latency: float, transfer: f
 
 
 def _program(trace: SwitchTrace) -> list[list[tuple[int, int, int]]]:
-    """Per rank: (switch time, 0 post / 1 wait / 2 compute, request id or 0), in program order."""
+    """Per rank: (switch time, 0 post / 1 wait / 2 compute, request id or a compute's units),
+    in program order."""
     graded = {r["id"] for r in trace["requests"] if r["graded"]}
     programs: list[list[tuple[int, int, int]]] = [[] for _ in range(trace["world_size"])]
     for r in trace["requests"]:
@@ -73,7 +74,7 @@ def _program(trace: SwitchTrace) -> list[list[tuple[int, int, int]]]:
             programs[w["rank"]].append((w["begin"], 1, w["request"]))
     for c in trace.get("computes", []):
         if c.get("graded", True):
-            programs[c["rank"]].append((c["t"], 2, 0))
+            programs[c["rank"]].append((c["t"], 2, c.get("units", 1)))
     for program in programs:
         program.sort()
     return programs
@@ -112,8 +113,8 @@ def replay(trace: SwitchTrace, topo: Topology, scale: float = 1.0,
         program = programs[rank]
         while pc[rank] < len(program):
             _, what, rid = program[pc[rank]]
-            if what == 2:
-                clock[rank] = _after(clock[rank], compute, 0, 0.0, 0.0, compute)
+            if what == 2:  # rid: the call's units
+                clock[rank] = _after(clock[rank], compute * rid, 0, 0.0, 0.0, compute * rid)
             elif what == 1:
                 if rid not in done:
                     blocked[rid] = rank

@@ -108,8 +108,10 @@ class ChannelPort:
         header, data = self.call("wait", handle=handle)
         return header["src"], data
 
-    def compute(self, name: str, line: int | None) -> None:
-        self.call("compute", name=name, line=line)
+    def compute(self, handle: int, payload: bytes, dtype: str, shape: list[int],
+                args: list[int] | None, line: int | None) -> bytes:
+        return self.call("compute", payload, handle=handle, dtype=dtype, shape=shape, args=args,
+                         line=line)[1]
 
     def begin(self) -> TensorData | None:
         mine = self.call("begin")[0]["ok"]

@@ -87,8 +87,8 @@ def _call_learner(job: JobSpec, port: ChannelPort) -> dict[str, Any]:
     mine = port.begin()
     if mine is None:
         raise RuntimeError("the judge sent no input for this rank")
-    output = graded_call(namespace, job["function"], job["output"], mine, _make_input, port,
-                         job["filename"])
+    output = graded_call(namespace, job["function"], job["output"], mine, _make_input, to_data,
+                         port, job["filename"])
     return {"output": values.encode(output, to_data), "error": None}
 
 

@@ -48,7 +48,7 @@ def _body(job: JobSpec, rank: int, port: Port, code: types.CodeType,
             raise RuntimeError("the judge sent no input for this rank")
         try:
             output = graded_call(namespace, job["function"], job["output"], mine, from_data,
-                                 port, job["filename"])
+                                 _data, port, job["filename"])
         finally:
             port.end()
         report = RankReport(rank=rank, state="returned", output=values.encode(output, _data),

@@ -21,7 +21,8 @@ from typing import Literal
 
 from ..primitives import P2P_OPS, blocks_of, bytes_sent, equal_blocks
 from ..protocol import RankReport, TensorData
-from .reduce import OPS, ReduceError, itemsize, reduce_bytes
+from . import functions
+from .reduce import DTYPES, OPS, ReduceError, itemsize, reduce_bytes
 from .trace import Collective, Compute, Message, Refusal, Request, SwitchTrace, Wait, WaitEdge, recorded
 
 #: collectives whose result is an elementwise reduction
@@ -95,6 +96,8 @@ class Limits:
     message_bytes: int = 256 << 20  # bytes of one request's payload
     #: elements of graded messages' payloads kept in the trace (what a grader may label)
     recorded_values: int = 1 << 16
+    #: elements of one judge's function call's input (the switch computes it in pure Python)
+    compute_elements: int = 1 << 20
 
 
 @dataclass
@@ -117,6 +120,11 @@ class Switch:
         self._waits: list[Wait] = []
         self._refused: list[Refusal] = []
         self._computes: list[Compute] = []
+        # each rank's judge functions, by handle (its input keeps only the handles)
+        split = [functions.split(value) for value in self.inputs]
+        self.inputs = [value for value, _ in split]
+        self._functions = [table for _, table in split]
+        self._delivered: dict[tuple[int, str], int] = {}  # (dst, payload digest) -> message id
         self._recordable = self.limits.recorded_values * 8  # payload bytes left to record
         self._sends: dict[tuple[int, int, int], list[_Req]] = {}  # (group, dst, tag) -> unmatched
         self._recvs: dict[tuple[int, int, int], list[_Req]] = {}
@@ -147,16 +155,56 @@ class Switch:
         self._member_rank(rank)
         self.graded[rank], self.ended[rank] = False, True
 
-    def compute(self, rank: int, name: str, line: int | None) -> None:
-        """The rank called a function the judge handed it (``judge_fns``): record the call, which
-        the cost model charges."""
+    def compute(self, rank: int, handle: int, payload: bytes, dtype: str, shape: list[int],
+                args: list[int] | None, line: int | None) -> bytes:
+        """The rank calls the judge's function ``handle`` of its input on a tensor (``payload``
+        of ``dtype`` and ``shape``) and small integer ``args``: the switch applies it, records
+        the call (charged by its units, with its input's and output's digests and the message
+        that delivered the input, if one did) and returns the output's bytes."""
         self._open(rank)
-        if not isinstance(name, str) or len(name) > 100:
-            raise SwitchError("malformed compute call", "计算调用格式错误")
+        table = self._functions[rank] if rank < len(self._functions) else []
+        if not self.graded[rank] or isinstance(handle, bool) or not isinstance(handle, int) \
+                or not 0 <= handle < len(table):
+            raise SwitchError(f"unknown judge function {handle!r}", f"未知的评测机函数 {handle!r}")
+        name, params = table[handle]
         if line is not None and (isinstance(line, bool) or not isinstance(line, int)):
             line = None
+        elements = self._compute_elements(payload, dtype, shape)
+        if args is not None and (not isinstance(args, list) or len(args) > 4096 or any(
+                isinstance(a, bool) or not isinstance(a, int) for a in args)):
+            raise SwitchError("malformed compute call", "计算调用格式错误")
         self._count_one()
-        self._computes.append(Compute(rank=rank, name=name, line=line, t=self.t))
+        try:
+            out = functions.apply(name, params, payload, dtype, shape, args)
+        except functions.FunctionError as exc:
+            raise SwitchError(exc.en, exc.zh) from None
+        record = Compute(rank=rank, name=name, line=line, t=self.t,
+                         units=functions.units(params, elements), dtype=dtype, elements=elements,
+                         input=functions.digest(payload), output=functions.digest(out))
+        message = self._delivered.get((rank, record["input"]))
+        if message is not None:
+            record["message"] = message
+        self._computes.append(record)
+        return out
+
+    def _compute_elements(self, payload: bytes, dtype: str, shape: list[int]) -> int:
+        """The elements of a compute call's tensor, once its bytes, dtype and shape agree."""
+        if not isinstance(dtype, str) or dtype not in DTYPES or not isinstance(shape, list) or \
+                len(shape) > 16 or any(isinstance(d, bool) or not isinstance(d, int) or d < 0
+                                       for d in shape):
+            raise SwitchError("malformed compute call", "计算调用格式错误")
+        elements = 1
+        for d in shape:
+            elements *= d
+        if elements > self.limits.compute_elements:
+            raise SwitchError(f"a judge's function takes at most {self.limits.compute_elements} "
+                              f"elements at once, not {elements}",
+                              f"评测机的函数一次最多处理 {self.limits.compute_elements} 个元素，"
+                              f"而不是 {elements} 个")
+        if elements * DTYPES[dtype][1] != len(payload):
+            raise SwitchError("malformed compute call: the tensor's bytes do not fit its shape",
+                              "计算调用格式错误：张量的字节数与形状不符")
+        return elements
 
     def finish(self, rank: int, state: str) -> None:
         """The rank's process is gone (or will never communicate again)."""
@@ -436,6 +484,8 @@ class Switch:
         self._messages.append(message)
         s["message"] = r["message"] = message["id"]
         payload = send.payload
+        if s["graded"] and any(self._functions):  # what a judge's function may be given
+            self._delivered[(r["rank"], functions.digest(payload))] = message["id"]
         if s["graded"] and len(payload) <= self._recordable:
             data = recorded(payload, s["dtype"])
             if data is not None:

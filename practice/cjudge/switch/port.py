@@ -50,8 +50,10 @@ class Port(Protocol):
         """Block until the request is done; (source rank, received bytes)."""
         ...
 
-    def compute(self, name: str, line: int | None) -> None:
-        """The rank called a function the judge handed it (``judge_fns``): the model charges it."""
+    def compute(self, handle: int, payload: bytes, dtype: str, shape: list[int],
+                args: list[int] | None, line: int | None) -> bytes:
+        """Apply the judge's function ``handle`` (``switch.functions``) to a tensor's bytes;
+        the output's bytes (same dtype and shape)."""
         ...
 
     def begin(self) -> TensorData | None:

@@ -35,7 +35,8 @@ SCHEMA: dict[str, dict[str, str]] = {
                         "dtype": _STR, "line": _OPT_INT, "api": _STR, "op": _OPT_STR,
                         "root": _OPT_INT, "splits": _OPT_LIST},
     "test": {"handle": _INT}, "wait": {"handle": _INT}, "begin": {}, "end": {},
-    "compute": {"name": _STR, "line": _OPT_INT},
+    "compute": {"handle": _INT, "dtype": _STR, "shape": _LIST, "args": _OPT_LIST,
+                "line": _OPT_INT},
 }
 _PEERCRED = struct.Struct("3i")
 
@@ -204,7 +205,7 @@ class SwitchServer:
             if op.startswith("post_"):
                 self._post(conn, op, f, payload)
             else:
-                self._reply(conn, *self._dispatch(conn, op, f, header))
+                self._reply(conn, *self._dispatch(conn, op, f, header, payload))
         except SwitchError as exc:
             reply: dict[str, Any] = {"error": exc.en, "zh": exc.zh}
             if isinstance(exc, Forbidden):
@@ -262,8 +263,8 @@ class SwitchServer:
             raise made
         return made
 
-    def _dispatch(self, conn: _Conn, op: str, f: dict[str, Any],
-                  header: dict[str, Any]) -> tuple[dict[str, Any], bytes]:
+    def _dispatch(self, conn: _Conn, op: str, f: dict[str, Any], header: dict[str, Any],
+                  payload: bytes) -> tuple[dict[str, Any], bytes]:
         s, rank = self.switch, conn.rank
         assert rank is not None
         if op == "new_group":
@@ -280,7 +281,8 @@ class SwitchServer:
         if op == "begin":
             return {"ok": s.begin(rank)}, b""
         if op == "compute":
-            return {"ok": s.compute(rank, f["name"], f["line"])}, b""
+            return {"ok": True}, s.compute(rank, f["handle"], payload, f["dtype"], f["shape"],
+                                           f["args"], f["line"])
         s.end(rank)  # op == "end": the rank's last word, so it is finished too
         record = self.records[rank] = result_record(header)
         s.finish(rank, "failed" if record["error"] else "returned")

@@ -79,8 +79,9 @@ class ThreadPort:
     def wait(self, handle: int) -> tuple[int | None, bytes]:
         return self.hub.wait(self.rank, handle)
 
-    def compute(self, name: str, line: int | None) -> None:
-        self.hub.call("compute", self.rank, name, line)
+    def compute(self, handle: int, payload: bytes, dtype: str, shape: list[int],
+                args: list[int] | None, line: int | None) -> bytes:
+        return self.hub.call("compute", self.rank, handle, payload, dtype, shape, args, line)
 
     def begin(self) -> TensorData | None:
         """The graded call starts; this rank's input."""

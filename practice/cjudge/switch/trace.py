@@ -119,13 +119,21 @@ class Refusal(TypedDict):
 
 
 class Compute(TypedDict):
-    """A call of a function the judge handed the rank (``judge_fns``): the cost model charges the
-    exercise's declared compute time for it at ``t``, in the rank's program order."""
+    """A call of a function the judge handed the rank (``switch.functions``), which the switch
+    applied: the cost model charges the exercise's declared compute time ``units`` times at
+    ``t``, in the rank's program order; graders read what each call was given (its input's
+    digest, dtype and elements, and the message whose payload it was) and what it made."""
 
     rank: int
     name: str
     line: int | None
     t: int
+    units: int  # calls' worth: ⌈elements / params["unit"]⌉, at least 1
+    dtype: str
+    elements: int  # of the input tensor
+    input: str  # ``functions.digest`` of the input's bytes
+    output: str  # the same of the output's
+    message: NotRequired[int]  # id of a graded message to this rank with exactly these bytes
 
 
 class WaitEdge(TypedDict):

@@ -190,8 +190,9 @@ class StackPort:
             raise Aborted()
         return self.switch.result(self.rank, handle)
 
-    def compute(self, name: str, line: int | None) -> None:
-        self._open().compute(self.rank, name, line)
+    def compute(self, handle: int, payload: bytes, dtype: str, shape: list[int],
+                args: list[int] | None, line: int | None) -> bytes:
+        return self._open().compute(self.rank, handle, payload, dtype, shape, args, line)
 
     def begin(self) -> TensorData | None:
         return self._open().begin(self.rank)

@@ -1,0 +1,127 @@
+"""The functions the judge hands a learner's call (a pipeline stage, an expert), applied here.
+
+A grader passes one as the value ``{"fn": name, "params": {...}}``. The switch keeps the params
+(:func:`split`): the rank's input holds only ``{"fn": name, "handle": k, "label": ...}``, and a
+call is a ``compute`` request that carries the tensor's bytes, dtype and shape (and small integer
+arguments such as an expert's ``counts``) to the switch, which applies the function with
+:func:`apply` and answers the output's bytes (same shape and dtype). Pure Python over raw
+little-endian bytes, like ``reduce``: the same on every runtime. The charge is the switch's:
+``params["unit"]`` elements make one unit (:func:`units`), so batching work saves nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from array import array
+from collections.abc import Callable
+from typing import Any
+
+from .reduce import DTYPES
+
+#: what :func:`digest` keeps of a sha256 (hex digits)
+DIGEST_CHARS = 16
+
+
+class FunctionError(ValueError):
+    """A call the function cannot make (the caller's error); ``zh`` is its Chinese text."""
+
+    def __init__(self, en: str, zh: str) -> None:
+        super().__init__(en)
+        self.en, self.zh = en, zh
+
+
+def _affine(params: dict[str, Any], x: list[Any], shape: list[int],
+            args: list[int] | None) -> list[Any]:
+    """``x * scale + shift``: exact for the judge's dyadic inputs, and tells stages apart."""
+    if args is not None:
+        raise FunctionError("this stage function takes one tensor", "该 stage 函数只接受一个张量")
+    scale, shift = params.get("scale", 1), params.get("shift", 0)
+    return [v * scale + shift for v in x]
+
+
+def _expert(params: dict[str, Any], x: list[Any], shape: list[int],
+            args: list[int] | None) -> list[Any]:
+    """One rank's experts of a mixture of experts: ``expert(tokens, counts)`` takes the rows of
+    ``tokens`` grouped by local expert (``counts[i]`` rows for local expert i, in order) and
+    multiplies local expert i's by ``params["factors"][i]``."""
+    factors = list(params["factors"])
+    sizes = args if args is not None else []
+    if len(sizes) != len(factors):
+        raise FunctionError(
+            f"expert: counts has {len(sizes)} entries; this rank has {len(factors)} experts "
+            "(one count each)",
+            f"expert：counts 有 {len(sizes)} 项；本 rank 有 {len(factors)} 个专家，每个专家一项")
+    rows = shape[0] if shape else 0
+    if any(size < 0 for size in sizes) or sum(sizes) != rows:
+        raise FunctionError(f"expert: counts {sizes} do not add up to the {rows} rows of tokens",
+                            f"expert：counts {sizes} 之和不等于 tokens 的 {rows} 行")
+    width = len(x) // rows if rows else 0
+    out: list[Any] = []
+    for factor, size in zip(factors, sizes, strict=True):
+        out += [v * factor for v in x[len(out):len(out) + size * width]]
+    return out
+
+
+#: name -> the function over a tensor's elements (and its small integer arguments)
+FUNCTIONS: dict[str, Callable[[dict[str, Any], list[Any], list[int], list[int] | None],
+                              list[Any]]] = {"affine": _affine, "expert": _expert}
+
+
+def split(value: Any) -> tuple[Any, list[tuple[str, dict[str, Any]]]]:
+    """``value`` with every judge function's params replaced by a handle, and the handles'
+    (name, params), by handle. Tensors are shared, not copied."""
+    table: list[tuple[str, dict[str, Any]]] = []
+
+    def walk(v: Any) -> Any:
+        if isinstance(v, list):
+            return [walk(item) for item in v]
+        if not isinstance(v, dict) or "data" in v:
+            return v
+        if "fn" in v:
+            if v["fn"] not in FUNCTIONS:
+                raise ValueError(f"the judge has no function {v['fn']!r}")
+            params = dict(v.get("params") or {})
+            table.append((str(v["fn"]), params))
+            return {"fn": str(v["fn"]), "handle": len(table) - 1,
+                    "label": str(params.get("label", v["fn"]))}
+        return {k: walk(item) for k, item in v.items()}
+
+    return walk(value), table
+
+
+def units(params: dict[str, Any], elements: int) -> int:
+    """How many calls' worth one call on ``elements`` elements is: with ``params["unit"]``
+    (elements one call covers, e.g. one microbatch's) ⌈elements / unit⌉, at least one."""
+    unit = params.get("unit")
+    if not isinstance(unit, int) or isinstance(unit, bool) or unit < 1:
+        return 1
+    return max(1, -(-elements // unit))
+
+
+def digest(payload: bytes) -> str:
+    """A short digest of a payload's bytes, as the trace records a call's input and output."""
+    return hashlib.sha256(payload).hexdigest()[:DIGEST_CHARS]
+
+
+def pack(values: list[Any], dtype: str) -> bytes:
+    """Elements as raw bytes of ``dtype`` (the judge's dtypes only)."""
+    return array(DTYPES[dtype][0], values).tobytes()
+
+
+def apply(name: str, params: dict[str, Any], payload: bytes, dtype: str, shape: list[int],
+          args: list[int] | None) -> bytes:
+    """The output bytes of the judge's function ``name`` on a tensor of ``shape`` and ``dtype``
+    given as ``payload`` (checked by the caller), with ``args``; :class:`FunctionError` if the
+    function cannot take them."""
+    typecode, _, kind = DTYPES[dtype]
+    if kind == 0:
+        raise FunctionError("a judge's function takes a tensor of numbers, not of bool",
+                            "评测机的函数只接受数值张量，不接受 bool 张量")
+    x = array(typecode)
+    x.frombytes(payload)
+    out = FUNCTIONS[name](params, x.tolist(), shape, args)
+    try:
+        return pack(out, dtype)
+    except (OverflowError, TypeError):
+        raise FunctionError(f"the result does not fit in {dtype}",
+                            f"结果无法用 {dtype} 表示") from None
