@@ -174,6 +174,6 @@ def ensure_admin(engine: Engine, settings: Settings) -> None:
         return
     new_hash = hash_password(password)
     with write_session(engine) as session:
-        row = session.get(User, user.id)
+        row = session.get_one(User, user.id)
         row.password_hash = new_hash
         end_sessions(session, row)

@@ -9,10 +9,10 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import BigInteger, Column, Float, Index, Text, func
-from sqlmodel import Field, Session, SQLModel, select
+from sqlmodel import Field, Session, SQLModel, col, select
 
 from .jobqueue import RATE_WINDOW_S
-from .models import DONE, QUEUED, RUNNING, Exercise, Submission, User, utcnow
+from .models import DONE, QUEUED, RUNNING, Exercise, Submission, User, saved_id, utcnow
 from .settings import Settings
 
 
@@ -79,12 +79,13 @@ def headline(result: dict[str, Any]) -> dict[str, Any]:
     sent = case.get("bytes_sent")
     per_rank = sent if isinstance(sent, list) else [sent]
     numbers = [b for b in per_rank if isinstance(b, int | float)]
-    out = {"headline_case": str(case.get("name"))[:128],
+    out: dict[str, Any] = {"headline_case": str(case.get("name"))[:128],
            "bytes_sent": int(max(numbers)) if numbers else None,
            "model_time_s": None, "model_size": None}
     model = case.get("model")
-    rows = [r for r in (model.get("sizes") or []) if isinstance(r, dict)] if isinstance(
-        model, dict) else []
+    if not isinstance(model, dict):
+        model = {}
+    rows = [r for r in (model.get("sizes") or []) if isinstance(r, dict)]
     rows = [r for r in rows if isinstance(r.get("time_s"), int | float)
             and isinstance(r.get("size"), int | float) and r.get("complete", True)]
     if rows:
@@ -97,7 +98,7 @@ def headline(result: dict[str, Any]) -> dict[str, Any]:
 
 def record_score(session: Session, submission: Submission) -> SubmissionScore | None:
     """Write (or rewrite, after a re-grade) the score of a finished ``submission``."""
-    if submission.status != DONE or submission.verdict is None:
+    if submission.status != DONE or submission.verdict is None or submission.id is None:
         return None
     row = session.get(SubmissionScore, submission.id) or SubmissionScore(
         submission_id=submission.id, exercise_id=submission.exercise_id,
@@ -118,7 +119,7 @@ def backfill_scores(session: Session, exercise_id: str) -> int:
     missing = session.exec(
         select(Submission).where(Submission.exercise_id == exercise_id,
                                  Submission.status == DONE, Submission.verdict == "accepted",
-                                 Submission.id.not_in(scored))).all()
+                                 col(Submission.id).not_in(scored))).all()
     for submission in missing:
         record_score(session, submission)
     return len(missing)
@@ -146,7 +147,7 @@ def leaderboard(session: Session, exercise_id: str, current_hash: str | None,
         best.setdefault(s.user_id, s)
     display = names(session)
     users = {u.id: u.username for u in session.exec(
-        select(User).where(User.id.in_(list(best)))).all()} if admin else {}
+        select(User).where(col(User.id).in_(list(best)))).all()} if admin else {}
     entries = []
     for rank, s in enumerate(sorted(best.values(), key=key)[:limit], 1):
         mine = s.user_id == viewer_id
@@ -175,20 +176,23 @@ def progress(session: Session, user_ids: list[int] | None = None) -> dict[str, A
     """Learners × exercises: best verdict, attempts (finished submissions), first accepted
     time; per exercise the solve rate and the most common failing verdicts. ``user_ids``
     limits it to those learners (a learner's own progress)."""
-    exercises = session.exec(select(Exercise).where(Exercise.active).order_by(Exercise.id)).all()
-    learners_q = select(User).where(User.role == "learner").order_by(User.id)
+    exercises = session.exec(
+        select(Exercise).where(Exercise.active).order_by(col(Exercise.id))).all()
+    learners_q = select(User).where(User.role == "learner").order_by(col(User.id))
     if user_ids is not None:
-        learners_q = select(User).where(User.id.in_(user_ids)).order_by(User.id)
+        learners_q = select(User).where(col(User.id).in_(user_ids)).order_by(col(User.id))
     learners = session.exec(learners_q).all()
     ids = [u.id for u in learners]
     subs = session.exec(
         select(Submission.user_id, Submission.exercise_id, Submission.verdict,
                Submission.created_at)
-        .where(Submission.status == DONE, Submission.user_id.in_(ids))
-        .order_by(Submission.id)).all()
+        .where(Submission.status == DONE, col(Submission.user_id).in_(ids))
+        .order_by(col(Submission.id))).all()
     cells: dict[tuple[int, str], dict[str, Any]] = {}
     failing: dict[str, dict[str, int]] = {}
     for user_id, exercise_id, verdict, created in subs:
+        if verdict is None:  # never: a finished submission has its verdict
+            continue
         cell = cells.setdefault((user_id, exercise_id), {"verdicts": [], "first_accepted": None})
         cell["verdicts"].append(verdict)
         if verdict == "accepted" and cell["first_accepted"] is None:
@@ -199,10 +203,11 @@ def progress(session: Session, user_ids: list[int] | None = None) -> dict[str, A
     display = names(session)
     rows = []
     for user in learners:
+        user_id = saved_id(user)
         for ex in exercises:
-            cell = cells.get((user.id, ex.id), {"verdicts": [], "first_accepted": None})
-            rows.append({"user_id": user.id, "username": user.username,
-                         "display_name": display.get(user.id), "exercise": ex.id,
+            cell = cells.get((user_id, ex.id), {"verdicts": [], "first_accepted": None})
+            rows.append({"user_id": user_id, "username": user.username,
+                         "display_name": display.get(user_id), "exercise": ex.id,
                          "best_verdict": best_verdict(cell["verdicts"]),
                          "attempts": len(cell["verdicts"]),
                          "first_accepted_at": cell["first_accepted"]})
@@ -246,7 +251,7 @@ def queue_position(session: Session, submission_id: int) -> int:
     """The submission's place in the queue: 1 + the queued submissions older than it (claims
     are first come, first served, except that a user with jobs running waits behind others)."""
     return 1 + session.exec(select(func.count()).select_from(Submission).where(
-        Submission.status == QUEUED, Submission.id < submission_id)).one()
+        Submission.status == QUEUED, col(Submission.id) < submission_id)).one()
 
 
 def quota(session: Session, settings: Settings, user_id: int) -> dict[str, Any]:
@@ -258,7 +263,7 @@ def quota(session: Session, settings: Settings, user_id: int) -> dict[str, Any]:
             Submission.user_id == user_id,
             Submission.created_at > now - timedelta(seconds=RATE_WINDOW_S))).all())
     pending = session.exec(select(func.count()).select_from(Submission).where(
-        Submission.user_id == user_id, Submission.status.in_([QUEUED, RUNNING]))).one()
+        Submission.user_id == user_id, col(Submission.status).in_([QUEUED, RUNNING]))).one()
     frees_in = (RATE_WINDOW_S - (now - recent[0]).total_seconds()) if recent else 0.0
     return {"rate_per_minute": settings.rate_per_minute,
             "used_this_minute": len(recent),

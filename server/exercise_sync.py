@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 from sqlalchemy import Engine, func, update
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from cjudge.exercises import Exercise as KernelExercise
 
@@ -24,16 +25,18 @@ def sync_exercises(engine: Engine, exercises: dict[str, KernelExercise]) -> None
         _record_versions(session, exercises)
         session.exec(update(Exercise).values(active=False))
         for ex in exercises.values():
-            row = session.exec(select(Exercise).where(Exercise.id == ex.id)).first() or Exercise(
-                id=ex.id)
-            row.title_en, row.title_zh = ex.title["en"], ex.title["zh"]
-            row.statement_en, row.statement_zh = ex.statement("en"), ex.statement("zh")
-            row.starter = ex.starter
-            row.samples = [{"name": c.name, "world_size": c.world_size, "params": c.params}
-                           for c in ex.cases if c.sample]
-            row.content_hash = ex.content_hash
-            row.active = True
-            row.synced_at = utcnow()
+            fields: dict[str, Any] = {
+                "title_en": ex.title["en"], "title_zh": ex.title["zh"],
+                "statement_en": ex.statement("en"), "statement_zh": ex.statement("zh"),
+                "starter": ex.starter,
+                "samples": [{"name": c.name, "world_size": c.world_size, "params": c.params}
+                            for c in ex.cases if c.sample],
+                "content_hash": ex.content_hash, "active": True, "synced_at": utcnow()}
+            row = session.exec(select(Exercise).where(col(Exercise.id) == ex.id)).first()
+            if row is None:
+                row = Exercise(id=ex.id, **fields)
+            else:
+                row.sqlmodel_update(fields)
             session.add(row)
 
 

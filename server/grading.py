@@ -12,7 +12,7 @@ from cjudge.judge import judge_code
 from cjudge.protocol import CaseSpec, JobSpec, RawCase
 from cjudge.switch.core import empty_trace
 
-from .sandbox import SandboxProcess, WarmPool
+from .sandbox import Sandbox, WarmPool
 
 RUNTIME = "torch"
 #: pauses before asking again whether a SIGKILL that ended a rank was the OOM killer's
@@ -34,7 +34,7 @@ class SandboxCases:
     def __init__(self, pool: WarmPool, cases: list[CaseSpec]) -> None:
         self.pool = pool
         self.cases = cases
-        self.sandbox: SandboxProcess | None = None
+        self.sandbox: Sandbox | None = None
         self.oom_kills = 0
         self.log: str | None = None  # the sandbox's own account of an early stop, for admins
 

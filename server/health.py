@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from sqlalchemy import Column, Text, delete, func
-from sqlmodel import Field, Session, SQLModel, select
+from sqlmodel import Field, Session, SQLModel, col, select
 
 from .models import QUEUED, Submission, utcnow
 from .settings import Settings
@@ -47,7 +47,7 @@ def report(session: Session, worker_id: str, sandbox: str, failed_starts: int, f
 
 def forget(session: Session, worker_id: str) -> None:
     """A worker that stops cleanly leaves no report behind."""
-    session.exec(delete(WorkerStatus).where(WorkerStatus.id == worker_id))
+    session.exec(delete(WorkerStatus).where(col(WorkerStatus.id) == worker_id))
 
 
 @dataclass

@@ -10,6 +10,7 @@ import logging
 import resource
 
 import uvicorn
+from starlette.types import ASGIApp
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from .settings import Settings
@@ -41,8 +42,9 @@ class GuardedH11Protocol(H11Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         """Stop the head deadline."""
-        if getattr(self, "_head_timer", None) is not None:
-            self._head_timer.cancel()
+        timer: asyncio.TimerHandle | None = getattr(self, "_head_timer", None)
+        if timer is not None:
+            timer.cancel()
         super().connection_lost(exc)
 
     def _arm_head_timer(self) -> None:
@@ -73,7 +75,7 @@ def raise_file_limit() -> int:
     return soft
 
 
-def serve(app: object, settings: Settings, host: str, port: int) -> None:
+def serve(app: ASGIApp, settings: Settings, host: str, port: int) -> None:
     """Run ``app`` with uvicorn and every limit set."""
     files = raise_file_limit()
     cap = max(16, min(settings.max_connections, files - SPARE_FILES))

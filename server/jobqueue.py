@@ -16,9 +16,9 @@ from typing import Any
 
 from sqlalchemy import func, or_, update
 from sqlalchemy.orm import aliased
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
-from .models import DONE, QUEUED, RUNNING, Submission, User, utcnow
+from .models import DONE, QUEUED, RUNNING, Submission, User, saved_id, utcnow
 from .settings import Settings
 
 RATE_WINDOW_S = 60
@@ -61,17 +61,17 @@ def enqueue(session: Session, settings: Settings, user_id: int, exercise_id: str
     recent = session.exec(
         select(Submission.created_at)
         .where(Submission.user_id == user_id, Submission.created_at > window_start)
-        .order_by(Submission.created_at)
+        .order_by(col(Submission.created_at))
     ).all()
     if len(recent) >= settings.rate_per_minute:
         wait = RATE_WINDOW_S - (now - recent[-settings.rate_per_minute]).total_seconds()
         raise Refused(429, max(1, int(wait) + 1), "too many submissions; try again later")
     pending = _count(session, Submission.user_id == user_id,
-                     Submission.status.in_([QUEUED, RUNNING]))
+                     col(Submission.status).in_([QUEUED, RUNNING]))
     if pending >= settings.max_queued_per_user:
         raise Refused(429, 5, f"you already have {pending} submissions waiting to be judged")
     if client_ip is not None and _count(session, Submission.client_ip == client_ip,
-                                        Submission.status.in_([QUEUED, RUNNING])) \
+                                        col(Submission.status).in_([QUEUED, RUNNING])) \
             >= settings.max_pending_per_ip:
         raise Refused(429, 10, "too many submissions from this address are waiting to be judged")
     if _count(session, Submission.status == QUEUED) >= settings.max_queued_total:
@@ -110,9 +110,10 @@ def claim(session: Session, worker_id: str, lease_s: float, max_attempts: int) -
     owner_running, owner_served = per(Submission.user_id, other.user_id)
     row = session.exec(
         select(Submission)
-        .where(or_(Submission.status == QUEUED,
-                   (Submission.status == RUNNING) & (Submission.lease_expires_at < now)))
-        .order_by(address_running, address_served, owner_running, owner_served, Submission.id)
+        .where(or_(col(Submission.status) == QUEUED,
+                   (col(Submission.status) == RUNNING) & (col(Submission.lease_expires_at) < now)))
+        .order_by(address_running, address_served, owner_running, owner_served,
+                  col(Submission.id))
         .limit(1)
         .with_for_update(skip_locked=True, of=Submission)
     ).first()
@@ -129,7 +130,7 @@ def claim(session: Session, worker_id: str, lease_s: float, max_attempts: int) -
     else:
         row.attempts = max_attempts + 1  # given up: no new attempt is made
     session.add(row)
-    return Claim(id=row.id, token=row.lease_token, exercise_id=row.exercise_id, code=row.code,
+    return Claim(id=saved_id(row), token=row.lease_token, exercise_id=row.exercise_id, code=row.code,
                  filename=row.filename, seed=row.seed, attempts=row.attempts)
 
 
@@ -206,8 +207,8 @@ def counts(session: Session) -> dict[str, int]:
 def _owned_update(session: Session, claim_: Claim, **values: Any) -> bool:
     result = session.exec(
         update(Submission)
-        .where(Submission.id == claim_.id, Submission.lease_token == claim_.token,
-               Submission.status == RUNNING)
+        .where(col(Submission.id) == claim_.id, col(Submission.lease_token) == claim_.token,
+               col(Submission.status) == RUNNING)
         .values(**values)
     )
     return result.rowcount == 1

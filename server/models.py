@@ -84,3 +84,11 @@ class Submission(SQLModel, table=True):
     created_at: datetime = Field(default_factory=utcnow)
     started_at: datetime | None = None
     finished_at: datetime | None = None
+
+
+def saved_id(row: User | Submission) -> int:
+    """The primary key of a row read from (or flushed to) the database: only a row that was
+    never flushed has none."""
+    if row.id is None:
+        raise ValueError(f"{type(row).__name__} has no id before it is flushed")
+    return row.id

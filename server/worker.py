@@ -207,7 +207,7 @@ class Worker:
                 jobqueue.release(session, claim, log_text, count_attempt=True)
             elif jobqueue.finish(session, claim, result, log_text,
                                  self.settings.verdict_limit_bytes):
-                course.record_score(session, session.get(Submission, claim.id))
+                course.record_score(session, session.get_one(Submission, claim.id))
 
     def _error(self, claim: jobqueue.Claim, message: str) -> dict[str, Any]:
         return judge_error_result(claim.exercise_id, claim.seed, message)

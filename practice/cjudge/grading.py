@@ -21,7 +21,7 @@ from .primitives import CANONICAL, DISPLAY
 from .protocol import CaseSpec, RawCase, TensorData
 from .switch.accounting import bytes_per_rank, graded_calls
 from .switch.core import Limits
-from .switch.explain import deadlock_facts
+from .switch.explain import deadlock_facts, deadlock_message
 from .verdicts import Verdict
 from .view.timeline import case_timeline
 
@@ -291,9 +291,7 @@ def _ranks(ranks: list[int]) -> str:
 
 def _stop_message(raw: RawCase, verdict: Verdict, limit: float) -> tuple[str, str]:
     if verdict is Verdict.DEADLOCK:
-        lines = deadlock_facts(raw["trace"], raw["ranks"])["lines"]
-        return ("; ".join(s["en"] for s in lines) or "every rank waits for communication that "
-                "never comes", "；".join(s["zh"] for s in lines) or "每个 rank 都在等待永远不会到来的通信")
+        return deadlock_message(deadlock_facts(raw["trace"], raw["ranks"]))
     if verdict is Verdict.TIME_LIMIT:
         spinning = _ranks([r["rank"] for r in raw["ranks"] if r["state"] == "running"])
         waiting = _ranks([r["rank"] for r in raw["ranks"] if r["state"] == "blocked"])

@@ -28,7 +28,7 @@ from ..accounts import (
     reserved,
 )
 from ..db import write_session
-from ..models import User
+from ..models import User, saved_id
 from ..security import hash_password, make_token
 from ..settings import Settings
 from .deps import COOKIE, EngineDep, SettingsDep, UserDep, optional_user
@@ -47,7 +47,7 @@ def client_ip(request: Request) -> str:
 
 
 def _logged_in(user: User, settings: Settings, request: Request, response: Response) -> AuthOut:
-    token = make_token(user.id, user.identity, user.generation, settings.secret,
+    token = make_token(saved_id(user), user.identity, user.generation, settings.secret,
                        settings.token_ttl_s)
     secure = settings.cookie_secure or request.url.scheme == "https"
     response.set_cookie(COOKIE, token, max_age=settings.token_ttl_s, httponly=True,

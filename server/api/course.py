@@ -12,7 +12,7 @@ from fastapi.responses import Response
 from pydantic import BaseModel, Field
 from sqlalchemy import update
 from sqlalchemy.exc import IntegrityError
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from .. import course
 from ..course import ExerciseVersion, Profile, SubmissionScore
@@ -62,7 +62,7 @@ def get_leaderboard(exercise_id: str, user: UserDep, engine: EngineDep,
         scored = select(SubmissionScore.submission_id)
         missing = session.exec(select(Submission.id).where(
             Submission.exercise_id == exercise_id, Submission.verdict == "accepted",
-            Submission.status == DONE, Submission.id.not_in(scored)).limit(1)).first()
+            Submission.status == DONE, col(Submission.id).not_in(scored)).limit(1)).first()
     if missing is not None:  # accepted before scores were kept: score them once
         with write_session(engine) as session:
             course.backfill_scores(session, exercise_id)
@@ -81,7 +81,7 @@ def get_versions(exercise_id: str, user: UserDep, session: SessionDep) -> list[d
     statements: a submission's ``content_hash`` names the one it was judged on."""
     exercise = _exercise(session, exercise_id)
     rows = session.exec(select(ExerciseVersion).where(ExerciseVersion.exercise_id == exercise_id)
-                        .order_by(ExerciseVersion.first_served_at.desc())).all()
+                        .order_by(col(ExerciseVersion.first_served_at).desc())).all()
     return [{"content_hash": v.content_hash, "first_served_at": course._aware(v.first_served_at),
              "current": v.content_hash == exercise.content_hash,
              "title": {"en": v.title_en, "zh": v.title_zh},
@@ -163,10 +163,10 @@ def post_regrade(body: RegradeIn, request: Request, user: UserDep,
     _admin(user)
     with write_session(engine) as session:
         exercise = _exercise(session, body.exercise)
-        query = update(Submission).where(Submission.exercise_id == exercise.id,
-                                         Submission.status == DONE)
+        query = update(Submission).where(col(Submission.exercise_id) == exercise.id,
+                                         col(Submission.status) == DONE)
         if body.verdict is not None:
-            query = query.where(Submission.verdict == body.verdict)
+            query = query.where(col(Submission.verdict) == body.verdict)
         done = session.exec(query.values(
             status=QUEUED, verdict=None, result=None, progress=[], attempts=0, worker_id=None,
             lease_token=None, lease_expires_at=None, started_at=None, finished_at=None,

@@ -16,7 +16,7 @@ from sqlalchemy import Engine
 from sqlmodel import Session
 from starlette.concurrency import run_in_threadpool
 
-from ..models import User
+from ..models import User, saved_id
 from ..security import TokenClaims, read_token
 from ..settings import Settings
 
@@ -90,7 +90,7 @@ def get_session(engine: Annotated[Engine, Depends(get_engine)]) -> Iterator[Sess
 def _load_caller(engine: Engine, user_id: int) -> Caller | None:
     with Session(engine) as session:
         user = session.get(User, user_id)
-        return None if user is None else Caller(user.id, user.username, user.role,
+        return None if user is None else Caller(saved_id(user), user.username, user.role,
                                                 user.identity, user.generation)
 
 
@@ -102,7 +102,9 @@ def token_claims(authorization: str, cookie_token: str | None, secret: str) -> T
 
 def cached_caller(cache: CallerCache, claims: TokenClaims | None) -> Caller | None:
     """The cached caller whose current session ``claims`` names (None: not cached, or stale)."""
-    caller = cache.get(claims.user_id) if claims is not None else None
+    if claims is None:
+        return None
+    caller = cache.get(claims.user_id)
     return caller if caller is not None and caller.holds(claims) else None
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import logging
 import traceback
+from collections.abc import Mapping
 from typing import Any
 
 from fastapi import FastAPI, HTTPException, Request
@@ -38,7 +39,8 @@ def rate_limited(retry_after: int, en: str = "too many requests; try again later
                     retry_after=retry_after)
 
 
-def json_body(status: int, body: dict[str, Any], headers: dict[str, str] | None = None) -> Response:
+def json_body(status: int, body: dict[str, Any],
+              headers: Mapping[str, str] | None = None) -> Response:
     """A JSON response that can encode anything (ASCII escapes: lone surrogates too)."""
     return Response(json.dumps(body, ensure_ascii=True, default=str), status_code=status,
                     media_type="application/json", headers=headers)

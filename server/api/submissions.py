@@ -5,12 +5,12 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, HTTPException, Path, Query, Request, Response
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 from starlette.concurrency import run_in_threadpool
 
 from .. import course, jobqueue
 from ..db import write_session
-from ..models import DONE, QUEUED, Exercise, Submission
+from ..models import DONE, QUEUED, Exercise, Submission, saved_id
 from .auth import client_ip
 from .cache import DoneCache
 from .deps import Caller, EngineDep, SessionDep, SettingsDep, UserDep
@@ -77,8 +77,8 @@ def create_submission(body: SubmissionIn, request: Request, user: UserDep, setti
                            headers={"Retry-After": str(refused.retry_after)},
                            retry_after=refused.retry_after) from None
         quota = course.quota(session, settings, user.id)
-        return SubmissionCreated(id=row.id, status=row.status,
-                                 queue_position=course.queue_position(session, row.id),
+        return SubmissionCreated(id=saved_id(row), status=row.status,
+                                 queue_position=course.queue_position(session, saved_id(row)),
                                  remaining_this_minute=quota["remaining_this_minute"])
 
 
@@ -98,8 +98,8 @@ def list_submissions(
     if exercise is not None:
         query = query.where(Submission.exercise_id == exercise)
     if before is not None:
-        query = query.where(Submission.id < before)
-    rows = session.exec(query.order_by(Submission.id.desc()).limit(limit)).all()
+        query = query.where(col(Submission.id) < before)
+    rows = session.exec(query.order_by(col(Submission.id).desc()).limit(limit)).all()
     return [_summary(row) for row in rows]
 
 
@@ -117,7 +117,7 @@ async def get_submission(submission_id: SubmissionId, request: Request, user: Us
             row = visible(session, submission_id, user)
             out = present(row, user)
             if row.status == QUEUED:
-                out.queue_position = course.queue_position(session, row.id)
+                out.queue_position = course.queue_position(session, saved_id(row))
             return row, out.model_dump_json().encode()
 
     row, body = await run_in_threadpool(load)
@@ -127,7 +127,7 @@ async def get_submission(submission_id: SubmissionId, request: Request, user: Us
 
 
 def _summary(row: Submission) -> SubmissionSummary:
-    return SubmissionSummary(id=row.id, exercise=row.exercise_id, user_id=row.user_id,
+    return SubmissionSummary(id=saved_id(row), exercise=row.exercise_id, user_id=row.user_id,
                              status=row.status, verdict=row.verdict, created_at=row.created_at,
                              finished_at=row.finished_at, content_hash=row.content_hash)
 

@@ -9,6 +9,8 @@ import server.models  # noqa: F401  (registers the tables on SQLModel.metadata)
 url = context.get_x_argument(as_dictionary=True).get("url") or context.config.get_main_option(
     "sqlalchemy.url"
 )
+if not url:
+    raise RuntimeError("no database URL: pass -x url=... or set sqlalchemy.url")
 engine = create_engine(url, poolclass=pool.NullPool)
 with engine.connect() as connection:
     context.configure(

@@ -13,9 +13,9 @@ from .cgroups import Hierarchies, Limits, discover
 from .diagnose import USERNS, explain_start_failure
 from .launch import RLimits, bwrap_argv, missing_tools
 from .pool import PoolHealth, SandboxUnavailable, WarmPool
-from .process import SandboxError, SandboxProcess, SandboxSpec
+from .process import Sandbox, SandboxError, SandboxProcess, SandboxSpec
 
-__all__ = ["PoolHealth", "SandboxError", "SandboxProcess", "SandboxUnavailable", "WarmPool",
+__all__ = ["PoolHealth", "Sandbox", "SandboxError", "SandboxProcess", "SandboxUnavailable", "WarmPool",
            "make_pool", "preflight"]
 
 #: CPU seconds any one sandboxed process may use (a backstop: wall limits come first)
@@ -77,7 +77,7 @@ def preflight(settings: Settings, start_runner: bool = True) -> tuple[list[str],
     return problems, hier.describe()
 
 
-def start_one(settings: Settings, factory: Callable[[], SandboxProcess]) -> list[str]:
+def start_one(settings: Settings, factory: Callable[[], Sandbox]) -> list[str]:
     """Start one runner with a pool's ``factory`` and close it: [] if it said it was ready,
     else why not and the fix."""
     sandbox = None

@@ -156,21 +156,22 @@ class Cgroup:
         return pids
 
     def _apply(self, limits: Limits) -> None:
-        v2c = self.hier.v2_controllers if self.v2 else frozenset()
-        if "memory" in v2c:
-            _write(self.v2 / "memory.max", str(limits.memory_bytes))
-            _write(self.v2 / "memory.swap.max", "0")
+        v2 = self.v2
+        v2c = self.hier.v2_controllers if v2 else frozenset()
+        if v2 and "memory" in v2c:
+            _write(v2 / "memory.max", str(limits.memory_bytes))
+            _write(v2 / "memory.swap.max", "0")
         elif "memory" in self.v1:
             _write(self.v1["memory"] / "memory.limit_in_bytes", str(limits.memory_bytes))
-        if "pids" in v2c:
-            _write(self.v2 / "pids.max", str(limits.pids))
+        if v2 and "pids" in v2c:
+            _write(v2 / "pids.max", str(limits.pids))
         elif "pids" in self.v1:
             _write(self.v1["pids"] / "pids.max", str(limits.pids))
         if limits.cpu_cores > 0:
             period = 100_000
             quota = str(int(limits.cpu_cores * period))
-            if "cpu" in v2c:
-                _write(self.v2 / "cpu.max", f"{quota} {period}")
+            if v2 and "cpu" in v2c:
+                _write(v2 / "cpu.max", f"{quota} {period}")
             elif "cpu" in self.v1:
                 _write(self.v1["cpu"] / "cpu.cfs_period_us", str(period))
                 _write(self.v1["cpu"] / "cpu.cfs_quota_us", quota)

@@ -69,7 +69,7 @@ def await_ready(channel: LineChannel, timeout_s: float, log: Callable[[], str],
     except (TimeoutError, ChannelError) as exc:
         raise error(f"runner not ready: {exc or 'timeout'}; {log()}") from None
     gaps = hello.get("confinement_gaps") if isinstance(hello, dict) else None
-    if not isinstance(gaps, list) or hello.get("ready") is not True:
+    if not isinstance(hello, dict) or not isinstance(gaps, list) or hello.get("ready") is not True:
         raise error(f"runner not ready (said {hello!r}); {log()}")
     if gaps and tuple(gaps) not in _WARNED:
         _WARNED.add(tuple(gaps))

@@ -27,7 +27,7 @@ from .docker_engine import Engine, EngineError
 from .drain import Drain
 from .launch import SANDBOX_ENV, RLimits
 from .pool import WarmPool
-from .process import LOG_KEEP, RunnerReports, SandboxError
+from .process import LOG_KEEP, Sandbox, SandboxError
 
 log = logging.getLogger(__name__)
 
@@ -84,7 +84,7 @@ def container_config(settings: Settings, owner: str, cpu_seconds: int) -> dict[s
     }
 
 
-class DockerSandbox(RunnerReports):
+class DockerSandbox(Sandbox):
     """A runner in its own container, attached and waiting (warm) for its one job. The same
     interface as :class:`~server.sandbox.process.SandboxProcess`."""
 

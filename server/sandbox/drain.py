@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
+import io
 import threading
 from collections.abc import Callable
-from typing import IO
 
 
 class Drain:
     """Reads ``stream`` to its end, keeping the first ``keep`` bytes; calls ``on_flood`` once
     when more than ``limit`` bytes have come (then keeps reading, so the writer never blocks)."""
 
-    def __init__(self, stream: IO[bytes], keep: int, limit: int | None = None,
+    def __init__(self, stream: io.BufferedReader, keep: int, limit: int | None = None,
                  on_flood: Callable[[], None] | None = None) -> None:
         self.stream = stream
         self.keep = keep

@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .process import SandboxError, SandboxProcess
+from .process import Sandbox, SandboxError
 
 log = logging.getLogger(__name__)
 
@@ -53,7 +53,7 @@ def backoff_s(failures: int, cap_s: float) -> float:
 class WarmPool:
     """Keeps ``size`` ready sandboxes; ``take`` hands one out and starts its replacement."""
 
-    def __init__(self, factory: Callable[[], SandboxProcess], size: int,
+    def __init__(self, factory: Callable[[], Sandbox], size: int,
                  ready_timeout_s: float, give_up_after: int = 3, backoff_max_s: float = 30.0,
                  on_change: Callable[[], None] | None = None) -> None:
         self.factory = factory
@@ -62,7 +62,7 @@ class WarmPool:
         self.give_up_after = max(1, give_up_after)
         self.backoff_max_s = backoff_max_s
         self.on_change = on_change
-        self.ready: queue.Queue[SandboxProcess] = queue.Queue()
+        self.ready: queue.Queue[Sandbox] = queue.Queue()
         self.wanted = threading.Semaphore(self.size)  # one permit per sandbox to start
         self.stopping = threading.Event()
         self.lock = threading.Lock()
@@ -78,7 +78,7 @@ class WarmPool:
             return PoolHealth(self.failed_starts, self.failed_starts >= self.give_up_after,
                               self.last_error, self.ready.qsize())
 
-    def take(self) -> SandboxProcess:
+    def take(self) -> Sandbox:
         """A ready sandbox (waiting for one to warm up if needed). ``SandboxUnavailable`` once
         ``give_up_after`` starts in a row have failed; ``SandboxError`` if none is ready in
         time."""

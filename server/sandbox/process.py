@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import signal
@@ -10,6 +11,7 @@ import subprocess
 import sys
 import threading
 import time
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any
 
@@ -43,19 +45,48 @@ class SandboxSpec:
     python: str = sys.executable  # the interpreter the runner runs on
 
 
-class RunnerReports:
-    """What both sandboxes do with a runner's result channel: one raw report per case, or None
+class Sandbox(ABC):
+    """A warm runner in a sandbox, of either backend (``SandboxProcess``, ``DockerSandbox``).
+    What both do with the runner's result channel is here: one raw report per case, or None
     once the runner stopped early (``self.stop`` says why: "time_limit", "memory_limit",
     "output_limit", "killed", or "tampered" when something in the sandbox broke the channel's
-    protocol after the job was sent). Subclasses provide ``channel``, ``stop``, ``kill``,
-    ``log`` and ``_why_stopped``."""
+    protocol after the job was sent). Subclasses provide ``channel``, ``stop`` and the rest."""
 
     channel: LineChannel
     stop: str | None
 
+    @abstractmethod
+    def wait_ready(self) -> None:
+        """Block until the runner says it is ready; ``SandboxError`` if it does not."""
+
+    @abstractmethod
+    def send(self, payload: dict[str, Any]) -> None:
+        """Give the runner its one job."""
+
+    @abstractmethod
+    def kill(self) -> None:
+        """Kill every process of the sandbox (safe to call from any thread, repeatedly)."""
+
+    @abstractmethod
+    def close(self) -> None:
+        """Kill everything and free what the sandbox holds."""
+
+    @abstractmethod
+    def oom_kills(self) -> int:
+        """How many of the sandbox's processes the OOM killer has killed so far."""
+
+    @abstractmethod
+    def log(self) -> str:
+        """Exit status and the head of the runner's output, for the judge log."""
+
+    @abstractmethod
+    def _why_stopped(self) -> str | None:
+        """Classify an early end ("output_limit", "memory_limit", "killed"), or None when the
+        runner exited by itself (the judge's fault)."""
+
     def _protocol_broken(self, exc: ChannelError) -> None:
         """The channel carried something that is not the runner's protocol."""
-        self.kill()  # type: ignore[attr-defined]
+        self.kill()
         self.stop = "tampered"
 
     def next_raw(self, limit_s: float) -> dict[str, Any] | None:
@@ -65,21 +96,20 @@ class RunnerReports:
         try:
             raw = self.channel.read(time.monotonic() + limit_s + CASE_SLACK_S)
         except TimeoutError:
-            self.kill()  # type: ignore[attr-defined]
+            self.kill()
             self.stop = "time_limit"
             return None
         except ChannelError as exc:
             self._protocol_broken(exc)
             return None
         if raw is None:
-            self.stop = self._why_stopped()  # type: ignore[attr-defined]
+            self.stop = self._why_stopped()
             if self.stop is None:
-                raise SandboxError(f"runner ended before its last case; "
-                                   f"{self.log()}")  # type: ignore[attr-defined]
+                raise SandboxError(f"runner ended before its last case; {self.log()}")
         return raw
 
 
-class SandboxProcess(RunnerReports):
+class SandboxProcess(Sandbox):
     """A runner started in its own sandbox and cgroups, waiting (warm) for its one job."""
 
     def __init__(self, spec: SandboxSpec, hier: Hierarchies) -> None:
@@ -106,8 +136,10 @@ class SandboxProcess(RunnerReports):
         finally:
             os.close(write_fd)
         self.channel = LineChannel(read_fd, spec.result_limit)
-        self.stdout = Drain(self.proc.stdout, LOG_KEEP, spec.stdout_limit, self.kill)
-        self.stderr = Drain(self.proc.stderr, LOG_KEEP)
+        stdout, stderr = self.proc.stdout, self.proc.stderr
+        assert isinstance(stdout, io.BufferedReader) and isinstance(stderr, io.BufferedReader)
+        self.stdout = Drain(stdout, LOG_KEEP, spec.stdout_limit, self.kill)
+        self.stderr = Drain(stderr, LOG_KEEP)
         self.closed = False
         self.stop: str | None = None
 
@@ -179,9 +211,11 @@ class SandboxProcess(RunnerReports):
         return "killed" if killed else None
 
     def _send(self, payload: dict[str, Any]) -> None:
+        stdin = self.proc.stdin
+        assert stdin is not None  # Popen(stdin=PIPE)
         try:
-            self.proc.stdin.write(json.dumps(payload).encode() + b"\n")
-            self.proc.stdin.close()
+            stdin.write(json.dumps(payload).encode() + b"\n")
+            stdin.close()
         except (BrokenPipeError, ValueError, OSError):
             pass  # the runner is gone; run() sees that on the result channel
 
