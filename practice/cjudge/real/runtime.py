@@ -112,6 +112,7 @@ def _watch(job: JobSpec, server: SwitchServer, outputs: RankOutputs,
             return "trace_limit"
         if start is None and server.joined():
             start = now
+            switch.deadline = start + job["time_limit_s"]  # a reduction stops there
         if now - (start or launched) > (job["time_limit_s"] if start else STARTUP_LIMIT_S):
             return "time_limit"
         if (stuck := switch.stuck()) is not None:
@@ -127,8 +128,8 @@ def _await_exits(server: SwitchServer, launcher: Launcher) -> None:
         time.sleep(POLL_S)
 
 
-def _reports(server: SwitchServer, exits: dict[int, int]) -> list[RankReport]:
-    reports = []
+def _reports(server: SwitchServer, exits: dict[int, int], stop: Stop | None) -> list[RankReport]:
+    reports: list[RankReport | None] = []
     switch = server.switch
     for rank in range(switch.world):
         record = server.records.get(rank)
@@ -144,8 +145,8 @@ def _reports(server: SwitchServer, exits: dict[int, int]) -> list[RankReport]:
                 kind="exception", type="SystemExit", traceback="", line=None,
                 message="the rank's process ended before its function returned")))
         else:
-            reports.append(switch.unfinished_report(rank))
-    return reports
+            reports.append(None)
+    return switch.reports(reports, stop)
 
 
 def run_case(job: JobSpec, case: CaseSpec, launcher: str = "fork") -> RawCase:
@@ -180,5 +181,5 @@ def _run(job: JobSpec, case: CaseSpec, job_dir: Path, outputs: RankOutputs,
         ranks.kill()
         _kill_stragglers(server.peer_pids())
         server.close()
-    return RawCase(name=case["name"], ranks=_reports(server, exited), trace=switch.trace(),
+    return RawCase(name=case["name"], ranks=_reports(server, exited, stop), trace=switch.trace(),
                    stop=stop, wall_ms=wall_ms, stdout=outputs.merged(job["output_limit_bytes"]))

@@ -120,15 +120,16 @@ def run_case_here(job: JobSpec, case: CaseSpec) -> RawCase:
 
     threads = [threading.Thread(target=rank_thread, args=(r,), daemon=True) for r in range(world)]
     start = time.monotonic()
+    switch.deadline = start + job["time_limit_s"]  # a reduction stops there
     for t in threads:
         t.start()
-    stop = _watch(hub, capture, start + job["time_limit_s"], world)
+    stop = _watch(hub, capture, switch.deadline, world)
     wall_ms = (time.monotonic() - start) * 1000
     with hub.cond:
         if stop == "deadlock":
             switch.mark_deadlock()
         finished = dict(switch.finished)
-        out = [reports[rank] or switch.unfinished_report(rank) for rank in range(world)]
+        out = switch.reports(reports, stop)
         trace = json.loads(json.dumps(switch.trace()))  # a copy: blocked ranks hold its lists
     for rank in finished:
         threads[rank].join()

@@ -15,14 +15,14 @@ switch then performs it (reductions in group order) and completes every member's
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from ..primitives import P2P_OPS, blocks_of, bytes_sent, equal_blocks
-from ..protocol import RankReport, TensorData
+from ..primitives import DISPLAY, P2P_OPS, blocks_of, bytes_sent, equal_blocks
+from ..protocol import RankError, RankReport, Stop, TensorData
 from . import functions
-from .reduce import DTYPES, OPS, ReduceError, itemsize, reduce_bytes
+from .reduce import DTYPES, OPS, OutOfTime, ReduceError, itemsize, reduce_bytes
 from .trace import Collective, Compute, Message, Refusal, Request, SwitchTrace, Wait, WaitEdge, recorded
 
 #: collectives whose result is an elementwise reduction
@@ -49,7 +49,8 @@ class Forbidden(SwitchError):
     """A call the exercise does not allow (``forbidden_primitive``)."""
 
     def __init__(self, kind: str, api: str) -> None:
-        super().__init__(f"{api} is not allowed in this exercise", f"本题不允许使用 {api}")
+        name = DISPLAY.get(kind, kind)  # the switch's kind of call, not what the rank called it
+        super().__init__(f"{name} is not allowed in this exercise", f"本题不允许使用 {name}")
         self.kind, self.api = kind, api
 
 
@@ -61,6 +62,38 @@ def _call(req: _Req) -> tuple:
     """What members of one collective must agree on."""
     rec = req.record
     return rec["kind"], rec["peer"], rec["dtype"], req.op
+
+
+def _named(rec: Request) -> tuple[str, str]:
+    """A request as a message names it (the switch's kind of call, its line), in English and
+    Chinese."""
+    name = DISPLAY.get(rec["kind"], rec["kind"])
+    if rec["line"] is None:
+        return f"the {name}", f"{name} "
+    return f"the {name} at line {rec['line']}", f"第 {rec['line']} 行的 {name} "
+
+
+def _never_completed(rec: Request) -> RankError:
+    """The error of a rank that returned while its graded request ``rec`` never completed."""
+    what, what_zh = _named(rec)
+    if rec["kind"] == "send":
+        en = (f"{what} (to rank {rec['peer']}, tag {rec['tag']}) was never received: every send "
+              "must be matched by a receive before the ranks' functions return")
+        zh = (f"{what_zh}（发往 rank {rec['peer']}，tag {rec['tag']}）从未被接收：每个发送都必须在"
+              "各 rank 的函数返回之前被一个接收匹配")
+    elif rec["kind"] == "recv":
+        src = "any rank" if rec["peer"] is None else f"rank {rec['peer']}"
+        src_zh = "任意 rank" if rec["peer"] is None else f"rank {rec['peer']}"
+        en = (f"{what} (from {src}, tag {rec['tag']}) never received a message: every receive "
+              "must be matched by a send before the ranks' functions return")
+        zh = (f"{what_zh}（来自 {src_zh}，tag {rec['tag']}）从未收到消息：每个接收都必须在各 rank "
+              "的函数返回之前被一个发送匹配")
+    else:
+        en = (f"{what} never completed: not every rank of its group made the same call before "
+              "the ranks' functions returned")
+        zh = f"{what_zh}从未完成：在各 rank 的函数返回之前，进程组中并非每个 rank 都做了同样的调用"
+    return RankError(kind="exception", type="RuntimeError", message=f"{en} ({zh})",
+                     traceback="", line=rec["line"])
 
 
 def empty_trace(world: int) -> SwitchTrace:
@@ -81,6 +114,9 @@ class _Req:
     src: int | None = None
     error: SwitchError | None = None
     wait: Wait | None = None
+    #: bytes the switch holds for it: its payload, or its result once done (a collective's
+    #: result is charged when it is posted: ``Switch._result_bytes``)
+    charge: int = 0
 
     @property
     def rank(self) -> int:
@@ -91,8 +127,12 @@ class _Req:
 class Limits:
     """How much one case may put through the switch."""
 
-    requests: int = 20_000  # requests recorded before the case is stopped (``Flooded``)
-    held_bytes: int = 1 << 30  # payload bytes held at once (posted sends, undelivered results)
+    #: calls counted (requests, refusals, groups, computes) before the case is stopped
+    #: (``Flooded``)
+    requests: int = 20_000
+    #: payload bytes held at once (posted sends, undelivered results, unread replies)
+    held_bytes: int = 1 << 30
+    refusals: int = 100  # refusals recorded in the trace; the rest are only counted
     message_bytes: int = 256 << 20  # bytes of one request's payload
     #: elements of graded messages' payloads kept in the trace (what a grader may label)
     recorded_values: int = 1 << 16
@@ -108,9 +148,13 @@ class Switch:
     allowed: frozenset[str]
     inputs: list[TensorData] = field(default_factory=list)  # each rank's case input, by rank
     limits: Limits = field(default_factory=Limits)
+    #: ``time.monotonic()`` at which the case's time limit passes, once the runtime knows it
+    deadline: float | None = None
 
     def __post_init__(self) -> None:
         self.t = 0
+        self._calls = 0  # counted toward ``limits.requests``
+        self._refused_more = 0  # refusals past ``limits.refusals``
         self.groups: list[list[int]] = [list(range(self.world))]
         self._groups_made: dict[tuple[int, tuple[int, ...]], int] = {}
         self._reqs: dict[int, _Req] = {}
@@ -128,8 +172,9 @@ class Switch:
         self._recordable = self.limits.recorded_values * 8  # payload bytes left to record
         self._sends: dict[tuple[int, int, int], list[_Req]] = {}  # (group, dst, tag) -> unmatched
         self._recvs: dict[tuple[int, int, int], list[_Req]] = {}
-        self._arrived: dict[tuple[int, int], dict[int, _Req]] = {}  # (group, seq) -> rank -> req
-        self._coll_seq: dict[tuple[int, int], int] = {}  # (group, rank) -> calls so far
+        # a collective's members meet by (group, graded, seq): the k-th call of one epoch
+        self._arrived: dict[tuple[int, bool, int], dict[int, _Req]] = {}  # ... -> rank -> req
+        self._coll_seq: dict[tuple[int, bool, int], int] = {}  # (group, graded, rank) -> calls
         self._held = 0
         self.graded = [False] * self.world
         self.ended = [False] * self.world  # the graded call returned or raised
@@ -137,22 +182,32 @@ class Switch:
         self.waiting: dict[int, _Req] = {}
         self.woken: list[int] = []
         self.flooded = False
+        self.late = False  # a reduction ran past the deadline: the case is over (time_limit)
         self._deadlock: list[WaitEdge] = []
 
     # ---- phases ----------------------------------------------------------------------------
 
     def begin(self, rank: int) -> TensorData | None:
         """The rank's graded call starts: the rules and byte accounting apply from here; the
-        rank's case input (it gets it only now, and only once)."""
+        rank's case input (it gets it only now, and only once).
+
+        One graded epoch: what the rank posted before and has not completed is cancelled (its
+        wait raises), and nothing posted before a rank's ``begin`` ever matches anything posted
+        after it (point-to-point posts and collectives meet only within their epoch)."""
         self._open(rank)
         if self.graded[rank]:
             raise SwitchError("the graded call has started already", "被评测的调用已经开始")
         self.graded[rank] = True
+        self._cancel_pending(rank)
         return self.inputs[rank] if rank < len(self.inputs) else None
 
     def end(self, rank: int) -> None:
-        """The rank's graded call ended: the switch accepts no more communication from it."""
+        """The rank's graded call ended (only after it began, and once): the switch accepts no
+        more communication from it."""
         self._member_rank(rank)
+        if not self.graded[rank]:
+            raise SwitchError("the graded call can end only once, after it began",
+                              "被评测的调用只能在开始之后结束，且只能结束一次")
         self.graded[rank], self.ended[rank] = False, True
 
     def compute(self, rank: int, handle: int, payload: bytes, dtype: str, shape: list[int],
@@ -217,6 +272,7 @@ class Switch:
         """The group a member's call ``new_group(ranks)`` makes: its k-th call with these ranks
         meets every other member's k-th call with the same ranks (non-members make none)."""
         self._open(rank)
+        self._count_one()
         members = sorted({self._member_rank(r) for r in ranks})
         if rank not in members:
             raise SwitchError(f"rank {rank} is not in the group {members} it creates",
@@ -239,7 +295,8 @@ class Switch:
         req.record["sent"] = len(payload) if req.record["graded"] else 0
         queue = self._recvs.get((group, dst, tag), [])
         for i, recv in enumerate(queue):
-            if recv.record["peer"] in (None, rank):
+            if recv.record["peer"] in (None, rank) and \
+                    recv.record["graded"] == req.record["graded"]:
                 del queue[i]
                 self._match(req, recv)
                 break
@@ -253,7 +310,7 @@ class Switch:
         req = self._new(rank, "recv", group, src, tag, capacity, dtype, line, api)
         queue = self._sends.get((group, rank, tag), [])
         for i, send in enumerate(queue):
-            if src is None or send.rank == src:
+            if (src is None or send.rank == src) and send.record["graded"] == req.record["graded"]:
                 del queue[i]
                 self._match(send, req)
                 break
@@ -266,26 +323,25 @@ class Switch:
                         root: int | None = None, splits: list[int] | None = None) -> int:
         """Post this rank's part of a collective (``root`` global; ``splits``: all_to_all's
         input bytes per destination, in group order); done when every member has posted."""
-        if kind not in COLLECTIVES:
-            raise SwitchError(f"unknown collective {kind!r}", f"未知的集合通信 {kind!r}")
-        members = self._group(group)
-
         def check() -> None:
-            self._check_collective(kind, rank, members, len(payload), dtype, op, root, splits)
+            self._check_collective(kind, rank, self.groups[group], len(payload), dtype, op, root,
+                                   splits)
 
         req = self._new(rank, kind, group, root, 0, len(payload), dtype, line, api, payload, check)
         req.op, req.splits = op, splits
+        members = self.groups[group]
         n, me = len(members), members.index(rank)
         nbytes = len(payload) * (n if kind == "all_gather" else 1)
         local_root = members.index(root) if root is not None else None
         req.record["sent"] = bytes_sent(kind, n, me, nbytes, local_root, splits) \
             if req.record["graded"] else 0
-        seq = self._coll_seq.get((group, rank), 0)
-        self._coll_seq[(group, rank)] = seq + 1
-        arrived = self._arrived.setdefault((group, seq), {})
+        epoch = req.record["graded"]
+        seq = self._coll_seq.get((group, epoch, rank), 0)
+        self._coll_seq[(group, epoch, rank)] = seq + 1
+        arrived = self._arrived.setdefault((group, epoch, seq), {})
         arrived[rank] = req
         if len(arrived) == n and self._agree([arrived[r] for r in members]):
-            del self._arrived[(group, seq)]
+            del self._arrived[(group, epoch, seq)]
             self._perform(group, seq, [arrived[r] for r in members])
         return req.record["id"]
 
@@ -312,7 +368,7 @@ class Switch:
         if not req.done:
             raise SwitchError("the request is not complete yet", "请求尚未完成")
         del self._reqs[handle]
-        self._held -= len(req.result or b"")
+        self._held -= req.charge
         if req.error is not None:
             raise req.error
         return req.src, req.result or b""
@@ -333,10 +389,37 @@ class Switch:
         peers hang because of it: the failure is the learner's error to see), else
         ``"deadlock"``. None while it can, or while a rank whose graded call ended has not yet
         said how it ended (:meth:`finish`)."""
-        if not self.deadlocked() or any(self.ended[r] and r not in self.finished
-                                        for r in range(self.world)):
+        if self.late or not self.deadlocked() or any(self.ended[r] and r not in self.finished
+                                                     for r in range(self.world)):
             return None
         return "failed" if "failed" in self.finished.values() else "deadlock"
+
+    def reports(self, known: Sequence[RankReport | None], stop: Stop | None) -> list[RankReport]:
+        """Every rank's report when the case ends: ``known`` where the runtime has one (None:
+        the rank never ended, :meth:`unfinished_report`). A case that ran to its end holds each
+        rank to its graded requests: a rank that returned while one of them never completed (a
+        receive never matched, a send never received) failed, naming the call and its line, as
+        gloo would hang or complain at ``destroy``. The one place every runtime applies it."""
+        out = [report or self.unfinished_report(rank) for rank, report in enumerate(known)]
+        if stop is not None:
+            return out
+        for i, report in enumerate(out):
+            left = next((q for q in self._reqs.values() if q.rank == report["rank"]
+                         and q.record["graded"] and not q.done), None)
+            if report["state"] == "returned" and left is not None:
+                out[i] = RankReport(rank=report["rank"], state="failed", output=None,
+                                    error=_never_completed(left.record))
+        return out
+
+    def hold(self, nbytes: int) -> None:
+        """Bytes a runtime keeps for a rank until the rank reads them (a queued reply) count as
+        held too; ``-nbytes`` once it has read them. Posts past the limit are refused."""
+        self._held += nbytes
+
+    @property
+    def held(self) -> int:
+        """Payload bytes held now (``Limits.held_bytes`` bounds them)."""
+        return self._held
 
     def unfinished_report(self, rank: int) -> RankReport:
         """How a rank that never ended stands when the case stops: blocked in what, or running."""
@@ -365,6 +448,8 @@ class Switch:
                           requests=self._requests, messages=self._messages,
                           collectives=self._collectives, waits=self._waits,
                           refused=self._refused, deadlock=self._deadlock)
+        if self._refused_more:
+            out["refused_more"] = self._refused_more
         if self._computes:
             out["computes"] = self._computes
         if self.flooded:
@@ -397,26 +482,56 @@ class Switch:
             raise Flooded("too many communication calls", "通信调用过多")
 
     def _count_one(self) -> None:
-        """One more recorded call, and the time moves on; :class:`Flooded` past the limit."""
-        if len(self._requests) + len(self._computes) >= self.limits.requests:
+        """One more counted call (a request, refused or not, a group, a compute), and the time
+        moves on; :class:`Flooded` past the limit."""
+        if self._calls >= self.limits.requests:
             self.flooded = True
             raise Flooded(f"more than {self.limits.requests} communication calls in one case",
                           f"单个用例中的通信调用超过 {self.limits.requests} 次")
+        self._calls += 1
         self.t += 1
+
+    def _cancel_pending(self, rank: int) -> None:
+        """Complete with an error every request ``rank`` posted that is not done (it is
+        starting its graded call, so they were all posted before), and unqueue them."""
+        pending = [q for q in self._reqs.values() if q.rank == rank and not q.done]
+        if not pending:
+            return
+        for queues in (self._sends, self._recvs):
+            for queue in queues.values():
+                queue[:] = [q for q in queue if q.rank != rank]
+        for arrived in self._arrived.values():
+            arrived.pop(rank, None)
+        for req in pending:
+            what, what_zh = _named(req.record)
+            self._complete(req, error=SwitchError(
+                f"{what} was posted before the graded call started and had not completed then, "
+                "so the judge cancelled it: wait for module-level communication before the "
+                "graded function is called (nothing posted before it may match anything inside "
+                "it)",
+                f"{what_zh}在被评测的调用开始之前发出，且当时尚未完成，评测机已将其取消：请在被评测"
+                "函数被调用之前等待模块级别的通信完成（之前发出的通信不会与函数内部的通信匹配）"))
 
     def _new(self, rank: int, kind: str, group: int, peer: int | None, tag: int, nbytes: int,
              dtype: str, line: int | None, api: str, payload: bytes = b"",
              check: Callable[[], None] | None = None) -> _Req:
-        """Validate and record a request (refusing a forbidden one, recording the refusal)."""
+        """Validate and record a request (refusing a forbidden one, recording the refusal).
+        Every post counts toward the request cap, refused or not."""
         self._open(rank)
+        self._count_one()
         graded = self.graded[rank]
         if not isinstance(api, str) or len(api) > 100:
             api = kind
         if line is not None and (isinstance(line, bool) or not isinstance(line, int)):
             line = None
+        if kind not in P2P_OPS and kind not in COLLECTIVES:
+            raise SwitchError(f"unknown collective {str(kind)[:40]!r}",
+                              f"未知的集合通信 {str(kind)[:40]!r}")
         if graded and kind not in self.allowed:
-            self.t += 1
-            self._refused.append(Refusal(rank=rank, kind=kind, api=api, line=line, t=self.t))
+            if len(self._refused) < self.limits.refusals:
+                self._refused.append(Refusal(rank=rank, kind=kind, api=api, line=line, t=self.t))
+            else:
+                self._refused_more += 1
             raise Forbidden(kind, api)
         members = self._group(group)
         if rank not in members:
@@ -443,19 +558,28 @@ class Switch:
                 check()
         except ReduceError as exc:
             raise SwitchError(str(exc)) from None
-        if self._held + len(payload) > self.limits.held_bytes:
-            raise SwitchError("too much data in flight: receive what you send",
-                              "在途数据过多：请先接收已发送的数据")
-        self._count_one()
+        charge = max(len(payload), self._result_bytes(kind, members, rank, peer, len(payload)))
+        if self._held + charge > self.limits.held_bytes:
+            raise SwitchError("too much data in flight: receive what you send and wait for what "
+                              "you post", "在途数据过多：请先接收已发送的数据，并等待已发出的请求完成")
         record = Request(id=len(self._requests) + 1, rank=rank, kind=kind, group=group, peer=peer,
                          tag=tag, bytes=nbytes, sent=0, dtype=dtype, line=line, api=api,
                          graded=graded, posted=self.t, completed=None, message=None,
                          collective=None)
         self._requests.append(record)
-        req = _Req(record, payload)
-        self._held += len(payload)
+        req = _Req(record, payload, charge=charge)
+        self._held += charge
         self._reqs[record["id"]] = req
         return req
+
+    @staticmethod
+    def _result_bytes(kind: str, members: list[int], rank: int, root: int | None,
+                      size: int) -> int:
+        """The bytes of a collective's result for ``rank`` where they exceed its input (what the
+        members' inputs do not already account for)."""
+        if kind == "all_gather" or (kind == "gather" and rank == root):
+            return size * len(members)
+        return 0
 
     def _own(self, rank: int, handle: object) -> _Req:
         req = self._reqs.get(handle) if isinstance(handle, int) else None
@@ -467,8 +591,8 @@ class Switch:
                   error: SwitchError | None = None) -> None:
         req.done, req.result, req.src, req.error = True, result, src, error
         req.record["completed"] = self.t
-        self._held += len(result or b"") - len(req.payload)
-        req.payload = b""
+        self._held += len(result or b"") - req.charge
+        req.payload, req.charge = b"", len(result or b"")
         if req.wait is not None and req.wait["end"] is None:
             req.wait["end"] = self.t
             if self.waiting.get(req.rank) is req:
@@ -541,6 +665,9 @@ class Switch:
             q.record["collective"] = coll["id"]
         try:
             results = self._results(reqs, members)
+        except OutOfTime:  # the case is over; its members stay waiting
+            self.late = True
+            return
         except (SwitchError, ReduceError) as exc:
             error = exc if isinstance(exc, SwitchError) else SwitchError(f"{first['kind']}: {exc}")
             for q in reqs:
@@ -568,12 +695,12 @@ class Switch:
                               "各 rank 的张量大小不同（" + "、".join(str(len(p)) for p in payloads)
                               + " 字节）")
         if kind == "all_reduce":
-            return [reduce_bytes(op, payloads, dtype)] * n
+            return [reduce_bytes(op, payloads, dtype, self.deadline)] * n
         if kind == "reduce":
-            return [reduce_bytes(op, payloads, dtype) if i == root else b"" for i in range(n)]
+            return [reduce_bytes(op, payloads, dtype, self.deadline) if i == root else b"" for i in range(n)]
         if kind == "reduce_scatter":
             blocks = [equal_blocks(p, n) for p in payloads]
-            return [reduce_bytes(op, [b[i] for b in blocks], dtype) for i in range(n)]
+            return [reduce_bytes(op, [b[i] for b in blocks], dtype, self.deadline) for i in range(n)]
         if kind == "all_gather":
             return [b"".join(payloads)] * n
         if kind == "gather":

@@ -154,7 +154,8 @@ class SwitchTrace(TypedDict):
     messages: list[Message]
     collectives: list[Collective]
     waits: list[Wait]
-    refused: list[Refusal]
+    refused: list[Refusal]  # the first ``Limits.refusals`` refusals
+    refused_more: NotRequired[int]  # refusals past those, counted only
     computes: NotRequired[list[Compute]]  # present when a rank called a judge's function
     deadlock: list[WaitEdge]  # empty unless the case ended in a deadlock
     limit: NotRequired[Literal["requests"]]  # set when the run flooded the switch and was stopped

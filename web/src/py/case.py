@@ -56,7 +56,7 @@ class BrowserCase:
         self.reports: list[RankReport | None] = [None] * self.world
         self.raw: RawCase | None = None
         self.started = time.monotonic()
-        self.deadline = self.started + job["time_limit_s"]
+        self.deadline = self.switch.deadline = self.started + job["time_limit_s"]
         self.code: types.CodeType | None = None
         try:
             self.code = compile_learner(job["code"], job["filename"])
@@ -74,7 +74,7 @@ class BrowserCase:
     def start(self) -> None:
         """The ranks start now: the time limit counts from here."""
         self.started = time.monotonic()
-        self.deadline = self.started + self.job["time_limit_s"]
+        self.deadline = self.switch.deadline = self.started + self.job["time_limit_s"]
 
     def finish(self, rank: int, report: RankReport) -> None:
         """Rank ``rank`` ended with ``report`` (ignored once the case is over)."""
@@ -121,8 +121,7 @@ class BrowserCase:
         switch = self.switch
         if stop == "deadlock":
             switch.mark_deadlock()
-        ranks = [report or switch.unfinished_report(rank)
-                 for rank, report in enumerate(self.reports)]
+        ranks = switch.reports(self.reports, stop)
         trace = json.loads(json.dumps(switch.trace()))  # unwinding ranks must not change it
         self.raw = RawCase(name=self.spec["name"], ranks=ranks, trace=trace,
                            stdout=self.capture.merged(), stop=stop,
