@@ -14,6 +14,7 @@ from server.localserver import JudgeServer
 
 ATTACKS = sorted((Path(__file__).parent / "attacks").glob("*.py"))
 EXPECT = re.compile(r"^# expect: (.+)$", re.MULTILINE)
+EXERCISE = re.compile(r"^# exercise: (\S+)$", re.MULTILINE)
 DAEMON_ARGV = b"sleep\x0098765"
 
 
@@ -35,6 +36,12 @@ def host_processes_with(argv: bytes) -> list[int]:
     return found
 
 
+def exercise_of(path: Path) -> str:
+    """The exercise an attack is submitted to (its ``# exercise:`` line; ring-allreduce)."""
+    found = EXERCISE.search(path.read_text())
+    return found.group(1) if found else "ring-allreduce"
+
+
 def attack_code(path: Path, port: int) -> str:
     """The attack's code, told the server's port."""
     return path.read_text().replace("SERVER_PORT = 0", f"SERVER_PORT = {port}")
@@ -44,7 +51,7 @@ def attack_code(path: Path, port: int) -> str:
 def verdicts(judge: JudgeServer) -> dict[str, dict]:
     """Every attack submitted at once (the queue takes them all), then each one's result."""
     token = judge.register()
-    ids = {p.name: judge.submit(token, attack_code(p, judge.port))
+    ids = {p.name: judge.submit(token, attack_code(p, judge.port), exercise_of(p))
            for p in ATTACKS}
     return {name: judge.wait(token, sid, timeout_s=300) for name, sid in ids.items()}
 
