@@ -11,12 +11,14 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import importlib.util
+import math
 import re
 import tomllib
 import types
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .model.bound import Bound
 from .model.case import ModelSpec
 from .model.topology import ModelError
 from .primitives import CANONICAL, allowed_ops
@@ -72,6 +74,21 @@ class Case:
 
 
 @dataclass(frozen=True)
+class MessageBound:
+    """``[messages]``: how many messages a rank may send where the algorithm fixes their number
+    (an empty message carries data by being there, so a flood of them is ``over_budget``)."""
+
+    bound: Bound  # a formula of n and the cases' numeric parameters
+    algorithm: tuple[str, str]  # what needs that many, (English, Chinese): "the ring"
+
+    def __call__(self, world: int, params: dict[str, int | str]) -> int:
+        """The most messages one rank may send in a case of ``world`` ranks with ``params``."""
+        numbers = {k: float(v) for k, v in params.items()
+                   if isinstance(v, int | float) and not isinstance(v, bool)}
+        return math.floor(self.bound(**numbers, n=world) + 1e-9)
+
+
+@dataclass(frozen=True)
 class WrongSolution:
     """A known-wrong solution and the verdict it must get."""
 
@@ -99,6 +116,7 @@ class Exercise:
     content_hash: str
     grader: types.ModuleType = field(repr=False, compare=False)
     model: ModelSpec = field(default_factory=ModelSpec, compare=False)
+    messages: MessageBound | None = field(default=None, compare=False)  # None: not bounded
     draft: bool = False  # being written (``judge.py new``): served by no front door yet
     #: case parameters passed to the graded function after the tensor, in order (e.g. a root)
     arguments: tuple[str, ...] = ()
@@ -263,7 +281,7 @@ def load_exercise(folder: Path, published: bool = False) -> Exercise:
         cases=_load_cases(meta.get("cases"), where),
         wrong=() if published else _load_wrong(folder),
         content_hash=content_hash(folder), grader=_load_grader(folder, exercise_id),
-        model=_model(meta, where), draft=_draft(meta, where),
+        model=_model(meta, where), messages=_messages(meta, where), draft=_draft(meta, where),
         arguments=_arguments(meta, where), **_catalog(meta, where, exercise_id),
         bench_result=_bench_result(meta, where),
     )
@@ -357,11 +375,42 @@ def _arguments(meta: dict, where: str) -> tuple[str, ...]:
 
 
 def _model(meta: dict, where: str) -> ModelSpec:
-    """The ``[model]`` table: topology, modelled sizes, the time bound and the cases it judges."""
+    """The ``[model]`` table: topology, modelled sizes, the time bound and the cases it judges,
+    and the floor every exercise declares (the judge checking itself)."""
     try:
-        return ModelSpec.from_table(meta.get("model"), CANONICAL.get(meta.get("builtin", "")))
+        spec = ModelSpec.from_table(meta.get("model"), CANONICAL.get(meta.get("builtin", "")))
     except ModelError as exc:
         raise ExerciseError(f"{where}: [model]: {exc}") from None
+    if spec.floor is None:
+        raise ExerciseError(f'{where}: [model] needs floor = {{ time = "<formula>", bytes = '
+                            '"<formula>" }: the lowest modelled time and bytes any correct '
+                            'algorithm reaches, e.g. time = "min(n-1, 1)*alpha + '
+                            '2*(n-1)/n*S/beta", bytes = "2*(n-1)/n*S" for an all-reduce')
+    return spec
+
+
+def _messages(meta: dict, where: str) -> MessageBound | None:
+    """The ``[messages]`` table: ``bound``, a formula of n and the cases' numeric parameters,
+    and ``algorithm = { en, zh }``, what needs that many messages."""
+    table = meta.get("messages")
+    if table is None:
+        return None
+    form = ('[messages] needs bound = "<formula of n and case parameters>" and algorithm = '
+            '{ en = "the ring", zh = "环形算法" }')
+    algorithm = table.get("algorithm") if isinstance(table, dict) else None
+    if not isinstance(table, dict) or set(table) != {"bound", "algorithm"} \
+            or not isinstance(algorithm, dict) or set(algorithm) != {"en", "zh"} \
+            or not all(isinstance(v, str) for v in algorithm.values()):
+        raise ExerciseError(f"{where}: {form}")
+    cases = [c for c in meta.get("cases") or [] if isinstance(c, dict)]
+    shared = set.intersection(*(set(c) for c in cases)) if cases else set()
+    names = ("n", *sorted(k for k in shared if all(
+        isinstance(c[k], int | float) and not isinstance(c[k], bool) for c in cases)))
+    try:
+        bound = Bound(table["bound"], names)
+    except ModelError as exc:
+        raise ExerciseError(f"{where}: [messages] bound: {exc}") from None
+    return MessageBound(bound, (algorithm["en"], algorithm["zh"]))
 
 
 def _draft(meta: dict, where: str) -> bool:

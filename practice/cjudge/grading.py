@@ -266,13 +266,15 @@ def grade_case(exercise: Exercise, spec: CaseSpec, raw: RawCase) -> dict:
         # a finished, correct run; without input tensors (S = 0) there is nothing to scale
         if verdict in (Verdict.ACCEPTED, Verdict.OVER_BUDGET) and values.input_bytes(spec):
             modelled = model_case(raw["trace"], values.input_bytes(spec), exercise.model,
-                                  case_name=spec["name"], params=spec["params"])
+                                  case_name=spec["name"], params=spec["params"], sent=sent)
             result["model"] = modelled.model
             if not modelled.complete:
                 log.error("%s, case %s: the replay is incomplete", exercise.id, spec["name"])
                 verdict, (en, zh) = Verdict.JUDGE_ERROR, INCOMPLETE_MODEL
             elif verdict is Verdict.ACCEPTED and modelled.too_slow:
                 verdict, en, zh = Verdict.TOO_SLOW, modelled.message, modelled.message_zh
+        if verdict is Verdict.ACCEPTED:  # too_slow names the critical path first
+            verdict, en, zh = _check_messages(exercise, spec, msgs) or (verdict, en, zh)
     result.update(verdict=verdict.value, message=en, message_zh=zh, details=details)
     result["timeline"] = case_timeline(exercise, spec, raw, result)  # the trace view's data
     if spec["sample"]:  # learners see the sample case in full
@@ -341,6 +343,24 @@ def _judge_outputs(exercise: Exercise, spec: CaseSpec, raw: RawCase, sent: list[
                 f"正确；每个 rank 都在其上限内（rank {worst}：{sent[worst]} / {bounds[worst]} 字节）")
     return (Verdict.ACCEPTED, f"correct; at most {sent[worst]} of {bounds[worst]} bytes per rank",
             f"正确；每个 rank 最多发送 {sent[worst]} / {bounds[worst]} 字节")
+
+
+def _check_messages(exercise: Exercise, spec: CaseSpec,
+                    msgs: list[int]) -> tuple[Verdict, str, str] | None:
+    """Over budget when a rank sent more messages than the exercise's algorithm needs
+    (``[messages]``): empty messages carry data by being there, so their number is bounded."""
+    if exercise.messages is None:
+        return None
+    limit = exercise.messages(spec["world_size"], spec["params"])
+    worst = max(range(len(msgs)), key=msgs.__getitem__)
+    if msgs[worst] <= limit:
+        return None
+    what, what_zh = exercise.messages.algorithm
+    return (Verdict.OVER_BUDGET,
+            f"correct, but rank {worst} sent {msgs[worst]:,} messages; {what} needs {limit} "
+            "(every message counts, empty ones too)",
+            f"结果正确，但 rank {worst} 发送了 {msgs[worst]:,} 条消息；{what_zh}只需要 {limit} 条"
+            "（每条消息都计数，空消息也不例外）")
 
 
 def _check_traffic(exercise: Exercise, spec: CaseSpec,

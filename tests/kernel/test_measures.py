@@ -33,3 +33,36 @@ def test_an_incomplete_replay_of_a_correct_case_is_a_judge_error():
     assert case["verdict"] == "judge_error"
     assert "defect of the judge" in case["message"] and "评测机的缺陷" in case["message_zh"]
     assert not all(row["complete"] for row in case["model"]["sizes"])
+
+
+FLOOD = '''
+
+_ring = ring_all_reduce
+
+
+def ring_all_reduce(t):
+    _ring(t)
+    rank, n = dist.get_rank(), dist.get_world_size()
+    reqs = []
+    for tag in range(1, 11):  # ten empty messages to the right, ten from the left, at once
+        reqs += [dist.isend(torch.empty(0, dtype=t.dtype), (rank + 1) % n, tag=tag),
+                 dist.irecv(torch.empty(0, dtype=t.dtype), (rank - 1) % n, tag=tag)]
+    for req in reqs:
+        req.wait()
+'''
+
+
+def test_empty_messages_count_toward_the_message_bound():
+    """The reference followed by ten empty messages per rank, on a case the time bound does not
+    judge: still correct and within its bytes, but 11 messages where the ring needs 2 is over
+    budget, in both languages."""
+    ex = exercise("ring-allreduce")
+    spec = plan_cases(ex)[1]
+    assert spec["world_size"] == 2 and not ex.model.judges(spec["name"])
+    raw = run_case(ex.job_spec(ex.solution + FLOOD, "flood.py"), spec)
+    case = grade_case(ex, spec, raw)
+    assert case["messages_sent"] == [12, 12]
+    assert case["verdict"] == "over_budget", case["message"]
+    assert "rank 0 sent 12 messages; the ring needs 2" in case["message"]
+    assert "发送了 12 条消息；环形算法只需要 2 条" in case["message_zh"]
+    assert ex.messages is not None and ex.messages(8, {}) == 14

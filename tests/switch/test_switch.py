@@ -9,7 +9,7 @@ import threading
 import pytest
 
 from cjudge.switch.core import Forbidden, Limits, Switch, SwitchError
-from cjudge.switch.explain import explain_deadlock
+from cjudge.switch.explain import deadlock_facts, deadlock_message
 from cjudge.switch.threads import ThreadSwitch
 from cjudge.switch.trace import recorded_values
 
@@ -121,9 +121,9 @@ def test_a_collective_mismatch_is_a_deadlock_that_names_both_calls():
     b = s.post_collective(1, 0, "broadcast", f32(1), "float32", line=9, api="broadcast", root=0)
     assert not s.wait(0, a) and not s.wait(1, b) and s.deadlocked()
     s.mark_deadlock()
-    lines = explain_deadlock(s.trace(), [{"rank": r, "state": "blocked"} for r in (0, 1)])
-    assert "rank 0 waits in all_reduce (line 4) while rank 1 waits in broadcast (line 9)" in \
-        lines[1][0]
+    en, _ = deadlock_message(deadlock_facts(s.trace(), [{"rank": r, "state": "blocked"}
+                                                        for r in (0, 1)]))  # type: ignore[misc]
+    assert "rank 0 waits in all_reduce (line 4) while rank 1 waits in broadcast (line 9)" in en
 
 
 def test_a_forbidden_call_is_refused_and_recorded_only_inside_the_graded_call():
@@ -199,9 +199,15 @@ def test_a_deadlock_is_exact_and_explained_with_its_cycle():
     edges = [(e["rank"], e["on"]) for e in s.trace()["deadlock"]]
     assert edges == [(0, 1), (1, 2), (2, 0)]
     ranks = [{"rank": r, "state": "blocked"} for r in range(3)]
-    lines = explain_deadlock(s.trace(), ranks)  # type: ignore[arg-type]
-    assert lines[0][0] == "cycle 0 → 1 → 2 → 0 (each rank waits on the next)"
-    assert "rank 0 waits in irecv from rank 1 (line 2); rank 1 is itself blocked" in lines[1][0]
+    facts = deadlock_facts(s.trace(), ranks)  # type: ignore[arg-type]
+    assert facts["cycle"] == [0, 1, 2, 0]
+    assert [(b["rank"], b["kind"], b["line"], b["on"]) for b in facts["blocked"]] == [
+        (0, "recv", 2, [1]), (1, "recv", 2, [2]), (2, "recv", 2, [0])]
+    en, zh = deadlock_message(facts)
+    assert en == ("cycle 0 → 1 → 2 → 0 (each rank waits on the next); ranks 0–2 wait in irecv "
+                  "(line 2), each from a peer that is itself blocked in irecv (line 2) "
+                  "(0 from 1, 1 from 2, 2 from 0)")
+    assert zh.startswith("循环等待 0 → 1 → 2 → 0") and "rank 0–2 在 irecv（第 2 行）中等待" in zh
 
 
 def test_a_rank_waiting_on_a_collective_names_who_never_came():
@@ -212,11 +218,30 @@ def test_a_rank_waiting_on_a_collective_names_who_never_came():
     s.finish(2, "failed")
     assert s.deadlocked()
     s.mark_deadlock()
-    lines = explain_deadlock(s.trace(), [{"rank": 0, "state": "blocked"},
-                                         {"rank": 1, "state": "returned"},
-                                         {"rank": 2, "state": "failed"}])  # type: ignore[list-item]
-    assert lines == [("rank 0 waits in barrier (barrier) (line 8) for rank 1, rank 2, which "
-                      "never made that call", lines[0][1])]
+    facts = deadlock_facts(s.trace(), [{"rank": 0, "state": "blocked"},
+                                       {"rank": 1, "state": "returned"},
+                                       {"rank": 2, "state": "failed"}])  # type: ignore[list-item]
+    assert facts["cycle"] == []
+    assert [line["en"] for line in facts["lines"]] == [
+        "rank 0 waits in barrier (line 8) for rank 2, which failed; and for rank 1, which "
+        "returned without making that call"]
+    assert "没有进行这次调用就返回了" in facts["lines"][0]["zh"]
+
+
+def test_ranks_stuck_the_same_way_are_said_once():
+    s = graded(8)
+    for r in range(5):
+        s.wait(r, s.post_collective(r, 0, "all_reduce", f32(1), "float32", line=12,
+                                    api="all_reduce", op="sum"))
+    for r in range(5, 8):
+        s.end(r)
+        s.finish(r, "returned")
+    s.mark_deadlock()
+    facts = deadlock_facts(s.trace(), [{"rank": r, "state": "blocked" if r < 5 else "returned"}
+                                       for r in range(8)])  # type: ignore[misc]
+    assert [line["en"] for line in facts["lines"]] == [
+        "ranks 0–4 wait in all_reduce (line 12) for ranks 5–7, which returned without making "
+        "that call"]
 
 
 def test_a_running_rank_is_never_a_deadlock():

@@ -56,9 +56,9 @@ for (const runner of ["jspi", "workers"]) {
       await setCode(page, DEADLOCK);
       const { verdict, text } = await runAndWait(page);
       assert.equal(verdict, "deadlock");
-      const waits = cpythonDeadlock.message.split("; ").filter((part) => /^(deadlock: )?rank \d+ waits in/.test(part));
-      assert.ok(waits.length >= 4, cpythonDeadlock.message);
-      for (const part of waits) assert.ok(text.includes(part.replace(/^deadlock: /, "")), `${part} in:\n${text}`);
+      const waits = cpythonDeadlock.message.split("; ").filter((part) => /^ranks? [\d–, ]+ waits? in/.test(part));
+      assert.ok(waits.length >= 1, cpythonDeadlock.message);
+      for (const part of waits) assert.ok(text.includes(part), `${part} in:\n${text}`);
       await page.close();
     });
   });

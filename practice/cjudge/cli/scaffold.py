@@ -70,6 +70,16 @@ name = "8-ranks"
 world_size = 8
 numel = 1000
 dtype = "float32"
+
+# The cost model: each case's trace replayed on the chapter's 8 × H100 at these sizes. `floor`
+# is the lowest modelled time (at each size) and the fewest bytes the busiest rank sends (in the
+# run) that any correct algorithm reaches; a run below it was mis-measured, so it is flagged and
+# never ranked. Formulas of n, S, alpha, beta (README, "Cost model").
+[model]
+topology = "h100x8"
+sizes = ["4KiB", "1MB"]
+# TODO(author): the floor of your collective (this is a broadcast's: the root sends S once)
+floor = {{ time = "min(n-1, 1)*(alpha + S/beta)", bytes = "min(n-1, 1)*S" }}
 '''
 
 STATEMENT = '''\

@@ -24,7 +24,9 @@ from .topology import ModelError, Topology, get_topology
 DEFAULT_TOPOLOGY = "h100x8"
 DEFAULT_SIZES = ("4KiB", "1MB", "1GB")
 KEYS = ("topology", "sizes", "time_bound", "tolerance", "collective", "contention", "cases",
-        "ranks_per_node", "compute", "parameters", "advice")
+        "ranks_per_node", "compute", "parameters", "advice", "floor")
+#: how far under its floor a run may be and still be at it (the formulas' rounding)
+FLOOR_SLACK = 1e-9
 
 
 def busbw_factor(kind: str | None, n: int) -> float:
@@ -41,6 +43,16 @@ def busbw_factor(kind: str | None, n: int) -> float:
 def nccl_size(kind: str | None, n: int, size: float) -> float:
     """nccl-tests' size for a rank's input of ``size`` bytes: all_gather's is its output."""
     return size * n if kind == "all_gather" else size
+
+
+@dataclass(frozen=True)
+class Floor:
+    """``[model] floor``: the lowest modelled time (at each modelled size) and the fewest bytes
+    the busiest rank sends (in the run) that any correct algorithm reaches. A run under it was
+    mis-measured: it is flagged and never ranked."""
+
+    time: Bound
+    bytes: Bound
 
 
 @dataclass(frozen=True)
@@ -67,6 +79,7 @@ class ModelSpec:
     #: what a too_slow message advises, (English, Chinese), instead of the dominant term's
     #: generic advice (a tree for latency, splitting for bandwidth)
     advice: tuple[str, str] | None = None
+    floor: Floor | None = None
 
     def variables(self, n: int, size: float, topo: Topology,
                   params: dict[str, Any] | None) -> dict[str, float]:
@@ -126,6 +139,9 @@ class ModelSpec:
         if advice is not None and (not isinstance(advice, dict) or set(advice) != {"en", "zh"}
                                    or not all(isinstance(v, str) for v in advice.values())):
             raise ModelError("[model] advice must be { en = \"...\", zh = \"...\" }")
+        floor = table.get("floor")
+        if floor is not None and (not isinstance(floor, dict) or set(floor) != {"time", "bytes"}):
+            raise ModelError("[model] floor must be { time = \"<formula>\", bytes = \"<formula>\" }")
         bound, compute = table.get("time_bound"), table.get("compute")
         try:
             modelled = tuple(parse_size(s) for s in sizes)
@@ -136,7 +152,9 @@ class ModelSpec:
                    table.get("collective", collective), contention,
                    tuple(cases) if cases is not None else None, per_node,
                    Bound(compute, names) if compute is not None else None, tuple(parameters),
-                   (advice["en"], advice["zh"]) if advice is not None else None)
+                   (advice["en"], advice["zh"]) if advice is not None else None,
+                   Floor(Bound(floor["time"], (*names, "c")), Bound(floor["bytes"], (*names, "c")))
+                   if floor is not None else None)
 
     def topology_for(self, world_size: int, params: dict[str, Any] | None = None,
                      extra_topologies: Path | None = None) -> Topology:
@@ -217,14 +235,15 @@ def _dominant(row: dict[str, Any], topo: Topology) -> tuple[str, str, str, str]:
 
 
 def model_case(trace: SwitchTrace, run_size: int, spec: ModelSpec, case_name: str | None = None,
-               extra_topologies: Path | None = None,
-               params: dict[str, Any] | None = None) -> CaseModel:
+               extra_topologies: Path | None = None, params: dict[str, Any] | None = None,
+               sent: list[int] | None = None) -> CaseModel:
     """Replay a finished case's ``trace`` at ``spec``'s sizes and judge it against the bound.
 
     ``run_size``: the case's S in the run (one rank's input bytes), from which every message is
     scaled. ``case_name``: the bound judges only the cases ``spec.cases`` names (all if None).
     ``extra_topologies``: a file with more topologies (a fitted machine), if any. ``params``: the
     case's parameters, which place its ranks on nodes when ``spec.ranks_per_node`` names one.
+    ``sent``: the bytes each rank sent, held to the floor's bytes.
     """
     n = trace["world_size"]
     topo = spec.topology_for(n, params, extra_topologies)
@@ -253,6 +272,9 @@ def model_case(trace: SwitchTrace, run_size: int, spec: ModelSpec, case_name: st
             "formula": spec.time_bound.formula, "tolerance": spec.tolerance,
             "judged": spec.judges(case_name)},
     }
+    if spec.floor is not None:
+        model["floor"] = _floor(spec.floor, rows, names, spec.variables(n, run_size, topo, params),
+                                sent)
     complete = all(row["complete"] for row in rows)
     if not worst:
         return CaseModel(model, complete)
@@ -270,6 +292,25 @@ def model_case(trace: SwitchTrace, run_size: int, spec: ModelSpec, case_name: st
                   f"{format_seconds(bound)}（{spec.time_bound.formula}，容差 "
                   f"{100 * spec.tolerance:g} %）多 {over:.0f} %。{why_zh}")
     return CaseModel(model, complete, True, message, message_zh, worst)
+
+
+def _floor(floor: Floor, rows: list[dict[str, Any]], names: dict[int, dict[str, float]],
+           run_names: dict[str, float], sent: list[int] | None) -> dict[str, Any]:
+    """The case's ``model.floor``: each row's ``floor_s``, the bytes floor in the run, and
+    ``below`` when the run is under either (the judge mis-measured it: never ranked)."""
+    for row in rows:
+        row["floor_s"] = floor.time(**names[row["size"]])
+    least = floor.bytes(**run_names)
+    below = any(row["complete"] and row["time_s"] < row["floor_s"] * (1 - FLOOR_SLACK)
+                for row in rows) or (bool(sent) and max(sent) < least * (1 - FLOOR_SLACK))
+    out: dict[str, Any] = {"time": floor.time.formula, "bytes": floor.bytes.formula,
+                           "bytes_floor": least, "below": below}
+    if below:
+        out["note"] = {"en": "This run measured below the lowest time or bytes any correct "
+                             "algorithm reaches: the judge missed part of it, so it is not ranked.",
+                       "zh": "本次运行的测量值低于任何正确算法所能达到的最低时间或字节数：评测机"
+                             "漏计了其中一部分，因此不参与排名。"}
+    return out
 
 
 def crossing(a: tuple[SwitchTrace, int], b: tuple[SwitchTrace, int], topology: Topology,

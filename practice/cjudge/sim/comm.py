@@ -8,7 +8,7 @@ from __future__ import annotations
 import enum
 from array import array
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from ..learner import ForbiddenPrimitive
 from ..switch.core import Forbidden, SwitchError
@@ -38,6 +38,8 @@ class ReduceOp(enum.Enum):
         return f"RedOpType.{self.name}"
 
 
+T = TypeVar("T")
+
 #: the reduce ops the switch performs
 _SUPPORTED = frozenset({ReduceOp.SUM, ReduceOp.AVG, ReduceOp.PRODUCT, ReduceOp.MIN, ReduceOp.MAX,
                         ReduceOp.BAND, ReduceOp.BOR, ReduceOp.BXOR})
@@ -46,7 +48,7 @@ _SUPPORTED = frozenset({ReduceOp.SUM, ReduceOp.AVG, ReduceOp.PRODUCT, ReduceOp.M
 class Work:
     """A pending communication (``torch.distributed.Work``): ``wait()`` completes it."""
 
-    def __init__(self, finish: Callable[[], None], probe: Callable[[], bool],
+    def __init__(self, finish: Callable[[], object], probe: Callable[[], bool],
                  result: list[Tensor] | None = None) -> None:
         self._finish = finish
         self._probe = probe
@@ -131,7 +133,7 @@ def _wait(ctx: RankContext, handle: int) -> tuple[int | None, bytes]:
         raise RuntimeError(str(exc)) from None
 
 
-def posted(post: Callable[[], int]) -> int:
+def posted(post: Callable[[], T]) -> T:
     """Post a request; a forbidden call becomes the learner's ``ForbiddenPrimitive``."""
     try:
         return post()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -36,6 +37,10 @@ def _shown(t: Tensor, summarize: bool) -> list[Any]:
     return [Ellipsis if r is None else _shown(r, summarize) for r in rows]
 
 
+def _bool_text(v: Any) -> str:
+    return str(bool(v))
+
+
 def _flat(nested: Any) -> list[Any]:
     if isinstance(nested, list):
         return [x for item in nested for x in _flat(item)]
@@ -46,9 +51,9 @@ def tensor_repr(t: Tensor) -> str:
     """``tensor(...)`` as torch prints it, with the dtype when it is not a default one."""
     shown = _shown(t, t.numel() > _SUMMARY_THRESHOLD)
     values = [v for v in _flat(shown) if v is not Ellipsis]
+    fmt: Callable[[Any], str]
     if t.dtype.name == "bool":
-        def fmt(v: Any) -> str:
-            return str(bool(v))
+        fmt = _bool_text
     elif t.dtype.is_floating_point:
         fmt = _float_formatter(values)
     else:

@@ -7,6 +7,7 @@ op on a view changes its base, as in torch.
 
 from __future__ import annotations
 
+import builtins
 import operator
 from array import array
 from collections.abc import Iterator, Sequence
@@ -565,7 +566,7 @@ class Tensor(TensorIndex, TensorMath):
         v = self._store[self._layout().starts[0]]
         return bool(v) if self._dtype is bool_ else v
 
-    def __len__(self) -> int:
+    def __len__(self) -> builtins.int:
         if not self._shape:
             raise TypeError("len() of a 0-d tensor")
         return self._shape[0]
@@ -575,7 +576,7 @@ class Tensor(TensorIndex, TensorMath):
             raise TypeError("iteration over a 0-d tensor")
         return iter(self.unbind(0))
 
-    def __bool__(self) -> bool:
+    def __bool__(self) -> builtins.bool:
         if self.numel() != 1:
             raise RuntimeError(
                 f"Boolean value of Tensor with {'no' if self.numel() == 0 else 'more than one'} "
@@ -583,13 +584,13 @@ class Tensor(TensorIndex, TensorMath):
             )
         return bool(self.item())
 
-    def __float__(self) -> float:
+    def __float__(self) -> builtins.float:
         return float(self.item())
 
-    def __int__(self) -> int:
+    def __int__(self) -> builtins.int:
         return int(self.item())
 
-    def __index__(self) -> int:
+    def __index__(self) -> builtins.int:
         if self._dtype.kind == 2 or self.numel() != 1:
             raise TypeError("only integer tensors of a single element can be converted to an index")
         return int(self.item())
@@ -606,10 +607,10 @@ class Tensor(TensorIndex, TensorMath):
 
     __str__ = __repr__
 
-    def __hash__(self) -> int:
+    def __hash__(self) -> builtins.int:
         return id(self)
 
-    def __deepcopy__(self, memo: dict[int, Any]) -> Tensor:
+    def __deepcopy__(self, memo: dict[builtins.int, Any]) -> Tensor:
         return self.clone()
 
     def __getattr__(self, name: str) -> Any:
@@ -695,7 +696,7 @@ class Tensor(TensorIndex, TensorMath):
 
     # ---- in-place ops ----------------------------------------------------------------------
 
-    def copy_(self, src: Tensor | Number, non_blocking: bool = False) -> Tensor:
+    def copy_(self, src: Tensor | Number, non_blocking: builtins.bool = False) -> Tensor:
         """Copy ``src`` (broadcast, converted) into this tensor."""
         self._assign(src)
         return self

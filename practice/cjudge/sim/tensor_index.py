@@ -9,9 +9,9 @@ of positions along a dimension, copied); the element-wise ones through ``_dim_po
 from __future__ import annotations
 
 from array import array
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from itertools import product
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Self
 
 from . import layout
 from .dtypes import DType, Number, float64, int64, to_array
@@ -37,7 +37,7 @@ class TensorIndex:
         @classmethod
         def _wrap(cls, values: array, dtype: DType, shape: Shape) -> Tensor: ...
         def _read(self) -> array: ...
-        def _lane_map(self, dim: int, fn: Callable[[array], Sequence[Number]],
+        def _lane_map(self, dim: int, fn: Callable[[array], Iterable[Number]],
                       dtype: DType) -> Tensor: ...
         def dim(self) -> int: ...
         def numel(self) -> int: ...
@@ -150,7 +150,7 @@ class TensorIndex:
         st = self._store
         return self._wrap(array(st.typecode, [st[p] for p in positions]), self._dtype, index._shape)
 
-    def scatter_add_(self, dim: int, index: Tensor, src: Tensor) -> Tensor:
+    def scatter_add_(self, dim: int, index: Tensor, src: Tensor) -> Self:
         """In place: ``self[index[i][j]][j] += src[i][j]`` (for ``dim=0``; likewise for other dims)."""
         if src._dtype is not self._dtype:
             raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
@@ -165,7 +165,7 @@ class TensorIndex:
         """``scatter_add_`` on a copy."""
         return self.clone().scatter_add_(dim, index, src)
 
-    def index_add_(self, dim: int, index: Tensor, source: Tensor, *, alpha: Number = 1) -> Tensor:
+    def index_add_(self, dim: int, index: Tensor, source: Tensor, *, alpha: Number = 1) -> Self:
         """In place: slice ``index[i]`` along ``dim`` += ``alpha`` × slice ``i`` of ``source``."""
         d = layout.normalize_dim(dim, self.dim())
         positions = _index_values(index, "index_add_()")

@@ -6,9 +6,9 @@ from __future__ import annotations
 import math
 import operator
 from array import array
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from itertools import accumulate, repeat
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, Self
 
 from . import layout
 from .dtypes import (
@@ -64,7 +64,7 @@ class TensorMath:
         def to(self, *args: Any, **kwargs: Any) -> Tensor: ...
 
     def _inplace(self, other: Tensor | Number, fn: Callable[[Any, Any], Any],
-                 divide: bool = False) -> Tensor:
+                 divide: bool = False) -> Self:
         result = _elementwise(self, other, fn, divide=divide)
         if not can_cast(result._dtype, self._dtype):
             raise RuntimeError(
@@ -82,32 +82,32 @@ class TensorMath:
         self._write(values)
         return self
 
-    def add_(self, other: Tensor | Number, alpha: Number = 1) -> Tensor:
+    def add_(self, other: Tensor | Number, alpha: Number = 1) -> Self:
         """In place: ``self += alpha * other``."""
         return self._inplace(_scaled(other, alpha), operator.add)
 
-    def sub_(self, other: Tensor | Number, alpha: Number = 1) -> Tensor:
+    def sub_(self, other: Tensor | Number, alpha: Number = 1) -> Self:
         """In place: ``self -= alpha * other``."""
         return self._inplace(_scaled(other, alpha), operator.sub)
 
-    def mul_(self, other: Tensor | Number) -> Tensor:
+    def mul_(self, other: Tensor | Number) -> Self:
         """In place: ``self *= other``."""
         return self._inplace(other, operator.mul)
 
-    def div_(self, other: Tensor | Number) -> Tensor:
+    def div_(self, other: Tensor | Number) -> Self:
         """In place: ``self /= other``."""
         return self._inplace(other, operator.truediv, divide=True)
 
-    def neg_(self) -> Tensor:
+    def neg_(self) -> Self:
         """In place: ``self = -self``."""
         return self.mul_(-1)
 
-    def abs_(self) -> Tensor:
+    def abs_(self) -> Self:
         """In place: ``self = |self|``."""
         self._write(self.abs()._store)
         return self
 
-    def clamp_(self, min: Number | None = None, max: Number | None = None) -> Tensor:
+    def clamp_(self, min: Number | None = None, max: Number | None = None) -> Self:
         """In place: ``clamp``."""
         self._write(to_array(self.clamp(min, max)._read(), self._dtype, self._dtype))
         return self
@@ -258,12 +258,12 @@ class TensorMath:
 
     def clamp(self, min: Number | None = None, max: Number | None = None) -> Tensor:
         """Elements limited to ``[min, max]``."""
-        out: Tensor = self
+        out: Tensor | None = None
         if min is not None:
-            out = _elementwise(out, min, _max2)
+            out = _elementwise(self, min, _max2)
         if max is not None:
-            out = _elementwise(out, max, _min2)
-        return out if out is not self else self.clone()
+            out = _elementwise(self if out is None else out, max, _min2)
+        return self.clone() if out is None else out
 
     clip = clamp
 
@@ -277,7 +277,7 @@ class TensorMath:
         lanes = [values[i:i + n] for i in range(0, len(values), n)] if n else []
         return lanes, self._shape[:d] + self._shape[d + 1:]
 
-    def _lane_map(self, dim: int, fn: Callable[[array], Sequence[Number]], dtype: DType) -> Tensor:
+    def _lane_map(self, dim: int, fn: Callable[[array], Iterable[Number]], dtype: DType) -> Tensor:
         """Each 1-D lane along ``dim`` replaced by ``fn(lane)`` (as long), as ``dtype``."""
         d = layout.normalize_dim(dim, self.dim())
         lanes, _ = self._lanes(d)
@@ -516,7 +516,7 @@ _C_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "int32
             "bool": "bool"}
 
 
-def _elementwise(a: Tensor | Number, b: Tensor | Number, fn: Callable[[Any, Any], Any], *,
+def _elementwise(a: TensorMath | Number, b: TensorMath | Number, fn: Callable[[Any, Any], Any], *,
                  divide: bool = False, compare: bool = False) -> Tensor:
     """``fn`` applied elementwise with torch's broadcasting and type promotion.
 

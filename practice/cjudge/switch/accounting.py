@@ -46,11 +46,13 @@ def graded_calls(trace: SwitchTrace) -> list[TraceEvent]:
 
 
 def bytes_per_rank(trace: SwitchTrace) -> tuple[list[int], list[int]]:
-    """Bytes each rank sent in graded calls, and how many of its calls sent any."""
+    """Bytes each rank sent in graded calls, and how many of its calls sent: every
+    point-to-point send (an empty one too: a message carries data by being there) and every
+    collective that sent bytes."""
     world = trace["world_size"]
     sent, calls = [0] * world, [0] * world
     for req in trace["requests"]:
-        if req["graded"] and req["sent"]:
+        if req["graded"] and (req["sent"] or req["kind"] == "send"):
             sent[req["rank"]] += req["sent"]
             calls[req["rank"]] += 1
     return sent, calls

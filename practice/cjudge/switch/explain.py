@@ -1,26 +1,68 @@
-"""Who waits on whom in a deadlock, in words, read from the switch's trace (exact, not guessed)."""
+"""Who waits on whom in a deadlock: as data read from the switch's trace (exact, not guessed),
+and as sentences that group the ranks stuck the same way.
+
+:func:`deadlock_facts` is what a case carries (``case["deadlock"]``): the cycle of the wait-for
+graph, each blocked rank's call and line and the ranks it waits on, and the sentences. The web
+app draws from the data; the CLI prints the sentences.
+"""
 
 from __future__ import annotations
+
+from itertools import groupby
+from typing import TypedDict
 
 from ..primitives import DISPLAY, P2P_OPS
 from ..protocol import RankReport
 from .trace import Request, SwitchTrace, WaitEdge
 
 
-def _at(req: Request) -> tuple[str, str]:
-    line = req["line"]
+class Blocked(TypedDict):
+    """A rank blocked when the case stopped: in which call, at which line, waiting on whom."""
+
+    rank: int
+    kind: str  # the switch's kind of call (recv, send, all_reduce, ...)
+    api: str  # the call as the learner wrote it
+    line: int | None
+    on: list[int]  # the ranks it waits on
+    any_source: bool  # a receive from any rank
+
+
+class Sentence(TypedDict):
+    en: str
+    zh: str
+
+
+class DeadlockFacts(TypedDict):
+    """A deadlock as data: the cycle (first rank repeated at the end; empty if none), the
+    blocked ranks, and the sentences that say who waits on whom (the cycle aside)."""
+
+    cycle: list[int]
+    blocked: list[Blocked]
+    lines: list[Sentence]
+
+
+def rank_list(ranks: list[int]) -> str:
+    """``0–4``, ``0, 2, 5``, ``1–3, 7``: runs of three or more as a range."""
+    parts: list[str] = []
+    for _, run in groupby(enumerate(sorted(ranks)), key=lambda pair: pair[1] - pair[0]):
+        values = [r for _, r in run]
+        parts += [f"{values[0]}–{values[-1]}"] if len(values) > 2 else [str(v) for v in values]
+    return ", ".join(parts)
+
+
+def _who(ranks: list[int]) -> tuple[str, str]:
+    """("rank 2" | "ranks 0–4", the Chinese)."""
+    return (f"rank {ranks[0]}" if len(ranks) == 1 else f"ranks {rank_list(ranks)}",
+            f"rank {rank_list(ranks)}")
+
+
+def _at(line: int | None) -> tuple[str, str]:
     return (f" (line {line})", f"（第 {line} 行）") if line else ("", "")
 
 
-def _state(peer: int, ranks: list[RankReport], waiting: dict[int, Request]) -> tuple[str, str]:
-    if peer in waiting:
-        req = waiting[peer]
-        en, zh = _at(req)
-        return (f"is itself blocked in {req['api']}{en}", f"自己也阻塞在 {req['api']}{zh}")
-    state = ranks[peer]["state"] if peer < len(ranks) else "returned"
-    if state == "failed":
-        return "has failed", "已出错"
-    return "has returned", "已经返回"
+def _in_zh(call: str, at_zh: str) -> str:
+    """``在 recv（第 7 行）中`` or ``在 recv 中``: no space after a full-width bracket."""
+    return f"在 {call}{at_zh}中" if at_zh else f"在 {call} 中"
 
 
 def _cycle(edges: list[WaitEdge]) -> list[int]:
@@ -39,48 +81,114 @@ def _cycle(edges: list[WaitEdge]) -> list[int]:
     return []
 
 
-def explain_deadlock(trace: SwitchTrace, ranks: list[RankReport]) -> list[tuple[str, str]]:
-    """(English, Chinese) lines: the cycle first when there is one, then one line per blocked rank."""
-    requests = {r["id"]: r for r in trace["requests"]}
-    edges = trace["deadlock"]
-    waiting = {e["rank"]: requests[e["request"]] for e in edges}
-    lines: list[tuple[str, str]] = []
-    cycle = _cycle(edges)
-    if cycle:
-        arrows = " → ".join(map(str, cycle))
-        lines.append((f"cycle {arrows} (each rank waits on the next)",
-                      f"循环等待 {arrows}（每个 rank 都在等下一个）"))
-    for rank, req in sorted(waiting.items()):
-        on = [e["on"] for e in edges if e["rank"] == rank]
-        at, at_zh = _at(req)
-        kind = req["kind"]
-        if kind == "recv":
-            src = f"rank {on[0]}" if req["peer"] is not None else "any rank"
-            en, zh = _state(on[0], ranks, waiting) if len(on) == 1 else ("", "")
-            lines.append((f"rank {rank} waits in {req['api']} from {src}{at}"
-                          + (f"; rank {on[0]} {en}" if en else ""),
-                          f"rank {rank} 在 {req['api']} 中等待来自 {src} 的数据{at_zh}"
-                          + (f"；rank {on[0]} {zh}" if zh else "")))
-        elif kind in P2P_OPS:
-            en, zh = _state(on[0], ranks, waiting)
-            lines.append((f"rank {rank} waits in {req['api']} to rank {on[0]}{at}, which never "
-                          f"receives it; rank {on[0]} {en}",
-                          f"rank {rank} 在 {req['api']} 中等待 rank {on[0]} 接收{at_zh}；"
-                          f"rank {on[0]} {zh}"))
-        elif any(p in waiting and waiting[p]["kind"] not in P2P_OPS for p in on):
-            other = waiting[next(p for p in on if p in waiting)]
-            o_at, o_at_zh = _at(other)
-            lines.append((f"rank {rank} waits in {req['api']}{at} while rank {other['rank']} waits "
-                          f"in {other['api']}{o_at}: every rank must make the same collective "
-                          "calls, with the same root and op, in the same order",
-                          f"rank {rank} 在 {req['api']}{at_zh} 中等待，而 rank {other['rank']} 在 "
-                          f"{other['api']}{o_at_zh} 中等待：所有 rank 必须以相同顺序进行相同的集合通信"
-                          "（root 和归约操作也要相同）"))
-        else:
-            names = ", ".join(f"rank {p}" for p in on)
-            them = "它没有进行这次调用" if len(on) == 1 else "它们没有进行这次调用"
-            lines.append((f"rank {rank} waits in {DISPLAY.get(kind, kind)} ({req['api']}){at} for "
-                          f"{names}, which never made that call",
-                          f"rank {rank} 在 {DISPLAY.get(kind, kind)}（{req['api']}）{at_zh} 中等待 "
-                          f"{names}，{them}"))
-    return lines
+def _blocked(trace: SwitchTrace) -> list[Blocked]:
+    requests: dict[int, Request] = {r["id"]: r for r in trace["requests"]}
+    out: dict[int, Blocked] = {}
+    for edge in trace["deadlock"]:
+        req = requests[edge["request"]]
+        entry = out.setdefault(edge["rank"], Blocked(
+            rank=edge["rank"], kind=req["kind"], api=req["api"], line=req["line"], on=[],
+            any_source=req["kind"] in P2P_OPS and req["peer"] is None))
+        entry["on"].append(edge["on"])
+    return [out[r] for r in sorted(out)]
+
+
+def _state(peer: int, ranks: list[RankReport], blocked: dict[int, Blocked]) -> tuple[str, str]:
+    """What a waited-on rank is doing, as a clause."""
+    if peer in blocked:
+        b = blocked[peer]
+        en, zh = _at(b["line"])
+        return f"is itself blocked in {b['api']}{en}", f"自己也阻塞在 {b['api']}{zh}"
+    state = ranks[peer]["state"] if peer < len(ranks) else "returned"
+    return ("has failed", "已出错") if state == "failed" else ("has returned", "已经返回")
+
+
+def _p2p(group: list[Blocked], ranks: list[RankReport], blocked: dict[int, Blocked]) -> Sentence:
+    """Ranks blocked in the same point-to-point call, line and peer state."""
+    first = group[0]
+    at, at_zh = _at(first["line"])
+    api, is_recv = first["api"], first["kind"] in ("recv", "irecv")
+    if first["any_source"]:
+        who, who_zh = _who([b["rank"] for b in group])
+        return Sentence(en=f"{who} wait{'s' if len(group) == 1 else ''} in {api} from any rank{at}",
+                        zh=f"{who_zh} 在 {api} 中等待来自任意 rank 的数据{at_zh}")
+    peer = first["on"][0]
+    state, state_zh = _state(peer, ranks, blocked)
+    if len({b["on"][0] for b in group}) == 1:  # one peer: "rank(s) … wait in recv from rank 0"
+        who, who_zh = _who([b["rank"] for b in group])
+        waits = "waits" if len(group) == 1 else "wait"
+        if is_recv:
+            return Sentence(en=f"{who} {waits} in {api} from rank {peer}{at}; rank {peer} {state}",
+                            zh=f"{who_zh} 在 {api} 中等待来自 rank {peer} 的数据{at_zh}；"
+                               f"rank {peer} {state_zh}")
+        return Sentence(en=f"{who} {waits} in {api} to rank {peer}{at}, which never receives "
+                           f"{'it' if len(group) == 1 else 'them'}; rank {peer} {state}",
+                        zh=f"{who_zh} 在 {api} 中等待 rank {peer} 接收{at_zh}；rank {peer} {state_zh}")
+    who, who_zh = _who([b["rank"] for b in group])
+    word, word_zh = ("from", "等待") if is_recv else ("to", "发送给")
+    pairs = ", ".join(f"{b['rank']} {word} {b['on'][0]}" for b in group)
+    pairs_zh = "，".join(f"{b['rank']} {word_zh} {b['on'][0]}" for b in group)
+    return Sentence(en=f"{who} wait in {api}{at}, each {word} a peer that {state} ({pairs})",
+                    zh=f"{who_zh} {_in_zh(api, at_zh)}等待，其对端{state_zh}（{pairs_zh}）")
+
+
+def _collective(group: list[Blocked], ranks: list[RankReport],
+                blocked: dict[int, Blocked]) -> Sentence:
+    """Ranks blocked in the same collective, line and set of absent members."""
+    first = group[0]
+    at, at_zh = _at(first["line"])
+    who, who_zh = _who([b["rank"] for b in group])
+    name = DISPLAY.get(first["kind"], first["kind"])
+    call = name if first["api"] in (name, first["kind"]) else f"{name} ({first['api']})"
+    other = next((blocked[p] for p in first["on"]
+                  if p in blocked and blocked[p]["kind"] not in P2P_OPS), None)
+    if other is not None:
+        o_at, o_at_zh = _at(other["line"])
+        return Sentence(
+            en=f"{who} wait{'s' if len(group) == 1 else ''} in {call}{at} while rank "
+               f"{other['rank']} waits in {other['api']}{o_at}: every rank must make the same "
+               "collective calls, with the same root and op, in the same order",
+            zh=f"{who_zh} {_in_zh(call, at_zh)}等待，而 rank {other['rank']} "
+               f"{_in_zh(other['api'], o_at_zh)}等待：所有 rank 必须以相同顺序进行相同的集合通信"
+               "（root 和归约操作也要相同）")
+    clauses, clauses_zh = [], []
+    for state, members in groupby(sorted(first["on"], key=lambda p: _state(p, ranks, blocked)),
+                                  key=lambda p: _state(p, ranks, blocked)):
+        peers = list(members)
+        them, them_zh = _who(peers)
+        done = {"has returned": "returned without making that call",
+                "has failed": "failed"}.get(state[0], state[0].replace("is itself", "is"))
+        done_zh = {"已经返回": "没有进行这次调用就返回了"}.get(state[1], state[1])
+        clauses.append(f"{them}, which {done}")
+        clauses_zh.append(f"{them_zh}，{done_zh}")
+    return Sentence(en=f"{who} wait{'s' if len(group) == 1 else ''} in {call}{at} for "
+                       + "; and for ".join(clauses),
+                    zh=f"{who_zh} {_in_zh(call, at_zh)}等待 " + "；以及 ".join(clauses_zh))
+
+
+def deadlock_facts(trace: SwitchTrace, ranks: list[RankReport]) -> DeadlockFacts:
+    """The deadlock of a stopped case: cycle, blocked ranks, and sentences, the ranks stuck the
+    same way (call, line, state of whom they wait on) said once."""
+    blocked = _blocked(trace)
+    by_rank = {b["rank"]: b for b in blocked}
+
+    def key(b: Blocked) -> tuple:
+        if b["kind"] in P2P_OPS:
+            peer_state = () if b["any_source"] else _state(b["on"][0], ranks, by_rank)
+            return (0, b["kind"], b["api"], b["line"] or 0, b["any_source"], peer_state)
+        return (1, b["kind"], b["api"], b["line"] or 0, tuple(b["on"]))
+
+    lines = [(_p2p if k[0] == 0 else _collective)(list(g), ranks, by_rank)
+             for k, g in groupby(sorted(blocked, key=key), key=key)]
+    return DeadlockFacts(cycle=_cycle(trace["deadlock"]), blocked=blocked, lines=lines)
+
+
+def deadlock_message(facts: DeadlockFacts) -> tuple[str, str]:
+    """The case's message: the cycle when there is one, then who waits on whom."""
+    lines = list(facts["lines"])
+    if facts["cycle"]:
+        arrows = " → ".join(map(str, facts["cycle"]))
+        lines.insert(0, Sentence(en=f"cycle {arrows} (each rank waits on the next)",
+                                 zh=f"循环等待 {arrows}（每个 rank 都在等下一个）"))
+    return ("; ".join(s["en"] for s in lines) or "every rank waits for communication that never "
+            "comes", "；".join(s["zh"] for s in lines) or "每个 rank 都在等待永远不会到来的通信")

@@ -158,52 +158,33 @@ function samplePanel(c) {
         rows(t("yourOutput"), s.outputs?.[rank], s.expected[rank], "output"))))));
 }
 
-/** A deadlock's message rearranged: the cycle first, then one line per rank, then the fix. */
+/**
+ * A deadlock from the case's data (`c.deadlock`: the cycle, each blocked rank's call and line, and
+ * the kernel's sentences, ranks stuck the same way said once): the cycle first, then the
+ * sentences, then the fix.
+ */
 export function deadlockView(c, onLine) {
-  // one line per rank: a rank's sentence ("rank 0 waits in recv from rank 3 (line 12)") with
-  // the clauses after it about its peer ("rank 3 is itself blocked")
-  const perRank = (text, sep, starts) => text.split(sep).reduce((lines, part) => {
-    if (starts.test(part) || !lines.length) lines.push(part);
-    else lines[lines.length - 1] += sep + part;
-    return lines;
-  }, []);
-  // the kernel's own "cycle …" sentence is left out: the cycle is drawn below, with its op and line
-  const parts = perRank(c.message.replace(/^deadlock:\s*/, "").replace(/^cycle [^;]*;\s*/, ""), "; ",
-    /^rank \d+ (waits|is blocked)/);
-  const zhParts = perRank((c.message_zh ?? "").replace(/^死锁：/, "").replace(/^循环等待[^；]*；/, ""), "；",
-    /^rank \d+ (在|阻塞在)/);
-  const waits = new Map();
-  for (const part of parts) {
-    const m = part.match(/^rank (\d+) waits in (\w+) (?:from|to) rank (\d+)(?: \(line (\d+)\))?/);
-    if (m && !waits.has(Number(m[1]))) waits.set(Number(m[1]), { op: m[2], peer: Number(m[3]), line: m[4] && Number(m[4]) });
-  }
-  let cycle = null;
-  for (const start of waits.keys()) {
-    const path = [start];
-    for (let r = waits.get(start)?.peer; r !== undefined && !cycle; r = waits.get(r)?.peer) {
-      const at = path.indexOf(r);
-      if (at >= 0) cycle = [...path.slice(at), r];
-      else path.push(r);
-    }
-    if (cycle) break;
-  }
-  const lines = currentLang() === "zh" && zhParts.length === parts.length ? zhParts : parts;
+  const facts = c.deadlock ?? { cycle: [], blocked: [], lines: [{ en: c.message, zh: c.message_zh }] };
+  const blocked = new Map(facts.blocked.map((b) => [b.rank, b]));
+  const cycle = facts.cycle.length ? facts.cycle : null;
   let head = null;
   let fix = t("fixCollective");
   if (cycle) {
-    const members = cycle.slice(0, -1).map((r) => waits.get(r));
-    const ops = new Set(members.map((w) => w.op));
-    const lineNos = new Set(members.map((w) => w.line));
+    const members = cycle.slice(0, -1).map((r) => blocked.get(r));
+    const ops = new Set(members.map((b) => b.api));
+    const kinds = new Set(members.map((b) => b.kind));
+    const lineNos = new Set(members.map((b) => b.line));
     const op = ops.size === 1 ? [...ops][0] : null;
+    const kind = kinds.size === 1 ? [...kinds][0] : null;
     const line = lineNos.size === 1 ? [...lineNos][0] : null;
     const every = cycle.length - 1 === c.world_size;
     const who = every ? t("everyRank") : t("theseRanks");
     head = `${cycle.join(" ← ")}: ${op ? t("waitIn", { who, op }) : t("waitEachOther", { who })}${line ? `, ${t("lineN", { line })}` : ""}`;
-    fix = op === "send" ? t("fixSend") : op === "recv" ? t("fixRecv") : t("fixMixed");
+    fix = kind === "send" ? t("fixSend") : kind === "recv" ? t("fixRecv") : t("fixMixed");
   }
   return h("div.deadlock", {},
     head ? h("p.cycle", {}, withLineLinks(head, onLine)) : null,
-    h("ul.waits", {}, lines.map((line) => h("li", {}, withLineLinks(line, onLine)))),
+    h("ul.waits", {}, facts.lines.map((line) => h("li", {}, withLineLinks(pick(line), onLine)))),
     h("p.fix", {}, t("fixLabel"), " ", fix));
 }
 
