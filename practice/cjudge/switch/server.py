@@ -12,6 +12,8 @@ from __future__ import annotations
 import selectors
 import socket
 import struct
+from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,7 +21,7 @@ from typing import Any
 from .. import values
 from ..protocol import RankError
 from .core import Forbidden, Switch, SwitchError
-from .wire import FrameReader, MalformedFrame, encode
+from .wire import FrameReader, MalformedFrame, head_of
 
 _INT, _OPT_INT, _STR, _OPT_STR, _LIST, _OPT_LIST = "int", "int?", "str", "str?", "list", "list?"
 _OPT_BOOL = "bool?"
@@ -106,9 +108,13 @@ class _Conn:
     reader: FrameReader
     pid: int
     rank: int | None = None
-    out: bytearray = field(default_factory=bytearray)
+    #: replies not yet sent (headers and payloads, uncopied); while any is queued the rank's
+    #: requests are not read (back-pressure), and their bytes count as the switch's held bytes
+    out: deque[memoryview] = field(default_factory=deque)
+    queued: int = 0  # bytes in ``out``
+    frames: deque[tuple[dict[str, Any], bytes]] = field(default_factory=deque)  # read, not served
     waiting: int | None = None  # the switch request whose reply is owed
-    writing: bool = False  # registered for writability: replies are queued
+    writing: bool = False  # registered for writability (not readability): replies are queued
     #: the rank's own request numbers -> the switch's request, or why the switch refused it
     handles: dict[int, int | SwitchError] = field(default_factory=dict)
 
@@ -127,6 +133,11 @@ class SwitchServer:
         self.selector.register(self.listener, selectors.EVENT_READ)
         self.by_rank: dict[int, _Conn] = {}
         self.records: dict[int, dict[str, Any]] = {}  # rank -> its end-of-call record
+        #: requests other than ``hello`` and posts, by name (``SCHEMA``'s other entries)
+        self._handlers: dict[str, Callable[[_Conn, int, dict[str, Any], dict[str, Any], bytes],
+                                           tuple[dict[str, Any], bytes]]] = {
+            "new_group": self._new_group, "test": self._test, "wait": self._wait,
+            "begin": self._begin, "compute": self._compute, "end": self._end}
 
     def expect(self, pids: list[int]) -> None:
         """The ranks' process ids, once the launcher knows them."""
@@ -183,14 +194,17 @@ class SwitchServer:
             self._drop(conn, None)
             return
         try:
-            frames = conn.reader.feed(data)
+            conn.frames.extend(conn.reader.feed(data))
         except MalformedFrame as exc:
             self._drop(conn, _broken(str(exc)))
             return
-        for header, payload in frames:
-            if conn.sock.fileno() < 0:
-                return
-            self._handle(conn, header, payload)
+        self._serve(conn)
+
+    def _serve(self, conn: _Conn) -> None:
+        """Handle the rank's requests read so far, until a reply is left queued (the rank does
+        not read what it is sent: it gets nothing more until it does)."""
+        while conn.frames and not conn.out and conn.sock.fileno() >= 0:
+            self._handle(conn, *conn.frames.popleft())
 
     def _handle(self, conn: _Conn, header: dict[str, Any], payload: bytes) -> None:
         try:
@@ -201,11 +215,14 @@ class SwitchServer:
                 self._hello(conn, f["rank"])
                 return
             if conn.waiting is not None:
-                raise BadRequest("a request arrived while the rank waits")
+                raise BadRequest("a request arrived while the rank waits",
+                                 "rank 在等待期间又发来了请求")
             if op.startswith("post_"):
                 self._post(conn, op, f, payload)
+            elif op in self._handlers:
+                self._reply(conn, *self._handlers[op](conn, conn.rank, f, header, payload))
             else:
-                self._reply(conn, *self._dispatch(conn, op, f, header, payload))
+                raise BadRequest(f"request {op} is not expected now", f"此时不应发送请求 {op}")
         except SwitchError as exc:
             reply: dict[str, Any] = {"error": exc.en, "zh": exc.zh}
             if isinstance(exc, Forbidden):
@@ -263,28 +280,46 @@ class SwitchServer:
             raise made
         return made
 
-    def _dispatch(self, conn: _Conn, op: str, f: dict[str, Any], header: dict[str, Any],
-                  payload: bytes) -> tuple[dict[str, Any], bytes]:
-        s, rank = self.switch, conn.rank
-        assert rank is not None
-        if op == "new_group":
-            return {"ok": s.new_group(rank, f["ranks"])}, b""
-        if op == "test":
-            return {"ok": s.test(rank, self._request(conn, f["handle"]))}, b""
-        if op == "wait":
-            made = self._request(conn, f["handle"])
-            del conn.handles[f["handle"]]
-            if not s.wait(rank, made):
-                conn.waiting = made
-                return {}, b""
-            return self._outcome(rank, made)
-        if op == "begin":
-            return {"ok": s.begin(rank)}, b""
-        if op == "compute":
-            return {"ok": True}, s.compute(rank, f["handle"], payload, f["dtype"], f["shape"],
-                                           f["args"], f["line"])
-        s.end(rank)  # op == "end": the rank's last word, so it is finished too
-        record = self.records[rank] = result_record(header)
+    # ---- requests by name (each: the reply's header and payload; an empty header: later) ----
+
+    def _new_group(self, conn: _Conn, rank: int, f: dict[str, Any], header: dict[str, Any],
+                   payload: bytes) -> tuple[dict[str, Any], bytes]:
+        return {"ok": self.switch.new_group(rank, f["ranks"])}, b""
+
+    def _test(self, conn: _Conn, rank: int, f: dict[str, Any], header: dict[str, Any],
+              payload: bytes) -> tuple[dict[str, Any], bytes]:
+        return {"ok": self.switch.test(rank, self._request(conn, f["handle"]))}, b""
+
+    def _wait(self, conn: _Conn, rank: int, f: dict[str, Any], header: dict[str, Any],
+              payload: bytes) -> tuple[dict[str, Any], bytes]:
+        made = self._request(conn, f["handle"])
+        del conn.handles[f["handle"]]
+        if not self.switch.wait(rank, made):
+            conn.waiting = made
+            return {}, b""
+        return self._outcome(rank, made)
+
+    def _begin(self, conn: _Conn, rank: int, f: dict[str, Any], header: dict[str, Any],
+               payload: bytes) -> tuple[dict[str, Any], bytes]:
+        return {"ok": self.switch.begin(rank)}, b""
+
+    def _compute(self, conn: _Conn, rank: int, f: dict[str, Any], header: dict[str, Any],
+                 payload: bytes) -> tuple[dict[str, Any], bytes]:
+        return {"ok": True}, self.switch.compute(rank, f["handle"], payload, f["dtype"],
+                                                 f["shape"], f["args"], f["line"])
+
+    def _end(self, conn: _Conn, rank: int, f: dict[str, Any], header: dict[str, Any],
+             payload: bytes) -> tuple[dict[str, Any], bytes]:
+        """The rank's last word, once: its result, which ends its graded call, or its error
+        (which may come before the graded call began: the learner's file failed to load)."""
+        s = self.switch
+        record = result_record(header)
+        if rank in self.records or (not s.graded[rank] and record["error"] is None):
+            raise BadRequest("a rank ends once, with a result only after its graded call began",
+                             "rank 只能结束一次，且只有在被评测的调用开始之后才能给出结果")
+        if s.graded[rank]:
+            s.end(rank)
+        self.records[rank] = record
         s.finish(rank, "failed" if record["error"] else "returned")
         return {"ok": True}, b""
 
@@ -307,30 +342,49 @@ class SwitchServer:
     def _reply(self, conn: _Conn, header: dict[str, Any], payload: bytes = b"") -> None:
         if not header:  # a wait to be answered later
             return
-        conn.out += encode(header, payload)
+        if conn.sock.fileno() < 0:
+            return
+        head = head_of(header, len(payload))
+        conn.out.extend(memoryview(part) for part in (head, payload) if part)
+        conn.queued += len(head) + len(payload)
+        self.switch.hold(len(head) + len(payload))
         self._flush(conn)
 
     def _flush(self, conn: _Conn) -> None:
+        """Send what the socket takes of the queued replies; once they are all sent, serve the
+        rank's requests read meanwhile."""
         if conn.sock.fileno() < 0:
             return
-        try:
-            sent = conn.sock.send(conn.out) if conn.out else 0
-        except (BlockingIOError, InterruptedError):
-            sent = 0
-        except OSError:
-            self._drop(conn, None)
-            return
-        del conn.out[:sent]
+        while conn.out:
+            try:
+                sent = conn.sock.send(conn.out[0])
+            except (BlockingIOError, InterruptedError):
+                break
+            except OSError:
+                self._drop(conn, None)
+                return
+            conn.queued -= sent
+            self.switch.hold(-sent)
+            if sent < len(conn.out[0]):
+                conn.out[0] = conn.out[0][sent:]
+                break
+            conn.out.popleft()
         if bool(conn.out) != conn.writing:  # a system call only when the interest changes
             conn.writing = bool(conn.out)
-            events = selectors.EVENT_READ | (selectors.EVENT_WRITE if conn.writing else 0)
+            events = selectors.EVENT_WRITE if conn.writing else selectors.EVENT_READ
             self.selector.modify(conn.sock, events, conn)
+            if not conn.writing:
+                self._serve(conn)
 
     def _drop(self, conn: _Conn, error: RankError | None) -> None:
         """The rank's channel ended (closed, or broken by the rank): it communicates no more."""
         if conn.sock.fileno() >= 0:
             self.selector.unregister(conn.sock)
             conn.sock.close()
+        self.switch.hold(-conn.queued)
+        conn.out.clear()
+        conn.queued = 0
+        conn.frames.clear()
         if conn.rank is None:
             return
         if error is not None and conn.rank not in self.records:

@@ -21,8 +21,13 @@ class MalformedFrame(ValueError):
 
 def encode(header: dict[str, Any], payload: bytes = b"") -> bytes:
     """One frame."""
+    return head_of(header, len(payload)) + payload
+
+
+def head_of(header: dict[str, Any], payload_len: int) -> bytes:
+    """A frame's bytes before its payload (the payload then follows as it is, uncopied)."""
     head = json.dumps(header, separators=(",", ":")).encode()
-    return _HEAD.pack(len(head), len(payload)) + head + payload
+    return _HEAD.pack(len(head), payload_len) + head
 
 
 class FrameReader:

@@ -1,0 +1,166 @@
+"""The switch served over ranks' channels (cjudge/switch/server.py): requests dispatched by name,
+``end`` once and only after ``begin``, and replies a rank does not read bounded by the switch."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from cjudge.switch.core import Limits, Switch
+from cjudge.switch.server import SCHEMA, SwitchServer
+from cjudge.switch.wire import encode, read_frame
+
+ALL = frozenset({"send", "recv", "all_reduce"})
+
+
+class Rank:
+    """A rank's end of its channel, driven by hand."""
+
+    def __init__(self, server: SwitchServer, path: Path, rank: int) -> None:
+        self.server = server
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.connect(str(path))
+        self.sock.settimeout(5)
+        assert self.call("hello", rank=rank) == {"ok": True}
+
+    def send(self, request: str, payload: bytes = b"", **fields: Any) -> None:
+        self.sock.sendall(encode({"request": request, **fields}, payload))
+
+    def call(self, request: str, payload: bytes = b"", **fields: Any) -> dict[str, Any]:
+        self.send(request, payload, **fields)
+        answer: list[dict[str, Any]] = []
+        reader = threading.Thread(target=lambda: answer.append(read_frame(self.sock)[0]))
+        reader.start()
+        while reader.is_alive():
+            self.server.poll(0.01)
+        return answer[0]
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[tuple[SwitchServer, Path]]:
+    path = tmp_path / "switch.sock"
+    server = SwitchServer(path, Switch(1, ALL, limits=Limits(held_bytes=64 << 20)))
+    yield server, path
+    server.close()
+
+
+def test_every_request_but_hello_and_the_posts_has_a_handler_by_name(
+        served: tuple[SwitchServer, Path]):
+    server, _ = served
+    named = {op for op in SCHEMA if op != "hello" and not op.startswith("post_")}
+    assert set(server._handlers) == named
+
+
+def test_a_second_hello_is_refused_and_does_not_end_the_rank(served: tuple[SwitchServer, Path]):
+    server, path = served
+    rank = Rank(server, path, 0)
+    assert "not expected" in rank.call("hello", rank=0)["error"]
+    assert 0 not in server.records and 0 not in server.switch.finished
+    assert "unknown request" in rank.call("shutdown")["error"]
+
+
+def test_end_comes_once_and_with_a_result_only_after_begin(served: tuple[SwitchServer, Path]):
+    server, path = served
+    rank = Rank(server, path, 0)
+    assert "only after its graded call began" in rank.call("end", output=1)["error"]
+    assert server.records == {}
+    rank.call("begin")
+    assert rank.call("end", output=1) == {"ok": True}
+    assert server.records[0]["output"] == 1 and server.switch.finished == {0: "returned"}
+    assert "ends once" in rank.call("end", output=2)["error"]
+    assert server.records[0]["output"] == 1
+
+
+def test_a_rank_whose_file_failed_to_load_ends_with_its_error_without_begin(
+        served: tuple[SwitchServer, Path]):
+    server, path = served
+    rank = Rank(server, path, 0)
+    error = {"kind": "exception", "type": "NameError", "message": "x", "traceback": "",
+             "line": 3}
+    assert rank.call("end", error=error) == {"ok": True}
+    assert server.switch.finished == {0: "failed"}
+
+
+def test_replies_a_rank_never_reads_are_bounded_and_counted_as_held(
+        served: tuple[SwitchServer, Path]):
+    """A world of one: each all_reduce completes at once, and each wait is answered with 4 MiB.
+    The rank sends 40 of them without reading a byte: the judge stops serving it once a reply
+    is queued, and what is queued counts against the switch's held bytes."""
+    server, path = served
+    rank = Rank(server, path, 0)
+    rank.call("begin")
+    payload = bytes(4 << 20)
+
+    def flood() -> None:
+        try:
+            for handle in range(1, 41):
+                rank.send("post_collective", payload, handle=handle, quiet=True, group=0,
+                          kind="all_reduce", dtype="float32", line=1, api="all_reduce", op="sum",
+                          root=None, splits=None)
+                rank.send("wait", handle=handle)
+        except OSError:  # the judge stopped reading: the socket's buffer is full
+            pass
+
+    flooder = threading.Thread(target=flood, daemon=True)
+    flooder.start()
+    most = 0
+    deadline = time.monotonic() + 3
+    while time.monotonic() < deadline:
+        server.poll(0.01)
+        conn = server.by_rank[0]
+        most = max(most, conn.queued)
+        assert server.switch.held >= conn.queued
+    assert 0 < most <= (4 << 20) + 4096  # one reply, not forty
+    requests = server.switch.trace()["requests"]
+    assert len(requests) <= 3
+    rank.sock.shutdown(socket.SHUT_RDWR)  # wakes the flooder; the judge sees the channel end
+    flooder.join(5)
+    rank.sock.close()
+    for _ in range(50):
+        server.poll(0.01)
+    assert server.switch.held == 0
+
+
+def test_requests_read_at_once_are_served_only_while_the_rank_reads_its_replies(
+        served: tuple[SwitchServer, Path]):
+    """Sixteen all_reduces done, then sixteen waits in one write (one read on the judge's side):
+    the first answer queued, the judge serves the next wait only once the rank has read it."""
+    server, path = served
+    rank = Rank(server, path, 0)
+    rank.call("begin")
+
+    def post_then_wait() -> None:
+        for handle in range(1, 17):
+            rank.send("post_collective", bytes(1 << 20), handle=handle, quiet=True, group=0,
+                      kind="all_reduce", dtype="float32", line=1, api="all_reduce", op="sum",
+                      root=None, splits=None)
+        rank.sock.sendall(b"".join(encode({"request": "wait", "handle": h})
+                                   for h in range(1, 17)))
+
+    sender = threading.Thread(target=post_then_wait)
+    sender.start()
+    most = 0
+    for _ in range(200):
+        server.poll(0.01)
+        most = max(most, server.by_rank[0].queued)
+    sender.join()
+    assert 0 < most <= (1 << 20) + 4096
+    for _ in range(16):  # reading them all gets every answer
+        header, data = read_frame_polling(server, rank)
+        assert header == {"ok": True, "src": None} and len(data) == 1 << 20
+
+
+def read_frame_polling(server: SwitchServer, rank: Rank) -> tuple[dict[str, Any], bytes]:
+    """One reply, the judge polled meanwhile."""
+    got: list[tuple[dict[str, Any], bytes]] = []
+    reader = threading.Thread(target=lambda: got.append(read_frame(rank.sock)))
+    reader.start()
+    while reader.is_alive():
+        server.poll(0.01)
+    return got[0]
