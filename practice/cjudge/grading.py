@@ -11,6 +11,7 @@ import logging
 import math
 import operator
 import random
+from collections.abc import Callable
 from typing import Any
 
 from . import __version__, values
@@ -89,7 +90,20 @@ def check_compiles(code: str, filename: str) -> tuple[str, str, int | None, int 
 
 
 def _fmt(x: Any) -> str:
+    if isinstance(x, int) and x not in values.INT_RANGE:  # its digits may be refused, or many
+        return f"{'-' if x < 0 else ''}~1e{int(math.log10(abs(x)))}"
     return f"{x:.10g}" if isinstance(x, float) else repr(x) if isinstance(x, str) else str(x)
+
+
+def _diagnosis(hook: Callable[..., tuple[str, str] | None], *args: Any,
+               **kwargs: Any) -> tuple[str, str] | None:
+    """What a grader's ``hook`` says about a wrong answer, or nothing should it fail: a
+    diagnosis is dropped, never the verdict (the failure is logged for the exercise's author)."""
+    try:
+        return hook(*args, **kwargs)
+    except Exception:  # noqa: BLE001 - a grader's bug on a learner's result must not cost a verdict
+        log.exception("%s: dropped a diagnosis that failed", getattr(hook, "__qualname__", hook))
+        return None
 
 
 def _compare(exercise: Exercise, spec: CaseSpec, rank: int, got: Any,
@@ -105,8 +119,8 @@ def _compare(exercise: Exercise, spec: CaseSpec, rank: int, got: Any,
         else:
             wrong = _compare_other(g, w, where, where_zh, what)
             if wrong and not path and _asks_about_numbers(exercise, w):
-                why = exercise.grader.diagnose(spec["params"], spec["world_size"], spec["inputs"],
-                                               rank, 0, g, path="")  # a returned number
+                why = _diagnosis(exercise.grader.diagnose, spec["params"], spec["world_size"],
+                                 spec["inputs"], rank, 0, g, path="")  # a returned number
                 wrong = (f"{wrong[0]}; {why[0]}", f"{wrong[1]}；{why[1]}") if why else wrong
         if wrong:
             return wrong
@@ -134,7 +148,7 @@ def _compare_other(got: Any, want: Any, where: str, where_zh: str,
                 f"{where_zh}：结果是 {values.describe(got)}，应为 {values.describe(want)}")
     number = (int, float)
     if isinstance(want, float) and isinstance(got, number) and not isinstance(got, bool):
-        if math.isclose(got, want, rel_tol=1e-6, abs_tol=1e-12):
+        if values.close(got, want, 1e-6, 1e-12):
             return None
     elif got == want and type(got) is type(want):
         return None
@@ -178,11 +192,12 @@ def _diagnose(exercise: Exercise, spec: CaseSpec, rank: int, index: int, got: An
     ``diagnose`` takes ``path`` (e.g. "[0][2]") is asked."""
     diagnose = exercise.grader.diagnose
     if not path:
-        return diagnose(spec["params"], spec["world_size"], spec["inputs"], rank, index, got)
+        return _diagnosis(diagnose, spec["params"], spec["world_size"], spec["inputs"], rank,
+                          index, got)
     if not _takes_path(exercise):
         return None
-    return diagnose(spec["params"], spec["world_size"], spec["inputs"], rank, index, got,
-                    path=path)
+    return _diagnosis(diagnose, spec["params"], spec["world_size"], spec["inputs"], rank, index,
+                      got, path=path)
 
 
 def _rank_failure(exercise: Exercise, raw: RawCase) -> tuple[Verdict, str, str, list[str]] | None:
@@ -321,8 +336,8 @@ def _judge_outputs(exercise: Exercise, spec: CaseSpec, raw: RawCase, sent: list[
                     f"{report['state']})", f"rank {r} 没有完成调用（状态：{report['state']}）")
         wrong = _compare(exercise, spec, report["rank"], report["output"], want)
         if wrong:
-            chunks = summary(spec["params"], spec["world_size"],
-                             [r["output"] for r in raw["ranks"]], wants, exercise.grader)
+            chunks = _diagnosis(summary, spec["params"], spec["world_size"],
+                                [r["output"] for r in raw["ranks"]], wants, exercise.grader)
             if chunks:
                 wrong = (f"{wrong[0]}. In all, {chunks[0]}", f"{wrong[1]}。总计：{chunks[1]}")
             return Verdict.WRONG_ANSWER, wrong[0], wrong[1]

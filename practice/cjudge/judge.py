@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 
 from .exercises import Exercise
@@ -9,6 +10,7 @@ from .grading import check_compiles, grade_case, plan_cases, summarize
 from .protocol import CaseSpec, JobSpec, RawCase
 
 RunCase = Callable[[JobSpec, CaseSpec], RawCase]
+log = logging.getLogger(__name__)
 
 
 def judge_code(exercise: Exercise, code: str, filename: str, run_case: RunCase, runtime: str,
@@ -34,7 +36,10 @@ def judge_code(exercise: Exercise, code: str, filename: str, run_case: RunCase, 
             skipped.append(spec["name"])
             continue
         raw = run_case(job, spec)
-        result = grade_case(exercise, spec, raw)
+        try:
+            result = grade_case(exercise, spec, raw)
+        except Exception as exc:  # noqa: BLE001 - the judge's defect: say so, blame nobody
+            result = _judge_error(exercise, spec, raw, exc)
         results.append(result)
         if raw["stdout"]:
             output.append(f"--- {spec['name']} ---\n{raw['stdout']}")
@@ -42,3 +47,17 @@ def judge_code(exercise: Exercise, code: str, filename: str, run_case: RunCase, 
             on_case(result)
     stdout = "\n".join(output)[: job["output_limit_bytes"]]
     return summarize(exercise, results, runtime, seed, stdout=stdout) | {"skipped": skipped}
+
+
+def _judge_error(exercise: Exercise, spec: CaseSpec, raw: RawCase, exc: Exception) -> dict:
+    """The case the judge failed to grade: ``judge_error``, never the learner's fault (logged
+    with its traceback; the verdict JSON names the judge's version and the exercise's hash)."""
+    log.exception("%s, case %s: grading failed", exercise.id, spec["name"])
+    what = f"{type(exc).__name__}: {exc}"[:300]
+    return {"name": spec["name"], "world_size": spec["world_size"], "verdict": "judge_error",
+            "message": f"the judge failed while grading this case ({what}). This is a defect "
+                       "of the judge, not of your code; please report it",
+            "message_zh": f"评测机在评判本用例时出错（{what}）。这是评测机的缺陷，不是你的代码"
+                          "的问题；请报告此问题",
+            "details": [], "bytes_sent": [], "bytes_bound": 0, "messages_sent": [],
+            "wall_ms": round(raw["wall_ms"], 1), "trace": []}

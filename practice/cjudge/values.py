@@ -30,6 +30,24 @@ MAX_DEPTH = 8
 MAX_ELEMENTS = 1 << 24
 #: the dtypes the judge knows, with their element sizes (the switch's table)
 ITEMSIZE = {name: size for name, (_, size, _) in SWITCH_DTYPES.items()}
+#: the integers the judge compares: those of 64 bits
+INT_RANGE = range(-(1 << 63), 1 << 63)
+
+
+class Uncomparable(ValueError):
+    """A result the judge cannot compare, with why in English and Chinese (the learner's)."""
+
+    def __init__(self, en: str, zh: str) -> None:
+        super().__init__(en)
+        self.en, self.zh = en, zh
+
+
+def close(got: float, want: float, rel_tol: float, abs_tol: float) -> bool:
+    """``math.isclose`` made total: a number too large to be a float is not close."""
+    try:
+        return math.isclose(got, want, rel_tol=rel_tol, abs_tol=abs_tol)
+    except OverflowError:
+        return False
 
 
 def element_matches(got: Any, want: Any, dtype: str) -> bool:
@@ -37,7 +55,7 @@ def element_matches(got: Any, want: Any, dtype: str) -> bool:
     (float32 1e-5, otherwise 1e-9, relative and absolute; integers exactly)."""
     tol = 1e-5 if dtype == "float32" else 1e-9
     return got == want or (isinstance(want, float) and isinstance(got, (int, float))
-                           and math.isclose(got, want, rel_tol=tol, abs_tol=tol))
+                           and close(got, want, tol, tol))
 
 
 def is_tensor(value: Any) -> bool:
@@ -88,14 +106,18 @@ def encode(obj: Any, to_data: Callable[[Any], TensorData | None], depth: int = 0
 
 
 def checked(value: Any) -> Any:
-    """``value`` if it is a well-formed result (from an untrusted rank), else :class:`ValueError`."""
+    """``value`` if it is a well-formed result (from an untrusted rank), else :class:`ValueError`
+    (:class:`Uncomparable` for an integer outside :data:`INT_RANGE`)."""
     budget = [MAX_ELEMENTS]
 
     def walk(v: Any, depth: int) -> None:
         budget[0] -= 1
         if depth > MAX_DEPTH or budget[0] < 0:
             raise ValueError("too large or too deep")
-        if v is None or isinstance(v, (bool, int, float)):
+        if v is None or isinstance(v, (bool, float)):
+            return
+        if isinstance(v, int):
+            _check_int(v)
             return
         if isinstance(v, str):
             if len(v) > 10_000:
@@ -130,9 +152,22 @@ def _check_tensor(t: dict[str, Any], budget: list[int]) -> None:
             raise ValueError("a malformed shape")
         size *= d
     budget[0] -= len(data)
-    if budget[0] < 0 or size != len(data) or \
-            not all(isinstance(x, (int, float)) for x in data):
+    if budget[0] < 0 or size != len(data):
         raise ValueError("a malformed tensor")
+    for x in data:
+        if type(x) is int:
+            _check_int(x)
+        elif not isinstance(x, (int, float)):
+            raise ValueError("a malformed tensor")
+
+
+def _check_int(x: int) -> None:
+    if x not in INT_RANGE:
+        raise Uncomparable(
+            f"its result holds an integer of {x.bit_length()} bits, outside ±2⁶³: the judge "
+            "compares 64-bit integers, as a tensor holds them",
+            f"其结果中有一个 {x.bit_length()} 位的整数，超出 ±2⁶³：评测机只比较 64 位整数"
+            "（与张量能存放的一致）")
 
 
 def leaves(value: Any, path: str = "") -> Iterator[tuple[str, Any]]:

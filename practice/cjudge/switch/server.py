@@ -92,6 +92,10 @@ def result_record(header: dict[str, Any]) -> dict[str, Any]:
         return {"output": None, "error": clean}
     try:
         return {"output": values.checked(output), "error": None}
+    except values.Uncomparable as exc:  # the learner's to fix: say what, in both languages
+        return {"output": None, "error": RankError(kind="exception", type="OverflowError",
+                                                   message=f"{exc.en} ({exc.zh})",
+                                                   traceback="", line=None)}
     except ValueError:
         return {"output": None, "error": _broken("its result was malformed")}
 
