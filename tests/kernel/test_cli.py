@@ -195,3 +195,15 @@ def test_chapter_script_verbatim_is_accepted():
     assert result["verdict"] == "accepted", result["message"]
     # its module-level all_reduce and prints ran outside the rules, and were captured
     assert "与 dist.all_reduce 结果一致： True" in result["stdout"]
+
+
+def test_perfetto_flag_writes_the_case_as_chrome_trace_json(tmp_path):
+    out = tmp_path / "ring.json"
+    run = judge_cli("test", "ring-allreduce", "exercises/ring-allreduce/solution.py", "--samples",
+                    "--json", "--perfetto", str(out), workspace=tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout)["verdict"] == "accepted"  # stdout stays the verdict alone
+    trace = json.loads(out.read_text())
+    ranks = {e["args"]["name"] for e in trace["traceEvents"] if e["name"] == "process_name"}
+    assert {f"rank {r} · modelled time" for r in range(4)} <= ranks
+    assert any(e["ph"] == "s" for e in trace["traceEvents"])

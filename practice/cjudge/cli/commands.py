@@ -159,7 +159,7 @@ def grade_file(ex: Exercise, path: Path, launcher: str, seed: int | None, sample
 
 def cmd_test(ex: Exercise, file: Path | None, as_json: bool, lang: str, launcher: str,
              seed: int | None, samples: bool, all_cases: bool, trace: bool = False,
-             svg: Path | None = None) -> int:
+             svg: Path | None = None, perfetto: Path | None = None) -> int:
     """Grade a file (default: your workspace copy); exit 0 only on accepted."""
     path = file or workspace.file_for(ex.id)
     if not path.is_file():
@@ -176,10 +176,11 @@ def cmd_test(ex: Exercise, file: Path | None, as_json: bool, lang: str, launcher
         sys.stdout.write(json.dumps(result, indent=1, ensure_ascii=False) + "\n")
     else:
         show_result(console, result, lang)
-    if trace or svg:
+    if trace or svg or perfetto:
         from .trace_view import show_trace
 
-        show_trace(Console(stderr=True) if as_json else console, result, trace, svg, lang)
+        show_trace(Console(stderr=True) if as_json else console, result, trace, svg, lang,
+                   perfetto)
     return exit_status(result["verdict"])
 
 

@@ -67,6 +67,8 @@ def parser() -> argparse.ArgumentParser:
     test.add_argument("--trace", action="store_true",
                       help="print the run as a rank × step table (the failing case, else the largest)")
     test.add_argument("--svg", type=Path, metavar="FILE", help="write that case's diagram as SVG")
+    test.add_argument("--perfetto", type=Path, metavar="FILE",
+                      help="write that case's run as Chrome trace-event JSON (ui.perfetto.dev)")
     sol = command("solution", "print the reference solution")
     sol.add_argument("id")
     new = command("new", "scaffold a new exercise (a draft) for you to write")
@@ -126,4 +128,4 @@ def main(argv: list[str]) -> int:
 
         return cmd_model(ex, args, commands.console)
     return commands.cmd_test(ex, args.file, args.json, args.lang, args.launcher, args.seed,
-                             args.samples, args.all, args.trace, args.svg)
+                             args.samples, args.all, args.trace, args.svg, args.perfetto)

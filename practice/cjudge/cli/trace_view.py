@@ -10,6 +10,7 @@ blindness) and never the only cue; every arrow carries its details as a ``<title
 
 from __future__ import annotations
 
+import json
 from html import escape
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,7 @@ from rich.console import Console
 from rich.table import Table
 
 from ..units import format_seconds, format_size
+from ..view.perfetto import chrome_trace
 
 #: at most this many steps are tabulated (the SVG draws them all)
 MAX_COLUMNS = 48
@@ -214,15 +216,22 @@ def svg(view: dict[str, Any], title: str = "") -> str:
 
 
 def show_trace(console: Console, result: dict[str, Any], table: bool, svg_file: Path | None,
-               lang: str = "en") -> None:
-    """``--trace`` and ``--svg``: the picked case's table and/or SVG file."""
+               lang: str = "en", perfetto_file: Path | None = None) -> None:
+    """``--trace``, ``--svg`` and ``--perfetto``: the picked case's table, SVG and/or Chrome
+    trace-event JSON (for ui.perfetto.dev)."""
     case = pick_case(result)
     if case is None:
         console.print("no case to draw" if lang != "zh" else "没有可绘制的用例", markup=False)
         return
     if table:
         print_trace(console, case, lang)
-    if svg_file is not None and "error" not in case["timeline"]:
-        svg_file.write_text(svg(case["timeline"], f"{result['exercise']} · {case['name']}: "
-                                                  f"{case['verdict']}"), encoding="utf-8")
+    if "error" in case["timeline"]:
+        return
+    title = f"{result['exercise']} · {case['name']}: {case['verdict']}"
+    if svg_file is not None:
+        svg_file.write_text(svg(case["timeline"], title), encoding="utf-8")
         console.print(f"wrote {svg_file}", markup=False)
+    if perfetto_file is not None:
+        perfetto_file.write_text(json.dumps(chrome_trace(case, title)), encoding="utf-8")
+        console.print(f"wrote {perfetto_file} (open it in ui.perfetto.dev · 用 ui.perfetto.dev "
+                      "打开)", markup=False)
