@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 from .exercises import Exercise
 from .grading import check_compiles, grade_case, plan_cases, summarize
-from .protocol import CaseSpec, JobSpec, RawCase
+from .protocol import CaseSpec, JobSpec, RawCase, valid_text
 
 RunCase = Callable[[JobSpec, CaseSpec], RawCase]
 log = logging.getLogger(__name__)
@@ -35,7 +35,7 @@ def judge_code(exercise: Exercise, code: str, filename: str, run_case: RunCase, 
         if results and results[-1]["verdict"] != "accepted" and not all_cases:
             skipped.append(spec["name"])
             continue
-        raw = run_case(job, spec)
+        raw = valid_text(run_case(job, spec))  # the ranks' text, where it enters the judge
         try:
             result = grade_case(exercise, spec, raw)
         except Exception as exc:  # noqa: BLE001 - the judge's defect: say so, blame nobody

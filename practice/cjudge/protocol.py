@@ -8,7 +8,7 @@ a sandbox boundary or the JavaScript/Python boundary in the browser unchanged.
 
 from __future__ import annotations
 
-from typing import Literal, NotRequired, TypedDict
+from typing import Any, Literal, NotRequired, TypedDict
 
 from .switch.trace import SwitchTrace
 
@@ -83,6 +83,20 @@ class RankReport(TypedDict):
     output: TensorData | None
     error: RankError | None
     waiting: NotRequired[str | None]  # canonical op it was blocked in, if blocked at the stop
+
+
+def valid_text(value: Any) -> Any:
+    """``value`` (plain JSON, e.g. a :class:`RawCase`) with every string made valid UTF-8: a lone
+    surrogate, which no UTF-8 text holds, becomes its escape (``\\ud800``). The elements of a
+    tensor's ``data`` are numbers and are not looked at."""
+    if isinstance(value, str):
+        return value if value.isascii() else value.encode("utf-8", "backslashreplace").decode()
+    if isinstance(value, list):
+        return [valid_text(v) for v in value]
+    if isinstance(value, dict):
+        return {valid_text(k): v if k == "data" and "shape" in value else valid_text(v)
+                for k, v in value.items()}
+    return value
 
 
 class RawCase(TypedDict):

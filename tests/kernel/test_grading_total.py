@@ -18,12 +18,14 @@ from .helpers import exercise
 RAISES = "def ring_all_reduce(t):\n    raise ValueError('x')\n"
 
 
-def raw_case(spec: dict, outputs: list) -> dict:
-    """A runtime's report of ``spec``: each rank returned its output."""
+def raw_case(spec: dict, outputs: list, error: dict | None = None) -> dict:
+    """A runtime's report of ``spec``: each rank returned its output (rank 0 failed with
+    ``error``, if given)."""
     return {"name": spec["name"], "trace": empty_trace(len(outputs)), "stop": None,
             "wall_ms": 1.0, "stdout": "", "ranks": [
-                {"rank": r, "state": "returned", "output": out, "error": None}
-                for r, out in enumerate(outputs)]}
+                {"rank": r, "state": "failed" if error and r == 0 else "returned",
+                 "output": None if error and r == 0 else out,
+                 "error": error if r == 0 else None} for r, out in enumerate(outputs)]}
 
 
 def expected_outputs(exercise_id: str) -> tuple:
@@ -91,3 +93,18 @@ def test_a_grading_failure_is_the_judges_error_with_its_version(monkeypatch, cap
     assert result["judge_version"] and result["exercise_hash"] == ex.content_hash
     assert "grading failed" in caplog.text
 
+
+def test_a_ranks_text_is_made_valid_utf8_where_it_enters_the_judge():
+    ex, spec, outputs = expected_outputs("ring-allreduce")
+    error = {"kind": "exception", "type": "ValueError", "message": "bad \ud800 text",
+             "traceback": "Traceback\n  \udfff\n", "line": 2}
+
+    def run_case(job, s):
+        return dict(raw_case(s, outputs, error), stdout="[0] \ud83d\n")
+
+    result = judge.judge_code(ex, RAISES, "learner.py", run_case, "sim", only_samples=True)
+    json.dumps(result, ensure_ascii=False).encode("utf-8")  # no lone surrogate: it prints
+    assert result["verdict"] == "runtime_error"
+    assert result["message"] == "rank 0, line 2 raised ValueError: bad \\ud800 text"
+    assert result["cases"][0]["details"] == ["Traceback\n  \\udfff\n"]
+    assert result["stdout"].endswith("[0] \\ud83d\n")
