@@ -25,7 +25,8 @@ from typing import Any
 from .protocol import TensorData
 from .switch.reduce import DTYPES as SWITCH_DTYPES
 
-#: how deep a result may nest, and how many scalars and tensor elements it may hold in all
+#: how deep a result may nest (what :func:`encode` keeps, :func:`checked` accepts), and how many
+#: scalars and tensor elements it may hold in all
 MAX_DEPTH = 8
 MAX_ELEMENTS = 1 << 24
 #: the dtypes the judge knows, with their element sizes (the switch's table)
@@ -90,17 +91,16 @@ def decode(value: Any, tensor: Callable[[TensorData], Any],
 
 def encode(obj: Any, to_data: Callable[[Any], TensorData | None], depth: int = 0) -> Any:
     """The plain-data form of what the learner's call left (a tensor, number, list, tuple…);
-    anything else (a dict, an object, a list nested too deep) as ``{"object": its type}``."""
-    if depth > MAX_DEPTH:
-        return {"object": type(obj).__name__}
+    anything else (a dict, an object, a list whose items would nest past ``MAX_DEPTH``) as
+    ``{"object": its type}``."""
     if obj is None or isinstance(obj, (bool, int, float, str)):
         return obj
     data = to_data(obj)
     if data is not None:
         return data
-    if isinstance(obj, list):
+    if isinstance(obj, list) and depth < MAX_DEPTH:
         return [encode(v, to_data, depth + 1) for v in obj]
-    if isinstance(obj, tuple):
+    if isinstance(obj, tuple) and depth < MAX_DEPTH:
         return {"tuple": [encode(v, to_data, depth + 1) for v in obj]}
     return {"object": type(obj).__name__}
 
