@@ -166,7 +166,7 @@ def _need(table: dict, key: str, kind: type | tuple[type, ...], where: str, form
     return value
 
 
-def _load_cases(raw: list, where: str) -> tuple[Case, ...]:
+def _load_cases(raw: object, where: str) -> tuple[Case, ...]:
     if not isinstance(raw, list) or not raw:
         raise ExerciseError(f"{where}: needs at least one [[cases]] table")
     cases, names = [], set()

@@ -66,9 +66,9 @@ def format_size(nbytes: float) -> str:
         if scale <= nbytes < (scale << 10 if unit != "GiB" else float("inf")) \
                 and (4 * nbytes) % scale == 0:
             return f"{nbytes / scale:g} {unit}"
-    for unit, scale in _DECIMAL:
-        if nbytes >= scale:
-            return f"{_digits(nbytes / scale, 3)} {unit}"
+    for unit, decimal in _DECIMAL:
+        if nbytes >= decimal:
+            return f"{_digits(nbytes / decimal, 3)} {unit}"
     return f"{nbytes:g} B"
 
 

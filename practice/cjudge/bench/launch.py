@@ -12,7 +12,7 @@ import multiprocessing as mp
 import os
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import timedelta
 
 import torch.distributed as dist
@@ -38,7 +38,7 @@ def _rank_process(cfg: BenchConfig, env: dict[str, str]) -> None:
     sys.exit(rank_main(cfg))
 
 
-def _stop(procs: list[mp.process.BaseProcess], graceful: bool) -> None:
+def _stop(procs: Sequence[mp.process.BaseProcess], graceful: bool) -> None:
     """Let the ranks leave after a clean run; kill them after a failure or a hang."""
     for proc in procs:
         if graceful:
@@ -58,7 +58,7 @@ def launch_local(cfg: BenchConfig, nproc: int, make_display: MakeDisplay) -> Out
                           wait_for_workers=False)
     env = {"MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(store.port), "WORLD_SIZE": str(nproc),
            "LOCAL_WORLD_SIZE": str(nproc), "GROUP_RANK": "0", "TORCHELASTIC_USE_AGENT_STORE": "True"}
-    context = mp.get_context("spawn" if cfg.backend == "nccl" else "fork")
+    context = mp.get_context("spawn") if cfg.backend == "nccl" else mp.get_context("fork")
     procs = [context.Process(target=_rank_process, name=f"bench-rank{rank}",
                              args=(cfg, {**env, "RANK": str(rank), "LOCAL_RANK": str(rank)}))
              for rank in range(nproc)]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import statistics
+from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -18,7 +19,8 @@ from .. import __version__
 from .config import BenchConfig
 from .monitor import Outcome
 
-AGGREGATE = {"rank0": lambda xs: xs[0], "avg": statistics.fmean, "min": min, "max": max}
+AGGREGATE: dict[str, Callable[[list[float]], float]] = {
+    "rank0": lambda xs: xs[0], "avg": statistics.fmean, "min": min, "max": max}
 
 
 def derive(row: dict[str, Any], aggregate: str) -> dict[str, Any]:

@@ -68,6 +68,7 @@ class Bound:
 
     def _eval(self, node: ast.AST, values: dict[str, float]) -> float:
         if isinstance(node, ast.Constant):
+            assert isinstance(node.value, int | float)  # _check admits numbers only
             return node.value
         if isinstance(node, ast.Name):
             return values[node.id]

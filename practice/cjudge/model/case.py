@@ -278,6 +278,7 @@ def model_case(trace: SwitchTrace, run_size: int, spec: ModelSpec, case_name: st
     complete = all(row["complete"] for row in rows)
     if not worst:
         return CaseModel(model, complete)
+    assert spec.time_bound is not None  # a row is over its bound only where there is one
     t, bound = worst["time_s"], worst["bound_s"]
     over = 100 * (t / bound - 1)
     why, why_zh, advice, advice_zh = _dominant(worst, topo)
@@ -302,7 +303,8 @@ def _floor(floor: Floor, rows: list[dict[str, Any]], names: dict[int, dict[str, 
         row["floor_s"] = floor.time(**names[row["size"]])
     least = floor.bytes(**run_names)
     below = any(row["complete"] and row["time_s"] < row["floor_s"] * (1 - FLOOR_SLACK)
-                for row in rows) or (bool(sent) and max(sent) < least * (1 - FLOOR_SLACK))
+                for row in rows) or (sent is not None and len(sent) > 0
+                                     and max(sent) < least * (1 - FLOOR_SLACK))
     out: dict[str, Any] = {"time": floor.time.formula, "bytes": floor.bytes.formula,
                            "bytes_floor": least, "below": below}
     if below:
