@@ -15,13 +15,14 @@ Only the graded call's traffic is drawn (what the bytes and the model count). At
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from .. import values
 from ..model.case import ModelSpec
 from ..model.replay import transfer_spans
 from ..protocol import CaseSpec, RawCase
-from ..switch.trace import SwitchTrace
+from ..switch.trace import Message, Request, SwitchTrace
 from ..values import input_bytes
 from .buffers import label_chunks
 
@@ -37,7 +38,7 @@ def _ns(seconds: float | None) -> float | None:
     return None if seconds is None else round(seconds * 1e9, 1)
 
 
-def _programs(trace: SwitchTrace, graded: dict[int, dict]) -> list[list[tuple[int, int, Any]]]:
+def _programs(trace: SwitchTrace, graded: dict[int, Request]) -> list[list[tuple[int, int, Any]]]:
     """Per rank: (switch time, 0 post / 1 wait, request or wait), in program order."""
     programs: list[list[tuple[int, int, Any]]] = [[] for _ in range(trace["world_size"])]
     for r in graded.values():
@@ -50,12 +51,12 @@ def _programs(trace: SwitchTrace, graded: dict[int, dict]) -> list[list[tuple[in
     return programs
 
 
-def _steps(trace: SwitchTrace, graded: dict[int, dict]) -> tuple[dict[int, int], dict[int, int],
+def _steps(trace: SwitchTrace, graded: dict[int, Request]) -> tuple[dict[int, int], dict[int, int],
                                                                  list[int]]:
     """(step per request's transfer, each request's level when posted, each rank's final level)."""
     messages = {m["id"]: m for m in trace["messages"]}
     collectives = {c["id"]: c for c in trace["collectives"]}
-    events: list[tuple[int, int, dict]] = [(r["posted"], 0, r) for r in graded.values()]
+    events: list[tuple[int, int, Any]] = [(r["posted"], 0, r) for r in graded.values()]
     events += [(w["end"], 1, w) for w in trace["waits"]
                if w["end"] is not None and w["request"] in graded]
     events.sort(key=lambda e: (e[0], e[1]))
@@ -162,7 +163,7 @@ def build_timeline(trace: SwitchTrace, spec: ModelSpec, run_size: int,
         else:
             lane_end[rank] = None
 
-    def msg_row(m: dict) -> dict[str, Any]:
+    def msg_row(m: Message) -> dict[str, Any]:
         s, r = graded[m["send"]], graded[m["recv"]]
         t0, t1 = spans.get(("m", m["id"]), (None, None))
         row = {"id": m["id"], "src": m["src"], "dst": m["dst"], "bytes": m["bytes"],
@@ -188,9 +189,10 @@ def build_timeline(trace: SwitchTrace, spec: ModelSpec, run_size: int,
                for rid, r in sorted(graded.items()) if r["completed"] is None]
     deadlock = []
     for edge in trace["deadlock"]:
-        req = everything.get(edge["request"], {})
-        deadlock.append({"rank": edge["rank"], "on": edge["on"], "kind": req.get("kind"),
-                         "line": req.get("line"), "step": level[edge["rank"]] + 1})
+        req = everything.get(edge["request"])
+        deadlock.append({"rank": edge["rank"], "on": edge["on"],
+                         "kind": req["kind"] if req else None, "line": req["line"] if req else None,
+                         "step": level[edge["rank"]] + 1})
 
     critical = _critical_path(msg_rows, coll_rows, programs, done, post_t, lane_end, topo, scale,
                               graded, spans) if spans and all(e is not None for e in lane_end) else []
@@ -223,7 +225,7 @@ def build_timeline(trace: SwitchTrace, spec: ModelSpec, run_size: int,
 def _critical_path(msg_rows: list[dict], coll_rows: list[dict],
                    programs: list[list[tuple[int, int, Any]]], done: dict[int, float],
                    post_t: dict[int, float], lane_end: list[float | None], topo: Any,
-                   scale: float, graded: dict[int, dict],
+                   scale: float, graded: dict[int, Request],
                    spans: dict[tuple[str, int], tuple[float, float]]) -> list[dict[str, Any]]:
     """The chain of transfers that decides when the last rank finishes, first to last.
 
@@ -232,7 +234,7 @@ def _critical_path(msg_rows: list[dict], coll_rows: list[dict],
     had waited for; one that started later waited for a port, freed by an earlier transfer.
     """
     by_request: dict[int, tuple[str, int]] = {}
-    sides: dict[tuple[str, int], list[dict]] = {}
+    sides: dict[tuple[str, int], list[Request]] = {}
     rows: dict[tuple[str, int], dict] = {}
     for m in msg_rows:
         rows[("m", m["id"])] = m
@@ -307,7 +309,7 @@ def _critical_path(msg_rows: list[dict], coll_rows: list[dict],
     return [{"kind": "message" if k == "m" else "collective", "id": i} for k, i in chain]
 
 
-def first_wrong(got: list[float | int], want: list[float | int], dtype: str) -> int | None:
+def first_wrong(got: Sequence[float | int], want: Sequence[float | int], dtype: str) -> int | None:
     """The first index where ``got`` differs from ``want`` (the grader's tolerance), if any."""
     for index, (g, w) in enumerate(zip(got, want, strict=False)):
         if not values.element_matches(g, w, dtype):
