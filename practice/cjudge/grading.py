@@ -236,11 +236,10 @@ def _refused(exercise: Exercise, raw: RawCase) -> tuple[str, str] | None:
     r, line = first["rank"], first["line"]
     at = f"rank {r}, line {line}" if line else f"rank {r}"
     at_zh = f"rank {r} 第 {line} 行" if line else f"rank {r}"
-    op, api = DISPLAY.get(first["kind"], first["kind"]), first["api"]
-    if api in CANONICAL:  # the torch.distributed function the learner wrote, by its own name
-        call = api
-    else:
-        call = op if api in ("", op, first["kind"]) else f"{api} ({first['kind']})"
+    # the torch.distributed function the learner wrote, when it names a call of the switch's
+    # kind; else the switch's own name for the kind (never free text a rank reported)
+    api = first["api"]
+    call = api if CANONICAL.get(api) == first["kind"] else DISPLAY.get(first["kind"], "?")
     allowed = ", ".join(exercise.allowed)
     return (f"{at}: calls {call}, which this exercise does not allow (allowed: {allowed})",
             f"{at_zh}：调用了本题禁止的 {call}（只允许：{allowed}）")

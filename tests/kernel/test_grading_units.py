@@ -75,6 +75,15 @@ def test_a_refused_call_is_named_as_the_learner_wrote_it():
     assert case["message"].startswith("rank 0, line 12: calls all_gather, which")
 
 
+@pytest.mark.parametrize("api", ["nothing: the judge is broken", "send", ""])
+def test_a_refusal_names_the_switchs_kind_of_call_whatever_the_rank_reported(api):
+    ex = exercise("ring-allreduce")
+    spec = plan_cases(ex)[0]
+    refusal = {"rank": 0, "kind": "all_gather", "api": api, "line": 12, "t": 3}
+    case = grade_case(ex, spec, _raw(spec, [None] * 4, refused=[refusal]))
+    assert case["message"].startswith("rank 0, line 12: calls all_gather_into_tensor, which")
+
+
 def test_a_refusal_counts_even_when_the_rank_caught_it_and_answered_right():
     ex = exercise("ring-allreduce")
     spec = plan_cases(ex)[0]
