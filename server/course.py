@@ -41,6 +41,8 @@ class SubmissionScore(SQLModel, table=True):
     model_size: int | None = Field(default=None, sa_column=Column(BigInteger))
     bytes_sent: int | None = Field(default=None, sa_column=Column(BigInteger))
     headline_case: str | None = Field(default=None, max_length=128)
+    #: some case measured below its exercise's floor (``model.floor.below``): never ranked
+    below_floor: bool = False
     submitted_at: datetime
     scored_at: datetime = Field(default_factory=utcnow)
 
@@ -70,18 +72,22 @@ ANONYMOUS = "anonymous"
 def headline(result: dict[str, Any]) -> dict[str, Any]:
     """A verdict's measures at the exercise's headline: the case with the most ranks (the first
     of them), its busiest rank's bytes, and its modelled time at the headline size when the
-    case has a cost model (``model.headline``, a size in bytes, else the largest size)."""
+    case has a cost model (``model.headline``, a size in bytes, else the largest size); and
+    whether any case measured below its exercise's floor (such a run is never ranked)."""
     cases = [c for c in result.get("cases") or [] if isinstance(c, dict)]
     if not cases:
         return {"headline_case": None, "bytes_sent": None, "model_time_s": None,
-                "model_size": None}
+                "model_size": None, "below_floor": False}
     case = max(cases, key=lambda c: c.get("world_size") or 0)
     sent = case.get("bytes_sent")
     per_rank = sent if isinstance(sent, list) else [sent]
     numbers = [b for b in per_rank if isinstance(b, int | float)]
     out: dict[str, Any] = {"headline_case": str(case.get("name"))[:128],
            "bytes_sent": int(max(numbers)) if numbers else None,
-           "model_time_s": None, "model_size": None}
+           "model_time_s": None, "model_size": None,
+           "below_floor": any(isinstance(c.get("model"), dict)
+                              and isinstance(c["model"].get("floor"), dict)
+                              and c["model"]["floor"].get("below") is True for c in cases)}
     model = case.get("model")
     if not isinstance(model, dict):
         model = {}
@@ -133,9 +139,11 @@ def names(session: Session) -> dict[int, str | None]:
 def leaderboard(session: Session, exercise_id: str, current_hash: str | None,
                 viewer_id: int | None, admin: bool, limit: int = 100) -> list[dict[str, Any]]:
     """Each learner's best accepted submission, ranked by modelled time at the headline size
-    (those without one after those with), then bytes sent, then time of submission."""
+    (those without one after those with), then bytes sent, then time of submission. A run
+    measured below its exercise's floor is never ranked."""
     rows = session.exec(select(SubmissionScore).where(
-        SubmissionScore.exercise_id == exercise_id, SubmissionScore.verdict == "accepted")).all()
+        SubmissionScore.exercise_id == exercise_id, SubmissionScore.verdict == "accepted",
+        SubmissionScore.below_floor == False)).all()  # noqa: E712 - SQL, not Python
 
     def key(s: SubmissionScore) -> tuple:
         return (s.model_time_s is None, s.model_time_s or 0.0,
