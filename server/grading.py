@@ -6,6 +6,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from cjudge import __version__
 from cjudge.exercises import Exercise
 from cjudge.grading import plan_cases
 from cjudge.judge import judge_code
@@ -111,9 +112,12 @@ def runner_for(exercise: Exercise, seed: int, pool: WarmPool) -> SandboxCases:
     return SandboxCases(pool, submission_cases(exercise, seed))
 
 
-def judge_error_result(exercise_id: str, seed: int, message: str) -> dict[str, Any]:
-    """The verdict JSON for the judge's own failure (never the learner's fault)."""
+def judge_error_result(exercise_id: str, exercise_hash: str | None, seed: int,
+                       message: str) -> dict[str, Any]:
+    """The verdict JSON for the judge's own failure (never the learner's fault), naming the
+    judge's version and the exercise's hash as every verdict does."""
     return {"exercise": exercise_id, "verdict": "judge_error", "runtime": RUNTIME, "cases": [],
-            "stdout": "", "seed": seed,
+            "stdout": "", "seed": seed, "judge_version": __version__,
+            "exercise_hash": exercise_hash,
             "message": f"the judge failed ({message}); this is not your code's fault",
             "message_zh": "评测机出错，这不是你的代码的问题"}

@@ -38,9 +38,9 @@ UNAVAILABLE = ("The judge cannot run submissions right now (its sandbox does not
                "管理员已收到通知。")
 
 
-def unavailable_result(exercise_id: str, seed: int) -> dict[str, Any]:
+def unavailable_result(exercise: Exercise, seed: int) -> dict[str, Any]:
     """The verdict JSON when no sandbox can start: ``judge_error`` with the learner's message."""
-    result = judge_error_result(exercise_id, seed, "no sandbox can start")
+    result = judge_error_result(exercise.id, exercise.content_hash, seed, "no sandbox can start")
     result["message"], result["message_zh"] = UNAVAILABLE
     result["unavailable"] = True
     return result
@@ -163,16 +163,17 @@ class Worker:
                     runner.abort()
 
         log_text = None
+        retry = False  # a sandbox's failure may pass; the judge's own bug would come back
         started = time.monotonic()
         try:
             result = grade(exercise, claim.code, claim.filename, claim.seed, runner, on_case)
             log_text = runner.log
         except SandboxUnavailable as exc:
             log_text = f"sandbox: {exc}"
-            result = unavailable_result(claim.exercise_id, claim.seed)
+            result, retry = unavailable_result(exercise, claim.seed), True
         except SandboxError as exc:
             log_text = f"sandbox: {exc}"
-            result = self._error(claim, "the sandbox failed")
+            result, retry = self._error(claim, "the sandbox failed"), True
         except Exception:  # noqa: BLE001 - any bug here is the judge's, never the learner's
             log_text = traceback.format_exc()
             result = self._error(claim, "internal error")
@@ -180,13 +181,14 @@ class Worker:
             keeper.stop()
             self.runner = None
         try:  # the verdict first: killing and reaping the sandbox takes a while
-            self._report(claim, result, log_text, keeper.lost, started)
+            self._report(claim, result, log_text, keeper.lost, started, retry)
         finally:
             runner.close()
 
     def _report(self, claim: jobqueue.Claim, result: dict[str, Any], log_text: str | None,
-                lost: bool, started: float) -> None:
-        """Log the outcome and store it, unless the lease was lost."""
+                lost: bool, started: float, retry: bool) -> None:
+        """Log the outcome and store it (or put it back, when ``retry``), unless the lease was
+        lost."""
         log.info("submission %s: %s in %.2f s (attempt %s)", claim.id, result["verdict"],
                  time.monotonic() - started, claim.attempts)
         if result.get("unavailable"):
@@ -195,22 +197,25 @@ class Worker:
             log.warning("submission %s: %s", claim.id, log_text)
         if lost:
             return  # another worker owns it now; nothing of ours may be written
-        self._store(claim, result, log_text)
+        self._store(claim, result, log_text, retry)
 
     def _store(self, claim: jobqueue.Claim, result: dict[str, Any],
-               log_text: str | None = None) -> None:
-        """Finish, or put back in the queue: on shutdown, or after a retryable judge error."""
+               log_text: str | None = None, retry: bool = False) -> None:
+        """Finish, or put back in the queue: on shutdown, or after a sandbox's failure (a
+        deterministic judge error is stored at once: it would fail the same way again)."""
         with write_session(self.engine) as session:
             if self.stopping.is_set():
                 jobqueue.release(session, claim, log_text, count_attempt=False)
-            elif result["verdict"] == "judge_error" and claim.attempts < self.settings.max_attempts:
+            elif retry and claim.attempts < self.settings.max_attempts:
                 jobqueue.release(session, claim, log_text, count_attempt=True)
             elif jobqueue.finish(session, claim, result, log_text,
                                  self.settings.verdict_limit_bytes):
                 course.record_score(session, session.get_one(Submission, claim.id))
 
     def _error(self, claim: jobqueue.Claim, message: str) -> dict[str, Any]:
-        return judge_error_result(claim.exercise_id, claim.seed, message)
+        exercise = self.exercises.get(claim.exercise_id)
+        return judge_error_result(claim.exercise_id, exercise and exercise.content_hash,
+                                  claim.seed, message)
 
 
 def wait_for_schema(settings: Settings, timeout_s: float = 120.0) -> None:

@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from datetime import timedelta
@@ -18,13 +19,15 @@ from postgres import cluster, new_database, pg_bin
 from sqlalchemy import update
 from sqlmodel import Session
 
+from cjudge import __version__
 from cjudge.exercises import load_exercises
-from server import jobqueue
+from server import jobqueue, worker
 from server.accounts import create_user
 from server.db import make_engine, migrate, write_session
 from server.exercise_sync import sync_exercises
 from server.localserver import EXERCISES, REPO
 from server.models import DONE, QUEUED, RUNNING, Exercise, Submission, utcnow
+from server.sandbox import SandboxError
 from server.settings import Settings
 
 RESULT = {"verdict": "accepted", "cases": [{"name": "a", "verdict": "accepted"}]}
@@ -132,6 +135,39 @@ def test_judge_errors_are_retried_a_bounded_number_of_times(db) -> None:
         assert row(engine, sid).status == QUEUED
     c = claim(engine)
     assert c.attempts == 4  # past max_attempts=3: the worker records judge_error, no new try
+
+
+def graded_by_a_worker_failing_with(db, failure: Exception, monkeypatch) -> Submission:
+    """One submission through a worker whose grading raises ``failure`` (a worker without a
+    sandbox pool: grading is replaced); the submission's row afterwards."""
+    engine, settings, _ = db
+    (sid,) = enqueue(db)
+    judge = worker.Worker.__new__(worker.Worker)
+    judge.settings, judge.engine, judge.worker_id, judge.runner = settings, engine, "w", None
+    judge.exercises = {"ex": load_exercises(EXERCISES)["ring-allreduce"]}
+    judge.pool, judge.stopping = None, threading.Event()
+
+    def fail(*args, **kwargs):
+        raise failure
+
+    monkeypatch.setattr(worker, "grade", fail)
+    assert judge.step()
+    return row(engine, sid)
+
+
+def test_a_deterministic_judge_error_is_stored_once_with_the_judges_version(db,
+                                                                            monkeypatch) -> None:
+    done = graded_by_a_worker_failing_with(db, KeyError("a grader's bug"), monkeypatch)
+    assert (done.status, done.verdict, done.attempts) == (DONE, "judge_error", 1)
+    assert done.result["judge_version"] == __version__
+    assert done.result["exercise_hash"] == load_exercises(EXERCISES)["ring-allreduce"].content_hash
+    assert "KeyError: \"a grader's bug\"" in done.judge_log
+
+
+def test_a_sandbox_failure_is_tried_again(db, monkeypatch) -> None:
+    again = graded_by_a_worker_failing_with(db, SandboxError("runner died"), monkeypatch)
+    assert (again.status, again.attempts) == (QUEUED, 1)
+    assert again.judge_log == "sandbox: runner died"
 
 
 def test_release_on_shutdown_does_not_count_an_attempt(db) -> None:
