@@ -87,7 +87,7 @@ def test_list_groups_exercises_by_track_in_order(tmp_path, lang, headings):
     listing = judge_cli("list", "--lang", lang, workspace=tmp_path)
     assert listing.returncode == 0, listing.stderr
     out = listing.stdout
-    where = [out.index(f"{heading}\n") for heading in headings]
+    where = [re.search(rf"^ *{heading} *$", out, re.MULTILINE).start() for heading in headings]
     assert where == sorted(where)  # the tracks in the catalog's order
     ids = ["allreduce-compose", "alltoall-transpose", "alltoall-p2p",  # each track's order
            "reduce-scatter", "all-gather", "ring-allreduce",
@@ -130,8 +130,8 @@ def test_list_fits_80_columns_with_every_column_and_tracks_numbered_1_to_k(tmp_p
     rows = [[c.strip() for c in line.split("│")[1:-1]] for line in lines if line.startswith("│")]
     assert rows and all(len(r) == len(columns) for r in rows)  # no column cut off
     numbers = [int(r[0]) for r in rows if r[0]]
-    tracks = " ".join(map(str, numbers)).replace(" 1 ", " | 1 ").split(" | ")
-    assert all(t.split() == [str(i) for i in range(1, len(t.split()) + 1)] for t in tracks)
+    assert numbers[0] == 1 and all(b in (1, a + 1) for a, b in zip(numbers, numbers[1:], strict=False))
+    assert numbers.count(1) == len([line for line in lines if "┏" in line])  # one run per table
     assert len(numbers) == len(json.loads(judge_cli("list", "--json", workspace=tmp_path).stdout))
 
 
