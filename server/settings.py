@@ -11,6 +11,8 @@ from typing import Literal
 from pydantic import AliasChoices, Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from cjudge.protocol import RESULT_BYTES
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
 MIN_SECRET_BYTES = 32
 
@@ -85,7 +87,7 @@ class Settings(BaseSettings):
     tmpfs_mb: int = 64
     cpu_quota: float = 0.0  # cores; 0 means all cores
     stdout_limit_bytes: int = 1 << 20
-    result_limit_bytes: int = 16 << 20
+    result_limit_bytes: int = RESULT_BYTES  # the runner's lines stay within the default
     ready_timeout_s: float = 60.0
     runner_python: str | None = None  # the interpreter sandboxes run (PREFIX/bin/python)
     sandbox_start_attempts: int = 3  # failed starts in a row before submissions end judge_error

@@ -316,6 +316,10 @@ def _stop_message(raw: RawCase, verdict: Verdict, limit: float) -> tuple[str, st
         if waiting:
             en, zh = f"{en}; {waiting} waiting for communication", f"{zh}；{waiting} 在等待通信"
         return en, zh
+    if raw["stop"] == "trace_limit" and raw["trace"].get("limit") == "record":
+        return ("the case's record (its results, errors and calls) is larger than the judge "
+                "keeps; the judge cut it",
+                "该用例的记录（结果、错误和通信调用）超过了评测机保存的上限，评测机已将其截断")
     if raw["stop"] == "trace_limit":
         return (f"the ranks made more than {Limits().requests} communication calls in one case; "
                 "the judge stopped them",

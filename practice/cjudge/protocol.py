@@ -14,6 +14,9 @@ from .switch.trace import SwitchTrace
 
 RankState = Literal["starting", "running", "blocked", "returned", "failed", "killed"]
 Stop = Literal["deadlock", "time_limit", "output_limit", "memory_limit", "trace_limit"]
+#: bytes the result channel carries for one job (the server's ``result_limit_bytes`` by
+#: default): the runner keeps its lines within them
+RESULT_BYTES = 16 << 20
 
 
 class TensorData(TypedDict):

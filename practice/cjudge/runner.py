@@ -20,9 +20,15 @@ import signal
 import sys
 import threading
 
-from .protocol import CaseSpec, JobSpec
+from .protocol import RESULT_BYTES, CaseSpec, JobSpec, RankReport, RawCase
 from .real.confine import confinement_gaps
 from .real.process_flags import set_dumpable
+from .switch.core import empty_trace
+
+#: room kept for each case still to come (a line cut by :func:`result_line` is smaller)
+CASE_RESERVE = 128 << 10
+#: characters of the ranks' output kept in a cut line
+CUT_STDOUT = 8 << 10
 
 
 def _exit_when_stdin_closes() -> None:
@@ -48,7 +54,9 @@ def serve(result_fd: int, launcher: str, end_with_stdin: bool = False) -> int:
         start_zygote()  # before the job is read: no rank's memory ever holds the job's inputs
     out = os.fdopen(result_fd, "w", buffering=1, encoding="utf-8")
     # what the ranks cannot be confined by here, for the trusted side to log (see ``confine``)
-    out.write(json.dumps({"ready": True, "confinement_gaps": confinement_gaps()}) + "\n")
+    ready = json.dumps({"ready": True, "confinement_gaps": confinement_gaps()})
+    out.write(ready + "\n")
+    room = RESULT_BYTES - len(ready) - 1
     line = sys.stdin.readline()
     if not line:
         return 0
@@ -57,10 +65,29 @@ def serve(result_fd: int, launcher: str, end_with_stdin: bool = False) -> int:
     request = json.loads(line)
     job: JobSpec = request["job"]
     cases: list[CaseSpec] = request["cases"]
-    for case in cases:
-        out.write(json.dumps(run_case(job, case, launcher=launcher)) + "\n")
+    for i, case in enumerate(cases):
+        line = result_line(run_case(job, case, launcher=launcher),
+                           room - CASE_RESERVE * (len(cases) - i - 1) - 1)
+        room -= len(line) + 1
+        out.write(line + "\n")
     out.close()
     return 0
+
+
+def result_line(raw: RawCase, room: int) -> str:
+    """The case's JSON line (ASCII), within ``room`` bytes: a case whose record is larger (a
+    flood of calls, huge results or errors) is reported stopped at the judge's record limit
+    (``trace_limit``), without its trace and results, so that the channel's budget is never
+    what stops the job (the server would take that for tampering)."""
+    line = json.dumps(raw)
+    if len(line) <= room:
+        return line
+    trace = empty_trace(len(raw["ranks"]))
+    trace["limit"] = "record"
+    ranks = [RankReport(rank=r["rank"], state=r["state"], output=None, error=None)
+             for r in raw["ranks"]]
+    return json.dumps(RawCase(name=raw["name"], ranks=ranks, trace=trace, stop="trace_limit",
+                              wall_ms=raw["wall_ms"], stdout=raw["stdout"][:CUT_STDOUT]))
 
 
 def main() -> int:

@@ -13,7 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from cjudge.grading import plan_cases
+from cjudge.grading import grade_case, plan_cases
+from cjudge.runner import result_line
+from cjudge.switch.core import empty_trace
 
 from .helpers import exercise
 
@@ -111,3 +113,20 @@ def wait_for_ranks(runner_pid: int) -> list[int]:
             return pids
         time.sleep(0.1)
     raise AssertionError("the runner started no rank")
+
+
+def test_a_case_record_larger_than_its_room_is_cut_to_a_trace_limit_the_grader_reads() -> None:
+    ex = exercise("ring-allreduce")
+    spec = plan_cases(ex)[0]
+    huge = {"shape": [400_000], "dtype": "float32", "data": [0.5] * 400_000}
+    raw = {"name": spec["name"], "trace": empty_trace(4), "stop": None, "wall_ms": 3.0,
+           "stdout": "x" * 100_000, "ranks": [
+               {"rank": r, "state": "returned", "output": huge, "error": None}
+               for r in range(4)]}
+    assert json.loads(result_line(raw, 10 << 20)) == raw  # room enough: unchanged
+    line = result_line(raw, 200_000)
+    assert len(line) <= 200_000
+    cut = json.loads(line)
+    assert cut["stop"] == "trace_limit" and cut["trace"]["limit"] == "record"
+    case = grade_case(ex, spec, cut)
+    assert case["verdict"] == "output_limit" and "larger than the judge keeps" in case["message"]

@@ -158,4 +158,6 @@ class SwitchTrace(TypedDict):
     refused_more: NotRequired[int]  # refusals past those, counted only
     computes: NotRequired[list[Compute]]  # present when a rank called a judge's function
     deadlock: list[WaitEdge]  # empty unless the case ended in a deadlock
-    limit: NotRequired[Literal["requests"]]  # set when the run flooded the switch and was stopped
+    #: set when the run was stopped at a limit of the judge's record: its calls ("requests"),
+    #: or the size of the whole record ("record": the runner cut it)
+    limit: NotRequired[Literal["requests", "record"]]
