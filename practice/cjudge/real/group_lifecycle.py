@@ -15,18 +15,21 @@ def group_owned_by_judge() -> Iterator[None]:
     """While inside, ``init_process_group`` does nothing once a group exists and
     ``destroy_process_group`` does nothing at all (a torchrun-style file calls both itself);
     the originals are restored on the way out."""
-    saved = {m: (m.init_process_group, m.destroy_process_group) for m in (dist, c10d)}
-    original_init = saved[c10d][0]
+    saved = (dist.init_process_group, dist.destroy_process_group,
+             c10d.init_process_group, c10d.destroy_process_group)
+    original_init = c10d.init_process_group
 
     def init_process_group(*args: Any, **kwargs: Any) -> None:
         if not c10d.is_initialized():
             original_init(*args, **kwargs)
 
-    for module in saved:
-        module.init_process_group = init_process_group
-        module.destroy_process_group = lambda *args, **kwargs: None
+    def destroy_process_group(*args: Any, **kwargs: Any) -> None:
+        pass
+
+    dist.init_process_group = c10d.init_process_group = init_process_group
+    dist.destroy_process_group = c10d.destroy_process_group = destroy_process_group
     try:
         yield
     finally:
-        for module, (init, destroy) in saved.items():
-            module.init_process_group, module.destroy_process_group = init, destroy
+        (dist.init_process_group, dist.destroy_process_group,
+         c10d.init_process_group, c10d.destroy_process_group) = saved

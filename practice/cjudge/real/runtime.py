@@ -18,6 +18,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from ..learner import exit_error
@@ -83,8 +84,9 @@ def _kill_stragglers(pids: list[int]) -> None:
                 pass
 
 
-LAUNCHERS = {"fork": ZygoteLauncher, "torchrun": TorchrunLauncher}
 Launcher = ZygoteLauncher | TorchrunLauncher
+LAUNCHERS: dict[str, Callable[[Path, int], Launcher]] = {"fork": ZygoteLauncher,
+                                                          "torchrun": TorchrunLauncher}
 
 
 def _watch(job: JobSpec, server: SwitchServer, outputs: RankOutputs,
