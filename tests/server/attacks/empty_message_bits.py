@@ -36,7 +36,7 @@ def ring_all_reduce(t):
     for peer in reads:
         dist.irecv(torch.empty(0), peer, tag=0).wait()
     total = list(mine)
-    for peer, words in reads.items():
+    for words in reads.values():
         for i, bits in enumerate(words):
             total[i] += _value(sum(1 << b for b, req in enumerate(bits) if req.is_completed()))
     for req in sends:
