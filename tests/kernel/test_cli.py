@@ -63,6 +63,19 @@ def test_plain_text_when_piped_and_exit_status_only_zero_on_accepted(tmp_path):
     assert "答案错误" in bad.stdout and "第一个错误元素" in bad.stdout
 
 
+def test_a_ranks_text_no_utf8_can_hold_still_prints_the_verdict(tmp_path):
+    """A lone surrogate in a rank's exception message is printed escaped, as text and in JSON."""
+    learner = tmp_path / "surrogate.py"
+    learner.write_text('def ring_all_reduce(t):\n    raise ValueError("stray \\udfff")\n')
+    plain = judge_cli("test", "ring-allreduce", str(learner), workspace=tmp_path)
+    assert plain.returncode == 1, plain.stderr
+    assert "(runtime_error)" in plain.stdout and "stray \\udfff" in plain.stdout
+    as_json = judge_cli("test", "ring-allreduce", str(learner), "--json", workspace=tmp_path)
+    assert as_json.returncode == 1, as_json.stderr
+    result = json.loads(as_json.stdout)
+    assert result["message"].endswith("raised ValueError: stray \\udfff")
+
+
 def test_start_copies_the_starter_keeps_work_and_test_grades_it(tmp_path):
     start = judge_cli("start", "ring-allreduce", workspace=tmp_path)
     assert start.returncode == 0

@@ -175,6 +175,20 @@ def test_progress_streams_as_server_sent_events(judge: JudgeServer) -> None:
     assert ("status", {"id": sid, "status": "done"}) in events
 
 
+def test_a_lone_surrogate_in_a_ranks_error_is_served(judge: JudgeServer) -> None:
+    """A rank's message with a lone surrogate (no UTF-8 text holds one): the submission and its
+    events are served, the surrogate escaped."""
+    token = judge.register()
+    sid = judge.submit(token, 'def ring_all_reduce(t):\n    raise ValueError("stray \\udfff")\n')
+    body = judge.wait(token, sid)
+    assert body["verdict"] == "runtime_error"
+    assert body["result"]["message"].endswith("raised ValueError: stray \\udfff")
+    with judge.client(token) as c:
+        assert c.get(f"/api/submissions/{sid}").status_code == 200
+        r = c.get(f"/api/submissions/{sid}/events")
+    assert r.status_code == 200 and "event: done" in r.text and "stray \\\\udfff" in r.text
+
+
 @pytest.mark.parametrize(("bounds", "status"), [
     ({"rate_per_minute": 2}, 429),
     ({"max_queued_per_user": 2}, 429),
