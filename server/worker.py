@@ -214,7 +214,8 @@ class Worker:
 
     def _error(self, claim: jobqueue.Claim, message: str) -> dict[str, Any]:
         exercise = self.exercises.get(claim.exercise_id)
-        return judge_error_result(claim.exercise_id, exercise and exercise.content_hash,
+        return judge_error_result(claim.exercise_id,
+                                  exercise.content_hash if exercise is not None else None,
                                   claim.seed, message)
 
 

@@ -6,6 +6,7 @@ import json
 import shutil
 import sys
 from pathlib import Path
+from typing import Any
 
 from rich.console import Console
 from rich.markdown import Markdown
@@ -77,7 +78,8 @@ def list_rows(exercises: dict[str, Exercise], lang: str) -> list[dict]:
     ``order`` fields sort, the numbers never skip), with your last verdict; the title in
     ``lang``, the chapter's sections and the level as their keys."""
     state = workspace.load_state()
-    rows, number = [], {}
+    rows: list[dict[str, Any]] = []
+    number: dict[str | None, int] = {}
     for ex in catalog_order(exercises):
         number[ex.track] = number.get(ex.track, 0) + 1
         mine = state.get(ex.id)
@@ -224,8 +226,9 @@ def check_exercise(ex: Exercise, launcher: str, console: Console | None) -> list
     """Prove one exercise on both runtimes: reference accepted, starter not, each wrong file
     its declared verdict; each file's ``{"file", "expected", "got", "ok", "message"}``, shown
     on ``console`` unless that is None."""
-    rows = [dict(zip(("file", "expected", "got", "ok", "message"), row, strict=True))
-            for row in check_rows(ex, launcher)]
+    rows: list[dict[str, Any]] = [
+        dict(zip(("file", "expected", "got", "ok", "message"), row, strict=True))
+        for row in check_rows(ex, launcher)]
     if console is None:
         return rows
     if not console.is_terminal:

@@ -11,7 +11,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from rich.console import Console
 from rich.table import Table
@@ -28,7 +28,7 @@ from . import workspace
 from .exits import USAGE, error
 
 #: the RawCase key that carries the switch's trace
-SWITCH_KEY = "trace"
+SWITCH_KEY: Final = "trace"
 #: the fitted machine ``judge.py bench`` saves (git-ignored workspace)
 FITTED = workspace.WORKSPACE / f"{THIS_MACHINE}.json"
 
@@ -65,7 +65,7 @@ def learner_trace(exercise: Exercise, path: Path, world_size: int
 
     case = max(plan_cases(exercise), key=lambda c: (c["world_size"] == world_size, c["world_size"]))
     raw = run_case(exercise.job_spec(path.read_text(encoding="utf-8"), path.name), case)
-    trace = raw.get(SWITCH_KEY)  # type: ignore[misc]
+    trace = raw.get(SWITCH_KEY)
     return (trace, input_bytes(case), case["params"]) if trace else None
 
 

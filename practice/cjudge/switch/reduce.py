@@ -18,7 +18,7 @@ from typing import Any
 try:
     import numpy as np
 except ImportError:  # pragma: no cover - exercised where numpy is absent
-    np = None
+    np = None  # type: ignore[assignment]  # numpy is optional: every use checks for None
 
 #: dtype name -> (``array`` type code, item size, kind: 0 bool, 1 integer, 2 floating point)
 DTYPES: dict[str, tuple[str, int, int]] = {
