@@ -13,9 +13,15 @@ from collections.abc import Callable
 from typing import Any
 
 from . import values
+from .protocol import TensorData
+
+#: what a pattern of one wrong chunk per rank suggests (a guess: a diagnosis from the run's
+#: evidence drops it)
+ONE_WRONG_CHUNK = (". Every rank has exactly one wrong chunk: a step missing or one chunk too few",
+                   "。每个 rank 恰好错了一块：少了一步，或者少传了一块")
 
 
-def wrong_chunks(got: dict, want: dict, world: int,
+def wrong_chunks(got: TensorData, want: TensorData, world: int,
                  chunk_of: Callable[[int], int] | None = None) -> tuple[list[int], int]:
     """The chunks of ``got`` (a tensor's data) holding at least one wrong element, in order,
     and how many chunks it has."""
@@ -53,6 +59,5 @@ def summary(params: dict, world: int, outputs: list[Any], wants: list[Any],
     en, zh = f"wrong chunks by rank ({world} chunks each): {parts}", \
         f"各 rank 的错误块（每个 {world} 块）：{parts_zh}"
     if len(wrong) == world and all(len(c) == 1 for c in wrong.values()):
-        en += ". Every rank has exactly one wrong chunk: a step missing or one chunk too few"
-        zh += "。每个 rank 恰好错了一块：少了一步，或者少传了一块"
+        en, zh = en + ONE_WRONG_CHUNK[0], zh + ONE_WRONG_CHUNK[1]
     return en, zh

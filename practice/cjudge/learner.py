@@ -11,7 +11,7 @@ import signal
 import sys
 import traceback
 import types
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from . import judge_fns, values
@@ -89,7 +89,7 @@ def learner_function(namespace: dict[str, object], name: str) -> Callable[..., A
 
 
 def graded_call(namespace: dict[str, object], function: str, output: str,
-                rank_input: dict[str, Any], tensor: Callable[[Any], Any],
+                rank_input: Mapping[str, Any], tensor: Callable[[Any], Any],
                 to_data: Callable[[Any], Any], port: Any, filename: str) -> Any:
     """Make the graded call(s) with this rank's input (``values.call_of``: tensors made by
     ``tensor``, the judge's functions applied by the switch behind ``port``, tensors read back
@@ -127,7 +127,7 @@ def learner_error(exc: BaseException, filename: str, kind: str = "exception") ->
 
 def caller_line(filename: str) -> int | None:
     """The line of the innermost frame on the current stack that belongs to the learner's file."""
-    frame = sys._getframe(1)
+    frame: types.FrameType | None = sys._getframe(1)
     while frame is not None:
         if frame.f_code.co_filename == filename:
             return frame.f_lineno

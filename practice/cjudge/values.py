@@ -19,10 +19,10 @@ No torch here: each runtime passes its own tensor constructors.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator
-from typing import Any
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any, TypeGuard
 
-from .protocol import TensorData
+from .protocol import CaseSpec, TensorData
 from .switch.reduce import DTYPES as SWITCH_DTYPES
 
 #: how deep a result may nest (what :func:`encode` keeps, :func:`checked` accepts), and how many
@@ -59,12 +59,12 @@ def element_matches(got: Any, want: Any, dtype: str) -> bool:
                            and close(got, want, tol, tol))
 
 
-def is_tensor(value: Any) -> bool:
+def is_tensor(value: Any) -> TypeGuard[TensorData]:
     """Whether ``value`` is a tensor's plain-data form."""
     return isinstance(value, dict) and "shape" in value and "data" in value
 
 
-def call_of(rank_input: dict[str, Any], function: str) -> tuple[list[str], list[Any]]:
+def call_of(rank_input: Mapping[str, Any], function: str) -> tuple[list[str], list[Any]]:
     """The functions to call, in turn, and the first one's arguments (values) for one rank."""
     if "call" in rank_input:
         return list(rank_input.get("functions") or [function]), list(rank_input["call"])
@@ -80,7 +80,7 @@ def decode(value: Any, tensor: Callable[[TensorData], Any],
         return [decode(v, tensor, fn) for v in value]
     if isinstance(value, dict):
         if is_tensor(value):
-            return tensor(value)  # type: ignore[arg-type]
+            return tensor(value)
         if "tuple" in value:
             return tuple(decode(v, tensor, fn) for v in value["tuple"])
         if "fn" in value:
@@ -142,7 +142,7 @@ def checked(value: Any) -> Any:
     return value
 
 
-def _check_tensor(t: dict[str, Any], budget: list[int]) -> None:
+def _check_tensor(t: Mapping[str, Any], budget: list[int]) -> None:
     shape, data = t["shape"], t["data"]
     if t["dtype"] not in ITEMSIZE or not isinstance(shape, list) or not isinstance(data, list):
         raise ValueError("a malformed tensor")
@@ -197,12 +197,12 @@ def nbytes(value: Any) -> int:
     return total
 
 
-def input_bytes(case: dict[str, Any], rank: int = 0) -> int:
+def input_bytes(case: CaseSpec, rank: int = 0) -> int:
     """A case's S in the run: the bytes of rank ``rank``'s input tensors (a ``CaseSpec``)."""
     return nbytes(case["inputs"][rank])
 
 
-def element_size(case: dict[str, Any]) -> int:
+def element_size(case: CaseSpec) -> int:
     """The element size of rank 0's first input tensor (1 when it has none): byte bounds' e."""
     found = tensors(case["inputs"][0])
     return ITEMSIZE.get(found[0]["dtype"], 8) if found else 1
