@@ -17,6 +17,7 @@ from typing import Any
 from . import __version__, values
 from .chunks import summary
 from .exercises import Exercise
+from .model import slow
 from .model.case import model_case
 from .primitives import CANONICAL, DISPLAY
 from .protocol import CaseSpec, RawCase, TensorData
@@ -291,6 +292,9 @@ def grade_case(exercise: Exercise, spec: CaseSpec, raw: RawCase) -> dict:
             verdict, en, zh = _check_messages(exercise, spec, msgs) or (verdict, en, zh)
     result.update(verdict=verdict.value, message=en, message_zh=zh, details=details)
     result["timeline"] = case_timeline(exercise, spec, raw, result)  # the trace view's data
+    if verdict is Verdict.TOO_SLOW:  # the critical path the timeline found says why
+        result["message"], result["message_zh"] = slow.explain(
+            modelled, result["timeline"], raw["trace"], exercise.allowed)
     if spec["sample"]:  # learners see the sample case in full
         result["sample"] = {"inputs": spec["inputs"], "outputs": [r["output"] for r in raw["ranks"]],
                             "expected": exercise.grader.expected(spec["params"], world,

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from cjudge.model import reference as ref
-from cjudge.model.bound import Bound
+from cjudge.model.bound import NAMES, Bound
 from cjudge.model.case import ModelSpec, model_case, sweep
 from cjudge.model.topology import ModelError, get_topology
 from cjudge.verdicts import Verdict, title
@@ -46,11 +46,26 @@ def test_ring_under_a_recursive_doubling_bound_is_too_slow_by_latency():
     assert out.too_slow
     assert "14 steps × 5 µs = 70 µs of your 73.9 µs" in out.message
     assert "Latency dominates" in out.message
-    assert "241 % over the bound 21.7 µs" in out.message
+    # the bound with its numbers at n = 8, S = 1 MB, and the machine as the case uses it
+    assert "241 % over the bound 3 × (5 µs + 2.22 µs) = 21.7 µs (tolerance 5 %)" in out.message
+    assert "Too slow with 8 ranks in one node of h100x8 (α = 5 µs, β = 450 GB/s)" in out.message
     assert "14 步 × 5 µs = 70 µs" in out.message_zh and "延迟占主导" in out.message_zh
-    assert "241 %" in out.message_zh
-    assert out.message.endswith("Fewer steps would help: a tree, recursive doubling, or one "
-                                "message instead of many.")
+    assert "上限 3 × (5 µs + 2.22 µs) = 21.7 µs（容差 5 %）多 241 %" in out.message_zh
+    assert "h100x8 的一个节点内的 8 个 rank" in out.message_zh
+    # the generic advice names no algorithm the exercise may forbid
+    assert "tree" not in out.message and "one message" not in out.message
+    assert out.message.endswith("Fewer steps one after another would help: transfers that do "
+                                "not depend on each other can run at the same time.")
+
+
+def test_the_bound_is_shown_with_its_numbers_at_the_case():
+    bound = Bound("2*(n-1)*alpha + 2*(n-1)/n*S/beta", (*NAMES, "c"))
+    at = {**get_topology("h100x8").params(), "n": 4, "S": 4096, "c": 0.0}
+    assert bound.shown(**at) == "6 × 5 µs + 1.5 × 9.1 ns = 30 µs"
+    assert bound.steps(**at) == 6
+    small = Bound("(floor(log2(n)) + 2*(ceil(log2(n)) - floor(log2(n))))*(alpha + S/beta)")
+    assert small.shown(**{**at, "n": 6}) == "4 × (5 µs + 9.1 ns) = 20 µs"
+    assert Bound("min(n-1, 1)*alpha + S/beta").shown(**at) == "5 µs + 9.1 ns = 5.01 µs"
 
 
 def test_an_exercise_may_give_its_own_advice():

@@ -14,6 +14,7 @@ import math
 import operator
 from collections.abc import Callable
 
+from ..units import format_seconds
 from .topology import ModelError
 
 NAMES = ("n", "S", "alpha", "beta", "alpha_inter", "beta_inter", "g")
@@ -23,6 +24,8 @@ _BINARY: dict[type, Callable[[float, float], float]] = {
     ast.Mod: operator.mod}
 _FUNCTIONS: dict[str, Callable[..., float]] = {
     "log2": math.log2, "ceil": math.ceil, "floor": math.floor, "min": min, "max": max}
+#: names with a unit: seconds (α, c), bytes (S) and bytes per second (β); the rest are counts
+_UNITS = ("S", "alpha", "beta", "alpha_inter", "beta_inter", "c")
 
 
 class Bound:
@@ -66,6 +69,55 @@ class Bound:
         except (ArithmeticError, ValueError, KeyError) as exc:
             raise ModelError(f"time bound {self.formula!r} cannot be evaluated: {exc}") from None
 
+    def steps(self, **values: float) -> float:
+        """How many α the bound pays for these values (bytes and compute cost nothing)."""
+        return self(**{**values, "S": 0.0, "c": 0.0, "alpha": 1.0, "alpha_inter": 1.0})
+
+    def shown(self, **values: float) -> str:
+        """The bound with its numbers, for a learner: ``2 × (5 µs + 9.1 ns) = 10 µs``.
+
+        Counts (of n, g, case parameters) are evaluated; α and c show as times, a product with
+        bytes (S/β) as the time it takes, each multiplied by its count."""
+        try:
+            return f"{self._show(self._tree, values)} = {format_seconds(self(**values))}"
+        except (ArithmeticError, ValueError, KeyError):
+            return format_seconds(self(**values))
+
+    def _show(self, node: ast.AST, values: dict[str, float]) -> str:
+        if not _has_unit(node):
+            return _count(self._eval(node, values))
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add | ast.Sub):
+            right = self._show(node.right, values)
+            if isinstance(node.op, ast.Sub) and _is_sum(node.right):
+                right = f"({right})"
+            return f"{self._show(node.left, values)} {'+' if isinstance(node.op, ast.Add) else '−'} {right}"
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+                and node.func.id in ("min", "max"):
+            return f"{node.func.id}({', '.join(self._show(a, values) for a in node.args)})"
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult | ast.Div):
+            factors = _factors(node, False)
+            count = 1.0
+            unit: list[tuple[ast.AST, bool]] = []
+            for factor, inverted in factors:
+                if _has_unit(factor):
+                    unit.append((factor, inverted))
+                else:
+                    value = self._eval(factor, values)
+                    count = count / value if inverted else count * value
+            if len(unit) == 1 and not unit[0][1] and not isinstance(unit[0][0], ast.Name):
+                body = self._show(unit[0][0], values)
+                body = f"({body})" if _is_sum(unit[0][0]) else body
+            else:
+                seconds = 1.0
+                for factor, inverted in unit:
+                    value = self._eval(factor, values)
+                    seconds = seconds / value if inverted else seconds * value
+                if count < 1:  # S/M/β: one time, not a fraction of another
+                    seconds, count = seconds * count, 1.0
+                body = format_seconds(seconds)
+            return body if math.isclose(count, 1.0) else f"{_count(count)} × {body}"
+        return format_seconds(self._eval(node, values))
+
     def _eval(self, node: ast.AST, values: dict[str, float]) -> float:
         if isinstance(node, ast.Constant):
             assert isinstance(node.value, int | float)  # _check admits numbers only
@@ -82,3 +134,25 @@ class Bound:
             return -value if isinstance(node.op, ast.USub) else value
         assert isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
         return _FUNCTIONS[node.func.id](*(self._eval(a, values) for a in node.args))
+
+
+def _has_unit(node: ast.AST) -> bool:
+    return any(isinstance(n, ast.Name) and n.id in _UNITS for n in ast.walk(node))
+
+
+def _is_sum(node: ast.AST) -> bool:
+    return isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add | ast.Sub)
+
+
+def _factors(node: ast.AST, inverted: bool) -> list[tuple[ast.AST, bool]]:
+    """A product's factors, each with whether it divides."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
+        return _factors(node.left, inverted) + _factors(node.right, inverted)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
+        return _factors(node.left, inverted) + _factors(node.right, not inverted)
+    return [(node, inverted)]
+
+
+def _count(value: float) -> str:
+    """A count as a learner reads it: ``6``, ``1.5``, ``0.667``."""
+    return str(round(value)) if math.isclose(value, round(value), abs_tol=1e-9) else f"{value:.3g}"

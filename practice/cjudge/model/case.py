@@ -200,9 +200,31 @@ class CaseModel:
     #: False: the replay lost something the switch saw (a defect of the judge: no bound judged)
     complete: bool = True
     too_slow: bool = False
-    message: str = ""  # English, when too slow
-    message_zh: str = ""  # Chinese, when too slow
+    #: when too slow, (English, Chinese) each: where and by how much against the bound with its
+    #: numbers, which term dominates, and what helps (:attr:`message` joins them)
+    headline: tuple[str, str] = ("", "")
+    why: tuple[str, str] = ("", "")
+    advice: tuple[str, str] = ("", "")
     worst: dict[str, Any] = field(default_factory=dict)  # the row the messages are about
+    bound_steps: float = 0.0  # α the bound pays at the worst row's size
+
+    def composed(self, path: tuple[str, str] = ("", ""),
+                 advice: tuple[str, str] | None = None) -> tuple[str, str]:
+        """The too_slow message, (English, Chinese), with ``path`` (what the critical path
+        shows) after the headline and ``advice`` instead of :attr:`advice` when given."""
+        advice = advice or self.advice
+        en = " ".join(p for p in (self.headline[0], path[0], self.why[0], advice[0]) if p)
+        return en, "".join((self.headline[1], path[1], self.why[1], advice[1]))
+
+    @property
+    def message(self) -> str:
+        """The too_slow message in English ("" when not too slow)."""
+        return self.composed()[0]
+
+    @property
+    def message_zh(self) -> str:
+        """The too_slow message in Chinese ("" when not too slow)."""
+        return self.composed()[1]
 
 
 def _dominant(row: dict[str, Any], topo: Topology) -> tuple[str, str, str, str]:
@@ -224,8 +246,9 @@ def _dominant(row: dict[str, Any], topo: Topology) -> tuple[str, str, str, str]:
                 f"{format_seconds(t)} (bytes/β: {format_seconds(xfer)}).",
                 f"延迟占主导：{steps} 步 × {per} = {format_seconds(lat)}（共 {format_seconds(t)}；"
                 f"字节/β 部分 {format_seconds(xfer)}）。",
-                "Fewer steps would help: a tree, recursive doubling, or one message instead of "
-                "many.", "减少步数会更快：树形、递归倍增，或把多条消息合成一条。")
+                "Fewer steps one after another would help: transfers that do not depend on each "
+                "other can run at the same time.", "减少先后相继的步数会更快：互不依赖的传输可以"
+                "同时进行。")
     return (f"Bandwidth dominates: {format_seconds(xfer)} of your {format_seconds(t)} is bytes/β "
             f"on the critical path ({steps} steps × α = {format_seconds(lat)}).",
             f"带宽占主导：{format_seconds(t)} 中有 {format_seconds(xfer)} 是关键路径上的字节/β"
@@ -284,15 +307,16 @@ def model_case(trace: SwitchTrace, run_size: int, spec: ModelSpec, case_name: st
     why, why_zh, advice, advice_zh = _dominant(worst, topo)
     if spec.advice is not None:  # the exercise knows what helps better than the generic words
         advice, advice_zh = spec.advice
-    why, why_zh = f"{why} {advice}", f"{why_zh}{advice_zh}"
-    where = f"{topo.title} ({topo.name}), S = {format_size(worst['size'])}"
-    message = (f"Too slow on {where}: your modelled time is {format_seconds(t)}, {over:.0f} % over "
-               f"the bound {format_seconds(bound)} ({spec.time_bound.formula}, tolerance "
-               f"{100 * spec.tolerance:g} %). {why}")
-    message_zh = (f"在 {where} 上太慢：你的建模时间为 {format_seconds(t)}，比上限 "
-                  f"{format_seconds(bound)}（{spec.time_bound.formula}，容差 "
-                  f"{100 * spec.tolerance:g} %）多 {over:.0f} %。{why_zh}")
-    return CaseModel(model, complete, True, message, message_zh, worst)
+    where, where_zh = topo.described(n)
+    at = names[worst["size"]]
+    shown, size = spec.time_bound.shown(**at), format_size(worst["size"])
+    tolerance = f"{100 * spec.tolerance:g} %"
+    headline = (f"Too slow with {where}, S = {size}: your modelled time is {format_seconds(t)}, "
+                f"{over:.0f} % over the bound {shown} (tolerance {tolerance}).",
+                f"在{where_zh}上、S = {size} 时太慢：你的建模时间为 {format_seconds(t)}，比上限 "
+                f"{shown}（容差 {tolerance}）多 {over:.0f} %。")
+    return CaseModel(model, complete, True, headline, (why, why_zh), (advice, advice_zh),
+                     worst, spec.time_bound.steps(**at))
 
 
 def _floor(floor: Floor, rows: list[dict[str, Any]], names: dict[int, dict[str, float]],

@@ -13,6 +13,8 @@ import json
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from ..units import format_seconds
+
 INTRA, INTER = "intra", "inter"
 CATALOG = Path(__file__).with_name("topologies.json")
 #: the name a fitted machine is saved under (``judge.py bench``)
@@ -89,6 +91,23 @@ class Topology:
                              f"{ranks_per_node} per node need a topology with several nodes")
         return replace(self, title=f"{self.title}; this case: {nodes} node(s) × {ranks_per_node} "
                        "rank(s)", gpus_per_node=ranks_per_node, nodes=nodes)
+
+    def described(self, world_size: int) -> tuple[str, str]:
+        """The machine as a case of ``world_size`` ranks uses it, (English, Chinese): its ranks,
+        nodes and the α and β of the links they use."""
+        nodes = -(-world_size // self.gpus_per_node)
+
+        def link(klass: str) -> str:
+            x = self.links[klass]
+            return f"α = {format_seconds(x.alpha)}, β = {x.beta / 1e9:g} GB/s"
+
+        if nodes == 1:
+            return (f"{world_size} ranks in one node of {self.name} ({link(INTRA)})",
+                    f"{self.name} 的一个节点内的 {world_size} 个 rank（{link(INTRA)}）")
+        return (f"{world_size} ranks on {nodes} nodes of {self.name}, {self.gpus_per_node} per "
+                f"node (in a node {link(INTRA)}; between nodes {link(INTER)})",
+                f"{self.name} 的 {nodes} 个节点上的 {world_size} 个 rank，每个节点 "
+                f"{self.gpus_per_node} 个（节点内 {link(INTRA)}；节点间 {link(INTER)}）")
 
     def params(self) -> dict[str, float]:
         """The names a time bound may use: alpha, beta (intra), alpha_inter, beta_inter, g."""

@@ -1,0 +1,148 @@
+"""Why a ``too_slow`` run is slow, from the critical path of its timeline.
+
+The timeline (``cjudge.view.timeline``) walks back from the last rank to finish through the
+transfers each one waited for, at the size the bound judged worst. Its hops, with the lines that
+posted them, say which ranks and steps make the run long; their shape names the pattern:
+
+* **serialised**: a rank's send completes before it posts its receive (blocking calls in turn),
+  so each step costs two message times;
+* **a chain**: each transfer forwards what the one before brought, through distinct ranks, more
+  of them in a row than the bound allows.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..switch.trace import SwitchTrace
+from .case import CaseModel
+
+#: at most this many groups of hops are named (the first ones and the last)
+MAX_GROUPS = 4
+OVERLAP = ("Post each step's send and receive together (isend and irecv, then wait on both): a "
+           "step then costs one message time.",
+           "把每一步的发送和接收同时发出（isend 和 irecv，再等待两者）：这样每一步只花一次消息的时间。")
+
+
+def _count(value: float) -> str:
+    return str(round(value)) if abs(value - round(value)) < 1e-9 else f"{value:.3g}"
+
+
+def _span(first: int, last: int) -> tuple[str, str]:
+    return ((f"step {first}", f"第 {first} 步") if first == last else
+            (f"steps {first}–{last}", f"第 {first}–{last} 步"))
+
+
+def _groups(hops: list[dict[str, Any]]) -> list[tuple[str, str]]:
+    """Consecutive hops posted by one line, each as (English, Chinese)."""
+    runs: list[list[dict[str, Any]]] = []
+    for hop in hops:
+        if runs and runs[-1][-1].get("line") == hop.get("line") and \
+                ("src" in hop) == ("src" in runs[-1][-1]):
+            runs[-1].append(hop)
+        else:
+            runs.append([hop])
+    out = []
+    for run in runs:
+        line = run[0].get("line")
+        at, at_zh = (f"line {line}: ", f"第 {line} 行：") if line else ("", "")
+        span, span_zh = _span(run[0]["step"], run[-1]["step"])
+        if "src" not in run[0]:  # collectives
+            kinds = ", ".join(dict.fromkeys(h["kind"] for h in run))
+            out.append((f"{at}{kinds} ({span})", f"{at_zh}{kinds}（{span_zh}）"))
+            continue
+        parts = [[run[0]["src"], run[0]["dst"]]]  # chains of ranks, each with its repeats
+        repeats = [1]
+        for prev, hop in zip(run, run[1:], strict=False):
+            if (hop["src"], hop["dst"]) == (prev["src"], prev["dst"]) and len(parts[-1]) == 2:
+                repeats[-1] += 1
+            elif hop["src"] == prev["dst"] and repeats[-1] == 1:
+                parts[-1].append(hop["dst"])
+            else:
+                parts.append([hop["src"], hop["dst"]])
+                repeats.append(1)
+        ranks = ", ".join(" → ".join(map(str, p)) + (f" ×{k}" if k > 1 else "")
+                          for p, k in zip(parts, repeats, strict=True))
+        out.append((f"{at}rank {ranks} ({span})", f"{at_zh}rank {ranks}（{span_zh}）"))
+    if len(out) > MAX_GROUPS:
+        out = [*out[:MAX_GROUPS - 1], ("…", "…"), out[-1]]
+    return out
+
+
+def _serialised(trace: SwitchTrace) -> set[int]:
+    """The ranks that send and receive but never have a send and a receive posted at once:
+    each waits for one before it posts the other (blocking calls in turn)."""
+    graded = {r["id"]: r for r in trace["requests"] if r["graded"] and r["kind"] in ("send", "recv")}
+    events = sorted([(r["posted"], 0, r) for r in graded.values()]
+                    + [(w["begin"], 1, graded[w["request"]]) for w in trace["waits"]
+                       if w["request"] in graded], key=lambda e: (e[0], e[1]))
+    kinds: dict[int, set[str]] = {}
+    overlapped: set[int] = set()
+    open_: dict[int, set[int]] = {}  # per rank, the requests posted and not yet waited for
+    for _, what, req in events:
+        rank = req["rank"]
+        kinds.setdefault(rank, set()).add(req["kind"])
+        pending = open_.setdefault(rank, set())
+        if what == 0:
+            if any(graded[o]["kind"] != req["kind"] for o in pending):
+                overlapped.add(rank)
+            pending.add(req["id"])
+        else:
+            pending.discard(req["id"])
+    return {r for r, k in kinds.items() if len(k) == 2 and r not in overlapped}
+
+
+def _pattern(hops: list[dict[str, Any]], bound_steps: float, serialised: set[int],
+             allowed: tuple[str, ...]) -> tuple[tuple[str, str], tuple[str, str] | None]:
+    """The pattern the hops show, (English, Chinese), and the advice it calls for, if any."""
+    if len(hops) < 2 or any("src" not in h for h in hops) or len(hops) <= bound_steps:
+        return ("", ""), None
+    pairs = list(zip(hops, hops[1:], strict=False))
+    ranks = [hops[0]["src"], *(h["dst"] for h in hops)]
+    bound = _count(bound_steps)
+    if all(b["src"] == a["dst"] for a, b in pairs) and len(set(ranks)) == len(ranks):
+        return ((f"A chain: each transfer waits for the one before, {len(hops)} in a row through "
+                 f"{len(ranks)} ranks, where the bound pays for {bound}.",
+                 f"这是一条链：每次传输都要等前一次完成，{len(ranks)} 个 rank 之间连续 "
+                 f"{len(hops)} 次，而上限只计 {bound} 次。"), None)
+    for a, b in pairs:
+        if b["src"] == a["dst"] and a["dst"] in serialised:  # received, then sent
+            rank, first, then = a["dst"], ("receive", a["recv_line"]), ("send", b["line"])
+            first_zh, then_zh = "接收", "发送"
+        elif b["dst"] == a["src"] and a["src"] in serialised:  # sent, then received
+            rank, first, then = a["src"], ("send", a["line"]), ("receive", b["recv_line"])
+            first_zh, then_zh = "发送", "接收"
+        else:
+            continue
+        overlap = "isend" in allowed and "irecv" in allowed
+        return ((f"Sends and receives do not overlap: rank {rank} waits for its {first[0]} "
+                 f"(line {first[1]}) before it posts its {then[0]} (line {then[1]}), so each "
+                 f"step costs two message times: {len(hops)} in a row where the bound pays for "
+                 f"{bound}.",
+                 f"发送与接收没有重叠：rank {rank} 等{first_zh}（第 {first[1]} 行）完成后才发出"
+                 f"{then_zh}（第 {then[1]} 行），所以每一步要花两次消息的时间：连续 {len(hops)} "
+                 f"次，而上限只计 {bound} 次。"), OVERLAP if overlap else None)
+    return ((f"That is {len(hops)} transfers in a row where the bound pays for {bound}.",
+             f"这是连续 {len(hops)} 次传输，而上限只计 {bound} 次。"), None)
+
+
+def explain(case: CaseModel, timeline: dict[str, Any], trace: SwitchTrace,
+            allowed: tuple[str, ...]) -> tuple[str, str]:
+    """The too_slow message of ``case`` with what its timeline's critical path shows: the
+    ranks, steps and lines on it, the pattern, and the advice the pattern calls for when the
+    exercise allows it (else the exercise's own)."""
+    rows = {("message", m["id"]): m for m in timeline.get("messages", [])}
+    rows.update({("collective", c["id"]): c for c in timeline.get("collectives", [])})
+    hops = [rows[(c["kind"], c["id"])] for c in timeline.get("critical") or []
+            if (c["kind"], c["id"]) in rows]
+    if not hops:
+        return case.composed()
+    groups = _groups(hops)
+    noun = "transfer" if len(hops) == 1 else "transfers"
+    path = (f"Its critical path is {len(hops)} {noun} one after another: "
+            f"{'; '.join(g[0] for g in groups)}.",
+            f"关键路径是先后相继的 {len(hops)} 次传输：{'；'.join(g[1] for g in groups)}。")
+    pattern, advice = _pattern(hops, case.bound_steps, _serialised(trace), allowed)
+    if pattern[0]:
+        path = (f"{path[0]} {pattern[0]}", path[1] + pattern[1])
+    return case.composed(path, advice)

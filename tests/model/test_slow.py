@@ -1,0 +1,77 @@
+"""``too_slow`` explained by the critical path: ranks, steps, lines, the pattern, the bound's
+numbers, and advice only among what the exercise allows (judged on the simulated runtime)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from cjudge.exercises import default_root, load_exercises
+from cjudge.judge import judge_code
+from cjudge.sim.runtime import run_case
+
+EXERCISES = load_exercises(default_root())
+
+
+def judged(exercise_id: str, wrong: str) -> dict:
+    """The first failing case of a known-wrong file, judged on the simulated runtime."""
+    ex = EXERCISES[exercise_id]
+    path = ex.path / "wrong" / wrong
+    out = judge_code(ex, path.read_text(encoding="utf-8"), path.name, run_case, "sim")
+    return next(c for c in out["cases"] if c["verdict"] != "accepted")
+
+
+@pytest.fixture(scope="module")
+def ring() -> dict:
+    return judged("allreduce-small", "ring.py")
+
+
+def test_a_ring_where_recursive_doubling_is_asked_names_its_critical_path(ring):
+    assert ring["verdict"] == "too_slow" and ring["world_size"] == 4
+    en, zh = ring["message"], ring["message_zh"]
+    # the machine as the 4-rank case uses it, and the bound with its numbers at n = 4, 4 KiB
+    assert en.startswith("Too slow with 4 ranks in one node of h100x8 (α = 5 µs, β = 450 GB/s), "
+                         "S = 4 KiB: your modelled time is 30 µs, 200 % over the bound "
+                         "2 × (5 µs + 9.1 ns) = 10 µs (tolerance 5 %).")
+    assert "8 × H100" not in en
+    # the critical path: 6 transfers, the lines of both loops (15 and 22) and their steps
+    assert "Its critical path is 6 transfers one after another: line 15: rank" in en
+    assert re.search(r"line 15: rank [0-3][^;]*\(steps 1–3\); line 22: rank [^;]*\(steps 4–6\)",
+                     en)
+    assert "That is 6 transfers in a row where the bound pays for 2." in en
+    assert "上限 2 × (5 µs + 9.1 ns) = 10 µs（容差 5 %）多 200 %" in zh
+    assert "h100x8 的一个节点内的 4 个 rank" in zh
+    assert re.search(r"关键路径是先后相继的 6 次传输：第 15 行：rank [^；]*（第 1–3 步）；"
+                     r"第 22 行：rank [^；]*（第 4–6 步）。", zh)
+    assert "这是连续 6 次传输，而上限只计 2 次。" in zh
+
+
+def test_advice_stays_within_what_the_exercise_allows(ring):
+    """Not "one message to everyone" (over its byte bound) nor a call it refuses."""
+    assert "one message" not in ring["message"] and "多条消息合成一条" not in ring["message_zh"]
+    assert "recursive doubling" in ring["message"].lower() or "XOR" in ring["message"]
+
+
+def test_blocking_calls_in_turn_are_named_as_serialised_steps():
+    case = judged("reduce-scatter", "odd_even_blocking.py")
+    assert case["verdict"] == "too_slow"
+    en, zh = case["message"], case["message_zh"]
+    assert re.search(r"Sends and receives do not overlap: rank \d waits for its (send|receive) "
+                     r"\(line 1[78]\) before it posts its (receive|send) \(line 1[78]\), so each "
+                     r"step costs two message times: 6 in a row where the bound pays for 3\.", en)
+    assert "bound 3 × 5 µs + 1.5 × 4.55 ns = 15 µs" not in en  # counts stay whole
+    assert en.endswith("Post each step's send and receive together (isend and irecv, then wait "
+                       "on both): a step then costs one message time.")
+    assert "发送与接收没有重叠" in zh and "每一步要花两次消息的时间" in zh
+    assert zh.endswith("把每一步的发送和接收同时发出（isend 和 irecv，再等待两者）：这样每一步只花"
+                       "一次消息的时间。")
+
+
+def test_a_chain_is_named_with_its_ranks():
+    case = judged("tree-broadcast", "chain.py")
+    assert case["verdict"] == "too_slow" and case["world_size"] == 8
+    assert re.search(r"line \d+: rank (\d → ){7}\d \(steps 1–7\)", case["message"])
+    assert "A chain: each transfer waits for the one before, 7 in a row through 8 ranks, where " \
+           "the bound pays for 3." in case["message"]
+    assert "这是一条链" in case["message_zh"]
