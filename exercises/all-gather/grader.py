@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 
+from cjudge import checkers
 from cjudge.checkers import block_reader
 
 
@@ -54,3 +55,8 @@ def diagnose(params: dict, world: int, inputs: list[dict], rank: int, index: int
 def chunk_reader(params: dict, world: int, inputs: list[dict]):
     """Whose block a message carries (the trace view: each rank's output filling in)."""
     return block_reader(inputs)
+
+
+def smaller_cases(params: dict, world: int) -> list[tuple[int, dict]]:
+    """Smaller cases for the smallest-failing-case search: fewer ranks, shorter blocks."""
+    return checkers.smaller_cases(params, world, "m")

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import random
 
+from cjudge import checkers
+
 
 def make_inputs(params: dict, world: int, rng: random.Random) -> list[dict]:
     """Row r of M for every rank r: n·n·k distinct values exact in float32, so that every
@@ -51,3 +53,8 @@ def diagnose(params: dict, world: int, inputs: list[dict], rank: int, index: int
             f"{rank * k + i}) but is M[{row}][{col}] (rank {row}'s element {col}){empty[0]}",
             f"元素 [{i}][{j}] 应为 M[{j}][{rank * k + i}]（rank {j} 的第 {rank * k + i} 个元素），"
             f"实际为 M[{row}][{col}]（rank {row} 的第 {col} 个元素）{empty[1]}")
+
+
+def smaller_cases(params: dict, world: int) -> list[tuple[int, dict]]:
+    """Smaller cases for the smallest-failing-case search: fewer ranks, narrower blocks."""
+    return checkers.smaller_cases(params, world, "k")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import random
 
+from cjudge import checkers
 from cjudge.checkers import chunk_reader as sum_reader
 from cjudge.checkers import contributions, digit_inputs, elementwise_sum, exact_inputs
 
@@ -49,4 +50,9 @@ def diagnose(params: dict, world: int, inputs: list[dict], rank: int, index: int
 def chunk_reader(params: dict, world: int, inputs: list[dict]):
     """Which shard a message carries and whose contributions it sums (the trace view)."""
     m = int(params["m"])
-    return sum_reader(inputs, [(r * m, (r + 1) * m) for r in range(world)])
+    return sum_reader(inputs, [(r * m, (r + 1) * m) for r in range(world)], ("shard", "段"))
+
+
+def smaller_cases(params: dict, world: int) -> list[tuple[int, dict]]:
+    """Smaller cases for the smallest-failing-case search: fewer ranks, shorter shards."""
+    return checkers.smaller_cases(params, world, "m")

@@ -61,3 +61,10 @@ def chunk_reader(params: dict, world: int, inputs: list[dict]):
     """What tells the chunk a message carries and whose contributions it sums (the trace
     view's labels and each rank's buffer filling in)."""
     return checkers.chunk_reader(inputs, checkers.torch_chunks(int(params["numel"]), world))
+
+
+def smaller_cases(params: dict, world: int) -> list[tuple[int, dict]]:
+    """Smaller cases for the smallest-failing-case search: those where ``t.chunk(n)`` makes n
+    chunks, as the chapter's code assumes."""
+    return checkers.smaller_cases(params, world, "numel",
+                                  lambda n, numel: (n - 1) * math.ceil(numel / n) < numel)

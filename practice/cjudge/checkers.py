@@ -87,12 +87,14 @@ def torch_chunks(numel: int, world: int) -> list[tuple[int, int]]:
     return [(lo, min(lo + size, numel)) for lo in range(0, numel, size)]
 
 
-def chunk_reader(inputs: list[dict], chunks: list[tuple[int, int]]
+def chunk_reader(inputs: list[dict], chunks: list[tuple[int, int]],
+                 noun: tuple[str, str] = ("chunk", "块")
                  ) -> Callable[[list[float]], tuple[int, list[int]] | None]:
     """What reads a message's ``values``: (its chunk, the fewest ranks whose contributions it
     sums), or None when no chunk and set explain every element, or when two sets of as few
     ranks do (inputs such as 10r + i cannot tell ranks 1 + 2 from 0 + 3). Sums of exact inputs
-    are exact, so the first element looks the candidates up; the rest confirm."""
+    are exact, so the first element looks the candidates up; the rest confirm. ``noun`` is
+    what the exercise calls a chunk (English, Chinese), for diagnoses."""
     world, everyone = len(inputs), (1 << len(inputs)) - 1
     data = [i["data"] for i in inputs]
     masks = sorted(range(1, 1 << world), key=lambda k: bin(k).count("1"))
@@ -123,7 +125,7 @@ def chunk_reader(inputs: list[dict], chunks: list[tuple[int, int]]
                 found.append((c, list(ranks)))
         return found[0] if len(found) == 1 else None
 
-    read.chunks, read.mode = len(chunks), "reduce"  # type: ignore[attr-defined]
+    read.chunks, read.mode, read.noun = len(chunks), "reduce", noun  # type: ignore[attr-defined]
     return read
 
 
@@ -156,3 +158,15 @@ def first_unfed(computes: list[dict], rank: int, name: str, want: list[float],
             return i, len(calls)
         start += call["elements"]
     return None if start == len(want) else (len(calls), len(calls))
+
+
+def smaller_cases(params: dict, world: int, size: str,
+                  fits: Callable[[int, int], bool] | None = None) -> list[tuple[int, dict]]:
+    """Cases smaller than (``world``, ``params``) for the smallest-failing-case search: worlds
+    of 2 ranks or more, each with ``size`` from 1 to twice its ranks (and never past the case's
+    own), where ``fits(world, size)`` (the exercise's algorithm is defined there); fewest ranks
+    first, then smallest."""
+    top = int(params[size])
+    return [(w, {**params, size: s}) for w in range(2, world + 1)
+            for s in range(1, min(top, 2 * w) + 1)
+            if (w, s) < (world, top) and (fits is None or fits(w, s))]

@@ -5,6 +5,8 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
+from .diagnosis.case import explain
+from .diagnosis.smallest import smallest_failing
 from .exercises import Exercise
 from .grading import check_compiles, grade_case, plan_cases, summarize
 from .protocol import CaseSpec, JobSpec, RawCase, valid_text
@@ -16,12 +18,16 @@ log = logging.getLogger(__name__)
 def judge_code(exercise: Exercise, code: str, filename: str, run_case: RunCase, runtime: str,
                seed: int | None = None, only_samples: bool = False, all_cases: bool = False,
                on_case: Callable[[dict], None] | None = None,
-               cases: list[CaseSpec] | None = None) -> dict:
+               cases: list[CaseSpec] | None = None, explore: RunCase | None = None) -> dict:
     """The verdict JSON for ``code``, running each case with ``run_case`` (a runtime's).
 
     Cases (``cases`` if planned already with ``seed``, else planned here) run in order (the
     sample first) and stop at the first that fails unless ``all_cases``; the cases not run are
-    listed under ``skipped``.
+    listed under ``skipped``. A wrong answer's message names its cause from the run's evidence
+    (``cjudge.diagnosis``); with ``explore`` (the simulated runtime: trusted code runs there,
+    and the learner's only where it may run unconfined) the reference's run on the same inputs
+    is part of that evidence, and the first failing case gets the smallest case that fails the
+    same way (``smallest``).
     """
     seed = exercise.seed if seed is None else seed
     error = check_compiles(code, filename)
@@ -40,6 +46,12 @@ def judge_code(exercise: Exercise, code: str, filename: str, run_case: RunCase, 
             result = grade_case(exercise, spec, raw)
         except Exception as exc:  # noqa: BLE001 - the judge's defect: say so, blame nobody
             result = _judge_error(exercise, spec, raw, exc)
+        explain(exercise, spec, raw, result, explore)
+        if explore is not None and result["verdict"] != "accepted" and \
+                all(r["verdict"] == "accepted" for r in results):
+            smaller = smallest_failing(exercise, job, spec, result["verdict"], explore)
+            if smaller is not None:
+                result["smallest"] = smaller
         results.append(result)
         if raw["stdout"]:
             output.append(f"--- {spec['name']} ---\n{raw['stdout']}")

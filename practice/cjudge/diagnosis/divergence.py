@@ -1,0 +1,156 @@
+"""The first step where a wrong run departs from the exercise's reference run on the same inputs.
+
+Both runs' switch traces are compared message by message: each rank's sends in program order,
+by destination and payload. The earliest send (fewest sends before it) that differs from the reference's
+send at the same place is where the learner's algorithm first left the reference's; later
+differences follow from it. When the grader can read what a message carries
+(``chunk_reader``: a chunk and whose contributions it sums), the step is said in the exercise's
+terms: its phase (a reduce-scatter sends partial sums, an all-gather complete ones or blocks),
+its step in the phase, and the chunk each run sends. When every message matches, the values
+were exchanged as the reference exchanges them and the fault is in what became of them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from ..protocol import CaseSpec
+from ..switch.trace import SwitchTrace, recorded_values
+
+Reader = Callable[[list[float]], tuple[int, list[int]] | None]
+
+
+@dataclass(frozen=True)
+class Send:
+    """One graded point-to-point send of a rank, in its program order."""
+
+    rank: int
+    index: int  # among the rank's sends
+    dst: int | None
+    values: tuple[float | int, ...] | None
+    line: int | None
+
+
+def sends(trace: SwitchTrace) -> list[list[Send]]:
+    """Per rank, its graded sends in program order, with what each carried."""
+    data = {m["send"]: recorded_values(m.get("data")) for m in trace["messages"]}
+    out: list[list[Send]] = [[] for _ in range(trace["world_size"])]
+    for req in sorted(trace["requests"], key=lambda r: r["posted"]):
+        if req["graded"] and req["kind"] == "send":
+            got = data.get(req["id"])
+            rank = req["rank"]
+            out[rank].append(Send(rank, len(out[rank]), req["peer"],
+                                  None if got is None else tuple(got), req["line"]))
+    return out
+
+
+def _same(a: Send, b: Send) -> bool:
+    return a.dst == b.dst and a.values == b.values
+
+
+def first_departure(learner: SwitchTrace, reference: SwitchTrace) -> tuple[Send, Send | None] | None:
+    """The learner's earliest send that differs from the reference's at its place (and that
+    reference send, None when the reference sends no more), or None when none differs.
+    Earliest is fewest sends before it, then lowest rank: the same whatever the interleaving,
+    and a departure caused by an earlier one's data comes after it."""
+    mine, ref = sends(learner), sends(reference)
+    found: list[tuple[Send, Send | None]] = []
+    for rank, (ours, theirs) in enumerate(zip(mine, ref, strict=True)):
+        for i, send in enumerate(ours):
+            if i >= len(theirs) or not _same(send, theirs[i]):
+                found.append((send, theirs[i] if i < len(theirs) else None))
+                break
+        else:
+            if len(theirs) > len(ours):  # stopped early: departs where the next send is missing
+                gap = Send(rank, len(ours), None, None, None)
+                found.append((gap, theirs[len(ours)]))
+    return min(found, key=lambda f: (f[0].index, f[0].rank)) if found else None
+
+
+def _label(read: Reader | None, send: Send, world: int) -> tuple[str, str]:
+    """What a send carries, in the exercise's terms when the grader can read it."""
+    if send.values is None:
+        return "nothing", "什么也没有"
+    found = read(list(send.values)) if read is not None and send.values else None
+    noun, noun_zh = getattr(read, "noun", ("chunk", "块"))
+    if found is None:
+        many = len(send.values)
+        return (f"{many} value{'s' if many != 1 else ''} that {'are' if many != 1 else 'is'} no "
+                f"{noun} of the inputs", f" {many} 个不属于任何输入{noun_zh}的值")
+    chunk, ranks = found
+    if getattr(read, "mode", "reduce") == "gather":
+        return f"block {chunk} (rank {chunk}'s)", f"第 {chunk} 块（rank {chunk} 的）"
+    if len(ranks) == world:
+        return (f"the complete {noun} {chunk} (every rank's sum)",
+                f"已完整的第 {chunk} {noun_zh}（所有 rank 之和）")
+    if ranks == [send.rank]:
+        return (f"{noun} {chunk} holding rank {send.rank}'s own input only",
+                f"第 {chunk} {noun_zh}（只有 rank {send.rank} 自己的输入）")
+    names = ", ".join(map(str, ranks))
+    return f"{noun} {chunk} summing ranks {names}", f"第 {chunk} {noun_zh}（rank {names} 之和）"
+
+
+def _phase(read: Reader | None, send: Send, world: int) -> tuple[str, str] | None:
+    """The reference send's phase: an all-gather's messages are complete sums or whole blocks,
+    a reduce-scatter's partial sums."""
+    found = read(list(send.values)) if read is not None and send.values else None
+    if found is None:
+        return None
+    if getattr(read, "mode", "reduce") == "gather" or len(found[1]) == world:
+        return "all-gather", "all-gather"
+    return "reduce-scatter", "reduce-scatter"
+
+
+def explain(exercise: Any, spec: CaseSpec, learner: SwitchTrace,
+            reference: SwitchTrace) -> tuple[str, str] | None:
+    """Where the learner's run first departs from the reference's, in the exercise's terms;
+    or, when every message matched, that the values exchanged were right and what became of
+    them is not. None when the runs have no messages to compare."""
+    ref_sends = sends(reference)
+    if not any(ref_sends):
+        return None
+    make = getattr(exercise.grader, "chunk_reader", None)
+    world = spec["world_size"]
+    read = make(spec["params"], world, spec["inputs"]) if make is not None else None
+    algo, algo_zh = exercise.messages.algorithm if exercise.messages else ("the reference",
+                                                                          "参考解")
+    found = first_departure(learner, reference)
+    if found is None:
+        return (f"every message matched {algo}'s, step for step, so each rank received all it "
+                "needed; the fault is in what your code did with the values it received: where "
+                "it added or wrote them, or what it returned",
+                f"每条消息都与{algo_zh}逐步一致，每个 rank 都收到了所需的全部数据；错误在于你的代码"
+                "如何处理收到的值：把它们加到或写到了哪里，或者返回了什么")
+    send, want = found
+    phase = _phase(read, want, world) if want is not None else None
+    step = want.index + 1 if want is not None else send.index + 1
+    before, before_zh = "", ""
+    if phase is not None and want is not None:
+        same = [s for s in ref_sends[want.rank] if _phase(read, s, world) == phase]
+        step = same.index(want) + 1 if want in same else step
+        earlier = ref_sends[want.rank][:want.index]
+        if step == 1 and earlier:
+            done = _phase(read, earlier[-1], world)
+            if done is not None and done != phase:
+                before = f"your {done[0]} matches {algo}'s; "
+                before_zh = f"你的 {done[1]} 与{algo_zh}一致；"
+    where = f"{phase[0]} step {step}" if phase else f"send {step}"
+    where_zh = f"{phase[1]} 第 {step} 步" if phase else f"第 {step} 次发送"
+    line, line_zh = (f" (line {send.line})", f"（第 {send.line} 行）") if send.line else ("", "")
+    if send.values is None:  # the learner stopped sending
+        ours, ours_zh = (f"rank {send.rank} sends nothing more after {send.index} sends",
+                         f"rank {send.rank} 在 {send.index} 次发送之后不再发送")
+    else:
+        what, what_zh = _label(read, send, world)
+        ours = f"rank {send.rank}'s {where}{line}: it sends {what} to rank {send.dst}"
+        ours_zh = f"rank {send.rank} 的 {where_zh}{line_zh}：它把{what_zh}发给 rank {send.dst}"
+    if want is None:
+        theirs, theirs_zh = f"{algo} sends nothing more there", f"{algo_zh}此时不再发送"
+    else:
+        what, what_zh = _label(read, want, world)
+        theirs = f"{algo} sends {what} to rank {want.dst}"
+        theirs_zh = f"{algo_zh}此时把{what_zh}发给 rank {want.dst}"
+    return (f"{before}your run first departs from {algo} at {ours}, where {theirs}",
+            f"{before_zh}你的运行最早偏离{algo_zh}之处是 {ours_zh}；而{theirs_zh}")

@@ -1,0 +1,25 @@
+# expect: wrong_answer
+# names: every message matched the ring's; what your code did with the values it received
+# names_zh: 每条消息都与环形算法逐步一致
+import torch
+import torch.distributed as dist
+
+
+def ring_all_reduce(t):
+    rank, n = dist.get_rank(), dist.get_world_size()
+    right, left = (rank + 1) % n, (rank - 1) % n
+    chunks = [c.clone() for c in t.chunk(n)]
+    for step in range(n - 1):
+        send_idx, recv_idx = (rank - step) % n, (rank - step - 1) % n
+        buf = torch.empty_like(chunks[recv_idx])
+        reqs = [dist.isend(chunks[send_idx], right), dist.irecv(buf, left)]
+        for req in reqs:
+            req.wait()
+        chunks[recv_idx] += buf
+    for step in range(n - 1):
+        send_idx, recv_idx = (rank + 1 - step) % n, (rank - step) % n
+        buf = torch.empty_like(chunks[recv_idx])
+        reqs = [dist.isend(chunks[send_idx], right), dist.irecv(buf, left)]
+        for req in reqs:
+            req.wait()
+        chunks[recv_idx].copy_(buf)
