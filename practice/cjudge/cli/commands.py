@@ -150,13 +150,15 @@ def _run_case_for(launcher: str):
 
 def grade_file(ex: Exercise, path: Path, launcher: str, seed: int | None, samples: bool,
                all_cases: bool, on_case=None) -> dict:
-    """The verdict JSON for the learner's file at ``path`` on real torch."""
+    """The verdict JSON for the learner's file at ``path`` on real torch; the simulated
+    runtime explores a failure (the reference's run, the smallest failing case)."""
     from ..judge import judge_code
+    from ..sim.runtime import run_case as simulated
 
     runtime = "torch" if launcher == "fork" else "torch-torchrun"
     return judge_code(ex, path.read_text(encoding="utf-8"), path.name, _run_case_for(launcher),
                       runtime, seed=seed, only_samples=samples, all_cases=all_cases,
-                      on_case=on_case)
+                      on_case=on_case, explore=simulated)
 
 
 def cmd_test(ex: Exercise, file: Path | None, as_json: bool, lang: str, launcher: str,

@@ -50,6 +50,31 @@ def show_case(console: Console, case: dict, lang: str) -> None:
         console.print(case_line(case), markup=False, highlight=False)
 
 
+def _values(data: list, most: int = 12) -> str:
+    """A tensor's elements as ``[1, 2, …]``, at most ``most`` of them."""
+    shown = ", ".join(f"{v:g}" if isinstance(v, float) else str(v) for v in data[:most])
+    return f"[{shown}{', …' if len(data) > most else ''}]"
+
+
+def smallest_lines(case: dict, lang: str) -> list[str]:
+    """The smallest case that fails as ``case`` does (``smallest``): its message, then each
+    rank's input, result and expected values where they are tensors."""
+    small = case.get("smallest")
+    if not small:
+        return []
+    lines = [message(small, lang)]
+    sample = small.get("sample") or {}
+    for rank, (x, got, want) in enumerate(zip(sample.get("inputs", []), sample.get("outputs", []),
+                                              sample.get("expected", []), strict=False)):
+        if not all(isinstance(v, dict) and "data" in v for v in (x, got, want)):
+            continue
+        mark = "" if got["data"] == want["data"] else "  ✗"
+        lines.append(f"  rank {rank}: {'输入' if lang == 'zh' else 'input'} {_values(x['data'])}"
+                     f" → {_values(got['data'])}, {'应为' if lang == 'zh' else 'expected'} "
+                     f"{_values(want['data'])}{mark}")
+    return lines
+
+
 def show_result(console: Console, result: dict, lang: str) -> None:
     """The whole verdict: per-case table, then the first failure's message and details."""
     if console.is_terminal and result["cases"]:
@@ -75,6 +100,8 @@ def show_result(console: Console, result: dict, lang: str) -> None:
     failing = next((c for c in result["cases"] if c["verdict"] != "accepted"), None)
     for detail in (failing or {}).get("details", []):
         console.print(detail.rstrip(), markup=False, highlight=False)
+    for line in smallest_lines(failing or {}, lang):
+        console.print(line, markup=False, highlight=False)
     if result.get("skipped"):
         names = ", ".join(result["skipped"])
         console.print(("未运行的用例：" if lang == "zh" else "not run after the failure: ") + names,
