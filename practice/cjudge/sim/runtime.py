@@ -19,6 +19,7 @@ import sys
 import threading
 import time
 import traceback
+from typing import Any
 
 from ..learner import compile_learner, exit_error, learner_error
 from ..protocol import CaseSpec, JobSpec, RankError, RankReport, RankState, RawCase, Stop
@@ -41,6 +42,7 @@ def run_case(job: JobSpec, case: CaseSpec) -> RawCase:
     if pid == 0:
         try:
             os.close(read_fd)
+            answer: dict[str, Any]
             try:
                 answer = {"raw": run_case_here(job, case)}
             except BaseException:  # the judge's own fault: say so instead of dying silently
@@ -69,7 +71,7 @@ def run_case(job: JobSpec, case: CaseSpec) -> RawCase:
 
 def _read_until(fd: int, deadline: float) -> bytes | None:
     """Everything written to ``fd`` until it closes, or None if ``deadline`` passes first."""
-    chunks = []
+    chunks: list[bytes] = []
     try:
         while True:
             left = deadline - time.monotonic()
@@ -104,7 +106,9 @@ def run_case_here(job: JobSpec, case: CaseSpec) -> RawCase:
         return RawCase(name=case["name"], ranks=ranks, trace=switch.trace(), stdout="", stop=None,
                        wall_ms=0.0)
     install_modules()
-    sys.stdout = sys.stderr = Router(sys.__stdout__)
+    fallback = sys.__stdout__
+    assert fallback is not None  # the forked child keeps the judge's stdout
+    sys.stdout = sys.stderr = Router(fallback)
     hub = ThreadSwitch(switch)
     capture = Capture(world, job["output_limit_bytes"])
     reports: list[RankReport | None] = [None] * world
