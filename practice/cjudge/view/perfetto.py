@@ -103,7 +103,8 @@ def _clock_events(view: dict[str, Any], clock: str, when: Clock, index: int) -> 
                 "wait (never ends)"
             slices.append((span, w["rank"], "wait", name + _line(w["line"]),
                            {"line": w["line"], "steps": [w["s0"], w["s1"]]}))
-    tracks, events = _Tracks(), []
+    tracks = _Tracks()
+    events: list[dict[str, Any]] = []
     placed: dict[tuple[str, int], tuple[int, int, float]] = {}  # (kind, message id) -> pid, tid, ts
     for span, rank, kind, name, args in sorted(slices, key=lambda s: (s[0][0], -s[0][1])):
         pid = base + rank
