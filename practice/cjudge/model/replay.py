@@ -29,7 +29,7 @@ from __future__ import annotations
 import heapq
 from dataclasses import dataclass, field
 
-from ..switch.trace import SwitchTrace
+from ..switch.trace import Collective, Message, Request, SwitchTrace
 from .costs import collective_cost
 from .topology import Topology
 
@@ -125,7 +125,7 @@ def replay(trace: SwitchTrace, topo: Topology, scale: float = 1.0,
                 post(requests[rid])
             pc[rank] += 1
 
-    def post(req: dict) -> None:
+    def post(req: Request) -> None:
         if req["message"] is not None and req["message"] in messages:
             m = messages[req["message"]]
             if m["send"] in posted and m["recv"] in posted:
@@ -142,7 +142,7 @@ def replay(trace: SwitchTrace, topo: Topology, scale: float = 1.0,
         if rid in blocked:
             runnable.append(blocked.pop(rid))
 
-    def finish_collective(c: dict) -> None:
+    def finish_collective(c: Collective) -> None:
         start = max(posted[rid] for rid in c["requests"])
         if contention:  # after what its members' ports carry already (an earlier async one)
             start = max([start, *(ports.get((r, way, klass), ZERO) for r in c["ranks"]
@@ -161,7 +161,7 @@ def replay(trace: SwitchTrace, topo: Topology, scale: float = 1.0,
         for rid in c["requests"]:
             complete(rid, end)
 
-    def transfer(m: dict) -> None:
+    def transfer(m: Message) -> None:
         ready = max(posted[m["send"]], posted[m["recv"]])
         src, dst, nbytes = m["src"], m["dst"], m["bytes"] * scale
         if src == dst:
