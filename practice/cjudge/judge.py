@@ -47,16 +47,17 @@ def judge_code(exercise: Exercise, code: str, filename: str, run_case: RunCase, 
         except Exception as exc:  # noqa: BLE001 - the judge's defect: say so, blame nobody
             result = _judge_error(exercise, spec, raw, exc)
         explain(exercise, spec, raw, result, explore)
-        if explore is not None and result["verdict"] != "accepted" and \
-                all(r["verdict"] == "accepted" for r in results):
-            smaller = smallest_failing(exercise, job, spec, result["verdict"], explore)
-            if smaller is not None:
-                result["smallest"] = smaller
         results.append(result)
         if raw["stdout"]:
             output.append(f"--- {spec['name']} ---\n{raw['stdout']}")
         if on_case is not None:
             on_case(result)
+        if explore is not None and result["verdict"] != "accepted" and \
+                all(r["verdict"] == "accepted" for r in results[:-1]):  # after on_case: a
+            # front door that stops a search gone past its limit has the case graded already
+            smaller = smallest_failing(exercise, job, spec, result["verdict"], explore)
+            if smaller is not None:
+                result["smallest"] = smaller
     stdout = "\n".join(output)[: job["output_limit_bytes"]]
     return summarize(exercise, results, runtime, seed, stdout=stdout) | {"skipped": skipped}
 

@@ -3,6 +3,7 @@
 // rank fallback.
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { after, before, describe, test } from "node:test";
 import { eventually, exerciseFile, openPage, python, repo, runAndWait, setCode, startApp } from "./harness.mjs";
 
@@ -63,6 +64,18 @@ for (const runner of ["jspi", "workers"]) {
     });
   });
 }
+
+test("a wrong ring shows the smallest case that fails the same way, with its values", async () => {
+  const page = await openPage(app.browser, `${app.url}#/ring-allreduce`);
+  await setCode(page, readFileSync(`${repo}tests/mistakes/ring_allreduce/allgather_off_by_one.py`, "utf8"));
+  const { verdict } = await runAndWait(page);
+  assert.equal(verdict, "wrong_answer");
+  const small = page.locator(".smallest");
+  await eventually(assert.match, async () => await small.locator("p.message").textContent(),
+    /^fails already at n = 2, numel = 2: rank 0: .*expected 11, got 1/);
+  assert.equal(await small.locator("table.sample tbody").count(), 2); // each rank's values
+  await page.close();
+});
 
 test("Stop ends an infinite loop and the runner comes back ready", async () => {
   const page = await openPage(app.browser, `${app.url}#/ring-allreduce`);

@@ -199,7 +199,16 @@ function caseDetails(c, summary, options) {
         : message(c) === summary ? null : h("p.message", {}, withLineLinks(message(c), options.onLine)),
     (c.details ?? []).map((text) => h("pre.traceback", { "aria-label": t("traceback") }, withLineLinks(text, options.onLine))),
     c.sample ? samplePanel(c) : null,
+    c.smallest ? smallestView(c.smallest, options.onLine) : null,
   );
+}
+
+// The smallest case that fails as this one does ("fails already at n = 2, numel = 2: …"), with
+// each rank's values.
+function smallestView(small, onLine) {
+  return h("div.smallest", {},
+    h("p.message", {}, withLineLinks(message(small), onLine)),
+    samplePanel(small));
 }
 
 /** The case running now: its elapsed time against its time limit. */

@@ -49,8 +49,9 @@ def judge(exercise_id: str, code: str, samples: bool, hub: Any) -> str:
     # runs while rank stacks are suspended, so it is off while the judge runs.
     gc.disable()
     try:
-        result = judge_code(exercise, code, file_name(exercise_id), partial(run_case, hub), RUNTIME,
-                            only_samples=samples,
+        run = partial(run_case, hub)  # the browser's runtime is the simulated one: it explores
+        result = judge_code(exercise, code, file_name(exercise_id), run, RUNTIME,
+                            only_samples=samples, explore=run,
                             on_case=lambda case: hub.case_done(json.dumps(case)))
     finally:
         gc.enable()
@@ -61,15 +62,21 @@ def timed_out(exercise_id: str, samples: bool, name: str, graded_json: str) -> s
     """The verdict JSON after case ``name`` passed its time limit and its worker was killed.
 
     ``graded_json`` holds the cases graded before it (their output died with the worker); the
-    cases after it are skipped, as ``judge_code`` skips them after a failure.
+    cases after it are skipped, as ``judge_code`` skips them after a failure. A ``name`` that is
+    no planned case is a smaller case the search for the smallest failing one ran after the
+    last graded case failed: that search is dropped, the verdict stands.
     """
     exercise = EXERCISES[exercise_id]
     specs = plan_cases(exercise, only_samples=samples)
-    at = next(i for i, s in enumerate(specs) if s["name"] == name)
+    graded = json.loads(graded_json)
+    at = next((i for i, s in enumerate(specs) if s["name"] == name), None)
+    if at is None:
+        result = summarize(exercise, graded, RUNTIME, exercise.seed)
+        return json.dumps(result | {"skipped": [s["name"] for s in specs[len(graded):]]})
     ranks = [RankReport(rank=r, state="running", output=None, error=None)
              for r in range(specs[at]["world_size"])]
     raw = RawCase(name=name, ranks=ranks, trace=empty_trace(len(ranks)), stdout="", stop="time_limit",
                   wall_ms=exercise.time_limit_s * 1000)
-    cases = [*json.loads(graded_json), grade_case(exercise, specs[at], raw)]
+    cases = [*graded, grade_case(exercise, specs[at], raw)]
     result = summarize(exercise, cases, RUNTIME, exercise.seed)
     return json.dumps(result | {"skipped": [s["name"] for s in specs[at + 1:]]})
