@@ -4,8 +4,12 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from .errors import Unsupported
+
+if TYPE_CHECKING:
+    from typing_extensions import TypeIs
 
 Number = int | float | bool
 
@@ -51,7 +55,7 @@ ATTRS: dict[str, DType] = {
 _INT_RANGE = {"q": (-(1 << 63), 1 << 63), "i": (-(1 << 31), 1 << 31)}
 
 
-def is_number(x: object) -> bool:
+def is_number(x: object) -> TypeIs[int | float]:
     """Whether ``x`` is a Python number a tensor op accepts (bool, int or float)."""
     return isinstance(x, (int, float))
 

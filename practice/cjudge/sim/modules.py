@@ -72,16 +72,12 @@ def modules() -> dict[str, types.ModuleType]:
     for module, names in _DIST_NAMES.items():
         for name in names:
             setattr(dist, name, getattr(module, name))
-    dist.__getattr__ = _missing("torch.distributed")  # type: ignore[method-assign]
+    vars(dist)["__getattr__"] = _missing("torch.distributed")
 
     torch = types.ModuleType("torch", "Simulated torch (cjudge.sim): a pure-Python subset.")
-    torch.__version__ = "2.13.0+sim"  # type: ignore[attr-defined]
-    torch.distributed = dist  # type: ignore[attr-defined]
-    torch.Tensor = Tensor  # type: ignore[attr-defined]
-    torch.Size = Size  # type: ignore[attr-defined]
-    torch.device = Device  # type: ignore[attr-defined]
-    torch.dtype = dtypes.DType  # type: ignore[attr-defined]
-    torch.Generator = rng.Generator  # type: ignore[attr-defined]
+    vars(torch).update({"__version__": "2.13.0+sim", "distributed": dist, "Tensor": Tensor,
+                        "Size": Size, "device": Device, "dtype": dtypes.DType,
+                        "Generator": rng.Generator})
     for name, dtype in dtypes.ATTRS.items():
         setattr(torch, name, dtype)
     for name in _TORCH_FUNCTIONS:
@@ -92,7 +88,6 @@ def modules() -> dict[str, types.ModuleType]:
         setattr(torch, name, functional.method_function(name))
     for name in ("manual_seed", "initial_seed", "seed"):
         setattr(torch, name, getattr(rng, name))
-    torch.no_grad = _NoGrad  # type: ignore[attr-defined]
-    torch.inference_mode = _NoGrad  # type: ignore[attr-defined]
-    torch.__getattr__ = _missing("torch")  # type: ignore[method-assign]
+    vars(torch).update({"no_grad": _NoGrad, "inference_mode": _NoGrad,
+                        "__getattr__": _missing("torch")})
     return {"torch": torch, "torch.distributed": dist}

@@ -183,12 +183,12 @@ class TensorMath:
     def __eq__(self, other: object) -> Any:
         if not isinstance(other, TensorMath) and not is_number(other):
             return NotImplemented
-        return _elementwise(self, other, operator.eq, compare=True)  # type: ignore[arg-type]
+        return _elementwise(self, other, operator.eq, compare=True)
 
     def __ne__(self, other: object) -> Any:
         if not isinstance(other, TensorMath) and not is_number(other):
             return NotImplemented
-        return _elementwise(self, other, operator.ne, compare=True)  # type: ignore[arg-type]
+        return _elementwise(self, other, operator.ne, compare=True)
 
     def __lt__(self, other: Tensor | Number) -> Tensor:
         return _elementwise(self, other, operator.lt, compare=True)
@@ -380,7 +380,7 @@ class TensorMath:
 
     def matmul(self, other: Tensor) -> Tensor:
         """The matrix product: vectors, matrices, and batches of matrices (broadcast)."""
-        return _matmul(self, other)  # type: ignore[arg-type]
+        return _matmul(self, other)
 
     __matmul__ = matmul
 
@@ -389,7 +389,7 @@ class TensorMath:
         for name, t in (("self", self), ("mat2", other)):
             if t.dim() != 2:
                 raise RuntimeError(f"{name} must be a matrix")
-        return _matmul(self, other)  # type: ignore[arg-type]
+        return _matmul(self, other)
 
     def bmm(self, other: Tensor) -> Tensor:
         """The products of two batches of matrices (3-D, no broadcasting)."""
@@ -399,13 +399,13 @@ class TensorMath:
         if self._shape[0] != other._shape[0]:
             raise RuntimeError(f"batch1 and batch2 must have same number of batches, got "
                                f"{self._shape[0]} and {other._shape[0]}")
-        return _matmul(self, other)  # type: ignore[arg-type]
+        return _matmul(self, other)
 
     def dot(self, other: Tensor) -> Tensor:
         """The inner product of two vectors."""
         if self.dim() != 1 or other.dim() != 1:
             raise RuntimeError(f"1D tensors expected, but got {self.dim()}D and {other.dim()}D tensors")
-        return _matmul(self, other)  # type: ignore[arg-type]
+        return _matmul(self, other)
 
     def all(self, dim: int | None = None, keepdim: bool = False) -> Tensor:
         """Whether every element is non-zero."""
@@ -482,7 +482,7 @@ def _min2(a: Number, b: Number) -> Number:
     return a if a <= b else b
 
 
-def _matmul(a: Tensor, b: Tensor) -> Tensor:
+def _matmul(a: TensorMath, b: TensorMath) -> Tensor:
     """torch.matmul: 1-D operands become a row (left) or a column (right), dimensions beyond
     the last two are batch dimensions and broadcast; sums are exact before the final rounding."""
     if a.dim() == 0 or b.dim() == 0:
