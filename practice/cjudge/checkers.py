@@ -125,7 +125,8 @@ def chunk_reader(inputs: list[dict], chunks: list[tuple[int, int]],
                 found.append((c, list(ranks)))
         return found[0] if len(found) == 1 else None
 
-    read.chunks, read.mode, read.noun = len(chunks), "reduce", noun  # type: ignore[attr-defined]
+    # its layout, as attributes the diagnosis and the buffer view read with getattr
+    vars(read).update(chunks=len(chunks), mode="reduce", noun=noun)
     return read
 
 
@@ -138,7 +139,7 @@ def block_reader(inputs: list[dict]) -> Callable[[list[float]], tuple[int, list[
         c = blocks.get(tuple(values))
         return None if c is None else (c, [c])
 
-    read.chunks, read.mode = len(inputs), "gather"  # type: ignore[attr-defined]
+    vars(read).update(chunks=len(inputs), mode="gather")  # its layout (see chunk_reader)
     return read
 
 

@@ -22,7 +22,7 @@ from .model.bound import Bound
 from .model.case import ModelSpec
 from .model.topology import ModelError
 from .primitives import CANONICAL, allowed_ops
-from .protocol import JobSpec
+from .protocol import JobSpec, Output
 from .verdicts import Verdict
 
 ID_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
@@ -105,7 +105,7 @@ class Exercise:
     title: dict[str, str]
     function: str
     signature: str
-    output: str
+    output: Output
     allowed: tuple[str, ...]
     builtin: str
     time_limit_s: float
@@ -151,7 +151,7 @@ class Exercise:
 
     def job_spec(self, code: str, filename: str) -> JobSpec:
         """What a runtime needs to run ``code`` for this exercise."""
-        return JobSpec(function=self.function, output=self.output,  # type: ignore[typeddict-item]
+        return JobSpec(function=self.function, output=self.output,
                        allowed=sorted(allowed_ops(list(self.allowed))), code=code,
                        filename=filename, time_limit_s=self.time_limit_s,
                        output_limit_bytes=self.output_limit_bytes)

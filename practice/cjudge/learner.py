@@ -16,7 +16,7 @@ from typing import Any
 
 from . import judge_fns, values
 from .primitives import DISPLAY
-from .protocol import RankError
+from .protocol import ErrorKind, RankError
 
 #: the learner's functions are compiled under this name prefix so that tracebacks can be told apart
 MODULE_PREFIX = "learner_rank"
@@ -110,14 +110,14 @@ def learner_frames(tb: types.TracebackType | None, filename: str) -> list[traceb
     return [f for f in traceback.extract_tb(tb) if f.filename == filename]
 
 
-def learner_error(exc: BaseException, filename: str, kind: str = "exception") -> RankError:
+def learner_error(exc: BaseException, filename: str, kind: ErrorKind = "exception") -> RankError:
     """Describe ``exc`` with only the learner's frames and line numbers."""
     frames = learner_frames(exc.__traceback__, filename)
     lines = ["Traceback (most recent call last):\n"]
     lines += traceback.format_list(frames)
     lines += traceback.format_exception_only(type(exc), exc)
     return RankError(
-        kind=kind,  # type: ignore[typeddict-item]
+        kind=kind,
         type=type(exc).__name__,
         message=str(exc),
         traceback="".join(lines),

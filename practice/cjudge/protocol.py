@@ -12,6 +12,11 @@ from typing import Any, Literal, NotRequired, TypedDict
 
 from .switch.trace import SwitchTrace
 
+#: what a case compares: the graded call's first argument afterwards, or what it returned
+Output = Literal["inplace", "return"]
+#: how a rank failed: an exception, a forbidden call, out of memory, or a signal
+ErrorKind = Literal["exception", "forbidden", "memory", "signal"]
+
 RankState = Literal["starting", "running", "blocked", "returned", "failed", "killed"]
 Stop = Literal["deadlock", "time_limit", "output_limit", "memory_limit", "trace_limit"]
 #: bytes the result channel carries for one job (the server's ``result_limit_bytes`` by
@@ -44,7 +49,7 @@ class JobSpec(TypedDict):
     """What a runtime needs besides the case: the learner's code and the exercise's rules."""
 
     function: str  # the graded function's name, e.g. "ring_all_reduce"
-    output: Literal["inplace", "return"]  # what to compare: the argument after the call, or the return
+    output: Output  # what to compare: the argument after the call, or the return
     allowed: list[str]  # canonical ops allowed inside the graded function
     code: str
     filename: str  # the learner's file name, as shown in tracebacks
@@ -70,7 +75,7 @@ class TraceEvent(TypedDict):
 class RankError(TypedDict):
     """An exception raised on one rank, with the learner's own frames only."""
 
-    kind: Literal["exception", "forbidden", "memory", "signal"]
+    kind: ErrorKind
     type: str
     message: str
     traceback: str
