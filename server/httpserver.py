@@ -25,7 +25,8 @@ class GuardedH11Protocol(H11Protocol):
     max_connections = 1024
     head_timeout_s = 10.0
 
-    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+    def connection_made(  # type: ignore[override]  # uvicorn's own narrower signature
+            self, transport: asyncio.Transport) -> None:
         """Count the connection; close it at once past the cap, else start its request deadline."""
         super().connection_made(transport)
         self._head_timer: asyncio.TimerHandle | None = None

@@ -234,7 +234,8 @@ class JudgeGroup(dist.ProcessGroup):
 
     def __init__(self, port: ChannelPort, gid: int, ranks: list[int]) -> None:
         # torch's stubs list only the (store, rank, size) constructor; a Python backend has none
-        super().__init__(ranks.index(port.rank), len(ranks))  # type: ignore[call-arg]
+        rank, size = ranks.index(port.rank), len(ranks)
+        super().__init__(rank, size)  # type: ignore[call-arg]  # the stubs' (store, rank, size)
         self.port, self.gid, self.ranks = port, gid, ranks
         self._group_name = ""
 
