@@ -10,10 +10,11 @@ from cjudge import __version__
 from cjudge.exercises import Exercise
 from cjudge.grading import plan_cases
 from cjudge.judge import judge_code
-from cjudge.protocol import CaseSpec, JobSpec, RawCase
+from cjudge.protocol import CaseSpec, JobSpec, RankError, RankReport, RankState, RawCase, Stop
 from cjudge.switch.core import empty_trace
 
 from .sandbox import Sandbox, WarmPool
+from .sandbox.process import SandboxStop
 
 RUNTIME = "torch"
 #: pauses before asking again whether a SIGKILL that ended a rank was the OOM killer's
@@ -51,9 +52,9 @@ class SandboxCases:
             self.sandbox.kill()
             self.log = f"answer for case {raw.get('name')!r} instead of {spec['name']!r}"
             return self._stopped(spec, "tampered")
-        if self._oom_killed(raw) and raw.get("stop") is None:
+        if self._oom_killed(self.sandbox, raw) and raw.get("stop") is None:
             raw["stop"] = "memory_limit"  # the OOM killer fired in this case: say so
-        return raw  # type: ignore[return-value]
+        return raw  # type: ignore[return-value]  # the runner's report: a RawCase, as JSON
 
     def abort(self) -> None:
         """Kill the sandbox now (the lease was lost, or the worker is stopping)."""
@@ -65,31 +66,33 @@ class SandboxCases:
         if self.sandbox is not None:
             self.sandbox.close()
 
-    def _oom_killed(self, raw: dict[str, Any]) -> bool:
+    def _oom_killed(self, sandbox: Sandbox, raw: dict[str, Any]) -> bool:
         """Whether the OOM killer fired during this case. A sandbox may learn of it a moment
         late (the docker engine's events): when a rank died of SIGKILL, ask a few more times."""
         before = self.oom_kills
         sigkilled = any((rank.get("error") or {}).get("type") == "SIGKILL" for rank in raw["ranks"])
         for pause in (0.0, *OOM_SETTLE_S) if sigkilled else (0.0,):
             time.sleep(pause)
-            self.oom_kills = self.sandbox.oom_kills()
+            self.oom_kills = sandbox.oom_kills()
             if self.oom_kills > before:
                 return True
         return False
 
-    def _stopped(self, spec: CaseSpec, stop: str) -> RawCase:
+    def _stopped(self, spec: CaseSpec, stop: SandboxStop) -> RawCase:
         """The report of the case the sandbox stopped in (``judge_code`` runs no later case)."""
-        if stop in NOTES:
+        state: RankState
+        raw_stop: Stop | None
+        error: RankError | None
+        if stop == "killed" or stop == "tampered":
             state, raw_stop = "killed", None
-            error = {"kind": "signal", "type": "Killed", "message": NOTES[stop], "traceback": "",
-                     "line": None}
+            error = RankError(kind="signal", type="Killed", message=NOTES[stop], traceback="",
+                              line=None)
         else:
             state, raw_stop, error = "running", stop, None
-        ranks = [{"rank": r, "state": state, "output": None, "error": error}
+        ranks = [RankReport(rank=r, state=state, output=None, error=error)
                  for r in range(spec["world_size"])]
-        return RawCase(name=spec["name"], ranks=ranks,  # type: ignore[typeddict-item]
-                       trace=empty_trace(spec["world_size"]), stdout="", stop=raw_stop,
-                       wall_ms=0.0)
+        return RawCase(name=spec["name"], ranks=ranks, trace=empty_trace(spec["world_size"]),
+                       stdout="", stop=raw_stop, wall_ms=0.0)
 
 
 def grade(exercise: Exercise, code: str, filename: str, seed: int, runner: SandboxCases,

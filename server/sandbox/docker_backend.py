@@ -27,7 +27,7 @@ from .docker_engine import Engine, EngineError
 from .drain import Drain
 from .launch import SANDBOX_ENV, RLimits
 from .pool import WarmPool
-from .process import LOG_KEEP, Sandbox, SandboxError
+from .process import LOG_KEEP, Sandbox, SandboxError, SandboxStop
 
 log = logging.getLogger(__name__)
 
@@ -92,7 +92,7 @@ class DockerSandbox(Sandbox):
         self.engine = engine
         self.settings = settings
         self.closed = False
-        self.stop: str | None = None
+        self.stop: SandboxStop | None = None
         self.created = time.time()
         self.id: str = engine.call("POST", "/containers/create", config)["Id"]
         try:
@@ -165,7 +165,7 @@ class DockerSandbox(Sandbox):
         """The container's state and the head of what it printed, for the judge log."""
         return f"container {self.id[:12]}; output: {self.output.text(timeout=0.5)[-4000:]}"
 
-    def _why_stopped(self) -> str | None:
+    def _why_stopped(self) -> SandboxStop | None:
         """Classify an early end: the learner's output, memory, a signal (the learner's code
         killed the runner), or None when the runner exited by itself (the judge's fault)."""
         if not self.removed.wait(2.0):

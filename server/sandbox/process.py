@@ -13,7 +13,7 @@ import threading
 import time
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from .cgroups import Cgroup, Hierarchies, Limits
 from .channel import ChannelError, LineChannel, await_ready
@@ -45,6 +45,10 @@ class SandboxSpec:
     python: str = sys.executable  # the interpreter the runner runs on
 
 
+#: why a sandbox's runner stopped before its last case
+SandboxStop = Literal["time_limit", "memory_limit", "output_limit", "killed", "tampered"]
+
+
 class Sandbox(ABC):
     """A warm runner in a sandbox, of either backend (``SandboxProcess``, ``DockerSandbox``).
     What both do with the runner's result channel is here: one raw report per case, or None
@@ -53,7 +57,7 @@ class Sandbox(ABC):
     protocol after the job was sent). Subclasses provide ``channel``, ``stop`` and the rest."""
 
     channel: LineChannel
-    stop: str | None
+    stop: SandboxStop | None
 
     @abstractmethod
     def wait_ready(self) -> None:
@@ -80,7 +84,7 @@ class Sandbox(ABC):
         """Exit status and the head of the runner's output, for the judge log."""
 
     @abstractmethod
-    def _why_stopped(self) -> str | None:
+    def _why_stopped(self) -> SandboxStop | None:
         """Classify an early end ("output_limit", "memory_limit", "killed"), or None when the
         runner exited by itself (the judge's fault)."""
 
@@ -141,7 +145,7 @@ class SandboxProcess(Sandbox):
         self.stdout = Drain(stdout, LOG_KEEP, spec.stdout_limit, self.kill)
         self.stderr = Drain(stderr, LOG_KEEP)
         self.closed = False
-        self.stop: str | None = None
+        self.stop: SandboxStop | None = None
 
     def wait_ready(self) -> None:
         """Block until the runner says it is ready; ``SandboxError`` if it does not."""
@@ -195,7 +199,7 @@ class SandboxProcess(Sandbox):
         status = self.proc.poll()
         return f"exit status {status}; stderr: {self.stderr.text(timeout=0.5)[-4000:].strip()}"
 
-    def _why_stopped(self) -> str | None:
+    def _why_stopped(self) -> SandboxStop | None:
         """Classify an early end: the learner's output, memory, a signal (the learner's code
         killed the runner), or None when the runner exited by itself (the judge's fault)."""
         try:
