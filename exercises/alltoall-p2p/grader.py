@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import random
 
+from cjudge import checkers
+
 
 def make_inputs(params: dict, world: int, rng: random.Random) -> list[dict]:
     """Every rank's n blocks of k values, all distinct and exact in float32, so that every
@@ -33,6 +35,13 @@ def expected(params: dict, world: int, inputs: list[dict]) -> list[dict]:
 def bytes_bound(params: dict, world: int, itemsize: int) -> int:
     """Exactly the n−1 blocks meant for the other ranks; a rank's own block stays home."""
     return (world - 1) * int(params["k"]) * itemsize
+
+
+
+def needs(params: dict, world: int, inputs: list[dict], rank: int,
+          calls: list[dict]) -> tuple[str, str] | None:
+    """Over budget: rank p needs only block p of the rank's x."""
+    return checkers.blocks_needed(params, world, rank, calls, ("x", "输入张量 x"))
 
 
 def diagnose(params: dict, world: int, inputs: list[dict], rank: int, index: int,

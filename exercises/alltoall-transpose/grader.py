@@ -39,6 +39,13 @@ def bytes_bound(params: dict, world: int, itemsize: int) -> int:
     return (world - 1) * int(params["k"]) * itemsize
 
 
+
+def needs(params: dict, world: int, inputs: list[dict], rank: int,
+          calls: list[dict]) -> tuple[str, str] | None:
+    """Over budget: rank p needs only block p of the rank's row."""
+    return checkers.blocks_needed(params, world, rank, calls, ("row", "行"))
+
+
 def diagnose(params: dict, world: int, inputs: list[dict], rank: int, index: int,
              got: float) -> tuple[str, str] | None:
     """Say which element of M was found where another was expected."""

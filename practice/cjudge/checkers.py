@@ -13,6 +13,7 @@ import sys
 from array import array
 from collections.abc import Callable
 
+from .budget import plural, ranks_text
 from .switch import functions
 
 SCALE = 16
@@ -171,3 +172,37 @@ def smaller_cases(params: dict, world: int, size: str,
     return [(w, {**params, size: s}) for w in range(2, world + 1)
             for s in range(1, min(top, 2 * w) + 1)
             if (w, s) < (world, top) and (fits is None or fits(w, s))]
+
+
+def blocks_needed(params: dict, world: int, rank: int, calls: list[dict],
+                  what: tuple[str, str]) -> tuple[str, str] | None:
+    """A grader's ``needs`` (``cjudge.budget``) for an all-to-all of blocks: rank p needs only
+    block p (``params["k"]`` elements) of ``rank``'s ``what`` (e.g. ("row", "行")), and says to
+    whom the rank sent more, from its ``calls`` (an all_to_all sends a block to every rank)."""
+    k = int(params["k"])
+    per_peer: dict[int, int] = {}
+    for call in calls:
+        if call["op"] == "all_to_all":
+            for peer in range(world):
+                if peer != rank:
+                    per_peer[peer] = per_peer.get(peer, 0) + call["count"] // world
+        elif call["op"] == "send" and call["peer"] is not None:
+            per_peer[call["peer"]] = per_peer.get(call["peer"], 0) + call["count"]
+    extra = sorted(p for p, count in per_peer.items() if count > k)
+    if not extra:
+        return None
+    amounts = {per_peer[p] for p in extra}
+    amount = amounts.pop() if len(amounts) == 1 else None
+    whole = amount == world * k
+    sends = (f"its whole {what[0]} ({plural(world * k, 'element')})" if whole else
+             f"{plural(amount, 'element')}" if amount else "more than a block")
+    sends_zh = (f"自己完整的{what[1]}（{world * k} 个元素）" if whole else
+                f"{amount} 个元素" if amount else "多于一个块的数据")
+    to = (f"each of the {world - 1} others" if len(extra) == world - 1 else ranks_text(extra))
+    gap = " " if what[1][-1].isascii() else ""  # "x 中", "行中"
+    to_zh = (f"其他 {world - 1} 个 rank 中的每一个" if len(extra) == world - 1
+             else ranks_text(extra, zh=True))
+    return (f"rank {rank} passes {sends} to {to}; rank p needs only block p of rank {rank}'s "
+            f"{what[0]}: {plural(k, 'element')}, {(world - 1) * k} to the others in all",
+            f"rank {rank} 把{sends_zh}发给了{to_zh}；而 rank p 只需要 rank {rank} 的{what[1]}{gap}中的"
+            f"第 p 块：{k} 个元素，发给其他 rank 的总共 {(world - 1) * k} 个")

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from . import __version__, values
+from .budget import over_budget
 from .chunks import summary
 from .exercises import Exercise
 from .model import slow
@@ -352,12 +353,12 @@ def _judge_outputs(exercise: Exercise, spec: CaseSpec, raw: RawCase, sent: list[
     over = [r for r in range(len(sent)) if sent[r] > bounds[r]]
     if over:
         worst = max(over, key=lambda r: sent[r] - bounds[r])
-        size, calls, limit = values.element_size(spec), msgs[worst], bounds[worst]
-        return (Verdict.OVER_BUDGET,
-                f"correct, but rank {worst} sent {sent[worst]} bytes ({sent[worst] // size} "
-                f"elements in {calls} calls); its bound is {limit} bytes ({limit // size} elements)",
-                f"结果正确，但 rank {worst} 发送了 {sent[worst]} 字节（{calls} 次调用共 "
-                f"{sent[worst] // size} 个元素），其上限为 {limit} 字节（{limit // size} 个元素）")
+        needs = getattr(exercise.grader, "needs", None)  # what its receivers needed, in words
+        calls = [c for c in graded_calls(raw["trace"]) if c["rank"] == worst]
+        why = _diagnosis(needs, spec["params"], spec["world_size"], spec["inputs"], worst,
+                         calls) if needs else None
+        return (Verdict.OVER_BUDGET, *over_budget(raw["trace"], worst, sent[worst],
+                                                  bounds[worst], values.element_size(spec), why))
     worst = max(range(len(sent)), key=sent.__getitem__)
     if len(set(bounds)) > 1:  # per-rank bounds: say the rank's own
         return (Verdict.ACCEPTED, f"correct; every rank within its bound (rank {worst}: "

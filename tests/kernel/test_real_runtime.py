@@ -217,8 +217,8 @@ def test_correct_but_over_the_byte_budget():
     assert result["verdict"] == "over_budget"
     case = result["cases"][0]
     assert case["bytes_sent"][0] == 3 * 8 * 4 > case["bytes_bound"] == 48
-    assert f"sent {3 * 8 * 4} bytes (24 elements in 3 calls); its bound is 48 bytes (12 elements)" \
-        in case["message"]
+    assert f"sent {3 * 8 * 4} bytes in 3 calls (line 10: 3 messages to ranks 1, 2, 3, 8 " \
+        "elements each); its bound is 48 bytes (12 elements)" in case["message"]
 
 
 def test_torchrun_launcher_gives_the_same_verdicts_and_bytes():
