@@ -20,7 +20,7 @@ from .case import explain
 
 RunCase = Callable[[JobSpec, CaseSpec], RawCase]
 #: the whole search's wall-clock budget, and each candidate's time limit
-BUDGET_S = 1.5
+BUDGET_S = 1.0
 CANDIDATE_LIMIT_S = 0.5
 MAX_TRIES = 12
 #: failures a smaller case can show "the same way" (a time limit would cost its whole limit)
