@@ -1,0 +1,20 @@
+# expect: wrong_answer
+# names: rank 0's reduce-scatter step 1 (line 15); sends 8 values that are no chunk of the inputs
+# names: the ring sends chunk 0 holding rank 0's own input only
+# names_zh: reduce-scatter 第 1 步（第 15 行）
+# Blocking calls ordered by parity (waited: no missed wait is blamed), but the whole tensor goes
+# to one neighbour once: only the left neighbour's contribution is added.
+import torch
+import torch.distributed as dist
+
+
+def ring_all_reduce(t):
+    rank, n = dist.get_rank(), dist.get_world_size()
+    buf = torch.empty_like(t)
+    if rank % 2 == 0:
+        dist.send(t, (rank + 1) % n)
+        dist.recv(buf, (rank - 1) % n)
+    else:
+        dist.recv(buf, (rank - 1) % n)
+        dist.send(t, (rank + 1) % n)
+    t += buf
