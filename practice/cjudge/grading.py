@@ -274,7 +274,7 @@ def grade_case(exercise: Exercise, spec: CaseSpec, raw: RawCase) -> dict:
     elif failure is not None:  # a rank's error explains why its peers hung or spun
         verdict, en, zh, details = failure
     else:
-        verdict, en, zh = _judge_outputs(exercise, spec, raw, sent, msgs, bound)
+        verdict, en, zh = _judge_outputs(exercise, spec, raw, sent, bound)
         if verdict in (Verdict.ACCEPTED, Verdict.OVER_BUDGET):
             verdict, en, zh = _check_computes(exercise, spec, raw) or (verdict, en, zh)
         if verdict is Verdict.ACCEPTED:
@@ -335,7 +335,7 @@ def _stop_message(raw: RawCase, verdict: Verdict, limit: float) -> tuple[str, st
 
 
 def _judge_outputs(exercise: Exercise, spec: CaseSpec, raw: RawCase, sent: list[int],
-                   msgs: list[int], bound: int) -> tuple[Verdict, str, str]:
+                   bound: int) -> tuple[Verdict, str, str]:
     wants = exercise.grader.expected(spec["params"], spec["world_size"], spec["inputs"])
     for report, want in zip(raw["ranks"], wants, strict=True):
         if report["state"] != "returned":
@@ -427,10 +427,11 @@ def summarize(exercise: Exercise, cases: list[dict], runtime: str, seed: int, st
         verdict = Verdict(failing["verdict"]) if failing else Verdict.ACCEPTED
         message = failing["message"] if failing else f"all {len(cases)} cases passed"
         message_zh = failing["message_zh"] if failing else f"全部 {len(cases)} 个用例通过"
-    result = {"exercise": exercise.id, "verdict": verdict.value, "message": message,
-              "message_zh": message_zh, "runtime": runtime, "cases": cases,
-              "stdout": stdout, "judge_version": __version__, "seed": seed,
-              "exercise_hash": exercise.content_hash}
+    result: dict[str, Any] = {
+        "exercise": exercise.id, "verdict": verdict.value, "message": message,
+        "message_zh": message_zh, "runtime": runtime, "cases": cases,
+        "stdout": stdout, "judge_version": __version__, "seed": seed,
+        "exercise_hash": exercise.content_hash}
     if compile_error is not None:
         result["line"], result["column"] = compile_error[2], compile_error[3]
     return result
