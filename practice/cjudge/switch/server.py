@@ -171,7 +171,7 @@ class SwitchServer:
     def close(self) -> None:
         """Close every connection and the listener."""
         for key in list(self.selector.get_map().values()):
-            key.fileobj.close()  # type: ignore[union-attr]
+            key.fileobj.close()  # type: ignore[union-attr]  # only sockets are registered
         self.selector.close()
 
     # ---- internals -------------------------------------------------------------------------
