@@ -13,9 +13,7 @@ only block p of rank 0's row (1 element)".
 
 from __future__ import annotations
 
-from typing import Any
-
-from .switch.trace import SwitchTrace
+from .switch.trace import Message, Request, SwitchTrace
 
 
 def plural(count: int, one: str, many: str | None = None) -> str:
@@ -32,7 +30,7 @@ def ranks_text(ranks: list[int], zh: bool = False) -> str:
 
 def _where(trace: SwitchTrace, rank: int, size: int) -> tuple[str, str]:
     """The rank's sending calls grouped by line and kind: where its bytes went."""
-    groups: dict[tuple[int | None, str], list[dict[str, Any]]] = {}
+    groups: dict[tuple[int | None, str], list[Request]] = {}
     for req in trace["requests"]:
         if req["graded"] and req["rank"] == rank and (req["sent"] or req["kind"] == "send"):
             groups.setdefault((req["line"], req["kind"]), []).append(req)
@@ -63,7 +61,7 @@ def _where(trace: SwitchTrace, rank: int, size: int) -> tuple[str, str]:
 def _twice(trace: SwitchTrace, rank: int, size: int) -> tuple[str, str] | None:
     """The first payload the rank sent to one rank more than once (the same values again)."""
     lines = {r["id"]: r["line"] for r in trace["requests"]}
-    seen: dict[tuple[int, str], list[dict[str, Any]]] = {}
+    seen: dict[tuple[int, str], list[Message]] = {}
     for m in trace["messages"]:
         if m["src"] == rank and "data" in m and m["bytes"] and m["send"] in lines:
             seen.setdefault((m["dst"], m["data"]["b64"]), []).append(m)
