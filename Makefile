@@ -7,11 +7,14 @@ setup:
 serve: setup
 	.venv/bin/python -m server
 
+# ruff, then mypy over cjudge and server ([tool.mypy] in pyproject.toml): zero errors
 lint: setup
 	.venv/bin/ruff check .
+	.venv/bin/mypy
 
 test: setup
 	.venv/bin/ruff check .
+	.venv/bin/mypy
 	.venv/bin/python -m pytest -q
 	cd web && npm test
 
