@@ -136,14 +136,27 @@ def test_a_receive_never_matched_fails_and_a_stopped_case_is_left_as_it_stopped(
         ["returned", "returned"]
 
 
-def test_requests_that_completed_unwaited_and_unfinished_ranks_are_not_failures():
-    s = Switch(3, ALL)
-    for rank in range(3):
+def test_requests_that_completed_unwaited_are_not_failures():
+    s = Switch(2, ALL)
+    for rank in range(2):
         s.begin(rank)
     send(s, 0, 1, f32(1))
     recv(s, 1, 0)  # completes both, neither waited
-    reports = s.reports([returned(0), returned(1), None], None)
-    assert [r["state"] for r in reports] == ["returned", "returned", "running"]
+    reports = s.reports([returned(0), returned(1)], None)
+    assert [r["state"] for r in reports] == ["returned", "returned"]
+
+
+def test_where_a_rank_failed_its_error_explains_its_peers_unfinished_requests():
+    s = Switch(3, ALL)
+    for rank in range(3):
+        s.begin(rank)
+    send(s, 0, 2, f32(1))  # rank 2 raised before receiving it
+    error = {"kind": "exception", "type": "ValueError", "message": "x", "traceback": "",
+             "line": 5}
+    failed = RankReport(rank=2, state="failed", output=None, error=error)
+    reports = s.reports([returned(0), None, failed], None)
+    assert [r["state"] for r in reports] == ["returned", "running", "failed"]
+    assert reports[2]["error"] is error
 
 
 # ---- counting toward the cap ------------------------------------------------------------------

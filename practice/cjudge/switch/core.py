@@ -396,17 +396,18 @@ class Switch:
 
     def reports(self, known: Sequence[RankReport | None], stop: Stop | None) -> list[RankReport]:
         """Every rank's report when the case ends: ``known`` where the runtime has one (None:
-        the rank never ended, :meth:`unfinished_report`). A case that ran to its end holds each
-        rank to its graded requests: a rank that returned while one of them never completed (a
+        the rank never ended, :meth:`unfinished_report`). A case whose every rank returned holds
+        each to its graded requests: a rank that returned while one of them never completed (a
         receive never matched, a send never received) failed, naming the call and its line, as
-        gloo would hang or complain at ``destroy``. The one place every runtime applies it."""
+        gloo would hang or complain at ``destroy`` (where a rank failed, its error explains its
+        peers' requests). The one place every runtime applies it."""
         out = [report or self.unfinished_report(rank) for rank, report in enumerate(known)]
-        if stop is not None:
+        if stop is not None or any(report["state"] != "returned" for report in out):
             return out
         for i, report in enumerate(out):
             left = next((q for q in self._reqs.values() if q.rank == report["rank"]
                          and q.record["graded"] and not q.done), None)
-            if report["state"] == "returned" and left is not None:
+            if left is not None:
                 out[i] = RankReport(rank=report["rank"], state="failed", output=None,
                                     error=_never_completed(left.record))
         return out
