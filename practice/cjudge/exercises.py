@@ -131,9 +131,13 @@ class Exercise:
     bench_result: str = "flat"
 
     def statement(self, lang: str = "en") -> str:
-        """The statement in Markdown, in English (``en``) or Chinese (``zh``)."""
+        """The statement in Markdown, in English (``en``) or Chinese (``zh``), with its rules
+        section generated from ``exercise.toml`` appended (``cjudge.rules``)."""
+        from .rules import rules_section  # it grades cases, and grading imports this module
+
         name = "statement.zh.md" if lang == "zh" else "statement.md"
-        return (self.path / name).read_text(encoding="utf-8")
+        text = (self.path / name).read_text(encoding="utf-8").rstrip("\n")
+        return f"{text}\n\n{rules_section(self, lang)}"
 
     @property
     def starter(self) -> str:

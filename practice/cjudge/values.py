@@ -51,10 +51,14 @@ def close(got: float, want: float, rel_tol: float, abs_tol: float) -> bool:
         return False
 
 
+#: a float element's tolerance, relative and absolute, by dtype (integers match exactly)
+TOLERANCE = {"float32": 1e-5, "float64": 1e-9}
+
+
 def element_matches(got: Any, want: Any, dtype: str) -> bool:
     """Whether a result's element is the expected one, at the judge's tolerance for ``dtype``
-    (float32 1e-5, otherwise 1e-9, relative and absolute; integers exactly)."""
-    tol = 1e-5 if dtype == "float32" else 1e-9
+    (:data:`TOLERANCE`; 1e-9 for any other float)."""
+    tol = TOLERANCE.get(dtype, TOLERANCE["float64"])
     return got == want or (isinstance(want, float) and isinstance(got, (int, float))
                            and close(got, want, tol, tol))
 
