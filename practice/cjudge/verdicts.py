@@ -42,3 +42,10 @@ def title(verdict: str, lang: str = "en") -> str:
     """The learner-facing title of a verdict code in ``lang`` ("en" or "zh")."""
     en, zh = TITLES[Verdict(verdict)]
     return zh if lang == "zh" else en
+
+
+def label(verdict: str, lang: str = "en") -> str:
+    """The title with its code when the code says something more: ``Over the byte budget
+    (over_budget)``, ``超时 (time_limit)``, but ``Deadlock``, not ``Deadlock (deadlock)``."""
+    name = title(verdict, lang)
+    return name if name.lower() == verdict.replace("_", " ") else f"{name} ({verdict})"

@@ -15,6 +15,7 @@ from rich.cells import cell_len
 
 from cjudge import __version__
 from cjudge.cli.commands import exit_status
+from cjudge.verdicts import label
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -55,7 +56,7 @@ def test_reference_json_has_every_case_with_bytes_against_the_bound():
 def test_plain_text_when_piped_and_exit_status_only_zero_on_accepted(tmp_path):
     ok = judge_cli("test", "alltoall-transpose", "exercises/alltoall-transpose/solution.py")
     assert ok.returncode == 0
-    assert "┃" not in ok.stdout and "verdict: Accepted (accepted)" in ok.stdout
+    assert "┃" not in ok.stdout and "verdict: Accepted: " in ok.stdout
     assert "8-ranks-k5-float64" in ok.stdout and "bound 280" in ok.stdout
     bad = judge_cli("test", "alltoall-transpose", "exercises/alltoall-transpose/starter.py",
                     "--lang", "zh")
@@ -220,3 +221,10 @@ def test_perfetto_flag_writes_the_case_as_chrome_trace_json(tmp_path):
     ranks = {e["args"]["name"] for e in trace["traceEvents"] if e["name"] == "process_name"}
     assert {f"rank {r} · modelled time" for r in range(4)} <= ranks
     assert any(e["ph"] == "s" for e in trace["traceEvents"])
+
+
+def test_a_verdict_label_never_repeats_its_code():
+    """"Deadlock (deadlock)" said it twice; a title that differs keeps its code."""
+    assert label("deadlock") == "Deadlock" and label("too_slow") == "Too slow"
+    assert label("over_budget") == "Over the byte budget (over_budget)"
+    assert label("deadlock", "zh") == "死锁 (deadlock)"

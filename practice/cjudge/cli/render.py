@@ -6,7 +6,7 @@ from rich.console import Console
 from rich.table import Table
 
 from ..units import format_seconds, format_size
-from ..verdicts import title
+from ..verdicts import label, title
 
 STYLE = {"accepted": "green", "wrong_answer": "red", "over_budget": "yellow", "too_slow": "yellow",
          "deadlock": "magenta", "time_limit": "magenta", "forbidden_primitive": "red"}
@@ -91,10 +91,12 @@ def show_result(console: Console, result: dict, lang: str) -> None:
                           f"{case['wall_ms']:.0f}", *((modelled(case),) if with_model else ()))
         console.print(table)
     verdict = result["verdict"]
-    head = f"{title(verdict, lang)} ({verdict}): {message(result, lang)}"
+    head = f"{label(verdict, lang)}: {message(result, lang)}"
     if console.is_terminal:
-        console.print(f"[bold {STYLE.get(verdict, 'red')}]{title(verdict, lang)}[/] "
-                      f"({verdict}): {message(result, lang)}", highlight=False)
+        name = title(verdict, lang)
+        code = label(verdict, lang)[len(name):]  # " (code)" when the title does not say it
+        console.print(f"[bold {STYLE.get(verdict, 'red')}]{name}[/]{code}: "
+                      f"{message(result, lang)}", highlight=False)
     else:
         console.print(f"verdict: {head}", markup=False, highlight=False)
     failing = next((c for c in result["cases"] if c["verdict"] != "accepted"), None)
