@@ -226,6 +226,6 @@ def preflight(settings: Settings) -> tuple[list[str], str]:
         engine = connect(settings)
     except EngineError as exc:
         return [f"{exc} (the docker sandbox needs the engine's socket and the runner image "
-                f"{settings.docker_image}: see README.md, Deploying with Docker Compose)"], ""
+                f"{settings.docker_image}: see docs/deploy.md)"], ""
     return [], (f"docker containers of {settings.docker_image} "
                 f"(engine {engine.version.get('Version', '?')})")

@@ -74,7 +74,7 @@ dtype = "float32"
 # The cost model: each case's trace replayed on the chapter's 8 × H100 at these sizes. `floor`
 # is the lowest modelled time (at each size) and the fewest bytes the busiest rank sends (in the
 # run) that any correct algorithm reaches; a run below it was mis-measured, so it is flagged and
-# never ranked. Formulas of n, S, alpha, beta (README, "Cost model").
+# never ranked. Formulas of n, S, alpha, beta (docs/model.md).
 [model]
 topology = "h100x8"
 sizes = ["4KiB", "1MB"]
