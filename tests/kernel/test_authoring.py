@@ -159,7 +159,7 @@ def test_a_broken_grader_is_named_in_its_step(tmp_path: Path) -> None:
 
 def test_check_of_an_unknown_id_suggests_new(tmp_path: Path) -> None:
     run = judge("check", "nope", root=tmp_path)
-    assert run.returncode == 2 and "judge.py new nope" in run.stdout
+    assert run.returncode == 2 and "judge.py new nope" in run.stderr and not run.stdout
 
 
 @pytest.mark.parametrize("draft", [True, False])
