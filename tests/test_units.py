@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from cjudge.units import SizeError, format_seconds, format_size, parse_size, parse_sizes
+from cjudge.units import SizeError, format_seconds, format_size, parse_size, parse_sizes, plural
 
 ROOT = Path(__file__).resolve().parents[1]
 SIZES = [8, 500, 1000, 1024, 1536, 4096, 10**6, 999_999, 19_800_000, 64 * 2**20, 10**9, 2**30,
@@ -64,3 +64,8 @@ def test_the_browser_writes_sizes_and_times_as_the_kernel_does() -> None:
     assert json.loads(out) == {"sizes": [format_size(n) for n in SIZES],
                                "seconds": [format_seconds(s) for s in SECONDS],
                                "four": format_seconds(73.889e-6, 4)}
+
+
+def test_plural_says_one_call_and_many_calls():
+    assert plural(1, "call") == "1 call" and plural(3, "call") == "3 calls"
+    assert plural(0, "element") == "0 elements" and plural(12000, "message") == "12,000 messages"

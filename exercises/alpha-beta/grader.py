@@ -164,13 +164,15 @@ def _busbw_slips(op: str, n: int, s: float, t: float) -> list[tuple[float, str, 
     return slips
 
 
-def _question(call: list, fn: str) -> str:
+def _question(call: list, fn: str) -> tuple[str, str]:
+    """The question a call asks, (English, Chinese)."""
     if fn == "modeled_time":
         algo, n, s, a, b = call
-        return (f"{algo} at n = {n}, S = {format_size(s)}, α = {format_seconds(a)}, "
-                f"β = {b / 1e9:g} GB/s")
+        values = f"n = {n}, S = {format_size(s)}, α = {format_seconds(a)}, β = {b / 1e9:g} GB/s"
+        return f"{algo} at {values}", f"{algo}（{values}）"
     op, n, s, t = call
-    return f"{op} at n = {n}, nbytes = {format_size(s)}, {format_seconds(t)}"
+    values = f"n = {n}, nbytes = {format_size(s)}, {format_seconds(t)}"
+    return f"{op} at {values}", f"{op}（{values}）"
 
 
 def diagnose(params: dict, world: int, inputs: list[dict], rank: int, index: int,
@@ -178,10 +180,10 @@ def diagnose(params: dict, world: int, inputs: list[dict], rank: int, index: int
     """Name the question and, when one explains the number, the slip: a wrong step count, a
     missing factor, a unit."""
     call, fn = inputs[rank]["call"], inputs[rank]["functions"][0]
-    where = _question(call, fn)
+    where, where_zh = _question(call, fn)
     if not isinstance(got, (int, float)) or isinstance(got, bool):
         return (f"{fn} must return a number (a float) for {where}",
-                f"对 {where}，{fn} 必须返回一个数（float）")
+                f"对 {where_zh}，{fn} 必须返回一个数（float）")
     want = (modeled_time if fn == "modeled_time" else busbw)(*call)
     if fn == "modeled_time":
         algo, n, s, a, b = call
@@ -197,5 +199,5 @@ def diagnose(params: dict, world: int, inputs: list[dict], rank: int, index: int
     close: Callable[[float], bool] = lambda v: math.isclose(got, v, rel_tol=1e-6)  # noqa: E731
     for value, en, zh in slips:
         if close(value):
-            return f"{where} is {shown}: {en}", f"{where} 应为 {shown}：{zh}"
-    return f"{where} is {shown}", f"{where} 应为 {shown}"
+            return f"{where} is {shown}: {en}", f"{where_zh} 应为 {shown}：{zh}"
+    return f"{where} is {shown}", f"{where_zh} 应为 {shown}"

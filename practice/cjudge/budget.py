@@ -14,11 +14,7 @@ only block p of rank 0's row (1 element)".
 from __future__ import annotations
 
 from .switch.trace import Message, Request, SwitchTrace
-
-
-def plural(count: int, one: str, many: str | None = None) -> str:
-    """``1 call``, ``3 calls``: a count and its noun."""
-    return f"{count} {one if count == 1 else many or one + 's'}"
+from .units import plural
 
 
 def ranks_text(ranks: list[int], zh: bool = False) -> str:

@@ -13,8 +13,9 @@ import sys
 from array import array
 from collections.abc import Callable
 
-from .budget import plural, ranks_text
+from .budget import ranks_text
 from .switch import functions
+from .units import plural
 
 SCALE = 16
 LIMIT = 4096

@@ -25,6 +25,7 @@ from .protocol import CaseSpec, RawCase, TensorData
 from .switch.accounting import bytes_per_rank, graded_calls
 from .switch.core import Limits
 from .switch.explain import deadlock_facts, deadlock_message
+from .units import plural
 from .verdicts import Verdict
 from .view.timeline import case_timeline
 
@@ -112,10 +113,10 @@ def _compare(exercise: Exercise, spec: CaseSpec, rank: int, got: Any,
              want: Any) -> tuple[str, str] | None:
     """None if ``got`` matches ``want`` (values: tensors, numbers, lists, tuples), else a
     learner-facing (English, Chinese) explanation of the first difference."""
-    what = "the argument" if exercise.output == "inplace" else "the return value"
+    what, what_zh = _result_name(exercise)
     for path, g, w in values.walk_pairs(got, want):
         where = f"case {spec['name']}, rank {rank}" + (f", {what}{path}" if path else "")
-        where_zh = f"用例 {spec['name']}，rank {rank}" + (f"，结果{path}" if path else "")
+        where_zh = f"用例 {spec['name']}，rank {rank}" + (f"，{what_zh}{path}" if path else "")
         if values.is_tensor(w):
             wrong = _compare_tensor(exercise, spec, rank, g, w, where, where_zh, path, what)
         else:
@@ -127,6 +128,17 @@ def _compare(exercise: Exercise, spec: CaseSpec, rank: int, got: Any,
         if wrong:
             return wrong
     return None
+
+
+def _result_name(exercise: Exercise) -> tuple[str, str]:
+    """What holds the result, (English, Chinese): the parameter the function leaves it in
+    (``grads`` of ``sync_grads(grads, bucket_bytes)``), or the return value."""
+    if exercise.output == "inplace":
+        name = exercise.signature.split("(", 1)[-1].split(",", 1)[0].split(")", 1)[0].strip()
+        if name.isidentifier():
+            return name, name
+        return "the argument", "参数"
+    return "the return value", "返回值"
 
 
 def _takes_path(exercise: Exercise) -> bool:
@@ -178,7 +190,7 @@ def _compare_tensor(exercise: Exercise, spec: CaseSpec, rank: int, got: Any, wan
         wrong = sum(1 for a, b in zip(got["data"], want["data"], strict=True)
                     if not values.element_matches(a, b, dtype))
         en = (f"{where}: first wrong element at index {index}: expected {_fmt(w)}, got {_fmt(g)} "
-              f"({wrong} of {len(want['data'])} elements wrong)")
+              f"({wrong} of {plural(len(want['data']), 'element')} wrong)")
         zh = (f"{where_zh}：第一个错误元素在下标 {index}：应为 {_fmt(w)}，实际为 {_fmt(g)}"
               f"（共 {len(want['data'])} 个元素中 {wrong} 个错误）")
         why = _diagnose(exercise, spec, rank, index, g, path)
@@ -213,19 +225,17 @@ def _rank_failure(exercise: Exercise, raw: RawCase) -> tuple[Verdict, str, str, 
         at_zh = f"rank {r} 第 {err['line']} 行" if err["line"] else f"rank {r}"
         if err["kind"] == "forbidden":
             op = DISPLAY.get(err.get("op", ""), err.get("op", "?"))
-            allowed = ", ".join(exercise.allowed)
-            return (Verdict.FORBIDDEN_PRIMITIVE,
-                    f"{at}: calls {op}, which this exercise does not allow (allowed: {allowed})",
-                    f"{at_zh}：调用了本题禁止的 {op}（只允许：{allowed}）", [])
+            return (Verdict.FORBIDDEN_PRIMITIVE, *_forbidden(exercise, at, at_zh, op), [])
         if err["kind"] == "memory":
             return (Verdict.MEMORY_LIMIT, f"{at} ran out of memory: {err['message']}",
                     f"{at_zh} 内存不足：{err['message']}", [err["traceback"]])
+        said_zh = err.get("message_zh", err["message"])  # the judge's words have a Chinese twin
         if err["kind"] == "signal":
             return (Verdict.RUNTIME_ERROR, f"rank {r} was killed: {err['message']}",
-                    f"rank {r} 被终止：{err['message']}", [])
+                    f"rank {r} {err.get('message_zh') or '被终止：' + err['message']}", [])
         hint, hint_zh = CONFINED_HINT if err["type"] == "PermissionError" else ("", "")
         return (Verdict.RUNTIME_ERROR, f"{at} raised {err['type']}: {err['message']}{hint}",
-                f"{at_zh} 抛出 {err['type']}：{err['message']}{hint_zh}", [err["traceback"]])
+                f"{at_zh} 抛出 {err['type']}：{said_zh}{hint_zh}", [err["traceback"]])
     return None
 
 
@@ -242,9 +252,14 @@ def _refused(exercise: Exercise, raw: RawCase) -> tuple[str, str] | None:
     # kind; else the switch's own name for the kind (never free text a rank reported)
     api = first["api"]
     call = api if CANONICAL.get(api) == first["kind"] else DISPLAY.get(first["kind"], "?")
-    allowed = ", ".join(exercise.allowed)
-    return (f"{at}: calls {call}, which this exercise does not allow (allowed: {allowed})",
-            f"{at_zh}：调用了本题禁止的 {call}（只允许：{allowed}）")
+    return _forbidden(exercise, at, at_zh, call)
+
+
+def _forbidden(exercise: Exercise, at: str, at_zh: str, call: str) -> tuple[str, str]:
+    """A refused call's message, (English, Chinese), with what the exercise allows."""
+    return (f"{at}: calls {call}, which this exercise does not allow (allowed: "
+            f"{', '.join(exercise.allowed)})",
+            f"{at_zh}：调用了本题禁止的 {call}（只允许：{'、'.join(exercise.allowed)}）")
 
 
 def grade_case(exercise: Exercise, spec: CaseSpec, raw: RawCase) -> dict:
@@ -380,7 +395,7 @@ def _check_messages(exercise: Exercise, spec: CaseSpec,
         return None
     what, what_zh = exercise.messages.algorithm
     return (Verdict.OVER_BUDGET,
-            f"correct, but rank {worst} sent {msgs[worst]:,} messages; {what} needs {limit} "
+            f"correct, but rank {worst} sent {plural(msgs[worst], 'message')}; {what} needs {limit} "
             "(every message counts, empty ones too)",
             f"结果正确，但 rank {worst} 发送了 {msgs[worst]:,} 条消息；{what_zh}只需要 {limit} 条"
             "（每条消息都计数，空消息也不例外）")
@@ -425,7 +440,7 @@ def summarize(exercise: Exercise, cases: list[dict], runtime: str, seed: int, st
     else:
         failing = next((c for c in cases if c["verdict"] != Verdict.ACCEPTED), None)
         verdict = Verdict(failing["verdict"]) if failing else Verdict.ACCEPTED
-        message = failing["message"] if failing else f"all {len(cases)} cases passed"
+        message = failing["message"] if failing else f"all {plural(len(cases), 'case')} passed"
         message_zh = failing["message_zh"] if failing else f"全部 {len(cases)} 个用例通过"
     result: dict[str, Any] = {
         "exercise": exercise.id, "verdict": verdict.value, "message": message,

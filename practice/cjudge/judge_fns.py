@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .protocol import TensorData
+from .protocol import TensorData, bilingual
 from .switch.core import SwitchError
 from .switch.functions import pack
 from .switch.reduce import DTYPES, values_of
@@ -29,7 +29,7 @@ def _integers(value: Any, to_data: Callable[[Any], TensorData | None], what: str
     items = data["data"] if data is not None else value
     if not isinstance(items, (list, tuple)) or not all(
             isinstance(v, int) or (isinstance(v, float) and v.is_integer()) for v in items):
-        raise TypeError(f"{what} must be a list of integers (必须是整数列表)")
+        raise bilingual(TypeError, f"{what} must be a list of integers", f"{what} 必须是整数列表")
     return [int(v) for v in items]
 
 
@@ -40,24 +40,26 @@ def make(value: dict[str, Any], port: Any, tensor: Callable[[TensorData], Any],
     request on ``port`` made at the learner's ``line()``."""
     name, handle, label = value.get("fn"), value.get("handle"), str(value.get("label", ""))
     if name not in SIGNATURES or isinstance(handle, bool) or not isinstance(handle, int):
-        raise ValueError(f"the judge has no function {name!r} (评测机没有函数 {name!r})")
+        raise bilingual(ValueError, f"the judge has no function {name!r}",
+                        f"评测机没有函数 {name!r}")
     params = SIGNATURES[name]
 
     def judge_function(*args: Any, **kwargs: Any) -> Any:
         if len(args) > len(params) or set(kwargs) != set(params[len(args):]):
-            raise TypeError(f"{label}() takes ({', '.join(params)}) "
-                            f"({label}() 的参数是 ({', '.join(params)}))")
+            raise bilingual(TypeError, f"{label}() takes ({', '.join(params)})",
+                            f"{label}() 的参数是 ({', '.join(params)})")
         bound = dict(zip(params, args, strict=False)) | kwargs
         data = to_data(bound[params[0]])
         if data is None or data["dtype"] not in DTYPES:
-            raise TypeError(f"{label}(): {params[0]} must be a tensor of one of "
-                            f"{', '.join(DTYPES)} ({params[0]} 必须是上述 dtype 的张量)")
+            raise bilingual(TypeError, f"{label}(): {params[0]} must be a tensor of one of "
+                            f"{', '.join(DTYPES)}", f"{label}()：{params[0]} 必须是 "
+                            f"{', '.join(DTYPES)} 之一的张量")
         extra = _integers(bound[params[1]], to_data, params[1]) if len(params) > 1 else None
         try:
             out = port.compute(handle, pack(data["data"], data["dtype"]), data["dtype"],
                                list(data["shape"]), extra, line())
         except (SwitchError, RuntimeError) as exc:  # the switch's refusal, on either runtime
-            raise ValueError(str(exc)) from None
+            raise bilingual(ValueError, str(exc), getattr(exc, "zh", None)) from None
         return tensor(TensorData(shape=list(data["shape"]), dtype=data["dtype"],
                                  data=values_of(out, data["dtype"]) or []))
 

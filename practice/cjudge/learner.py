@@ -16,7 +16,7 @@ from typing import Any
 
 from . import judge_fns, values
 from .primitives import DISPLAY
-from .protocol import ErrorKind, RankError
+from .protocol import ErrorKind, RankError, bilingual
 
 #: the learner's functions are compiled under this name prefix so that tracebacks can be told apart
 MODULE_PREFIX = "learner_rank"
@@ -46,16 +46,18 @@ def classify_error(exc: BaseException, filename: str) -> RankError:
     return learner_error(exc, filename)
 
 
-def exit_error(status: int, process: str, before: str) -> RankError:
+def exit_error(status: int, process: tuple[str, str], before: tuple[str, str]) -> RankError:
     """How the learner's code ended ``process`` (a wait status) without a report: a signal, or
     an exit. A SIGKILL is not taken for the out-of-memory killer: a sandbox that sees the OOM
     killer fire says so itself (``memory_limit``); the learner's own code can send one too."""
     if os.WIFSIGNALED(status):
         name = signal.Signals(os.WTERMSIG(status)).name
         return RankError(kind="signal", type=name, message=f"killed by {name}", traceback="",
-                         line=None)
+                         line=None, message_zh=f"被 {name} 终止")
+    code = os.WEXITSTATUS(status)
     return RankError(kind="exception", type="SystemExit", traceback="", line=None,
-                     message=f"{process} exited with status {os.WEXITSTATUS(status)} {before}")
+                     message=f"{process[0]} exited with status {code} {before[0]}",
+                     message_zh=f"{process[1]}{before[1]}以状态 {code} 退出")
 
 
 def compile_learner(code: str, filename: str) -> types.CodeType:
@@ -84,7 +86,8 @@ def learner_function(namespace: dict[str, object], name: str) -> Callable[..., A
     """The learner's function ``name``; a :class:`NameError` that says what to define."""
     function = namespace.get(name)
     if not callable(function):
-        raise NameError(f"your file must define a function `{name}` (你的文件需要定义函数 `{name}`)")
+        raise bilingual(NameError, f"your file must define a function `{name}`",
+                        f"你的文件需要定义函数 `{name}`")
     return function
 
 
@@ -116,13 +119,17 @@ def learner_error(exc: BaseException, filename: str, kind: ErrorKind = "exceptio
     lines = ["Traceback (most recent call last):\n"]
     lines += traceback.format_list(frames)
     lines += traceback.format_exception_only(type(exc), exc)
-    return RankError(
+    error = RankError(
         kind=kind,
         type=type(exc).__name__,
         message=str(exc),
         traceback="".join(lines),
         line=frames[-1].lineno if frames else None,
     )
+    zh = getattr(exc, "zh", None)
+    if isinstance(zh, str):
+        error["message_zh"] = zh
+    return error
 
 
 def caller_line(filename: str) -> int | None:

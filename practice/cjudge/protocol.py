@@ -17,6 +17,14 @@ Output = Literal["inplace", "return"]
 #: how a rank failed: an exception, a forbidden call, out of memory, or a signal
 ErrorKind = Literal["exception", "forbidden", "memory", "signal"]
 
+def bilingual(kind: type[Exception], en: str, zh: str | None) -> Exception:
+    """A ``kind`` exception raised to the learner with the judge's message ``en``, carrying its
+    Chinese twin ``zh`` (a rank reports it as ``RankError.message_zh``)."""
+    exc = kind(en)
+    exc.zh = zh  # type: ignore[attr-defined]  # read back by ``learner.learner_error``
+    return exc
+
+
 RankState = Literal["starting", "running", "blocked", "returned", "failed", "killed"]
 Stop = Literal["deadlock", "time_limit", "output_limit", "memory_limit", "trace_limit"]
 #: bytes the result channel carries for one job (the server's ``result_limit_bytes`` by
@@ -81,6 +89,8 @@ class RankError(TypedDict):
     traceback: str
     line: int | None
     op: NotRequired[str]  # for "forbidden": the canonical op refused
+    #: the message in Chinese, when the judge wrote it (a switch's refusal, a missing function)
+    message_zh: NotRequired[str]
 
 
 class RankReport(TypedDict):

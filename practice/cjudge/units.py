@@ -78,3 +78,8 @@ def format_seconds(seconds: float, digits: int = 3) -> str:
         if seconds >= scale:
             return f"{_digits(seconds / scale, digits)} {unit}"
     return f"{_digits(seconds * 1e9, digits)} ns"
+
+
+def plural(count: int, one: str, many: str | None = None) -> str:
+    """``1 call``, ``3 calls``: a count and its noun."""
+    return f"{count:,} {one if count == 1 else many or one + 's'}"

@@ -116,7 +116,8 @@ def test_comparison_walks_the_structure_and_names_the_place():
     want = {"tuple": [[tensor([1.0, 2.0]), tensor([3.0])], {"any": True}]}
     assert _message({"tuple": [[tensor([1.0, 2.0]), tensor([3.0])], "meta"]}, want) is None
     wrong = _message({"tuple": [[tensor([1.0, 2.0]), tensor([4.0])], 7]}, want)
-    assert wrong.startswith("case c, rank 0, the argument[0][1]: first wrong element at index 0")
+    # the parameter's own name, not "the argument[0][1]"
+    assert wrong.startswith("case c, rank 0, t[0][1]: first wrong element at index 0")
     assert "is a list of 1, expected a list of 2" in _message(
         {"tuple": [[tensor([1.0, 2.0])], 0]}, want)
     assert "is a dict, expected a tuple of 2" in _message({"object": "dict"}, want)

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..switch.trace import SwitchTrace
-from ..units import SizeError, format_seconds, format_size, parse_size
+from ..units import SizeError, format_seconds, format_size, parse_size, plural
 from .bound import NAMES, Bound
 from .replay import replay
 from .topology import ModelError, Topology, get_topology
@@ -242,7 +242,7 @@ def _dominant(row: dict[str, Any], topo: Topology) -> tuple[str, str, str, str]:
     alphas = {link.alpha for link in topo.links.values()}
     if lat >= xfer:
         per = format_seconds(next(iter(alphas))) if len(alphas) == 1 else "α"
-        return (f"Latency dominates: {steps} steps × {per} = {format_seconds(lat)} of your "
+        return (f"Latency dominates: {plural(steps, 'step')} × {per} = {format_seconds(lat)} of your "
                 f"{format_seconds(t)} (bytes/β: {format_seconds(xfer)}).",
                 f"延迟占主导：{steps} 步 × {per} = {format_seconds(lat)}（共 {format_seconds(t)}；"
                 f"字节/β 部分 {format_seconds(xfer)}）。",
@@ -250,7 +250,7 @@ def _dominant(row: dict[str, Any], topo: Topology) -> tuple[str, str, str, str]:
                 "other can run at the same time.", "减少先后相继的步数会更快：互不依赖的传输可以"
                 "同时进行。")
     return (f"Bandwidth dominates: {format_seconds(xfer)} of your {format_seconds(t)} is bytes/β "
-            f"on the critical path ({steps} steps × α = {format_seconds(lat)}).",
+            f"on the critical path ({plural(steps, 'step')} × α = {format_seconds(lat)}).",
             f"带宽占主导：{format_seconds(t)} 中有 {format_seconds(xfer)} 是关键路径上的字节/β"
             f"（{steps} 步 × α = {format_seconds(lat)}）。",
             "Send fewer bytes one after another: split the data so that every link works at "

@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..switch.trace import SwitchTrace
+from ..units import plural
 from .case import CaseModel
 
 #: at most this many groups of hops are named (the first ones and the last)
@@ -138,8 +139,7 @@ def explain(case: CaseModel, timeline: dict[str, Any], trace: SwitchTrace,
     if not hops:
         return case.composed()
     groups = _groups(hops)
-    noun = "transfer" if len(hops) == 1 else "transfers"
-    path = (f"Its critical path is {len(hops)} {noun} one after another: "
+    path = (f"Its critical path is {plural(len(hops), 'transfer')} one after another: "
             f"{'; '.join(g[0] for g in groups)}.",
             f"关键路径是先后相继的 {len(hops)} 次传输：{'；'.join(g[1] for g in groups)}。")
     pattern, advice = _pattern(hops, case.bound_steps, _serialised(trace), allowed)

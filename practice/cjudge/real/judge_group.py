@@ -24,7 +24,7 @@ import torch.distributed as dist
 
 from ..learner import ForbiddenPrimitive, caller_line
 from ..primitives import blocks_of, equal_blocks, row_elements, same_shapes, split_rows
-from ..protocol import TensorData
+from ..protocol import TensorData, bilingual
 from ..switch.wire import encode, read_frame
 
 BACKEND = "judge"
@@ -53,7 +53,7 @@ class ChannelPort:
         if "error" in header:
             if "forbidden" in header:
                 raise ForbiddenPrimitive(header["forbidden"], self.allowed, header.get("api"))
-            raise RuntimeError(header["error"])
+            raise bilingual(RuntimeError, header["error"], header.get("zh"))
         return header, data
 
     def where(self) -> tuple[int | None, str]:

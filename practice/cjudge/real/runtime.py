@@ -32,6 +32,9 @@ POLL_S = 0.004
 EXIT_REPORT_S = 1.0  # how long a rank that closed its channel has to be reported exited
 STARTUP_LIMIT_S = 120.0  # ranks started by torchrun import torch first; the time limit starts after
 PRACTICE_DIR = Path(__file__).resolve().parents[1]
+#: how a rank that ended without its result is named, (English, Chinese)
+PROCESS = ("the rank's process", "rank 的进程")
+BEFORE_RETURN = ("before its function returned", "在函数返回之前")
 
 
 def free_port() -> int:
@@ -140,12 +143,12 @@ def _reports(server: SwitchServer, exits: dict[int, int], stop: Stop | None) -> 
                                       output=record["output"], error=record["error"]))
         elif rank in exits:
             reports.append(RankReport(rank=rank, state="failed", output=None,
-                                      error=exit_error(exits[rank], "the rank's process",
-                                                       "before its function returned")))
+                                      error=exit_error(exits[rank], PROCESS, BEFORE_RETURN)))
         elif rank in switch.finished:  # its channel closed without a result: it is gone
             reports.append(RankReport(rank=rank, state="failed", output=None, error=RankError(
                 kind="exception", type="SystemExit", traceback="", line=None,
-                message="the rank's process ended before its function returned")))
+                message=f"{PROCESS[0]} ended {BEFORE_RETURN[0]}",
+                message_zh=f"{PROCESS[1]}{BEFORE_RETURN[1]}就结束了")))
         else:
             reports.append(None)
     return switch.reports(reports, stop)

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from ..learner import ForbiddenPrimitive
+from ..protocol import bilingual
 from ..switch.core import Forbidden, SwitchError
 from .context import Call, RankContext, current_allowed
 from .dtypes import DType
@@ -130,7 +131,7 @@ def _wait(ctx: RankContext, handle: int) -> tuple[int | None, bytes]:
     try:
         return ctx.port.wait(handle)
     except SwitchError as exc:
-        raise RuntimeError(str(exc)) from None
+        raise bilingual(RuntimeError, exc.en, exc.zh) from None
 
 
 def posted(post: Callable[[], T]) -> T:
@@ -140,7 +141,7 @@ def posted(post: Callable[[], T]) -> T:
     except Forbidden as exc:
         raise ForbiddenPrimitive(exc.kind, current_allowed(), exc.api) from None
     except SwitchError as exc:
-        raise RuntimeError(str(exc)) from None
+        raise bilingual(RuntimeError, exc.en, exc.zh) from None
 
 
 def isend(ctx: RankContext, t: Tensor, gid: int, dst: int, tag: int, call: Call) -> Work:

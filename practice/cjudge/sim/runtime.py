@@ -62,7 +62,8 @@ def run_case(job: JobSpec, case: CaseSpec) -> RawCase:
         return _ended(case, wall_ms, "running", None, "time_limit")
     if not data:
         return _ended(case, wall_ms, "failed",
-                      exit_error(status, "the ranks' process", "before the case ended"), None)
+                      exit_error(status, ("the ranks' process", "各 rank 的进程"),
+                                 ("before the case ended", "在用例结束之前")), None)
     answer = json.loads(data)
     if "crash" in answer:
         raise RuntimeError(f"the simulated runtime failed:\n{answer['crash']}")

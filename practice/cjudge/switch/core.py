@@ -92,7 +92,7 @@ def _never_completed(rec: Request) -> RankError:
         en = (f"{what} never completed: not every rank of its group made the same call before "
               "the ranks' functions returned")
         zh = f"{what_zh}从未完成：在各 rank 的函数返回之前，进程组中并非每个 rank 都做了同样的调用"
-    return RankError(kind="exception", type="RuntimeError", message=f"{en} ({zh})",
+    return RankError(kind="exception", type="RuntimeError", message=en, message_zh=zh,
                      traceback="", line=rec["line"])
 
 

@@ -81,7 +81,8 @@ def result_record(header: dict[str, Any]) -> dict[str, Any]:
         if not isinstance(error, dict) or not all(
                 isinstance(error.get(k), str) for k in ("kind", "type", "message", "traceback")) \
                 or error["kind"] not in ("exception", "forbidden", "memory", "signal"):
-            return {"output": None, "error": _broken("its error report was malformed")}
+            return {"output": None,
+                    "error": _broken("its error report was malformed", "它的错误报告格式错误")}
         line = error.get("line")
         clean = RankError(kind=error["kind"], type=error["type"][:200],
                           message=error["message"][:20000], traceback=error["traceback"][:50000],
@@ -89,21 +90,23 @@ def result_record(header: dict[str, Any]) -> dict[str, Any]:
                           else None)
         if isinstance(error.get("op"), str):
             clean["op"] = error["op"][:40]
+        if isinstance(error.get("message_zh"), str):
+            clean["message_zh"] = error["message_zh"][:20000]
         return {"output": None, "error": clean}
     try:
         return {"output": values.checked(output), "error": None}
     except values.Uncomparable as exc:  # the learner's to fix: say what, in both languages
         return {"output": None, "error": RankError(kind="exception", type="OverflowError",
-                                                   message=f"{exc.en} ({exc.zh})",
+                                                   message=exc.en, message_zh=exc.zh,
                                                    traceback="", line=None)}
     except ValueError:
-        return {"output": None, "error": _broken("its result was malformed")}
+        return {"output": None, "error": _broken("its result was malformed", "它的结果格式错误")}
 
 
-def _broken(why: str) -> RankError:
+def _broken(why: str, why_zh: str) -> RankError:
     return RankError(kind="exception", type="RuntimeError", traceback="", line=None,
-                     message=f"the judge could not read this rank's channel: {why} "
-                             f"(评测机无法读取该 rank 的通道)")
+                     message=f"the judge could not read this rank's channel: {why}",
+                     message_zh=f"评测机无法读取该 rank 的通道：{why_zh}")
 
 
 @dataclass(eq=False)
@@ -200,7 +203,7 @@ class SwitchServer:
         try:
             conn.frames.extend(conn.reader.feed(data))
         except MalformedFrame as exc:
-            self._drop(conn, _broken(str(exc)))
+            self._drop(conn, _broken(str(exc), f"通道上的字节不是有效的帧（{exc}）"))
             return
         self._serve(conn)
 
@@ -252,7 +255,8 @@ class SwitchServer:
         s, rank, local = self.switch, conn.rank, f["handle"]
         assert rank is not None
         if local in conn.handles or len(conn.handles) > 2 * s.limits.requests:
-            self._drop(conn, _broken("it reused or hoarded request numbers"))
+            self._drop(conn, _broken("it reused or hoarded request numbers",
+                                     "它重复使用或囤积了请求编号"))
             return
         try:
             if op == "post_send":
