@@ -292,6 +292,10 @@ def grade_case(exercise: Exercise, spec: CaseSpec, raw: RawCase) -> dict:
         verdict, en, zh = _judge_outputs(exercise, spec, raw, sent, bound)
         if verdict in (Verdict.ACCEPTED, Verdict.OVER_BUDGET):
             verdict, en, zh = _check_computes(exercise, spec, raw) or (verdict, en, zh)
+        if verdict in (Verdict.ACCEPTED, Verdict.OVER_BUDGET):
+            over = _check_memory(exercise, spec, raw, result)
+            if over is not None and verdict is Verdict.ACCEPTED:
+                verdict, en, zh = over
         if verdict is Verdict.ACCEPTED:
             verdict, en, zh = _check_traffic(exercise, spec, raw) or (verdict, en, zh)
         # a finished, correct run; without input tensors (S = 0) there is nothing to scale
@@ -430,6 +434,23 @@ def _check_computes(exercise: Exercise, spec: CaseSpec,
     why = check(spec["params"], spec["world_size"], spec["inputs"],
                 raw["trace"].get("computes", []))
     return (Verdict.WRONG_ANSWER, why[0], why[1]) if why else None
+
+
+def _check_memory(exercise: Exercise, spec: CaseSpec, raw: RawCase,
+                  result: dict[str, Any]) -> tuple[Verdict, str, str] | None:
+    """The grader's optional ``memory(params, world, inputs, trace)`` on a correct answer: the
+    peak of what the judge counts alive from its functions' calls (``peak``, ``bound``,
+    ``what``, ``what_zh``; ``message``, ``message_zh`` when over), kept as the case's
+    ``memory``; memory_limit when the peak is over the bound."""
+    count = getattr(exercise.grader, "memory", None)
+    if count is None:
+        return None
+    memory = count(spec["params"], spec["world_size"], spec["inputs"], raw["trace"])
+    result["memory"] = {k: memory[k] for k in ("peak", "bound", "what", "what_zh")}
+    if memory["peak"] <= memory["bound"]:
+        return None
+    return (Verdict.MEMORY_LIMIT, f"correct, but {memory['message']}",
+            f"结果正确，但{memory['message_zh']}")
 
 
 def summarize(exercise: Exercise, cases: list[dict], runtime: str, seed: int, stdout: str = "",

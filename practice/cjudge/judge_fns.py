@@ -4,9 +4,12 @@ expert): a callable that sends its arguments to the switch, which applies the fu
 
 The rank's input names the function by a handle (``{"fn": name, "handle": k, "label": ...}``).
 A call takes a tensor and, for some functions, a list of small integers (an expert's ``counts``:
-a list, a tuple or an integer tensor); its bytes go to the switch with the learner's line, and
-the output comes back as a new tensor of the same shape and dtype. Runtime-agnostic: the caller
-passes its tensors' plain-data converters.
+a list, a tuple or an integer tensor) or a second tensor before it (a layer's parameters, a
+backward's stashed input: both travel in one payload); its bytes go to the switch with the
+learner's line, and the output comes back as a new tensor of the last tensor's shape and dtype.
+A generator (``gradients``) takes nothing: calling it gives an iterator whose every step is one
+request, answering the next item. Runtime-agnostic: the caller passes its tensors' plain-data
+converters.
 """
 
 from __future__ import annotations
@@ -16,11 +19,14 @@ from typing import Any
 
 from .protocol import TensorData, bilingual
 from .switch.core import SwitchError
-from .switch.functions import pack
+from .switch.functions import PAIRS, pack
 from .switch.reduce import DTYPES, values_of
 
-#: name -> the names of its parameters: a tensor, then at most one list of integers
-SIGNATURES: dict[str, tuple[str, ...]] = {"affine": ("x",), "expert": ("tokens", "counts")}
+#: name -> the names of its parameters: a tensor, then at most one list of integers; a pair's
+#: (``functions.PAIRS``) two tensors; a generator's none
+SIGNATURES: dict[str, tuple[str, ...]] = {"affine": ("x",), "expert": ("tokens", "counts"),
+                                          "layer": ("params", "x"), "backward": ("x", "grad"),
+                                          "gradients": ()}
 
 
 def _integers(value: Any, to_data: Callable[[Any], TensorData | None], what: str) -> list[int]:
@@ -44,24 +50,47 @@ def make(value: dict[str, Any], port: Any, tensor: Callable[[TensorData], Any],
                         f"评测机没有函数 {name!r}")
     params = SIGNATURES[name]
 
+    def request(payload: bytes, dtype: str, shape: list[int], extra: list[int] | None) -> Any:
+        """The output of one call; a generator's item (``shape`` [0]: no input) is 1-D."""
+        try:
+            out = port.compute(handle, payload, dtype, shape, extra, line())
+        except (SwitchError, RuntimeError) as exc:  # the switch's refusal, on either runtime
+            raise bilingual(ValueError, str(exc), getattr(exc, "zh", None)) from None
+        data = values_of(out, dtype) or []
+        return tensor(TensorData(shape=shape if params else [len(data)], dtype=dtype, data=data))
+
+    def tensor_data(arg: Any, what: str) -> TensorData:
+        data = to_data(arg)
+        if data is None or data["dtype"] not in DTYPES:
+            raise bilingual(TypeError, f"{label}(): {what} must be a tensor of one of "
+                            f"{', '.join(DTYPES)}", f"{label}()：{what} 必须是 "
+                            f"{', '.join(DTYPES)} 之一的张量")
+        return data
+
+    def items() -> Any:
+        for _ in range(int(value.get("count", 0))):
+            yield request(b"", str(value.get("dtype", "float32")), [0], None)
+
     def judge_function(*args: Any, **kwargs: Any) -> Any:
         if len(args) > len(params) or set(kwargs) != set(params[len(args):]):
             raise bilingual(TypeError, f"{label}() takes ({', '.join(params)})",
                             f"{label}() 的参数是 ({', '.join(params)})")
+        if not params:
+            return items()
         bound = dict(zip(params, args, strict=False)) | kwargs
-        data = to_data(bound[params[0]])
-        if data is None or data["dtype"] not in DTYPES:
-            raise bilingual(TypeError, f"{label}(): {params[0]} must be a tensor of one of "
-                            f"{', '.join(DTYPES)}", f"{label}()：{params[0]} 必须是 "
-                            f"{', '.join(DTYPES)} 之一的张量")
-        extra = _integers(bound[params[1]], to_data, params[1]) if len(params) > 1 else None
-        try:
-            out = port.compute(handle, pack(data["data"], data["dtype"]), data["dtype"],
-                               list(data["shape"]), extra, line())
-        except (SwitchError, RuntimeError) as exc:  # the switch's refusal, on either runtime
-            raise bilingual(ValueError, str(exc), getattr(exc, "zh", None)) from None
-        return tensor(TensorData(shape=list(data["shape"]), dtype=data["dtype"],
-                                 data=values_of(out, data["dtype"]) or []))
+        main = params[-1] if name in PAIRS else params[0]  # the tensor the output is shaped as
+        data = tensor_data(bound[main], main)
+        payload, extra = pack(data["data"], data["dtype"]), None
+        if name in PAIRS:
+            first = tensor_data(bound[params[0]], params[0])
+            if first["dtype"] != data["dtype"]:
+                raise bilingual(TypeError, f"{label}(): {params[0]} and {params[1]} must have "
+                                "one dtype", f"{label}()：{params[0]} 与 {params[1]} 的 dtype "
+                                "必须相同")
+            payload, extra = pack(first["data"], data["dtype"]) + payload, [len(first["data"])]
+        elif len(params) > 1:
+            extra = _integers(bound[params[1]], to_data, params[1])
+        return request(payload, data["dtype"], list(data["shape"]), extra)
 
     judge_function.__name__ = judge_function.__qualname__ = label or name
     return judge_function

@@ -202,8 +202,14 @@ def nbytes(value: Any) -> int:
 
 
 def input_bytes(case: CaseSpec, rank: int = 0) -> int:
-    """A case's S in the run: the bytes of rank ``rank``'s input tensors (a ``CaseSpec``)."""
-    return nbytes(case["inputs"][rank])
+    """A case's S in the run: the bytes of rank ``rank``'s input tensors (a ``CaseSpec``), those
+    a judge's generator yields to it included (a backward's gradients)."""
+    value = case["inputs"][rank]
+    items = [item for _, leaf in leaves(value.get("call", value) if isinstance(value, dict)
+                                        else value)
+             if isinstance(leaf, dict) and "fn" in leaf
+             for item in (leaf.get("params") or {}).get("items", [])]
+    return nbytes(value) + nbytes(items)
 
 
 def element_size(case: CaseSpec) -> int:

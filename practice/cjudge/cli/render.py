@@ -25,13 +25,23 @@ def modelled(case: dict) -> str:
                       for r in model.get("sizes", []))
 
 
+def memory(case: dict, lang: str = "en") -> str:
+    """A case's memory bound, e.g. ``memory 2/2 gathered layers`` ("" if it has none)."""
+    held = case.get("memory")
+    if not held:
+        return ""
+    what = held["what_zh"] if lang == "zh" else held["what"]
+    return f"{'内存' if lang == 'zh' else 'memory'} {held['peak']}/{held['bound']} {what}"
+
+
 def case_line(case: dict) -> str:
-    """One case as a plain line: name, ranks, verdict, max bytes sent over the bound, time."""
+    """One case as a plain line: name, ranks, verdict, max bytes sent over the bound, time,
+    modelled times and the memory bound."""
     per_rank = " ".join(str(b) for b in case["bytes_sent"])
-    model = modelled(case)
+    model, held = modelled(case), memory(case)
     return (f"{case['name']:<24} n={case['world_size']:<2} {case['verdict']:<20} "
             f"bytes/rank [{per_rank}] bound {case['bytes_bound']}  {case['wall_ms']:.0f} ms"
-            + (f"  modelled {model}" if model else ""))
+            + (f"  modelled {model}" if model else "") + (f"  {held}" if held else ""))
 
 
 def message(item: dict, lang: str) -> str:
@@ -80,15 +90,18 @@ def show_result(console: Console, result: dict, lang: str) -> None:
     if console.is_terminal and result["cases"]:
         table = Table(title=f"{result['exercise']} — {result['runtime']}")
         with_model = any(case.get("model") for case in result["cases"])
+        with_memory = any(case.get("memory") for case in result["cases"])
         for col in ("case", "ranks", "verdict", "bytes sent per rank", "bound", "ms",
-                    *(("modelled time",) if with_model else ())):
+                    *(("modelled time",) if with_model else ()),
+                    *(("memory",) if with_memory else ())):
             table.add_column(col, justify="right" if col in ("ranks", "bound", "ms") else "left")
         for case in result["cases"]:
             style = STYLE.get(case["verdict"], "red")
             table.add_row(case["name"], str(case["world_size"]),
                           f"[{style}]{title(case['verdict'], lang)}[/]",
                           " ".join(str(b) for b in case["bytes_sent"]), str(case["bytes_bound"]),
-                          f"{case['wall_ms']:.0f}", *((modelled(case),) if with_model else ()))
+                          f"{case['wall_ms']:.0f}", *((modelled(case),) if with_model else ()),
+                          *((memory(case, lang),) if with_memory else ()))
         console.print(table)
     verdict = result["verdict"]
     head = f"{label(verdict, lang)}: {message(result, lang)}"

@@ -164,6 +164,7 @@ class Switch:
         self._waits: list[Wait] = []
         self._refused: list[Refusal] = []
         self._computes: list[Compute] = []
+        self._yielded: dict[tuple[int, int], int] = {}  # (rank, generator's handle) -> items
         # each rank's judge functions, by handle (its input keeps only the handles)
         split = [functions.split(value) for value in self.inputs]
         self.inputs = [value for value, _ in split]
@@ -224,26 +225,38 @@ class Switch:
         name, params = table[handle]
         if line is not None and (isinstance(line, bool) or not isinstance(line, int)):
             line = None
-        elements = self._compute_elements(payload, dtype, shape)
         if args is not None and (not isinstance(args, list) or len(args) > 4096 or any(
                 isinstance(a, bool) or not isinstance(a, int) for a in args)):
             raise SwitchError("malformed compute call", "计算调用格式错误")
-        self._count_one()
         try:
-            out = functions.apply(name, params, payload, dtype, shape, args)
+            cut = functions.front(name, args)
+            elements = self._compute_elements(payload, dtype, shape, cut)
+            self._count_one()
+            if name in functions.GENERATORS:  # its next item: charged by the item's size
+                index = self._yielded.get((rank, handle), 0)
+                data, dtype = functions.item(params, index)
+                self._yielded[(rank, handle)] = index + 1
+                out, elements = functions.pack(data, dtype), len(data)
+            else:
+                out = functions.apply(name, params, payload, dtype, shape, args)
         except functions.FunctionError as exc:
             raise SwitchError(exc.en, exc.zh) from None
+        cut *= DTYPES[dtype][1]
         record = Compute(rank=rank, name=name, line=line, t=self.t,
                          units=functions.units(params, elements), dtype=dtype, elements=elements,
-                         input=functions.digest(payload), output=functions.digest(out))
+                         input=functions.digest(payload[cut:]), output=functions.digest(out))
+        if cut:
+            record["inputs"] = [functions.digest(payload[:cut]), record["input"]]
         message = self._delivered.get((rank, record["input"]))
         if message is not None:
             record["message"] = message
         self._computes.append(record)
         return out
 
-    def _compute_elements(self, payload: bytes, dtype: str, shape: list[int]) -> int:
-        """The elements of a compute call's tensor, once its bytes, dtype and shape agree."""
+    def _compute_elements(self, payload: bytes, dtype: str, shape: list[int],
+                          before: int = 0) -> int:
+        """The elements of a compute call's (last) tensor, once its bytes, dtype and shape
+        agree, with ``before`` elements of a first tensor ahead of it."""
         if not isinstance(dtype, str) or dtype not in DTYPES or not isinstance(shape, list) or \
                 len(shape) > 16 or any(isinstance(d, bool) or not isinstance(d, int) or d < 0
                                        for d in shape):
@@ -251,12 +264,12 @@ class Switch:
         elements = 1
         for d in shape:
             elements *= d
-        if elements > self.limits.compute_elements:
+        if elements + before > self.limits.compute_elements:
             raise SwitchError(f"a judge's function takes at most {self.limits.compute_elements} "
-                              f"elements at once, not {elements}",
+                              f"elements at once, not {elements + before}",
                               f"评测机的函数一次最多处理 {self.limits.compute_elements} 个元素，"
-                              f"而不是 {elements} 个")
-        if elements * DTYPES[dtype][1] != len(payload):
+                              f"而不是 {elements + before} 个")
+        if (elements + before) * DTYPES[dtype][1] != len(payload):
             raise SwitchError("malformed compute call: the tensor's bytes do not fit its shape",
                               "计算调用格式错误：张量的字节数与形状不符")
         return elements

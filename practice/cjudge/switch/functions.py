@@ -1,12 +1,16 @@
-"""The functions the judge hands a learner's call (a pipeline stage, an expert), applied here.
+"""The functions the judge hands a learner's call (a pipeline stage, an expert, a layer, a
+backward), applied here.
 
 A grader passes one as the value ``{"fn": name, "params": {...}}``. The switch keeps the params
-(:func:`split`): the rank's input holds only ``{"fn": name, "handle": k, "label": ...}``, and a
-call is a ``compute`` request that carries the tensor's bytes, dtype and shape (and small integer
-arguments such as an expert's ``counts``) to the switch, which applies the function with
-:func:`apply` and answers the output's bytes (same shape and dtype). Pure Python over raw
-little-endian bytes, like ``reduce``: the same on every runtime. The charge is the switch's:
-``params["unit"]`` elements make one unit (:func:`units`), so batching work saves nothing.
+(:func:`split`): the rank's input holds only ``{"fn": name, "handle": k, "label": ...}`` (and the
+params :data:`PUBLIC` names), and a call is a ``compute`` request that carries the tensor's
+bytes, dtype and shape (and small integer arguments such as an expert's ``counts``) to the
+switch, which applies the function with :func:`apply` and answers the output's bytes (the shape
+and dtype of the call's last tensor). A function of two tensors (:data:`PAIRS`) gets both in
+one payload, the first's elements in ``args[0]``; a generator (:data:`GENERATORS`) takes no
+tensor and answers its next item. Pure Python over raw little-endian bytes, like ``reduce``:
+the same on every runtime. The charge is the switch's: ``params["unit"]`` elements make one unit
+(:func:`units`), so batching work saves nothing.
 """
 
 from __future__ import annotations
@@ -62,9 +66,35 @@ def _expert(params: dict[str, Any], x: list[Any], shape: list[int],
     return out
 
 
+def _layer(params: dict[str, Any], w: list[Any], x: list[Any]) -> list[Any]:
+    """A layer whose parameters come with the call: ``x + Σ_j (j + 1) · w[j]`` elementwise, so
+    the layer's full parameters, in order, decide its output."""
+    shift = sum((j + 1) * v for j, v in enumerate(w))
+    return [v + shift for v in x]
+
+
+def _backward(params: dict[str, Any], x: list[Any], grad: list[Any]) -> list[Any]:
+    """A stage's backward: the gradient of its input from the input ``x`` it stashed in the
+    forward and the gradient ``grad`` of its output, ``grad + x + shift``."""
+    if len(x) != len(grad):
+        raise FunctionError(f"backward: x has {len(x)} elements, grad {len(grad)}; they are one "
+                            "microbatch's input and output gradient (the same shape)",
+                            f"backward：x 有 {len(x)} 个元素，grad 有 {len(grad)} 个；它们是同一个"
+                            "微批次的输入与输出梯度（形状相同）")
+    shift = params.get("shift", 0)
+    return [g + v + shift for v, g in zip(x, grad, strict=True)]
+
+
 #: name -> the function over a tensor's elements (and its small integer arguments)
 FUNCTIONS: dict[str, Callable[[dict[str, Any], list[Any], list[int], list[int] | None],
                               list[Any]]] = {"affine": _affine, "expert": _expert}
+#: name -> the function of two tensors' elements
+PAIRS: dict[str, Callable[[dict[str, Any], list[Any], list[Any]], list[Any]]] = {
+    "layer": _layer, "backward": _backward}
+#: generators: each call answers the next of ``params["items"]`` (tensors), none once all are
+GENERATORS = frozenset({"gradients"})
+#: name -> the params the rank may see (the generator's item count and dtype)
+PUBLIC: dict[str, tuple[str, ...]] = {"gradients": ("count", "dtype")}
 
 
 def split(value: Any) -> tuple[Any, list[tuple[str, dict[str, Any]]]]:
@@ -78,12 +108,14 @@ def split(value: Any) -> tuple[Any, list[tuple[str, dict[str, Any]]]]:
         if not isinstance(v, dict) or "data" in v:
             return v
         if "fn" in v:
-            if v["fn"] not in FUNCTIONS:
-                raise ValueError(f"the judge has no function {v['fn']!r}")
+            name = v["fn"]
+            if name not in FUNCTIONS and name not in PAIRS and name not in GENERATORS:
+                raise ValueError(f"the judge has no function {name!r}")
             params = dict(v.get("params") or {})
-            table.append((str(v["fn"]), params))
-            return {"fn": str(v["fn"]), "handle": len(table) - 1,
-                    "label": str(params.get("label", v["fn"]))}
+            table.append((str(name), params))
+            return {"fn": str(name), "handle": len(table) - 1,
+                    "label": str(params.get("label", name)),
+                    **{k: params[k] for k in PUBLIC.get(name, ()) if k in params}}
         return {k: walk(item) for k, item in v.items()}
 
     return walk(value), table
@@ -108,18 +140,43 @@ def pack(values: list[Any], dtype: str) -> bytes:
     return array(DTYPES[dtype][0], values).tobytes()
 
 
+def front(name: str, args: list[int] | None) -> int:
+    """Elements of a call's payload before its last tensor: a pair's first tensor's
+    (``args[0]``), else none; :class:`FunctionError` if ``args`` do not say it."""
+    if name not in PAIRS:
+        return 0
+    if args is None or len(args) != 1 or args[0] < 0:
+        raise FunctionError(f"{name} takes two tensors", f"{name} 接受两个张量")
+    return args[0]
+
+
+def item(params: dict[str, Any], index: int) -> tuple[list[Any], str]:
+    """A generator's ``index``-th item (its elements and dtype); :class:`FunctionError` past
+    the last."""
+    items = params.get("items") or []
+    if index >= len(items):
+        raise FunctionError(f"the generator has yielded all its {len(items)} items",
+                            f"生成器的 {len(items)} 项已全部产出")
+    return list(items[index]["data"]), str(items[index]["dtype"])
+
+
 def apply(name: str, params: dict[str, Any], payload: bytes, dtype: str, shape: list[int],
           args: list[int] | None) -> bytes:
     """The output bytes of the judge's function ``name`` on a tensor of ``shape`` and ``dtype``
-    given as ``payload`` (checked by the caller), with ``args``; :class:`FunctionError` if the
-    function cannot take them."""
+    given as ``payload`` (checked by the caller; a pair's first tensor before it, see
+    :func:`front`), with ``args``; :class:`FunctionError` if the function cannot take them."""
     typecode, _, kind = DTYPES[dtype]
     if kind == 0:
         raise FunctionError("a judge's function takes a tensor of numbers, not of bool",
                             "评测机的函数只接受数值张量，不接受 bool 张量")
     x = array(typecode)
     x.frombytes(payload)
-    out = FUNCTIONS[name](params, x.tolist(), shape, args)
+    values = x.tolist()
+    if name in PAIRS:
+        cut = front(name, args)
+        out = PAIRS[name](params, values[:cut], values[cut:])
+    else:
+        out = FUNCTIONS[name](params, values, shape, args)
     try:
         return pack(out, dtype)
     except (OverflowError, TypeError):

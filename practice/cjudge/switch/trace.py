@@ -130,9 +130,10 @@ class Compute(TypedDict):
     t: int
     units: int  # calls' worth: ⌈elements / params["unit"]⌉, at least 1
     dtype: str
-    elements: int  # of the input tensor
-    input: str  # ``functions.digest`` of the input's bytes
+    elements: int  # of the (last) input tensor; a generator's: of the item it answered
+    input: str  # ``functions.digest`` of the input's bytes (a pair's last tensor's)
     output: str  # the same of the output's
+    inputs: NotRequired[list[str]]  # a function of two tensors: both digests, in order
     message: NotRequired[int]  # id of a graded message to this rank with exactly these bytes
 
 
