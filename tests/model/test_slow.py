@@ -60,7 +60,7 @@ def test_blocking_calls_in_turn_are_named_as_serialised_steps():
     assert re.search(r"Sends and receives do not overlap: rank \d waits for its (send|receive) "
                      r"\(line 1[78]\) before it posts its (receive|send) \(line 1[78]\), so each "
                      r"step costs two message times: 6 in a row where the bound pays for 3\.", en)
-    assert "bound 3 × 5 µs + 1.5 × 4.55 ns = 15 µs" not in en  # counts stay whole
+    assert "the bound 3 × 5 µs + 6.83 ns = 15 µs" in en  # (n−1)/n·S/β as the time it takes
     assert en.endswith("Post each step's send and receive together (isend and irecv, then wait "
                        "on both): a step then costs one message time.")
     assert "发送与接收没有重叠" in zh and "每一步要花两次消息的时间" in zh
@@ -75,3 +75,31 @@ def test_a_chain_is_named_with_its_ranks():
     assert "A chain: each transfer waits for the one before, 7 in a row through 8 ranks, where " \
            "the bound pays for 3." in case["message"]
     assert "这是一条链" in case["message_zh"]
+
+
+def test_every_transfer_into_one_rank_is_named_as_its_port():
+    case = judged("tree-reduce", "all_send_to_dst.py")
+    assert case["verdict"] == "too_slow"
+    assert "line 10: rank 0 → 6, 1 → 6, 2 → 6, 3 → 6, 4 → 6, 5 → 6, 7 → 6 (steps 1–7)" \
+        in case["message"]
+    assert "Every transfer on it goes into rank 6, whose port takes one at a time: 7 in a row " \
+           "where the bound pays for 3." in case["message"]
+    assert "其中每次传输都进入 rank 6，而它的端口一次只能传一条" in case["message_zh"]
+    assert "binomial tree" in case["message"]  # the exercise's own advice
+
+
+def test_blocks_passed_round_one_at_a_time_are_named():
+    case = judged("all-gather", "one_block_at_a_time.py")
+    assert case["verdict"] == "too_slow"
+    assert "Only one transfer is ever in flight: each waits for the one before, 12 in a row " \
+           "where the bound pays for 3." in case["message"]
+    assert "do not overlap" not in case["message"]  # not blocking calls in turn
+    assert "任何时刻都只有一次传输在进行" in case["message_zh"]
+
+
+def test_a_path_that_starts_at_a_computation_names_its_one_transfer():
+    case = judged("pipeline-gpipe", "blocking_send.py")
+    assert case["verdict"] == "too_slow"
+    assert re.search(r"Its critical path ends in one transfer: line \d+: rank \d → \d "
+                     r"\(step \d+\)\.", case["message"])
+    assert "1 transfer one after another" not in case["message"]

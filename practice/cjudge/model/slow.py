@@ -4,10 +4,12 @@ The timeline (``cjudge.view.timeline``) walks back from the last rank to finish 
 transfers each one waited for, at the size the bound judged worst. Its hops, with the lines that
 posted them, say which ranks and steps make the run long; their shape names the pattern:
 
-* **serialised**: a rank's send completes before it posts its receive (blocking calls in turn),
-  so each step costs two message times;
 * **a chain**: each transfer forwards what the one before brought, through distinct ranks, more
-  of them in a row than the bound allows.
+  of them in a row than the bound allows;
+* **one port**: every transfer goes into (or out of) one rank, whose port takes one at a time;
+* **one at a time**: no two transfers of the whole run are ever in flight together;
+* **serialised**: a rank's send completes before it posts its receive (blocking calls in turn),
+  so each step costs two message times.
 """
 
 from __future__ import annotations
@@ -15,7 +17,6 @@ from __future__ import annotations
 from typing import Any
 
 from ..switch.trace import SwitchTrace
-from ..units import plural
 from .case import CaseModel
 
 #: at most this many groups of hops are named (the first ones and the last)
@@ -93,38 +94,53 @@ def _serialised(trace: SwitchTrace) -> set[int]:
     return {r for r, k in kinds.items() if len(k) == 2 and r not in overlapped}
 
 
+def _one_at_a_time(timeline: dict[str, Any]) -> bool:
+    """Whether no two transfers of the timeline overlap in modelled time."""
+    spans = sorted((m["t0"], m["t1"]) for m in timeline.get("messages", [])
+                   if m.get("t0") is not None and m.get("t1") is not None)
+    return bool(spans) and all(start >= before[1] - 1e-6 * max(before[1], 1.0)
+                               for before, (start, _) in zip(spans, spans[1:], strict=False))
+
+
 def _pattern(hops: list[dict[str, Any]], bound_steps: float, serialised: set[int],
-             allowed: tuple[str, ...]) -> tuple[tuple[str, str], tuple[str, str] | None]:
-    """The pattern the hops show, (English, Chinese), and the advice it calls for, if any."""
+             alone: bool, allowed: tuple[str, ...]
+             ) -> tuple[tuple[str, str], tuple[str, str] | None]:
+    """The pattern the hops show, (English, Chinese), and the advice it calls for, if any.
+    ``alone``: no two transfers of the run overlap in time."""
     if len(hops) < 2 or any("src" not in h for h in hops) or len(hops) <= bound_steps:
         return ("", ""), None
     pairs = list(zip(hops, hops[1:], strict=False))
     ranks = [hops[0]["src"], *(h["dst"] for h in hops)]
-    bound = _count(bound_steps)
+    bound, many = _count(bound_steps), len(hops)
     if all(b["src"] == a["dst"] for a, b in pairs) and len(set(ranks)) == len(ranks):
-        return ((f"A chain: each transfer waits for the one before, {len(hops)} in a row through "
+        return ((f"A chain: each transfer waits for the one before, {many} in a row through "
                  f"{len(ranks)} ranks, where the bound pays for {bound}.",
                  f"这是一条链：每次传输都要等前一次完成，{len(ranks)} 个 rank 之间连续 "
-                 f"{len(hops)} 次，而上限只计 {bound} 次。"), None)
-    for a, b in pairs:
-        if b["src"] == a["dst"] and a["dst"] in serialised:  # received, then sent
-            rank, first, then = a["dst"], ("receive", a["recv_line"]), ("send", b["line"])
-            first_zh, then_zh = "接收", "发送"
-        elif b["dst"] == a["src"] and a["src"] in serialised:  # sent, then received
-            rank, first, then = a["src"], ("send", a["line"]), ("receive", b["recv_line"])
-            first_zh, then_zh = "发送", "接收"
-        else:
-            continue
-        overlap = "isend" in allowed and "irecv" in allowed
-        return ((f"Sends and receives do not overlap: rank {rank} waits for its {first[0]} "
-                 f"(line {first[1]}) before it posts its {then[0]} (line {then[1]}), so each "
-                 f"step costs two message times: {len(hops)} in a row where the bound pays for "
-                 f"{bound}.",
-                 f"发送与接收没有重叠：rank {rank} 等{first_zh}（第 {first[1]} 行）完成后才发出"
-                 f"{then_zh}（第 {then[1]} 行），所以每一步要花两次消息的时间：连续 {len(hops)} "
-                 f"次，而上限只计 {bound} 次。"), OVERLAP if overlap else None)
-    return ((f"That is {len(hops)} transfers in a row where the bound pays for {bound}.",
-             f"这是连续 {len(hops)} 次传输，而上限只计 {bound} 次。"), None)
+                 f"{many} 次，而上限只计 {bound} 次。"), None)
+    for end, way, way_zh in (("dst", "into", "进入"), ("src", "out of", "离开")):
+        if len({h[end] for h in hops}) == 1:
+            rank = hops[0][end]
+            return ((f"Every transfer on it goes {way} rank {rank}, whose port takes one at a "
+                     f"time: {many} in a row where the bound pays for {bound}.",
+                     f"其中每次传输都{way_zh} rank {rank}，而它的端口一次只能传一条：连续 "
+                     f"{many} 次，而上限只计 {bound} 次。"), None)
+    if alone:
+        return ((f"Only one transfer is ever in flight: each waits for the one before, {many} "
+                 f"in a row where the bound pays for {bound}.",
+                 f"任何时刻都只有一次传输在进行：每次传输都要等前一次完成，连续 {many} 次，而上限"
+                 f"只计 {bound} 次。"), None)
+    for a, b in pairs:  # a rank's send completed before it posted its receive
+        if b["dst"] == a["src"] and a["src"] in serialised:
+            overlap = "isend" in allowed and "irecv" in allowed
+            return ((f"Sends and receives do not overlap: rank {a['src']} waits for its send "
+                     f"(line {a['line']}) before it posts its receive (line {b['recv_line']}), "
+                     f"so each step costs two message times: {many} in a row where the bound "
+                     f"pays for {bound}.",
+                     f"发送与接收没有重叠：rank {a['src']} 等发送（第 {a['line']} 行）完成后才"
+                     f"发出接收（第 {b['recv_line']} 行），所以每一步要花两次消息的时间：连续 "
+                     f"{many} 次，而上限只计 {bound} 次。"), OVERLAP if overlap else None)
+    return ((f"That is {many} transfers in a row where the bound pays for {bound}.",
+             f"这是连续 {many} 次传输，而上限只计 {bound} 次。"), None)
 
 
 def explain(case: CaseModel, timeline: dict[str, Any], trace: SwitchTrace,
@@ -139,10 +155,15 @@ def explain(case: CaseModel, timeline: dict[str, Any], trace: SwitchTrace,
     if not hops:
         return case.composed()
     groups = _groups(hops)
-    path = (f"Its critical path is {plural(len(hops), 'transfer')} one after another: "
-            f"{'; '.join(g[0] for g in groups)}.",
-            f"关键路径是先后相继的 {len(hops)} 次传输：{'；'.join(g[1] for g in groups)}。")
-    pattern, advice = _pattern(hops, case.bound_steps, _serialised(trace), allowed)
+    if len(hops) == 1:  # what came before it was not a transfer (a judge's function)
+        path = (f"Its critical path ends in one transfer: {groups[0][0]}.",
+                f"关键路径以一次传输结束：{groups[0][1]}。")
+    else:
+        path = (f"Its critical path is {len(hops)} transfers one after another: "
+                f"{'; '.join(g[0] for g in groups)}.",
+                f"关键路径是先后相继的 {len(hops)} 次传输：{'；'.join(g[1] for g in groups)}。")
+    pattern, advice = _pattern(hops, case.bound_steps, _serialised(trace),
+                               _one_at_a_time(timeline), allowed)
     if pattern[0]:
         path = (f"{path[0]} {pattern[0]}", path[1] + pattern[1])
     return case.composed(path, advice)
