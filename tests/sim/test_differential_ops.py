@@ -487,6 +487,44 @@ def test_float_rounding_of_matmul_and_sum_is_close(dtype):
     both(lambda T, x: x.sum(dim=1), t, tol=tol)
 
 
+# ---- torch.nn.functional -------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("approximate", ["none", "tanh"])
+def test_gelu_matches_within_rounding(dtype, approximate):
+    t = random_pair(dtype, 4, 6)
+    tol = 1e-6 if dtype == "float32" else 1e-14
+    both(lambda T, x: T.nn.functional.gelu(x * 3, approximate=approximate), t, tol=tol)
+    both(lambda T, x: T.nn.functional.gelu(x.t()[1:]), t, tol=tol)
+    both(lambda T: T.nn.functional.gelu(T.tensor([0.0, -20.0, 20.0, -0.5], dtype=T.float64)),
+         tol=1e-14)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_layer_norm_matches_within_rounding(dtype):
+    t, w, b = random_pair(dtype, 4, 6), random_pair(dtype, 1, 6), random_pair(dtype, 2, 6)
+    tol = 1e-5 if dtype == "float32" else 1e-12
+    both(lambda T, x: T.nn.functional.layer_norm(x, (6,)), t, tol=tol)
+    both(lambda T, x: T.nn.functional.layer_norm(x, x.shape[-1:], eps=1e-3), t, tol=tol)
+    both(lambda T, x, g: T.nn.functional.layer_norm(x, [6], g.view(6) + 2, g.view(6) / 2), t, w,
+         tol=tol)
+    both(lambda T, x, g: T.nn.functional.layer_norm(x.view(2, 2, 6).transpose(0, 1), (2, 6),
+                                                    bias=g.view(2, 6)), t, b, tol=tol)
+    both(lambda T, x: T.nn.functional.layer_norm(x.t(), [4]), t, tol=tol)
+
+
+def test_nn_functional_errors_match():
+    t = pair((2, 3))
+    both_raise(lambda T, x: T.nn.functional.gelu(x.long()), t)
+    both_raise(lambda T, x: T.nn.functional.gelu(x, approximate="erf"), t)
+    both_raise(lambda T, x: T.nn.functional.layer_norm(x, (2,)), t)
+    both_raise(lambda T, x: T.nn.functional.layer_norm(x, (2, 2, 3)), t)
+    both_raise(lambda T, x: T.nn.functional.layer_norm(x, 3), t)
+    both_raise(lambda T, x: T.nn.functional.layer_norm(x.long(), (3,)), t)
+    both_raise(lambda T, x: T.nn.functional.layer_norm(x, (3,), T.ones(2)), t)
+    both_raise(lambda T, x: T.nn.functional.layer_norm(x, (3,), None, T.ones(3, 1)), t)
+
+
 # ---- what stays missing --------------------------------------------------------------------
 
 @pytest.mark.parametrize("reach", [

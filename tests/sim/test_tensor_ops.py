@@ -114,7 +114,8 @@ def test_repr_looks_like_torch():
 
 
 @pytest.mark.parametrize("reach", [
-    lambda: torch.nn,
+    lambda: torch.nn.Linear,
+    lambda: torch.nn.functional.softplus,
     lambda: torch.cuda.is_available(),
     lambda: torch.distributed.all_gather_object,
     lambda: torch.ones(2).numpy(),

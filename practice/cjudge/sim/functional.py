@@ -1,7 +1,9 @@
-"""Functions of the ``torch`` namespace that work on existing tensors: ``cat``, ``stack`` …"""
+"""Functions of the ``torch`` namespace that work on existing tensors: ``cat``, ``stack`` …,
+and those of ``torch.nn.functional`` (``gelu``, ``layer_norm``)."""
 
 from __future__ import annotations
 
+import math
 from array import array
 from collections.abc import Sequence
 from typing import Any
@@ -9,6 +11,7 @@ from typing import Any
 from . import layout
 from .dtypes import Number, int64, result_type, to_array
 from .tensor import Tensor
+from .tensor_math import type_title
 
 
 def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
@@ -114,6 +117,61 @@ def repeat_interleave(input: Tensor, repeats: int | Tensor | None = None, dim: i
         index = Tensor._wrap(array("q", range(input.numel())), int64, (input.numel(),))
         return index.repeat_interleave(input, output_size=output_size)
     return input.repeat_interleave(repeats, dim, output_size=output_size)
+
+
+def _floating(t: Tensor, kernel: str) -> None:
+    """torch's error for a float-only kernel given integers."""
+    if t.dtype.kind != 2:
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{type_title(t.dtype)}\'')
+
+
+def gelu(input: Tensor, approximate: str = "none") -> Tensor:
+    """``torch.nn.functional.gelu``: x·Φ(x) (``approximate="tanh"``: its tanh approximation),
+    computed in double and rounded once."""
+    if approximate not in ("none", "tanh"):
+        raise RuntimeError("approximate argument must be either none or tanh.")
+    _floating(input, "GeluKernelImpl")
+    if approximate == "tanh":
+        c = math.sqrt(2 / math.pi)
+        values = [0.5 * v * (1 + math.tanh(c * (v + 0.044715 * v ** 3))) for v in input._read()]
+    else:
+        values = [0.5 * v * (1 + math.erf(v / math.sqrt(2))) for v in input._read()]
+    return Tensor._wrap(to_array(values, input.dtype), input.dtype, input._shape)
+
+
+def layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | None = None,
+               bias: Tensor | None = None, eps: float = 1e-05) -> Tensor:
+    """``torch.nn.functional.layer_norm``: each group of the last dimensions (``normalized_shape``)
+    shifted to mean 0 and scaled by 1/sqrt(variance + eps) (the biased variance, over n), then
+    times ``weight`` and plus ``bias``; computed in double and rounded once."""
+    if not isinstance(normalized_shape, (tuple, list)):
+        raise TypeError("layer_norm(): argument 'normalized_shape' (position 2) must be tuple of "
+                        f"ints, not {type(normalized_shape).__name__}")
+    shape = tuple(normalized_shape)
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and t._shape != shape:
+            raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but got "
+                               f"{name} of shape {list(t._shape)} and normalized_shape = "
+                               f"{list(shape)}")
+    if len(shape) > input.dim() or input._shape[input.dim() - len(shape):] != shape:
+        raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape "
+                           f"[*, {', '.join(map(str, shape))}], but got input of size"
+                           f"{list(input._shape)}")
+    _floating(input, "LayerNormKernelImpl")
+    size = layout.numel(shape)
+    scale = weight._read() if weight is not None else [1.0] * size
+    shift = bias._read() if bias is not None else [0.0] * size
+    values, out = input._read(), []
+    for at in range(0, len(values), size or 1):
+        group = values[at:at + size]
+        mean = math.fsum(group) / size
+        inv = 1 / math.sqrt(math.fsum((v - mean) ** 2 for v in group) / size + eps)
+        out += [(v - mean) * inv * w + b for v, w, b in zip(group, scale, shift, strict=True)]
+    return Tensor._wrap(to_array(out, input.dtype), input.dtype, input._shape)
+
+
+#: the functions of ``torch.nn.functional``
+NN_FUNCTIONAL = ("gelu", "layer_norm")
 
 
 #: torch functions that are the tensor method of the same name applied to the first argument

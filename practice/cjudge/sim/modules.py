@@ -1,4 +1,5 @@
-"""The ``torch`` and ``torch.distributed`` module objects the learner's code imports.
+"""The ``torch``, ``torch.distributed`` and ``torch.nn.functional`` module objects the learner's
+code imports.
 
 ``modules()`` builds them; a runner puts them in ``sys.modules`` under those names. Any attribute
 they lack raises an error naming it and pointing to the local judge.
@@ -90,4 +91,12 @@ def modules() -> dict[str, types.ModuleType]:
         setattr(torch, name, getattr(rng, name))
     vars(torch).update({"no_grad": _NoGrad, "inference_mode": _NoGrad,
                         "__getattr__": _missing("torch")})
-    return {"torch": torch, "torch.distributed": dist}
+    nn_functional = types.ModuleType("torch.nn.functional", "Simulated torch.nn.functional.")
+    for name in functional.NN_FUNCTIONAL:
+        setattr(nn_functional, name, getattr(functional, name))
+    vars(nn_functional)["__getattr__"] = _missing("torch.nn.functional")
+    nn = types.ModuleType("torch.nn", "Simulated torch.nn: its functional part only.")
+    vars(nn).update({"functional": nn_functional, "__getattr__": _missing("torch.nn")})
+    vars(torch)["nn"] = nn
+    return {"torch": torch, "torch.distributed": dist, "torch.nn": nn,
+            "torch.nn.functional": nn_functional}
