@@ -176,8 +176,12 @@ def _compare_tensor(exercise: Exercise, spec: CaseSpec, rank: int, got: Any, wan
     if not values.is_tensor(got):
         return (f"{where}: {what}{path} is not a tensor", f"{where_zh}：结果不是张量")
     if list(got["shape"]) != list(want["shape"]):
-        return (f"{where}: shape {tuple(got['shape'])}, expected {tuple(want['shape'])}",
-                f"{where_zh}：形状为 {tuple(got['shape'])}，应为 {tuple(want['shape'])}")
+        en, zh = (f"{where}: shape {tuple(got['shape'])}, expected {tuple(want['shape'])}",
+                  f"{where_zh}：形状为 {tuple(got['shape'])}，应为 {tuple(want['shape'])}")
+        hook = getattr(exercise.grader, "diagnose_shape", None)  # what the shape means, in words
+        why = _diagnosis(hook, spec["params"], spec["world_size"], rank, list(got["shape"]),
+                         path) if hook else None
+        return (f"{en}: {why[0]}", f"{zh}：{why[1]}") if why else (en, zh)
     if got["dtype"] != want["dtype"]:
         return (f"{where}: dtype {got['dtype']}, expected {want['dtype']}",
                 f"{where_zh}：dtype 为 {got['dtype']}，应为 {want['dtype']}")
