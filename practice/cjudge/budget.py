@@ -58,7 +58,7 @@ def _twice(trace: SwitchTrace, rank: int, size: int) -> tuple[str, str] | None:
     """The first payload the rank sent to one rank more than once (the same values again)."""
     lines = {r["id"]: r["line"] for r in trace["requests"]}
     seen: dict[tuple[int, str], list[Message]] = {}
-    for m in trace["messages"]:
+    for m in sorted(trace["messages"], key=lambda m: m["send"]):  # in the rank's own order
         if m["src"] == rank and "data" in m and m["bytes"] and m["send"] in lines:
             seen.setdefault((m["dst"], m["data"]["b64"]), []).append(m)
     for (dst, _), again in seen.items():

@@ -222,6 +222,12 @@ def build_timeline(trace: SwitchTrace, spec: ModelSpec, run_size: int,
     }
 
 
+def _ps(seconds: float) -> int:
+    """A modelled time in whole picoseconds: equal for transfers that tie, whatever order the
+    run's interleaving gave their sums (ties are then broken by rank, not by that order)."""
+    return round(seconds * 1e12)
+
+
 def _critical_path(msg_rows: list[dict], coll_rows: list[dict],
                    programs: list[list[tuple[int, int, Any]]], done: dict[int, float],
                    post_t: dict[int, float], lane_end: list[float | None], topo: Any,
@@ -267,7 +273,9 @@ def _critical_path(msg_rows: list[dict], coll_rows: list[dict],
     def freed_port(m: dict, start: float) -> tuple[str, int] | None:
         """The transfer whose end of port use let message ``m`` start at ``start``."""
         klass = topo.link_class(m["src"], m["dst"])
-        for key in touching.get(m["src"], []) + touching.get(m["dst"], []):
+        for key in sorted(touching.get(m["src"], []) + touching.get(m["dst"], []),
+                          key=lambda k: (rows[k]["step"], rows[k].get("src", -1),
+                                         rows[k].get("dst", -1), k[0])):
             other = rows[key]
             if other is m or key not in spans:
                 continue
@@ -282,7 +290,7 @@ def _critical_path(msg_rows: list[dict], coll_rows: list[dict],
                 return key
         return None
 
-    last = max(range(len(lane_end)), key=lambda r: lane_end[r] or 0.0)
+    last = max(range(len(lane_end)), key=lambda r: (_ps(lane_end[r] or 0.0), -r))
     end = lane_end[last] or 0.0
     current = None
     for _, kind, item in programs[last]:
@@ -297,7 +305,8 @@ def _critical_path(msg_rows: list[dict], coll_rows: list[dict],
         row = rows[current]
         start = spans[current][0]
         posted = [(post_t.get(s["id"], 0.0), s) for s in sides.get(current, [])]
-        ready, later = max(posted, key=lambda p: p[0]) if posted else (0.0, None)
+        ready, later = max(posted, key=lambda p: (_ps(p[0]), -p[1]["rank"])) if posted \
+            else (0.0, None)
         nxt = None
         if start <= ready or close(start, ready):
             if ready > 0 and later is not None:
