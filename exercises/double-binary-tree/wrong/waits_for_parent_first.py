@@ -1,0 +1,52 @@
+# expect: deadlock
+# Mistake: every rank first waits for the total from its parent and only then sends its partial
+# sum up: the root waits for its children, who wait for it.
+import torch.distributed as dist
+
+
+def btree(n, r):
+    """NCCL's binary tree on ranks 0..n-1 (rank 0 is the root): (parent or -1, children)."""
+    bit = 1
+    while bit < n and not bit & r:
+        bit <<= 1
+    if r == 0:
+        return -1, [bit >> 1] if n > 1 else []
+    up = (r ^ bit) | (bit << 1)
+    if up >= n:
+        up = r ^ bit
+    low = bit >> 1
+    kids = [r - low] if low else []
+    while low and r + low >= n:
+        low >>= 1
+    if low:
+        kids.append(r + low)
+    return up, kids
+
+
+def double_tree(n, r):
+    """Rank r's (parent, children) in tree 0 (btree) and tree 1 (mirrored, or shifted by one
+    when n is odd), so that a leaf of one tree is an inner node of the other."""
+    if n % 2:
+        move, where = (lambda x: (x + 1) % n), (r - 1) % n
+    else:
+        move, where = (lambda x: n - 1 - x), n - 1 - r
+    parent, kids = btree(n, where)
+    return [btree(n, r), (-1 if parent < 0 else move(parent), [move(k) for k in kids])]
+
+
+def double_tree_all_reduce(t, chunks):
+    rank, n = dist.get_rank(), dist.get_world_size()
+    for tree, (parent, kids) in enumerate(double_tree(n, rank)):
+        half = t.chunk(2)[tree]
+        if parent >= 0:
+            total = half.clone()
+            dist.recv(total, parent, tag=tree)
+        bufs = [half.clone() for _ in kids]
+        for buf, kid in zip(bufs, kids, strict=True):
+            dist.recv(buf, kid, tag=tree)
+            half += buf
+        if parent >= 0:
+            dist.send(half, parent, tag=tree)
+            half.copy_(total)
+        for kid in kids:
+            dist.send(half, kid, tag=tree)
