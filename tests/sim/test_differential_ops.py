@@ -525,6 +525,49 @@ def test_nn_functional_errors_match():
     both_raise(lambda T, x: T.nn.functional.layer_norm(x, (3,), None, T.ones(3, 1)), t)
 
 
+# ---- exponentials, softmax and rounding (ring attention, compression) --------------------
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_exp_log_softmax_and_logsumexp_match_within_rounding(dtype):
+    t = random_pair(dtype, 4, 6)
+    tol = 1e-6 if dtype == "float32" else 1e-14
+    both(lambda T, x: (x * 8).exp(), t, tol=tol)
+    both(lambda T, x: T.exp(x.t()), t, tol=tol)
+    both(lambda T, x: (x.abs() + 0.5).log(), t, tol=tol)
+    for dim in (0, 1, -1):
+        both(lambda T, x, d: T.softmax(x * 4, d), t, dim, tol=tol)
+        both(lambda T, x, d: T.logsumexp(x * 4, d), t, dim, tol=tol)
+        both(lambda T, x, d: (x * 4).logsumexp(d, keepdim=True), t, dim, tol=tol)
+    both(lambda T, x: (x * 1000).softmax(-1), t, tol=tol)  # no overflow: shifted by the max
+    both(lambda T, x: (x * 1000).logsumexp(1), t, tol=tol)
+    both(lambda T, x: T.logsumexp(x * 4, (0, 1)), t, tol=tol)
+
+
+def test_exp_log_and_logsumexp_at_the_edges():
+    edges = [0.0, -0.0, 1.0, -1.0, 100.0, -100.0, 1000.0, -1000.0]
+    both(lambda T: T.tensor(edges, dtype=T.float64).exp())
+    both(lambda T: T.tensor(edges).exp(), tol=1e-6)
+    both(lambda T: T.tensor(edges, dtype=T.float64).log())
+    both(lambda T: T.tensor([1, 2, 3]).exp(), tol=1e-6)
+    inf = math.inf
+    both(lambda T: T.tensor([[-inf, -inf], [inf, 1.0], [2.0, -inf]], dtype=T.float64).logsumexp(1))
+    both(lambda T: T.tensor([1, 2, 3]).logsumexp(0), tol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64"])
+def test_round_is_half_to_even(dtype):
+    values = [-2.5, -1.5, -0.5, -0.4, 0.0, 0.5, 0.6, 1.5, 2.5, 3.49, 126.5, -127.5]
+    if dtype == "int64":
+        values = [round(v) for v in values]
+    both(lambda T: T.tensor(values, dtype=getattr(T, dtype)).round())
+    both(lambda T: T.round(T.tensor(values, dtype=getattr(T, dtype)) * 3))
+
+
+def test_softmax_of_integers_fails_on_both():
+    both_raise(lambda T: T.tensor([[1, 2]]).softmax(-1))
+    both_raise(lambda T: T.tensor([[1, 2]]).softmax(0))
+
+
 # ---- what stays missing --------------------------------------------------------------------
 
 @pytest.mark.parametrize("reach", [

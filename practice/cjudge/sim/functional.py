@@ -178,10 +178,11 @@ NN_FUNCTIONAL = ("gelu", "layer_norm")
 METHODS = (
     "add", "sub", "mul", "div", "abs", "neg", "sqrt", "clamp", "clip", "sum", "prod", "mean",
     "max", "min", "amax", "amin", "argmax", "argmin", "all", "any", "eq", "ne", "maximum",
-    "minimum", "chunk", "split", "tensor_split", "narrow", "select", "unbind", "flatten",
-    "reshape", "transpose", "swapaxes", "t", "permute", "movedim", "unsqueeze", "squeeze",
-    "clone", "ravel", "flip", "roll", "index_select", "gather", "scatter_add", "index_add",
-    "bincount", "sort", "argsort", "topk", "cumsum", "matmul", "mm", "bmm", "dot",
+    "minimum", "exp", "log", "round", "softmax", "logsumexp", "chunk", "split", "tensor_split",
+    "narrow", "select", "unbind", "flatten", "reshape", "transpose", "swapaxes", "t", "permute",
+    "movedim", "unsqueeze", "squeeze", "clone", "ravel", "flip", "roll", "index_select", "gather",
+    "scatter_add", "index_add", "bincount", "sort", "argsort", "topk", "cumsum", "matmul", "mm",
+    "bmm", "dot",
 )
 
 

@@ -256,6 +256,39 @@ class TensorMath:
         values = [math.sqrt(v) if v >= 0 else math.nan for v in self._read()]
         return self._wrap(to_array(values, dtype), dtype, self._shape)
 
+    def _unary(self, fn: Callable[[float], float]) -> Tensor:
+        """``fn`` of each element, computed in double and rounded once (integers give float32)."""
+        dtype = self._dtype if self._dtype.kind == 2 else float32
+        return self._wrap(to_array([fn(v) for v in self._read()], dtype), dtype, self._shape)
+
+    def exp(self) -> Tensor:
+        """Elementwise e**x (inf past the float's range)."""
+        return self._unary(_exp)
+
+    def log(self) -> Tensor:
+        """Elementwise natural logarithm (-inf at 0, NaN below)."""
+        return self._unary(_log)
+
+    def round(self) -> Tensor:
+        """Elements rounded to the nearest integer, halves to even (integers unchanged)."""
+        if self._dtype.kind != 2:
+            return self.clone()
+        return self._unary(lambda v: float(round(v)) if math.isfinite(v) else v)
+
+    def softmax(self, dim: int) -> Tensor:
+        """exp(x - max) / sum(exp(x - max)) along ``dim`` (floating point only)."""
+        if self._dtype.kind != 2:
+            last = not self.dim() or layout.normalize_dim(dim, self.dim()) == self.dim() - 1
+            kernel = "softmax_lastdim_kernel_impl" if last else "softmax_kernel_impl"
+            raise NotImplementedError(f'"{kernel}" not implemented for '
+                                      f"'{type_title(self._dtype)}'")
+        return self._lane_map(dim, _softmax, self._dtype)
+
+    def logsumexp(self, dim: Dims, keepdim: bool = False) -> Tensor:
+        """log(sum(exp(x))) along ``dim``, computed without overflow (integers give float32)."""
+        dtype = self._dtype if self._dtype.kind == 2 else float32
+        return self._reduce(_logsumexp, dtype, dim, keepdim)
+
     def clamp(self, min: Number | None = None, max: Number | None = None) -> Tensor:
         """Elements limited to ``[min, max]``."""
         out: Tensor | None = None
@@ -472,6 +505,34 @@ def _mod(a: Number, b: Number) -> Number:
         if isinstance(a, int) and isinstance(b, int):
             raise ZeroDivisionError("ZeroDivisionError") from None
         return math.nan
+
+
+def _exp(v: float) -> float:
+    try:
+        return math.exp(v)
+    except OverflowError:
+        return math.inf
+
+
+def _log(v: float) -> float:
+    if v > 0:
+        return math.log(v)
+    return -math.inf if v == 0 else math.nan
+
+
+def _logsumexp(lane: Sequence[float]) -> float:
+    """log(sum(exp(lane))), shifted by the lane's max (-inf for an empty or all -inf lane)."""
+    top = max(lane, default=-math.inf)
+    if math.isinf(top) or math.isnan(top):
+        return top
+    return top + math.log(math.fsum(math.exp(v - top) for v in lane))
+
+
+def _softmax(lane: Sequence[float]) -> list[float]:
+    top = max(lane, default=0.0)
+    weights = [_exp(v - top) for v in lane]
+    total = math.fsum(weights)
+    return [w / total for w in weights]
 
 
 def _max2(a: Number, b: Number) -> Number:
