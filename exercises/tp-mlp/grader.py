@@ -1,0 +1,93 @@
+"""Trusted grading code for tp-mlp: x and each rank's shards of W1 and W2, the MLP's output, the
+bound, and which part of the block a wrong element missed."""
+
+from __future__ import annotations
+
+import math
+import random
+
+from cjudge.checkers import gelu, matrix, mlp_output, mlp_partial, mlp_shards, tensor2d
+
+
+def _tanh_gelu(v: float) -> float:
+    return 0.5 * v * (1 + math.tanh(math.sqrt(2 / math.pi) * (v + 0.044715 * v ** 3)))
+
+
+def make_inputs(params: dict, world: int, rng: random.Random) -> list[dict]:
+    """The same x (b × d, multiples of 1/4 below 2) on every rank, and each rank's shards."""
+    b, d, dtype = int(params["tokens"]), int(params["hidden"]), params["dtype"]
+    x = tensor2d([[rng.randint(-8, 8) / 4 for _ in range(d)] for _ in range(b)], dtype)
+    shards = mlp_shards(d, int(params["ffn"]), world, dtype, rng)
+    return [{"call": [dict(x), w1, w2]} for w1, w2 in shards]
+
+
+def example_inputs(params: dict, world: int) -> list[dict]:
+    """The statement's example: n = 2, b = d = 2, f = 4."""
+    dtype = params["dtype"]
+    x = tensor2d([[1.0, 2.0], [-1.0, 0.0]], dtype)
+    w1 = [[[1.0, 0.0], [0.0, 1.0]], [[2.0, -1.0], [0.0, 1.0]]]
+    w2 = [[[1.0, 0.0], [0.0, 1.0]], [[1.0, 1.0], [0.0, -1.0]]]
+    return [{"call": [dict(x), tensor2d(a, dtype), tensor2d(c, dtype)]}
+            for a, c in zip(w1, w2, strict=True)]
+
+
+def _parts(inputs: list[dict]) -> tuple[list[list[float]], list[tuple[dict, dict]]]:
+    return matrix(inputs[0]["call"][0]), [(i["call"][1], i["call"][2]) for i in inputs]
+
+
+def expected(params: dict, world: int, inputs: list[dict]) -> list[dict]:
+    """Every rank returns y = gelu(x·W1)·W2, b × d."""
+    x, shards = _parts(inputs)
+    y = tensor2d(mlp_output(x, shards), params["dtype"])
+    return [dict(y) for _ in range(world)]
+
+
+def bytes_bound(params: dict, world: int, itemsize: int) -> int:
+    """One all-reduce of y: 2(n−1)/n · b·d elements."""
+    return 2 * (world - 1) * int(params["tokens"]) * int(params["hidden"]) * itemsize // world
+
+
+def needs(params: dict, world: int, inputs: list[dict], rank: int,
+          calls: list[dict]) -> tuple[str, str]:
+    """What the ranks needed: the sum of the partial outputs, not the intermediate."""
+    b, d, f = int(params["tokens"]), int(params["hidden"]), int(params["ffn"])
+    return (f"every rank needs only the sum of the {world} partial outputs gelu(x·W1_r)·W2_r "
+            f"({b} × {d}): one all-reduce; the intermediate gelu(x·W1) ({b} × {f}) and W2 "
+            f"({f} × {d}) never have to travel",
+            f"每个 rank 只需要 {world} 个部分输出 gelu(x·W1_r)·W2_r（{b} × {d}）之和：一次 "
+            f"all-reduce；中间结果 gelu(x·W1)（{b} × {f}）和 W2（{f} × {d}）都不必传输")
+
+
+def diagnose(params: dict, world: int, inputs: list[dict], rank: int, index: int,
+             got: float) -> tuple[str, str] | None:
+    """Say what the element is instead of y: this rank's partial output, y without the gelu,
+    the gelu applied after the second matmul, the tanh approximation."""
+    x, shards = _parts(inputs)
+    d = int(params["hidden"])
+    i, j = divmod(index, d)
+    want = mlp_output(x, shards)[i][j]
+    where, where_zh = f"y[{i}][{j}]", f"y[{i}][{j}]"
+
+    def near(v: float) -> bool:
+        return math.isclose(got, v, rel_tol=1e-5, abs_tol=1e-5) and not math.isclose(
+            want, v, rel_tol=1e-5, abs_tol=1e-5)
+
+    if world > 1 and near(mlp_partial(x, *shards[rank])[i][j]):
+        return (f"{where} is only this rank's partial output gelu(x·W1_{rank})·W2_{rank}: "
+                "all-reduce the partial outputs (sum) to get y",
+                f"{where_zh} 只是本 rank 的部分输出 gelu(x·W1_{rank})·W2_{rank}：要对各部分输出做 "
+                "all-reduce（求和）才得到 y")
+    linear = mlp_output(x, shards, act=lambda v: v)[i][j]
+    if near(gelu(linear)):
+        return (f"{where} is gelu(x·W1·W2): the gelu goes between the two matmuls, on each rank's "
+                "columns of x·W1, before the second matmul and the all-reduce",
+                f"{where_zh} 是 gelu(x·W1·W2)：gelu 应在两次矩阵乘之间，作用于每个 rank 的 x·W1 "
+                "列上，在第二次矩阵乘和 all-reduce 之前")
+    if near(linear):
+        return (f"{where} is x·W1·W2: the gelu is missing", f"{where_zh} 是 x·W1·W2：缺少 gelu")
+    if near(mlp_output(x, shards, act=_tanh_gelu)[i][j]):
+        return (f"{where} uses gelu's tanh approximation; the exact gelu (F.gelu's default, "
+                "approximate='none') is expected",
+                f"{where_zh} 用了 gelu 的 tanh 近似；应使用精确的 gelu（F.gelu 的默认值，"
+                "approximate='none'）")
+    return None
