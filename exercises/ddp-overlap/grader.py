@@ -1,0 +1,106 @@
+"""Trusted grading code for ddp-overlap: each rank's gradients (yielded by the judge's
+backward, last layer first), their means, the buckets the statement's packing makes, and a
+diagnosis of a wrong mean (a sum, a rank's own gradient, another layer's)."""
+
+from __future__ import annotations
+
+import math
+import random
+
+ITEMSIZE = {"float32": 4, "float64": 8}
+
+
+def buckets(params: dict) -> list[int]:
+    """The layers in each bucket, in the order backward yields them: a gradient joins the open
+    bucket, which is reduced once it holds at least bucket_bytes; the rest after the last."""
+    layer_bytes = int(params["numel"]) * ITEMSIZE[params["dtype"]]
+    per = max(1, -(-int(params["bucket_bytes"]) // layer_bytes))
+    layers = int(params["layers"])
+    return [min(per, layers - start) for start in range(0, layers, per)]
+
+
+def make_inputs(params: dict, world: int, rng: random.Random) -> list[dict]:
+    """Rank r: the judge's backward, yielding layer L−1's gradient first, then L−2's, …, layer
+    0's, each `numel` distinct exact values; n_layers and bucket_bytes."""
+    layers, numel, dtype = int(params["layers"]), int(params["numel"]), params["dtype"]
+    assert len(buckets(params)) == params["buckets"] and buckets(params)[-1] == params["last"]
+    calls = []
+    for _ in range(world):
+        grads = [{"shape": [numel], "dtype": dtype,
+                  "data": [rng.randint(-4096, 4096) / 16 for _ in range(numel)]}
+                 for _ in range(layers)]  # layer order
+        backward = {"fn": "gradients", "params": {
+            "items": grads[::-1], "count": layers, "dtype": dtype, "unit": numel,
+            "label": "backward"}}
+        calls.append({"call": [backward, layers, int(params["bucket_bytes"])]})
+    return calls
+
+
+def _grads(inputs: list[dict], rank: int) -> list[list[float]]:
+    """Rank ``rank``'s gradients in layer order."""
+    return [g["data"] for g in inputs[rank]["call"][0]["params"]["items"][::-1]]
+
+
+def expected(params: dict, world: int, inputs: list[dict]) -> list[list[dict]]:
+    """Every rank returns the L mean gradients in layer order (index l: layer l)."""
+    per_rank = [_grads(inputs, r) for r in range(world)]
+    means = [{"shape": [int(params["numel"])], "dtype": params["dtype"],
+              "data": [math.fsum(col) / world for col in zip(*(g[layer] for g in per_rank),
+                                                             strict=True)]}
+             for layer in range(int(params["layers"]))]
+    return [[dict(m) for m in means] for _ in range(world)]
+
+
+def bytes_bound(params: dict, world: int, itemsize: int) -> int:
+    """The ring all-reduce's volume of all the gradients: 2(n − 1)/n · L · numel elements (the
+    gradients come from backward, so the dtype says their element size)."""
+    total = int(params["layers"]) * int(params["numel"]) * ITEMSIZE[params["dtype"]]
+    return 2 * (world - 1) * total // world
+
+
+def check_traffic(params: dict, world: int, calls: list[dict]) -> tuple[str, str] | None:
+    """One all_reduce per bucket, in order: as many calls as buckets, each of its bucket's
+    elements."""
+    want = [k * int(params["numel"]) for k in buckets(params)]
+    for rank in range(world):
+        got = [c["count"] for c in calls if c["rank"] == rank and c["op"] == "all_reduce"]
+        if got != want:
+            return (f"rank {rank}'s all_reduce calls carry {' + '.join(map(str, got))} "
+                    f"elements; the buckets of at least {params['bucket_bytes']} bytes, filled in "
+                    f"the order backward yields the gradients, hold {' + '.join(map(str, want))}"
+                    ": one all_reduce per bucket (each pays 2(n − 1) α)",
+                    f"rank {rank} 的 all_reduce 调用分别携带 {' + '.join(map(str, got))} 个元素；"
+                    f"按 backward 产出梯度的顺序装桶、每桶至少 {params['bucket_bytes']} 字节，"
+                    f"应为 {' + '.join(map(str, want))}：每个桶一次 all_reduce（每次都要付 "
+                    "2(n − 1) 个 α）")
+    return None
+
+
+def diagnose(params: dict, world: int, inputs: list[dict], rank: int, index: int, got: float,
+             path: str = "") -> tuple[str, str] | None:
+    """What a wrong element of the returned layer ``path`` ("[l]") is: the sum over the ranks,
+    this rank's own gradient, or another layer's mean."""
+    if not (path.startswith("[") and path[1:-1].isdigit()):
+        return None
+    layer = int(path[1:-1])
+    per_rank = [_grads(inputs, r) for r in range(world)]
+    if layer >= len(per_rank[0]):
+        return None
+
+    def mean(at: int) -> float:
+        return math.fsum(g[at][index] for g in per_rank) / world
+
+    where, where_zh = f"layer {layer}'s gradient", f"第 {layer} 层的梯度"
+    if world > 1 and got == mean(layer) * world:
+        return (f"{where} holds the sum over the {world} ranks: divide by the world size for the "
+                "mean", f"{where_zh}是 {world} 个 rank 的和：要除以 world size 得到平均值")
+    if world > 1 and got == per_rank[rank][layer][index]:
+        return (f"{where} is still this rank's own: its bucket's all-reduced result never came "
+                "back into it", f"{where_zh}仍是本 rank 自己的：所在桶 all-reduce 的结果没有写回")
+    other = next((k for k in range(len(per_rank[0])) if k != layer and got == mean(k)), None)
+    if other is not None:
+        return (f"{where} is layer {other}'s mean: return the gradients in layer order (index l "
+                "is layer l; backward yields layer L − 1 first)",
+                f"{where_zh}是第 {other} 层的平均值：按层的顺序返回（下标 l 是第 l 层；backward "
+                "先产出第 L − 1 层）")
+    return None
