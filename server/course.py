@@ -11,6 +11,8 @@ from typing import Any
 from sqlalchemy import BigInteger, Column, Float, Index, Text, func
 from sqlmodel import Field, Session, SQLModel, col, select
 
+from cjudge.courses.results import headline
+
 from .jobqueue import RATE_WINDOW_S
 from .models import DONE, QUEUED, RUNNING, Exercise, Submission, User, saved_id, utcnow
 from .settings import Settings
@@ -67,39 +69,6 @@ VERDICT_ORDER = ("accepted", "too_slow", "over_budget", "wrong_answer", "deadloc
                  "forbidden_primitive", "runtime_error", "memory_limit", "output_limit",
                  "compile_error", "judge_error")
 ANONYMOUS = "anonymous"
-
-
-def headline(result: dict[str, Any]) -> dict[str, Any]:
-    """A verdict's measures at the exercise's headline: the case with the most ranks (the first
-    of them), its busiest rank's bytes, and its modelled time at the headline size when the
-    case has a cost model (``model.headline``, a size in bytes, else the largest size); and
-    whether any case measured below its exercise's floor (such a run is never ranked)."""
-    cases = [c for c in result.get("cases") or [] if isinstance(c, dict)]
-    if not cases:
-        return {"headline_case": None, "bytes_sent": None, "model_time_s": None,
-                "model_size": None, "below_floor": False}
-    case = max(cases, key=lambda c: c.get("world_size") or 0)
-    sent = case.get("bytes_sent")
-    per_rank = sent if isinstance(sent, list) else [sent]
-    numbers = [b for b in per_rank if isinstance(b, int | float)]
-    out: dict[str, Any] = {"headline_case": str(case.get("name"))[:128],
-           "bytes_sent": int(max(numbers)) if numbers else None,
-           "model_time_s": None, "model_size": None,
-           "below_floor": any(isinstance(c.get("model"), dict)
-                              and isinstance(c["model"].get("floor"), dict)
-                              and c["model"]["floor"].get("below") is True for c in cases)}
-    model = case.get("model")
-    if not isinstance(model, dict):
-        model = {}
-    rows = [r for r in (model.get("sizes") or []) if isinstance(r, dict)]
-    rows = [r for r in rows if isinstance(r.get("time_s"), int | float)
-            and isinstance(r.get("size"), int | float) and r.get("complete", True)]
-    if rows:
-        wanted = model.get("headline")
-        row = next((r for r in rows if r["size"] == wanted), None) or max(
-            rows, key=lambda r: r["size"])
-        out["model_time_s"], out["model_size"] = float(row["time_s"]), int(row["size"])
-    return out
 
 
 def record_score(session: Session, submission: Submission) -> SubmissionScore | None:

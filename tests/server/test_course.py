@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from conftest import needs_sandbox
 
+from cjudge.courses.results import headline
 from cjudge.exercises import load_exercise
 from server import course
 from server.accounts import create_user
@@ -48,18 +49,6 @@ def result(bytes_per_rank: list[int], times: list[tuple[int, float]] | None = No
     return {"verdict": "accepted", "cases": [small, big]}
 
 
-def test_the_headline_is_the_largest_case_at_its_headline_size() -> None:
-    assert course.headline(result([5, 9, 7])) == {
-        "headline_case": "8-ranks", "bytes_sent": 9, "model_time_s": None, "model_size": None,
-        "below_floor": False}
-    modelled = course.headline(result([5], [(4096, 1e-5), (10**9, 3.9e-3), (10**6, 7e-5)]))
-    assert (modelled["model_time_s"], modelled["model_size"]) == (3.9e-3, 10**9)
-    chosen = course.headline(result([5], [(4096, 1e-5), (10**6, 7e-5)], headline=4096))
-    assert chosen["model_time_s"] == 1e-5
-    assert course.headline({"verdict": "judge_error", "cases": []})["bytes_sent"] is None
-    assert not modelled["below_floor"]
-
-
 def below_floor(res: dict) -> dict:
     """``res`` with its small case measured below its exercise's floor."""
     res["cases"][0]["model"] = {"sizes": [], "floor": {"below": True}}
@@ -67,7 +56,7 @@ def below_floor(res: dict) -> dict:
 
 
 def test_a_run_below_its_floor_is_never_ranked(db) -> None:
-    assert course.headline(below_floor(result([5])))["below_floor"]
+    assert headline(below_floor(result([5])))["below_floor"]
     with write_session(db) as s:
         ids = {n: create_user(s, n, PASSWORD).id for n in ("gil", "hal")}
     finished(db, ids["gil"], "accepted", result([90], [(10**9, 2e-3)]), 20)

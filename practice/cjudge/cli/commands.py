@@ -163,8 +163,10 @@ def grade_file(ex: Exercise, path: Path, launcher: str, seed: int | None, sample
 
 def cmd_test(ex: Exercise, file: Path | None, as_json: bool, lang: str, launcher: str,
              seed: int | None, samples: bool, all_cases: bool, trace: bool = False,
-             svg: Path | None = None, perfetto: Path | None = None) -> int:
-    """Grade a file (default: your workspace copy); exit 0 only on accepted."""
+             svg: Path | None = None, perfetto: Path | None = None,
+             report: tuple[str, str] | None = None) -> int:
+    """Grade a file (default: your workspace copy); exit 0 only on accepted. With ``report``
+    (platform, file), every case runs and that course platform's result file is written too."""
     path = file or workspace.file_for(ex.id)
     if not path.is_file():
         hint = "" if file else f" (run `{invocation()} start {ex.id}` first)"
@@ -173,7 +175,12 @@ def cmd_test(ex: Exercise, file: Path | None, as_json: bool, lang: str, launcher
     on_case = None if as_json else (lambda case: show_case(console, case, lang))
     if not as_json:
         console.print(f"grading {path} on {ex.id} …", markup=False)
-    result = grade_file(ex, path, launcher, seed, samples, all_cases, on_case)
+    result = grade_file(ex, path, launcher, seed, samples, all_cases or report is not None,
+                        on_case)
+    if report is not None:
+        from ..courses.results import write_report
+
+        write_report(report[0], [(ex, result, path.name)], Path(report[1]))
     if file is None or path.resolve() == workspace.file_for(ex.id).resolve():
         workspace.remember(ex.id, result["verdict"])
     if as_json:
@@ -186,6 +193,16 @@ def cmd_test(ex: Exercise, file: Path | None, as_json: bool, lang: str, launcher
         show_trace(Console(stderr=True) if as_json else console, result, trace, svg, lang,
                    perfetto)
     return exit_status(result["verdict"])
+
+
+def cmd_export(platform: str, exercises: list[Exercise], out: Path) -> int:
+    """Write a course platform's autograder bundle for ``exercises`` into ``out``."""
+    from ..courses.bundles import export
+
+    export(platform, exercises, out)
+    console.print(f"wrote the {platform} autograder for {', '.join(e.id for e in exercises)} "
+                  f"into {out} (docs/courses.md)", markup=False)
+    return OK
 
 
 def exit_status(verdict: str) -> int:

@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 
 from .. import __version__
+from ..courses.results import PLATFORMS
 from . import commands
 from .exits import PROG_ENV
 
@@ -20,6 +21,8 @@ EPILOG = """examples:
   python practice/judge.py bench -b 1K -e 64M -f 4     # nccl-tests-style sweep of torch's collectives
   python practice/judge.py bench ring-allreduce        # your implementation against dist.all_reduce
   python practice/judge.py model ring-allreduce        # modelled time (α-β) of ring, tree, ... by size
+  python practice/judge.py test ring-allreduce my.py --report gradescope results.json
+  python practice/judge.py export gradescope ring-allreduce autograder/   # docs/courses.md
   python practice/judge.py warm stop                   # stop the warm judge (torch kept imported)
 
 test and check run in a warm judge that keeps torch imported between runs (the first run starts
@@ -69,6 +72,9 @@ def parser() -> argparse.ArgumentParser:
     test.add_argument("--svg", type=Path, metavar="FILE", help="write that case's diagram as SVG")
     test.add_argument("--perfetto", type=Path, metavar="FILE",
                       help="write that case's run as Chrome trace-event JSON (ui.perfetto.dev)")
+    test.add_argument("--report", nargs=2, metavar=("PLATFORM", "FILE"),
+                      help="also write a course platform's result file (gradescope, "
+                           "prairielearn or github), one test per case: every case is run")
     sol = command("solution", "print the reference solution")
     sol.add_argument("id")
     new = command("new", "scaffold a new exercise (a draft) for you to write")
@@ -79,6 +85,11 @@ def parser() -> argparse.ArgumentParser:
     check.add_argument("--launcher", choices=("fork", "torchrun"), default="fork")
     sub.add_parser("bench", help="bandwidth sweep (see: judge.py bench --help)", add_help=False)
     command("doctor", "what this machine can run", as_json)
+    export = command("export", "write a course platform's autograder bundle (gradescope, "
+                               "prairielearn or github) for exercises")
+    export.add_argument("platform", choices=PLATFORMS)
+    export.add_argument("ids", nargs="+", metavar="ID")
+    export.add_argument("out", type=Path, metavar="DIR", help="the folder to write it into")
     warm = sub.add_parser("warm", help="the warm judge that keeps torch imported between runs: "
                                        "list (status) or stop")
     warm.add_argument("action", nargs="?", choices=("status", "stop"), default="status")
@@ -94,7 +105,10 @@ def main(argv: list[str]) -> int:
         from ..bench.cli import main as bench_main
 
         return bench_main(argv[argv.index("bench") + 1:])
-    args = parser().parse_args(argv)
+    p = parser()
+    args = p.parse_args(argv)
+    if getattr(args, "report", None) and args.report[0] not in PLATFORMS:
+        p.error(f"--report: unknown platform {args.report[0]!r} (choose from {', '.join(PLATFORMS)})")
     if args.command == "warm":
         from .warm import cmd_warm
 
@@ -111,6 +125,9 @@ def main(argv: list[str]) -> int:
         if args.command == "new":
             return authoring.cmd_new(commands.console, root, args.id)
         return authoring.cmd_check(commands.console, root, args.ids, args.launcher, args.json)
+    if args.command == "export":
+        return commands.cmd_export(args.platform, [commands.exercise_or_exit(args.exercises, i)
+                                                   for i in args.ids], args.out)
     if args.command in ("list", "doctor"):
         exercises = commands.exercises_or_exit(args.exercises)
         if args.command == "list":
@@ -128,4 +145,5 @@ def main(argv: list[str]) -> int:
 
         return cmd_model(ex, args, commands.console)
     return commands.cmd_test(ex, args.file, args.json, args.lang, args.launcher, args.seed,
-                             args.samples, args.all, args.trace, args.svg, args.perfetto)
+                             args.samples, args.all, args.trace, args.svg, args.perfetto,
+                             args.report)

@@ -1,0 +1,194 @@
+"""A verdict as each course platform's result file, one test per case (``docs/courses.md``).
+
+* Gradescope ``results.json``: ``score``, ``tests[]`` (``name``, ``score``, ``max_score``,
+  ``status``, ``output``, ``visibility``) and a ``leaderboard`` of the headline modelled time and
+  bytes; cases that are not samples are ``after_due_date`` (Gradescope's ``hidden`` is for tests
+  worth no points).
+* PrairieLearn ``results.json``: ``gradable`` (false for a file that does not compile: no attempt
+  lost), ``score`` in [0, 1], ``tests[]`` (``name``, ``points``, ``max_points``, ``message``).
+* GitHub Classroom: the JSON a grader step hands ``autograding-grading-reporter`` (base64 in its
+  ``result`` output): ``version``, ``status``, ``max_score``, ``tests[]`` (``name``, ``status``,
+  ``score``, ``message``, ``test_code``, ``filename``, ``line_no``, ``execution_time``).
+
+PrairieLearn and GitHub show every test to the learner, so a case that is not a sample shows
+only its verdict there, never its inputs or expected values.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..exercises import Exercise
+from ..units import format_seconds, format_size
+from ..verdicts import label, title
+
+PLATFORMS = ("gradescope", "prairielearn", "github")
+
+
+def modelled(case: dict[str, Any]) -> tuple[float, int] | None:
+    """A case's modelled time (s) and size (B) at its headline size (``model.headline``, else
+    its largest complete size); None when the case has no complete modelled size."""
+    model = case.get("model")
+    if not isinstance(model, dict):
+        return None
+    rows = [r for r in (model.get("sizes") or []) if isinstance(r, dict)
+            and isinstance(r.get("time_s"), int | float) and isinstance(r.get("size"), int | float)
+            and r.get("complete", True)]
+    if not rows:
+        return None
+    row = next((r for r in rows if r["size"] == model.get("headline")), None) or max(
+        rows, key=lambda r: r["size"])
+    return float(row["time_s"]), int(row["size"])
+
+
+def headline(result: dict[str, Any]) -> dict[str, Any]:
+    """A verdict's measures at the exercise's headline (what leaderboards rank): the case with the
+    most ranks (the first of them), its busiest rank's bytes, its :func:`modelled` time and
+    size; and whether any case measured below its exercise's floor (never ranked)."""
+    cases = [c for c in result.get("cases") or [] if isinstance(c, dict)]
+    if not cases:
+        return {"headline_case": None, "bytes_sent": None, "model_time_s": None,
+                "model_size": None, "below_floor": False}
+    case = max(cases, key=lambda c: c.get("world_size") or 0)
+    sent = case.get("bytes_sent")
+    numbers = [b for b in (sent if isinstance(sent, list) else [sent]) if isinstance(b, int | float)]
+    time_size = modelled(case)
+    return {"headline_case": str(case.get("name"))[:128],
+            "bytes_sent": int(max(numbers)) if numbers else None,
+            "model_time_s": time_size[0] if time_size else None,
+            "model_size": time_size[1] if time_size else None,
+            "below_floor": any(isinstance(c.get("model"), dict)
+                               and isinstance(c["model"].get("floor"), dict)
+                               and c["model"]["floor"].get("below") is True for c in cases)}
+
+
+@dataclass(frozen=True)
+class Test:
+    """One case of one exercise as a platform test: whether it passed, and what it says."""
+
+    name: str
+    passed: bool
+    error: bool  # the judge's own fault (judge_error)
+    sample: bool  # a sample case: its details may always be shown
+    output: str  # verdict, bytes, modelled time and the message, in English and Chinese
+    brief: str  # the verdict alone, for a case whose details stay hidden
+    wall_ms: float | None
+
+
+def _verdict(verdict: str) -> str:
+    """``Wrong answer / 答案错误``, ``Over the byte budget (over_budget) / 通信量超标``."""
+    return f"{label(verdict)} / {title(verdict, 'zh')}"
+
+
+def _output(case: dict[str, Any]) -> str:
+    """A case's verdict, bytes, modelled time and message, in English then Chinese."""
+    verdict = str(case.get("verdict"))
+    lines = [_verdict(verdict)]
+    sent = [b for b in case.get("bytes_sent") or [] if isinstance(b, int)]
+    if sent:
+        bound = case.get("bytes_bound")
+        of = f" of {bound:,} B allowed" if isinstance(bound, int) and bound else ""
+        of_zh = f"（上限 {bound:,} B）" if of else ""
+        lines.append(f"bytes: the busiest rank sent {max(sent):,} B{of} / "
+                     f"字节：发送最多的 rank 发送了 {max(sent):,} B{of_zh}")
+    time_size = modelled(case)
+    if time_size:
+        t, size = format_seconds(time_size[0]), format_size(time_size[1])
+        lines.append(f"modelled time: {t} at {size} / 建模时间：{t}（规模 {size}）")
+    lines += [str(case[k]) for k in ("message", "message_zh") if case.get(k)]
+    return "\n".join(lines)
+
+
+def case_tests(exercise: Exercise, result: dict[str, Any]) -> list[Test]:
+    """One test per case of ``exercise``, in the exercise's order; a case the verdict lacks (the
+    file did not compile, was not submitted) fails with the verdict's own message."""
+    by_name = {c.get("name"): c for c in result.get("cases") or [] if isinstance(c, dict)}
+    overall = "\n".join(str(result[k]) for k in ("message", "message_zh") if result.get(k))
+    tests = []
+    for spec in exercise.cases:
+        case = by_name.get(spec.name)
+        verdict = (case or result).get("verdict")  # None: no file was graded
+        brief = _verdict(verdict) if verdict else overall
+        tests.append(Test(name=f"{exercise.id}: {spec.name}", passed=verdict == "accepted",
+                          error=verdict == "judge_error", sample=spec.sample,
+                          output=_output(case) if case else overall, brief=brief,
+                          wall_ms=case.get("wall_ms") if case else None))
+    return tests
+
+
+#: what each platform's bundle grades: (exercise, its verdict JSON, the file graded)
+Graded = list[tuple[Exercise, dict[str, Any], str]]
+
+
+def gradescope(graded: Graded) -> dict[str, Any]:
+    """Gradescope's ``results.json``: a point per case, the headline in the leaderboard."""
+    tests, leaderboard = [], []
+    for exercise, result, _ in graded:
+        tests += [{"name": t.name, "score": 1.0 if t.passed else 0.0, "max_score": 1.0,
+                   "status": "passed" if t.passed else "failed", "output": t.output,
+                   "visibility": "visible" if t.sample else "after_due_date"}
+                  for t in case_tests(exercise, result)]
+        best = headline(result)
+        if result.get("verdict") == "accepted" and not best["below_floor"]:
+            if best["model_time_s"] is not None:
+                leaderboard.append({"name": f"{exercise.id}: modelled µs at "
+                                            f"{format_size(best['model_size'])}",
+                                    "value": round(best["model_time_s"] * 1e6, 3), "order": "asc"})
+            if best["bytes_sent"] is not None:
+                leaderboard.append({"name": f"{exercise.id}: bytes (busiest rank)",
+                                    "value": best["bytes_sent"], "order": "asc"})
+    return {"score": sum(t["score"] for t in tests), "tests": tests, "leaderboard": leaderboard,
+            "output": _summary(graded)}
+
+
+def prairielearn(graded: Graded) -> dict[str, Any]:
+    """PrairieLearn's ``results.json``: the fraction of cases passed; not gradable (no attempt
+    lost) when a file does not compile."""
+    tests = [t for exercise, result, _ in graded for t in case_tests(exercise, result)]
+    errors = [str(result.get("message")) for _, result, _ in graded
+              if result.get("verdict") == "compile_error"]
+    out: dict[str, Any] = {
+        "gradable": not errors,
+        "score": sum(t.passed for t in tests) / len(tests) if tests else 0.0,
+        "message": _summary(graded),
+        "tests": [{"name": t.name, "points": int(t.passed), "max_points": 1,
+                   "message": t.output if t.sample else t.brief} for t in tests]}
+    if errors:
+        out["format_errors"] = errors
+    return out
+
+
+def github(graded: Graded) -> dict[str, Any]:
+    """The grader-step result ``autograding-grading-reporter`` reads (base64 of this JSON)."""
+    tests = [(t, filename, exercise) for exercise, result, filename in graded
+             for t in case_tests(exercise, result)]
+    status = "error" if any(t.error for t, _, _ in tests) else \
+        "pass" if all(t.passed for t, _, _ in tests) else "fail"
+    return {"version": 1, "status": status, "max_score": len(tests),
+            "tests": [{"name": t.name, "status": "error" if t.error else "pass" if t.passed
+                       else "fail", "score": int(t.passed),
+                       "message": t.output if t.sample else t.brief,
+                       "test_code": f"cjudge test {exercise.id} {filename}",
+                       "filename": filename, "line_no": 0,
+                       "execution_time": f"{(t.wall_ms or 0) / 1000:.2f}s"}
+                      for t, filename, exercise in tests]}
+
+
+def _summary(graded: Graded) -> str:
+    """Each exercise's overall verdict and message, in English then Chinese."""
+    return "\n\n".join(f"{exercise.id}: " + "\n".join(
+        str(result[k]) for k in ("message", "message_zh") if result.get(k))
+        for exercise, result, _ in graded)
+
+
+REPORTS = {"gradescope": gradescope, "prairielearn": prairielearn, "github": github}
+
+
+def write_report(platform: str, graded: Graded, path: Path) -> None:
+    """Write ``platform``'s result file for ``graded`` at ``path`` (its folder made if missing)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(REPORTS[platform](graded), indent=1, ensure_ascii=False) + "\n",
+                    encoding="utf-8")
