@@ -33,6 +33,13 @@ def bytes_bound(params: dict, world: int, itemsize: int) -> int:
     return (world - 1) * int(params["m"]) * itemsize
 
 
+
+def needs(params: dict, world: int, inputs: list[dict], rank: int,
+          calls: list[dict]) -> tuple[str, str] | None:
+    """Over budget: rank p needs only shard p of the rank's x (m elements)."""
+    return checkers.blocks_needed(params, world, rank, calls, ("x", "x"), block="m")
+
+
 def diagnose(params: dict, world: int, inputs: list[dict], rank: int, index: int,
              got: float) -> tuple[str, str] | None:
     """Name the shard the value belongs to, or the rank whose contribution is missing or doubled."""

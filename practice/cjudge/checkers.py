@@ -176,11 +176,12 @@ def smaller_cases(params: dict, world: int, size: str,
 
 
 def blocks_needed(params: dict, world: int, rank: int, calls: list[dict],
-                  what: tuple[str, str]) -> tuple[str, str] | None:
-    """A grader's ``needs`` (``cjudge.budget``) for an all-to-all of blocks: rank p needs only
-    block p (``params["k"]`` elements) of ``rank``'s ``what`` (e.g. ("row", "行")), and says to
-    whom the rank sent more, from its ``calls`` (an all_to_all sends a block to every rank)."""
-    k = int(params["k"])
+                  what: tuple[str, str], block: str = "k") -> tuple[str, str] | None:
+    """A grader's ``needs`` (``cjudge.budget``) where rank p needs only block p
+    (``params[block]`` elements) of ``rank``'s ``what`` (e.g. ("row", "行")): an all-to-all, a
+    reduce-scatter. Says to whom the rank sent more, from its ``calls`` (an all_to_all sends a
+    block to every rank)."""
+    k = int(params[block])
     per_peer: dict[int, int] = {}
     for call in calls:
         if call["op"] == "all_to_all":
@@ -197,7 +198,8 @@ def blocks_needed(params: dict, world: int, rank: int, calls: list[dict],
     whole = amount == world * k
     sends = (f"its whole {what[0]} ({plural(world * k, 'element')})" if whole else
              f"{plural(amount, 'element')}" if amount else "more than a block")
-    sends_zh = (f"自己完整的{what[1]}（{world * k} 个元素）" if whole else
+    lead = " " if what[1][0].isascii() else ""  # "的 x", "的行"
+    sends_zh = (f"自己完整的{lead}{what[1]}（{world * k} 个元素）" if whole else
                 f"{amount} 个元素" if amount else "多于一个块的数据")
     to = (f"each of the {world - 1} others" if len(extra) == world - 1 else ranks_text(extra))
     gap = " " if what[1][-1].isascii() else ""  # "x 中", "行中"
@@ -205,7 +207,7 @@ def blocks_needed(params: dict, world: int, rank: int, calls: list[dict],
              else ranks_text(extra, zh=True))
     return (f"rank {rank} passes {sends} to {to}; rank p needs only block p of rank {rank}'s "
             f"{what[0]}: {plural(k, 'element')}, {(world - 1) * k} to the others in all",
-            f"rank {rank} 把{sends_zh}发给了{to_zh}；而 rank p 只需要 rank {rank} 的{what[1]}{gap}中的"
+            f"rank {rank} 把{sends_zh}发给了{to_zh}；而 rank p 只需要 rank {rank} 的{lead}{what[1]}{gap}中的"
             f"第 p 块：{k} 个元素，发给其他 rank 的总共 {(world - 1) * k} 个")
 
 

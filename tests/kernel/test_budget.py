@@ -75,3 +75,12 @@ def test_one_call_is_not_calls():
     en, _ = over_budget(_trace([(1, bytes(12), 7)]), rank=0, sent=12, limit=4, size=4)
     assert "in 1 call (line 7: 1 message to rank 1, 3 elements)" in en
     assert "(1 element)" in en
+
+
+def test_a_reduce_scatter_that_sends_all_of_x_is_told_each_rank_needs_one_shard():
+    case = judged("reduce-scatter", "send_everything_to_everyone.py")
+    assert case["verdict"] == "over_budget"
+    assert "Rank 0 passes its whole x (4 elements) to each of the 3 others; rank p needs only " \
+           "block p of rank 0's x: 1 element" in case["message"]
+    assert "rank 0 把自己完整的 x（4 个元素）发给了其他 3 个 rank 中的每一个；而 rank p 只需要 " \
+           "rank 0 的 x 中的第 p 块" in case["message_zh"]
