@@ -33,7 +33,6 @@ def bytes_bound(params: dict, world: int, itemsize: int) -> int:
     return (world - 1) * int(params["m"]) * itemsize
 
 
-
 def needs(params: dict, world: int, inputs: list[dict], rank: int,
           calls: list[dict]) -> tuple[str, str] | None:
     """Over budget: rank p needs only shard p of the rank's x (m elements)."""
