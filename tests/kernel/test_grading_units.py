@@ -45,6 +45,22 @@ def test_wrong_shape_and_non_tensor_results():
     assert "the return value is not a tensor" in case["message"]
 
 
+def test_a_grader_says_what_a_wrong_shape_means():
+    ex = exercise("zero1-step")  # its diagnose_shape: a momentum of all N parameters
+    spec = plan_cases(ex)[0]
+    want = ex.grader.expected(spec["params"], 2, spec["inputs"])
+    param = want[0]["tuple"][0]
+    outputs = [{"tuple": [w["tuple"][0], param]} for w in want]
+    case = grade_case(ex, spec, _raw(spec, outputs))
+    assert case["verdict"] == "wrong_answer"
+    assert "the return value[1]: shape (4,), expected (2,): a momentum of all N = 4" in \
+        case["message"]
+    assert "形状为 (4,)，应为 (2,)：这是全部 N = 4 个参数的动量" in case["message_zh"]
+    outputs = [{"tuple": [w["tuple"][0], {**param, "shape": [1, 4]}]} for w in want]
+    case = grade_case(ex, spec, _raw(spec, outputs))  # a shape the grader does not explain
+    assert case["message"].endswith("the return value[1]: shape (1, 4), expected (2,)")
+
+
 def test_transpose_diagnosis_names_the_misplaced_element():
     ex = exercise("alltoall-transpose")
     spec = plan_cases(ex)[0]
