@@ -1,0 +1,151 @@
+"""Trusted grading code for pipeline-1f1b: each stage's fwd and bwd, the microbatches, the
+input gradients stage 0 returns, what each call was given, and the stashed activations each
+stage holds (its memory bound).
+
+Stage s's fwd adds a_s (an affine map with scale 1) and its bwd(x, grad) returns
+grad + x + b_s; the last stage's output y is its own gradient (the loss ½‖y‖²). Inputs are
+distinct multiples of 1/16 and the a_s, b_s multiples of 4 below 1024, so every value is exact
+in float32.
+"""
+
+from __future__ import annotations
+
+import random
+
+from cjudge.checkers import first_unfed
+from cjudge.switch.functions import digest, pack
+
+LIMIT = 2048  # inputs are k / 16 with 0 < |k| <= LIMIT
+
+
+def _numel(params: dict) -> int:
+    size = 1
+    for d in params["act_shape"]:
+        size *= int(d)
+    return size
+
+
+def make_inputs(params: dict, world: int, rng: random.Random) -> list[dict]:
+    """Stage 0: M microbatches of distinct exact values; every other stage: M zero tensors of
+    the same shape and dtype (placeholders). Each stage's fwd and bwd, drawn per case."""
+    m, numel, shape = int(params["microbatches"]), _numel(params), list(params["act_shape"])
+    pool = [k for k in range(-LIMIT, LIMIT + 1) if k != 0]
+    values = [k / 16 for k in rng.sample(pool, m * numel)]
+    shifts = rng.sample(range(4, 1024, 4), 2 * world)
+    inputs = []
+    for stage in range(world):
+        batches = [{"shape": shape, "dtype": params["dtype"],
+                    "data": values[i * numel:(i + 1) * numel] if stage == 0 else [0.0] * numel}
+                   for i in range(m)]
+        fwd = {"fn": "affine", "params": {"scale": 1, "shift": shifts[2 * stage],
+                                          "label": "fwd", "unit": numel}}
+        bwd = {"fn": "backward", "params": {"shift": shifts[2 * stage + 1], "label": "bwd",
+                                            "unit": numel}}
+        inputs.append({"call": [fwd, bwd, batches, {"tuple": shape}]})
+    return inputs
+
+
+def _flow(inputs: list[dict]) -> tuple[list[list[list[float]]], list[list[list[float]]]]:
+    """Per stage s and microbatch i: the input stage s's fwd is given (x[s][i]), and the
+    gradient its bwd is given (g[s][i]); g[n][i] … stage 0's result is g[0][i]."""
+    world = len(inputs)
+    xs = [[list(mb["data"]) for mb in inputs[0]["call"][2]]]
+    for stage in range(world):
+        shift = inputs[stage]["call"][0]["params"]["shift"]
+        xs.append([[v + shift for v in x] for x in xs[-1]])
+    gs = [xs[world]]  # the last stage's output is its own gradient
+    for stage in reversed(range(world)):
+        shift = inputs[stage]["call"][1]["params"]["shift"]
+        gs.insert(0, [[g + v + shift for g, v in zip(gi, xi, strict=True)]
+                      for gi, xi in zip(gs[0], xs[stage], strict=True)])
+    return xs, gs
+
+
+def expected(params: dict, world: int, inputs: list[dict]) -> list:
+    """Stage 0 returns each microbatch's input gradient, in microbatch order; the others None."""
+    grads = _flow(inputs)[1][0]
+    shape = list(params["act_shape"])
+    return [[{"shape": shape, "dtype": params["dtype"], "data": g} for g in grads]] + \
+        [None] * (world - 1)
+
+
+def bytes_bound(params: dict, world: int, itemsize: int) -> list[int]:
+    """Stage s sends each microbatch's activation forward (s < n − 1) and its input gradient
+    back (s > 0): M · A bytes each way."""
+    each = int(params["microbatches"]) * _numel(params) * itemsize
+    return [each * ((stage < world - 1) + (stage > 0)) for stage in range(world)]
+
+
+def check_computes(params: dict, world: int, inputs: list[dict],
+                   computes: list[dict]) -> tuple[str, str] | None:
+    """Stage s's fwd was given its M inputs in order, and its i-th bwd call microbatch i's
+    stashed input and output gradient."""
+    xs, gs = _flow(inputs)
+    dtype, m = params["dtype"], int(params["microbatches"])
+    for stage in range(world):
+        want = [v for x in xs[stage] for v in x]
+        if first_unfed(computes, stage, "affine", want, dtype) is not None:
+            return (f"stage {stage} must apply fwd to each of the {m} microbatches it receives "
+                    "(stage 0: its own), once and in order, and to nothing else",
+                    f"stage {stage} 必须对收到的 {m} 个微批次（stage 0：它自己的）各调用一次 "
+                    "fwd，按顺序，且不作用于其他数据")
+        calls = [c for c in computes if c["rank"] == stage and c["name"] == "backward"]
+        for i, call in enumerate(calls):
+            pair = [digest(pack(xs[stage][i], dtype)), digest(pack(gs[stage + 1][i], dtype))]
+            if i >= m or call.get("inputs") != pair:
+                return (f"stage {stage}'s bwd call {i + 1} was not given microbatch {i}'s "
+                        "stashed input and its output's gradient: bwd(x, grad) takes the x this "
+                        "stage gave fwd and the gradient from the next stage (on the last "
+                        "stage, fwd's output itself), one microbatch a call, in order",
+                        f"stage {stage} 第 {i + 1} 次调用 bwd 得到的不是微批次 {i} 暂存的输入"
+                        "与其输出的梯度：bwd(x, grad) 接受本 stage 交给 fwd 的 x 和下一个 stage "
+                        "传回的梯度（最后一个 stage：fwd 的输出本身），每次一个微批次，按顺序")
+    return None
+
+
+def memory(params: dict, world: int, inputs: list[dict], trace: dict) -> dict:
+    """Stashed activations: an input given to fwd is stashed until a bwd call is given it. Per
+    stage, in its calls' order, fwd adds its microbatches (units) and bwd takes its away; the
+    peak over the stages is bounded by n."""
+    peak, worst = 0, 0
+    for stage in range(world):
+        held = 0
+        for call in trace.get("computes", []):
+            if call["rank"] == stage:
+                held += call["units"] if call["name"] == "affine" else -call["units"]
+                if held > peak:
+                    peak, worst = held, stage
+    return {"peak": peak, "bound": world, "what": "stashed activations",
+            "what_zh": "个暂存的激活",
+            "message": f"stage {worst} held {peak} stashed activations at once (inputs given to "
+                       f"fwd and not yet to bwd); 1F1B holds at most n = {world} on any stage: "
+                       "after n − s − 1 warm-up forwards, run one backward after each forward",
+            "message_zh": f"stage {worst} 同时暂存了 {peak} 个激活（已交给 fwd、尚未交给 bwd 的"
+                          f"输入）；1F1B 在任何 stage 上最多暂存 n = {world} 个：先做 n − s − 1 "
+                          "次预热前向，之后每次前向后接一次反向"}
+
+
+def diagnose(params: dict, world: int, inputs: list[dict], rank: int, index: int, got: float,
+             path: str = "") -> tuple[str, str] | None:
+    """Which microbatch's input gradient a wrong element of output ``path`` ("[i]") is, when
+    it is another one's (outputs out of order); or a gradient whose bwd on some stage was
+    given another microbatch's stashed input."""
+    if rank != 0 or not (path.startswith("[") and path[1:-1].isdigit()):
+        return None
+    i = int(path[1:-1])
+    xs, gs = _flow(inputs)
+    if i >= len(gs[0]):
+        return None
+    source = next((j for j, g in enumerate(gs[0]) if j != i and g[index] == got), None)
+    if source is not None:
+        return (f"output {i} holds microbatch {source}'s input gradient: stage 0 must return "
+                "them in microbatch order",
+                f"输出 {i} 是微批次 {source} 的输入梯度：stage 0 必须按微批次顺序返回")
+    for stage in range(world):  # got = want − x[stage][i] + x[stage][j]: bwd given j's stash
+        for j in range(len(xs[stage])):
+            if j != i and got == gs[0][i][index] - xs[stage][i][index] + xs[stage][j][index]:
+                return (f"stage {stage}'s bwd for microbatch {i} was given microbatch {j}'s "
+                        "stashed input: keep each microbatch's input until its own backward",
+                        f"stage {stage} 对微批次 {i} 调用 bwd 时给的是微批次 {j} 暂存的输入："
+                        "每个微批次的输入要保留到它自己的反向计算")
+    return None

@@ -1,0 +1,46 @@
+# expect: wrong_answer
+# Mistake: keeps only the latest input instead of one per microbatch in flight, so a backward
+# after the warm-up is given another microbatch's stashed input.
+import torch
+import torch.distributed as dist
+
+
+def pipeline_1f1b(fwd, bwd, microbatches, act_shape):
+    stage, n = dist.get_rank(), dist.get_world_size()
+    m, dtype = len(microbatches), microbatches[0].dtype
+    latest, outputs, grads, sends = None, {}, [], []
+
+    def forward(i):
+        nonlocal latest
+        x = microbatches[i]
+        if stage > 0:
+            x = torch.empty(act_shape, dtype=dtype)
+            dist.recv(x, stage - 1)
+        latest = x
+        y = fwd(x)
+        if stage < n - 1:
+            sends.append(dist.isend(y, stage + 1))
+        else:
+            outputs[i] = y
+
+    def backward(i):
+        g = outputs.pop(i) if stage == n - 1 else torch.empty(act_shape, dtype=dtype)
+        if stage < n - 1:
+            dist.recv(g, stage + 1)
+        dx = bwd(latest, g)
+        if stage > 0:
+            sends.append(dist.isend(dx, stage - 1))
+        else:
+            grads.append(dx)
+
+    warmup = min(n - stage - 1, m)
+    for i in range(warmup):
+        forward(i)
+    for i in range(m - warmup):
+        forward(warmup + i)
+        backward(i)
+    for i in range(m - warmup, m):
+        backward(i)
+    for req in sends:
+        req.wait()
+    return grads if stage == 0 else None
