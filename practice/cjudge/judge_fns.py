@@ -14,6 +14,7 @@ converters.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -26,7 +27,20 @@ from .switch.reduce import DTYPES, values_of
 #: (``functions.PAIRS``) two tensors; a generator's none
 SIGNATURES: dict[str, tuple[str, ...]] = {"affine": ("x",), "expert": ("tokens", "counts"),
                                           "layer": ("params", "x"), "backward": ("x", "grad"),
-                                          "gradients": ()}
+                                          "scores": ("q", "k"), "gradients": ()}
+
+
+def _scores_shape(q: list[int], k: list[int]) -> list[int]:
+    """``scores(q, k)``'s output shape, (rows of q, rows of k), for two matrices of one width."""
+    if len(q) != 2 or len(k) != 2 or q[1] != k[1]:
+        raise bilingual(ValueError, f"scores(q, k) takes two matrices with the same number of "
+                        f"columns, not shapes {tuple(q)} and {tuple(k)}",
+                        f"scores(q, k) 需要两个列数相同的矩阵，而不是形状 {tuple(q)} 和 {tuple(k)}")
+    return [q[0], k[0]]
+
+
+#: name -> its output's shape from its two tensors' shapes, where it is not the last tensor's
+OUTPUT_SHAPES: dict[str, Callable[[list[int], list[int]], list[int]]] = {"scores": _scores_shape}
 
 
 def _integers(value: Any, to_data: Callable[[Any], TensorData | None], what: str) -> list[int]:
@@ -50,14 +64,23 @@ def make(value: dict[str, Any], port: Any, tensor: Callable[[TensorData], Any],
                         f"评测机没有函数 {name!r}")
     params = SIGNATURES[name]
 
-    def request(payload: bytes, dtype: str, shape: list[int], extra: list[int] | None) -> Any:
-        """The output of one call; a generator's item (``shape`` [0]: no input) is 1-D."""
+    def request(payload: bytes, dtype: str, shape: list[int], extra: list[int] | None,
+                out_shape: list[int] | None = None) -> Any:
+        """The output of one call, of ``out_shape`` (default: ``shape``); a generator's item
+        (``shape`` [0]: no input) is 1-D."""
         try:
             out = port.compute(handle, payload, dtype, shape, extra, line())
         except (SwitchError, RuntimeError) as exc:  # the switch's refusal, on either runtime
             raise bilingual(ValueError, str(exc), getattr(exc, "zh", None)) from None
         data = values_of(out, dtype) or []
-        return tensor(TensorData(shape=shape if params else [len(data)], dtype=dtype, data=data))
+        if not params:
+            out_shape = [len(data)]
+        if out_shape is not None and math.prod(out_shape) != len(data):
+            raise bilingual(ValueError, f"{label}(): the judge answered {len(data)} elements, "
+                            f"not a {tuple(out_shape)} matrix: give it the tensors it was handed",
+                            f"{label}()：评测机返回了 {len(data)} 个元素，而不是 {tuple(out_shape)} "
+                            "矩阵：请传入评测机给你的张量")
+        return tensor(TensorData(shape=out_shape or shape, dtype=dtype, data=data))
 
     def tensor_data(arg: Any, what: str) -> TensorData:
         data = to_data(arg)
@@ -88,6 +111,9 @@ def make(value: dict[str, Any], port: Any, tensor: Callable[[TensorData], Any],
                                 "one dtype", f"{label}()：{params[0]} 与 {params[1]} 的 dtype "
                                 "必须相同")
             payload, extra = pack(first["data"], data["dtype"]) + payload, [len(first["data"])]
+            if name in OUTPUT_SHAPES:
+                shape = OUTPUT_SHAPES[name](list(first["shape"]), list(data["shape"]))
+                return request(payload, data["dtype"], list(data["shape"]), extra, shape)
         elif len(params) > 1:
             extra = _integers(bound[params[1]], to_data, params[1])
         return request(payload, data["dtype"], list(data["shape"]), extra)

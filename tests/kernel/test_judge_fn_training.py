@@ -78,3 +78,16 @@ def test_the_rank_sees_no_gradient_only_how_many():
     assert value == {"fn": "gradients", "handle": 0, "label": "backward", "count": 1,
                      "dtype": "float64"}
     assert table[0][1]["items"] == [_t([1.0])]
+
+
+@pytest.mark.parametrize("run_case", RUNTIMES)
+def test_scores_answer_a_block_of_attention_scores(run_case):
+    q = _t([1.0, 2.0, 0.5, -1.0], [2, 2])
+    k = _t([1.0, 0.0, 0.0, 1.0, 2.0, 2.0], [3, 2])
+    scores = {"fn": "scores", "params": {"dim": 2, "scale": 0.5, "unit": 6}}
+    raw = _run(run_case, "def f(scores, q, k):\n    return scores(q, k)\n", [scores, q, k])
+    assert raw["ranks"][0]["output"] == _t([0.5, 1.0, 3.0, 0.25, -0.5, -0.5], [2, 3])
+    call, = raw["trace"]["computes"]
+    assert (call["name"], call["elements"], call["units"]) == ("scores", 6, 1)
+    raw = _run(run_case, "def f(scores, q, k):\n    return scores(q, k.t())\n", [scores, q, k])
+    assert "same number of columns" in raw["ranks"][0]["error"]["message"]

@@ -7,7 +7,8 @@ params :data:`PUBLIC` names), and a call is a ``compute`` request that carries t
 bytes, dtype and shape (and small integer arguments such as an expert's ``counts``) to the
 switch, which applies the function with :func:`apply` and answers the output's bytes (the shape
 and dtype of the call's last tensor). A function of two tensors (:data:`PAIRS`) gets both in
-one payload, the first's elements in ``args[0]``; a generator (:data:`GENERATORS`) takes no
+one payload, the first's elements in ``args[0]`` (``scores`` answers a matrix of another shape:
+``judge_fns.OUTPUT_SHAPES``); a generator (:data:`GENERATORS`) takes no
 tensor and answers its next item. Pure Python over raw little-endian bytes, like ``reduce``:
 the same on every runtime. The charge is the switch's: ``params["unit"]`` elements make one unit
 (:func:`units`), so batching work saves nothing.
@@ -16,6 +17,7 @@ the same on every runtime. The charge is the switch's: ``params["unit"]`` elemen
 from __future__ import annotations
 
 import hashlib
+import math
 from array import array
 from collections.abc import Callable
 from typing import Any
@@ -85,12 +87,24 @@ def _backward(params: dict[str, Any], x: list[Any], grad: list[Any]) -> list[Any
     return [g + v + shift for v, g in zip(x, grad, strict=True)]
 
 
+def _scores(params: dict[str, Any], q: list[Any], k: list[Any]) -> list[Any]:
+    """Attention scores of a block of queries against a block of keys, ``q @ k.T * scale``:
+    rows of ``params["dim"]`` elements, (rows of q) × (rows of k) out."""
+    d, scale = int(params["dim"]), params.get("scale", 1)
+    if len(q) % d or len(k) % d:
+        raise FunctionError(f"scores: q and k must be matrices of {d} columns",
+                            f"scores：q 和 k 必须是 {d} 列的矩阵")
+    keys = [k[j:j + d] for j in range(0, len(k), d)]
+    return [math.fsum(a * b for a, b in zip(q[i:i + d], key, strict=True)) * scale
+            for i in range(0, len(q), d) for key in keys]
+
+
 #: name -> the function over a tensor's elements (and its small integer arguments)
 FUNCTIONS: dict[str, Callable[[dict[str, Any], list[Any], list[int], list[int] | None],
                               list[Any]]] = {"affine": _affine, "expert": _expert}
 #: name -> the function of two tensors' elements
 PAIRS: dict[str, Callable[[dict[str, Any], list[Any], list[Any]], list[Any]]] = {
-    "layer": _layer, "backward": _backward}
+    "layer": _layer, "backward": _backward, "scores": _scores}
 #: generators: each call answers the next of ``params["items"]`` (tensors), none once all are
 GENERATORS = frozenset({"gradients"})
 #: name -> the params the rank may see (the generator's item count and dtype)

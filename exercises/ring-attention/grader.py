@@ -1,0 +1,118 @@
+"""Trusted grading code for ring-attention: each rank's block of queries, keys and values, the
+judge's ``scores`` function, full attention in float64, bounds, and which blocks an output
+row is made of.
+
+Inputs are multiples of 1/8 in [-2, 2] (queries times the case's ``spread``), so every score is
+exact in float32 and a correct online softmax is within rounding of full attention, far inside
+the tolerance; an output that leaves out a block, or merges blocks without rescaling, is off by
+a large fraction of the values.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+
+from cjudge.switch import functions
+
+
+def _block(params: dict, rng: random.Random, spread: int = 1) -> dict:
+    b, d = int(params["block"]), int(params["dim"])
+    return {"shape": [b, d], "dtype": params["dtype"],
+            "data": [rng.randint(-16, 16) / 8 * spread for _ in range(b * d)]}
+
+
+def make_inputs(params: dict, world: int, rng: random.Random) -> list[dict]:
+    """Rank r: the judge's ``scores`` and its block of queries, keys and values, (b, d) each."""
+    d = int(params["dim"])
+    scores = {"fn": "scores", "params": {"dim": d, "scale": 1 / math.sqrt(d),
+                                         "unit": int(params["block"]) * d, "label": "scores"}}
+    spread = int(params.get("spread", 1))
+    return [{"call": [scores, _block(params, rng, spread), _block(params, rng),
+                      _block(params, rng)]} for _ in range(world)]
+
+
+def _rows(t: dict) -> list[list[float]]:
+    d = t["shape"][1]
+    return [t["data"][i:i + d] for i in range(0, len(t["data"]), d)]
+
+
+def _attention(q: dict, blocks: list[tuple[dict, dict]]) -> list[float]:
+    """softmax(q·Kᵀ/√d)·V in float64 over the given (k, v) blocks, flattened."""
+    d = q["shape"][1]
+    keys = [row for k, _ in blocks for row in _rows(k)]
+    vals = [row for _, v in blocks for row in _rows(v)]
+    out: list[float] = []
+    for row in _rows(q):
+        s = [math.fsum(a * b for a, b in zip(row, key, strict=True)) / math.sqrt(d)
+             for key in keys]
+        top = max(s)
+        w = [math.exp(x - top) for x in s]
+        total = math.fsum(w)
+        out += [math.fsum(wi * val[j] for wi, val in zip(w, vals, strict=True)) / total
+                for j in range(d)]
+    return out
+
+
+def _kv(inputs: list[dict]) -> list[tuple[dict, dict]]:
+    return [(i["call"][2], i["call"][3]) for i in inputs]
+
+
+def expected(params: dict, world: int, inputs: list[dict]) -> list[dict]:
+    """Rank r returns attention of its queries over all n blocks of keys and values."""
+    kv = _kv(inputs)
+    return [{"shape": list(i["call"][1]["shape"]), "dtype": params["dtype"],
+             "data": _attention(i["call"][1], kv)} for i in inputs]
+
+
+def bytes_bound(params: dict, world: int, itemsize: int) -> int:
+    """n − 1 steps of one block of keys and one of values: 2(n − 1)·b·d elements."""
+    return 2 * (world - 1) * int(params["block"]) * int(params["dim"]) * itemsize
+
+
+def check_computes(params: dict, world: int, inputs: list[dict],
+                   computes: list[dict]) -> tuple[str, str] | None:
+    """Rank r scored its own queries against each of the n blocks of keys, once each, one
+    block per call (the judge's ``scores``, charged per block)."""
+    dtype = params["dtype"]
+
+    def digest(t: dict) -> str:
+        return functions.digest(functions.pack(t["data"], dtype))
+
+    keys = {digest(i["call"][2]): j for j, i in enumerate(inputs)}
+    for rank, i in enumerate(inputs):
+        calls = [c for c in computes if c["rank"] == rank and c["name"] == "scores"]
+        mine = digest(i["call"][1])
+        got = sorted(keys.get(c["input"], -1) for c in calls
+                     if c.get("inputs", [None])[0] == mine)
+        if got != list(range(world)) or len(calls) != world:
+            seen = ", ".join(map(str, sorted(set(got) - {-1})))
+            on = f", on the key blocks of ranks {seen}" if seen else ""
+            on_zh = f"，用到的是 rank {seen} 的键块" if seen else ""
+            return (f"rank {rank} must call scores(q, k) with its own q and each of the {world} "
+                    f"blocks of keys once, one block per call (the attention is the work the "
+                    f"model charges); it called it {len(calls)} time(s){on}",
+                    f"rank {rank} 必须用自己的 q 和 {world} 个键块中的每一个各调用一次 "
+                    f"scores(q, k)，每次一个块（注意力计算是模型计费的工作）；它调用了 "
+                    f"{len(calls)} 次{on_zh}")
+    return None
+
+
+def diagnose(params: dict, world: int, inputs: list[dict], rank: int, index: int,
+             got: float) -> tuple[str, str] | None:
+    """Whether the row is attention over its own block only, or over all blocks but one."""
+    kv, q = _kv(inputs), inputs[rank]["call"][1]
+    tol = 1e-4 * max(1.0, abs(got))
+
+    def matches(blocks: list[tuple[dict, dict]]) -> bool:
+        return abs(_attention(q, blocks)[index] - got) <= tol
+
+    if world > 1 and matches([kv[rank]]):
+        return ("this value is attention over this rank's own block of keys only: the other "
+                "blocks never reached it", "该值只是对本 rank 自己的键块做的注意力：其他块没有传到")
+    for j in range(world):
+        if world > 2 and matches(kv[:j] + kv[j + 1:]):
+            return (f"this value is attention over every block but rank {j}'s: that block of "
+                    "keys and values was never merged in (one step short?)",
+                    f"该值是对除 rank {j} 之外所有块的注意力：那一块键和值没有合并进来（少了一步？）")
+    return None
