@@ -1,0 +1,101 @@
+"""Trusted grading code for fsdp-prefetch: each layer's parameters cut into n shards, each
+rank's input, the output of the L layers, and the gathered layers alive at once (its memory
+bound), counted from the all-gathers the rank posts and the layer_fn calls that use them.
+
+layer_fn(w, x) returns x + Σ_j (j + 1) · w[j] (``switch.functions``): the layer's full
+parameters, in rank order, decide its output. Every value is a multiple of 1/16 small enough
+to be exact in float32.
+"""
+
+from __future__ import annotations
+
+import random
+
+ITEMSIZE = {"float32": 4, "float64": 8}
+BOUND = 2  # gathered layers alive at once: the one computing and the one prefetched
+
+
+def make_inputs(params: dict, world: int, rng: random.Random) -> list[dict]:
+    """Rank r: the judge's layer_fn, its shard of each of the L layers (k elements: layer l's
+    elements r·k … r·k + k − 1), and its own input x (act elements)."""
+    layers, k, act, dtype = int(params["layers"]), int(params["k"]), int(params["act"]), \
+        params["dtype"]
+    weights = [[rng.randint(-64, 64) / 16 for _ in range(world * k)] for _ in range(layers)]
+    calls = []
+    for rank in range(world):
+        shards = [{"shape": [k], "dtype": dtype, "data": w[rank * k:(rank + 1) * k]}
+                  for w in weights]
+        x = {"shape": [act], "dtype": dtype,
+             "data": [rng.randint(-2048, 2048) / 16 for _ in range(act)]}
+        layer_fn = {"fn": "layer", "params": {"label": "layer_fn", "unit": act}}
+        calls.append({"call": [layer_fn, shards, x]})
+    return calls
+
+
+def expected(params: dict, world: int, inputs: list[dict]) -> list[dict]:
+    """Rank r returns layer L − 1 ∘ … ∘ layer 0 applied to its x, each layer with its full
+    parameters (the shards of ranks 0 … n − 1, in order)."""
+    layers = int(params["layers"])
+    shifts = []
+    for layer in range(layers):
+        w = [v for r in range(world) for v in inputs[r]["call"][1][layer]["data"]]
+        shifts.append(sum((j + 1) * v for j, v in enumerate(w)))
+    out = []
+    for call in (i["call"] for i in inputs):
+        x = call[2]
+        out.append({"shape": list(x["shape"]), "dtype": x["dtype"],
+                    "data": [v + sum(shifts) for v in x["data"]]})
+    return out
+
+
+def bytes_bound(params: dict, world: int, itemsize: int) -> int:
+    """Each layer gathered once: a rank sends its k-element shard of each of the L layers to
+    the n − 1 others, L · (n − 1) · k elements."""
+    return int(params["layers"]) * (world - 1) * int(params["k"]) * ITEMSIZE[params["dtype"]]
+
+
+def memory(params: dict, world: int, inputs: list[dict], trace: dict) -> dict:
+    """Gathered layers alive: a layer's parameters are alive from the moment its all-gather is
+    posted until the layer_fn call they are given to. Per rank, in switch time, each all-gather
+    adds the elements it gathers and each layer_fn call, once made, frees one layer's (n · k);
+    the peak, in layers, is bounded by 2."""
+    layer = world * int(params["k"])
+    size = ITEMSIZE[params["dtype"]]
+    events: dict[int, list[tuple[int, int]]] = {r: [] for r in range(world)}
+    for req in trace["requests"]:
+        if req["graded"] and req["kind"] == "all_gather":
+            events[req["rank"]].append((req["posted"], req["bytes"] // size * world))
+    for call in trace.get("computes", []):
+        if call["name"] == "layer":
+            events[call["rank"]].append((call["t"], -layer))
+    peak, worst = 0, 0
+    for rank, items in events.items():
+        held = 0
+        for _, change in sorted(items):
+            held += change
+            if -(-held // layer) > peak:
+                peak, worst = -(-held // layer), rank
+    return {"peak": peak, "bound": BOUND, "what": "gathered layers",
+            "what_zh": "个已收集的层",
+            "message": f"rank {worst} held {peak} layers' gathered parameters at once (from the "
+                       f"all-gather's post to the layer_fn call given them); at most {BOUND}: "
+                       "gather layer l + 1 while layer l computes, and no further ahead",
+            "message_zh": f"rank {worst} 同时持有 {peak} 层收集好的参数（从发起 all-gather 到把"
+                          f"它们交给 layer_fn 的调用）；最多 {BOUND} 层：在第 l 层计算时收集第 "
+                          "l + 1 层，不要更早"}
+
+
+def diagnose(params: dict, world: int, inputs: list[dict], rank: int, index: int,
+             got: float) -> tuple[str, str] | None:
+    """A wrong output that is a layer's own shard's weighting instead of its full
+    parameters'."""
+    x = inputs[rank]["call"][2]["data"][index]
+    k, layers = int(params["k"]), int(params["layers"])
+    own = sum((j + 1) * v for layer in range(layers)
+              for j, v in enumerate(inputs[rank]["call"][1][layer]["data"]))
+    if world > 1 and got == x + own:
+        return ("each layer_fn call was given this rank's shard, not the layer's full "
+                f"parameters: all-gather the {world} shards ({world * k} elements) first",
+                f"每次调用 layer_fn 给的都是本 rank 的分片，而不是这一层的完整参数：先把 {world} "
+                f"个分片（共 {world * k} 个元素）all-gather 起来")
+    return None
