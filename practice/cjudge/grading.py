@@ -20,7 +20,7 @@ from .chunks import summary
 from .exercises import Exercise
 from .model import slow
 from .model.case import model_case
-from .primitives import CANONICAL, DISPLAY
+from .primitives import CANONICAL, DISPLAY, PROCESS_GROUP_METHODS
 from .protocol import CaseSpec, RawCase, TensorData
 from .switch.accounting import bytes_per_rank, graded_calls
 from .switch.core import Limits
@@ -252,10 +252,17 @@ def _refused(exercise: Exercise, raw: RawCase) -> tuple[str, str] | None:
     r, line = first["rank"], first["line"]
     at = f"rank {r}, line {line}" if line else f"rank {r}"
     at_zh = f"rank {r} 第 {line} 行" if line else f"rank {r}"
-    # the torch.distributed function the learner wrote, when it names a call of the switch's
-    # kind; else the switch's own name for the kind (never free text a rank reported)
-    api = first["api"]
-    call = api if CANONICAL.get(api) == first["kind"] else DISPLAY.get(first["kind"], "?")
+    # the torch.distributed function or process group method the learner wrote, when it names
+    # a call of the switch's kind; else the switch's own name for the kind (never free text a
+    # rank reported)
+    api, kind = first["api"], first["kind"]
+    if CANONICAL.get(api) == kind:
+        call = api
+    elif PROCESS_GROUP_METHODS.get(api.removeprefix("ProcessGroup.")) == kind and \
+            api.startswith("ProcessGroup."):
+        call = f"{api} ({kind})"
+    else:
+        call = DISPLAY.get(kind, "?")
     return _forbidden(exercise, at, at_zh, call)
 
 

@@ -33,6 +33,18 @@ CANONICAL: dict[str, str] = {
     "barrier": "barrier",
 }
 
+#: a process group's methods a learner may call directly (reported as ``ProcessGroup.<name>``
+#: by both runtimes) -> the canonical op of the call
+PROCESS_GROUP_METHODS: dict[str, str] = {
+    "send": "send", "recv": "recv", "recv_anysource": "recv", "allreduce": "all_reduce",
+    "broadcast": "broadcast", "reduce": "reduce", "allgather": "all_gather",
+    "all_gather_single": "all_gather", "_allgather_base": "all_gather",
+    "reduce_scatter": "reduce_scatter", "reduce_scatter_single": "reduce_scatter",
+    "_reduce_scatter_base": "reduce_scatter", "alltoall": "all_to_all",
+    "alltoall_base": "all_to_all", "gather": "gather", "scatter": "scatter",
+    "barrier": "barrier",
+}
+
 #: canonical ops that are point-to-point
 P2P_OPS = frozenset({"send", "recv"})
 

@@ -91,7 +91,9 @@ def test_a_refused_call_is_named_as_the_learner_wrote_it():
     assert case["message"].startswith("rank 0, line 12: calls all_gather, which")
 
 
-@pytest.mark.parametrize("api", ["nothing: the judge is broken", "send", ""])
+@pytest.mark.parametrize("api", ["nothing: the judge is broken", "send", "",
+                                 "ProcessGroup.nothing: the judge is broken",
+                                 "ProcessGroup.allreduce"])
 def test_a_refusal_names_the_switchs_kind_of_call_whatever_the_rank_reported(api):
     ex = exercise("ring-allreduce")
     spec = plan_cases(ex)[0]
