@@ -15,6 +15,7 @@ import struct
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +42,7 @@ SCHEMA: dict[str, dict[str, str]] = {
                 "line": _OPT_INT},
 }
 _PEERCRED = struct.Struct("3i")
+_IOV = 64  # buffers handed to one ``sendmsg``
 
 
 class BadRequest(SwitchError):
@@ -101,6 +103,16 @@ def result_record(header: dict[str, Any]) -> dict[str, Any]:
                                                    traceback="", line=None)}
     except ValueError:
         return {"output": None, "error": _broken("its result was malformed", "它的结果格式错误")}
+
+
+def _consume(out: deque[memoryview], sent: int) -> bool:
+    """Drop ``sent`` bytes from the front of ``out``; whether they were whole buffers."""
+    while sent:
+        if sent < len(out[0]):
+            out[0] = out[0][sent:]
+            return False
+        sent -= len(out.popleft())
+    return True
 
 
 def _broken(why: str, why_zh: str) -> RankError:
@@ -364,8 +376,9 @@ class SwitchServer:
         if conn.sock.fileno() < 0:
             return
         while conn.out:
+            parts = list(islice(conn.out, _IOV))
             try:
-                sent = conn.sock.send(conn.out[0])
+                sent = conn.sock.sendmsg(parts)  # a reply's header and payload in one call
             except (BlockingIOError, InterruptedError):
                 break
             except OSError:
@@ -373,10 +386,8 @@ class SwitchServer:
                 return
             conn.queued -= sent
             self.switch.hold(-sent)
-            if sent < len(conn.out[0]):
-                conn.out[0] = conn.out[0][sent:]
+            if not _consume(conn.out, sent):  # the socket took less: wait until it drains
                 break
-            conn.out.popleft()
         if bool(conn.out) != conn.writing:  # a system call only when the interest changes
             conn.writing = bool(conn.out)
             events = selectors.EVENT_WRITE if conn.writing else selectors.EVENT_READ
