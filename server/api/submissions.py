@@ -51,12 +51,17 @@ def present(row: Submission, user: Caller) -> SubmissionOut:
 
 @router.post("", status_code=202, responses={
     404: {"description": "unknown exercise"}, 413: {"description": "code too large"},
+    422: {"description": "malformed, or the code is not UTF-8 text"},
     429: {"description": "rate or per-user bound (see Retry-After)"},
     503: {"description": "the queue is full (see Retry-After)"}})
 def create_submission(body: SubmissionIn, request: Request, user: UserDep, settings: SettingsDep,
                       engine: EngineDep) -> SubmissionCreated:
     """Queue a submission for grading."""
-    size = len(body.code.encode("utf-8", "surrogatepass"))
+    try:
+        size = len(body.code.encode("utf-8"))
+    except UnicodeEncodeError:  # a lone surrogate: no file holds one, nor can the database
+        raise ApiError(422, "code_not_text", "the code is not UTF-8 text (a lone surrogate)",
+                       "代码不是 UTF-8 文本（含有孤立的代理字符）") from None
     if size > settings.max_code_bytes:
         raise HTTPException(413, f"code is {size} bytes; the limit is {settings.max_code_bytes}")
     ip = client_ip(request)

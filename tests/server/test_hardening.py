@@ -147,6 +147,8 @@ def test_weak_passwords_and_names_differing_in_case(tmp_path: Path) -> None:
     ("GET", "/api/submissions/1/events", None, {"last-event-id": "abc"}, 400),
     ("GET", "/api/submissions/1/events", None, {"last-event-id": "9" * 40}, 400),
     ("POST", "/api/submissions", b'{"exercise": "\\ud800", "code": "\\udfff"}', {}, 422),
+    ("POST", "/api/submissions", b'{"exercise": "ring-allreduce", "code": "s = \\"\\ud800\\""}',
+     {}, 422),
 ])
 def test_hostile_input_is_a_4xx(tmp_path: Path, method: str, path: str, body: bytes | None,
                                 headers: dict, status: int) -> None:
