@@ -6,7 +6,8 @@ posted them, say which ranks and steps make the run long; their shape names the 
 
 * **a chain**: each transfer forwards what the one before brought, through distinct ranks, more
   of them in a row than the bound allows;
-* **one port**: every transfer goes into (or out of) one rank, whose port takes one at a time;
+* **one port**: every transfer goes into (or out of) one rank from (to) a different one each
+  time, and its port takes one at a time;
 * **one at a time**: no two transfers of the whole run are ever in flight together;
 * **serialised**: a rank's send completes before it posts its receive (blocking calls in turn),
   so each step costs two message times.
@@ -117,8 +118,8 @@ def _pattern(hops: list[dict[str, Any]], bound_steps: float, serialised: set[int
                  f"{len(ranks)} ranks, where the bound pays for {bound}.",
                  f"这是一条链：每次传输都要等前一次完成，{len(ranks)} 个 rank 之间连续 "
                  f"{many} 次，而上限只计 {bound} 次。"), None)
-    for end, way, way_zh in (("dst", "into", "进入"), ("src", "out of", "离开")):
-        if len({h[end] for h in hops}) == 1:
+    for end, way, way_zh, far in (("dst", "into", "进入", "src"), ("src", "out of", "离开", "dst")):
+        if len({h[end] for h in hops}) == 1 and len({h[far] for h in hops}) == many:
             rank = hops[0][end]
             return ((f"Every transfer on it goes {way} rank {rank}, whose port takes one at a "
                      f"time: {many} in a row where the bound pays for {bound}.",
@@ -129,18 +130,68 @@ def _pattern(hops: list[dict[str, Any]], bound_steps: float, serialised: set[int
                  f"in a row where the bound pays for {bound}.",
                  f"任何时刻都只有一次传输在进行：每次传输都要等前一次完成，连续 {many} 次，而上限"
                  f"只计 {bound} 次。"), None)
-    for a, b in pairs:  # a rank's send completed before it posted its receive
-        if b["dst"] == a["src"] and a["src"] in serialised:
-            overlap = "isend" in allowed and "irecv" in allowed
-            return ((f"Sends and receives do not overlap: rank {a['src']} waits for its send "
-                     f"(line {a['line']}) before it posts its receive (line {b['recv_line']}), "
-                     f"so each step costs two message times: {many} in a row where the bound "
-                     f"pays for {bound}.",
-                     f"发送与接收没有重叠：rank {a['src']} 等发送（第 {a['line']} 行）完成后才"
-                     f"发出接收（第 {b['recv_line']} 行），所以每一步要花两次消息的时间：连续 "
-                     f"{many} 次，而上限只计 {bound} 次。"), OVERLAP if overlap else None)
+    for a, b in pairs:  # a rank that sends and receives in turn, on the path between them
+        if b["dst"] == a["src"] and a["src"] in serialised:  # its send, then its receive
+            rank, first, then = a["src"], ("send", a["line"]), ("receive", b["recv_line"])
+        elif b["src"] == a["dst"] and a["dst"] in serialised:  # its receive, then its send
+            rank, first, then = a["dst"], ("receive", a["recv_line"]), ("send", b["line"])
+        else:
+            continue
+        zh = {"send": "发送", "receive": "接收"}
+        overlap = "isend" in allowed and "irecv" in allowed
+        return ((f"Sends and receives do not overlap: rank {rank} waits for its {first[0]} "
+                 f"(line {first[1]}) before it posts its {then[0]} (line {then[1]}), so each "
+                 f"step costs two message times: {many} in a row where the bound pays for "
+                 f"{bound}.",
+                 f"发送与接收没有重叠：rank {rank} 等{zh[first[0]]}（第 {first[1]} 行）完成后才"
+                 f"发出{zh[then[0]]}（第 {then[1]} 行），所以每一步要花两次消息的时间：连续 "
+                 f"{many} 次，而上限只计 {bound} 次。"), OVERLAP if overlap else None)
     return ((f"That is {many} transfers in a row where the bound pays for {bound}.",
              f"这是连续 {many} 次传输，而上限只计 {bound} 次。"), None)
+
+
+def _computes_pattern(trace: SwitchTrace) -> tuple[str, str] | None:
+    """What a pipeline's ranks show around the judge's functions: a rank that computes every
+    microbatch before it sends the first (or receives every one before its first compute), or
+    one that waits for each send before it computes the next."""
+    computes = [c for c in trace.get("computes", []) if c.get("graded", True)]
+    graded = {r["id"]: r for r in trace["requests"] if r["graded"]}
+    for rank in sorted({c["rank"] for c in computes}):
+        mine = [c for c in computes if c["rank"] == rank]
+        if len(mine) < 2:
+            continue
+        first, last, name = mine[0], mine[-1], mine[0]["name"]
+        sends = [r for r in graded.values() if r["rank"] == rank and r["kind"] == "send"]
+        recvs = [w for w in trace["waits"] if w["rank"] == rank and w["end"] is not None
+                 and graded.get(w["request"], {}).get("kind") == "recv"]
+        if len(sends) >= 2 and min(r["posted"] for r in sends) > last["t"]:
+            line = min(sends, key=lambda r: r["posted"])["line"]
+            return (f"Rank {rank} computes all {len(mine)} of its {name} calls (line "
+                    f"{first['line']}) before it sends the first (line {line}): the next stage "
+                    "waits for every microbatch, and the stages work one after another.",
+                    f"rank {rank} 先完成全部 {len(mine)} 次 {name} 调用（第 {first['line']} 行）才"
+                    f"发送第一个（第 {line} 行）：下一个 stage 要等所有微批次，各 stage 只能依次"
+                    "工作。")
+        if len(recvs) >= 2 and max(w["end"] for w in recvs) < first["t"]:
+            line = graded[recvs[0]["request"]]["line"]
+            return (f"Rank {rank} receives all {len(recvs)} of its inputs (line {line}) before "
+                    f"its first {name} call (line {first['line']}): it waits for every "
+                    "microbatch, and the stages work one after another.",
+                    f"rank {rank} 先接收全部 {len(recvs)} 个输入（第 {line} 行）才第一次调用 "
+                    f"{name}（第 {first['line']} 行）：它要等所有微批次，各 stage 只能依次工作。")
+        program = sorted([(r["posted"], r["id"]) for r in sends]
+                         + [(w["begin"], -1 - w["request"]) for w in trace["waits"]
+                            if w["rank"] == rank] + [(c["t"], None) for c in mine],
+                         key=lambda e: e[0])  # this rank's posts, waits and computes in order
+        blocking = [post for (_, post), (_, then) in zip(program, program[1:], strict=False)
+                    if post is not None and post >= 0 and then == -1 - post]
+        if len(blocking) >= 2 and len(blocking) == len(sends) and mine[-1]["t"] > program[0][0]:
+            line = graded[blocking[0]]["line"]
+            return (f"Rank {rank} waits for each send (line {line}) to be taken before it "
+                    f"computes the next microbatch: its {name} calls and its sends do not overlap.",
+                    f"rank {rank} 每次发送（第 {line} 行）都要等对方接收后才计算下一个微批次："
+                    f"它的 {name} 调用与发送没有重叠。")
+    return None
 
 
 def explain(case: CaseModel, timeline: dict[str, Any], trace: SwitchTrace,
@@ -164,6 +215,7 @@ def explain(case: CaseModel, timeline: dict[str, Any], trace: SwitchTrace,
                 f"关键路径是先后相继的 {len(hops)} 次传输：{'；'.join(g[1] for g in groups)}。")
     pattern, advice = _pattern(hops, case.bound_steps, _serialised(trace),
                                _one_at_a_time(timeline), allowed)
+    pattern = _computes_pattern(trace) or pattern
     if pattern[0]:
         path = (f"{path[0]} {pattern[0]}", path[1] + pattern[1])
     return case.composed(path, advice)

@@ -224,7 +224,8 @@ def build_timeline(trace: SwitchTrace, spec: ModelSpec, run_size: int,
 
 def _ps(seconds: float) -> int:
     """A modelled time in whole picoseconds: equal for transfers that tie, whatever order the
-    run's interleaving gave their sums (ties are then broken by rank, not by that order)."""
+    run's interleaving gave their sums (ties are then broken by side and rank, not by that
+    order)."""
     return round(seconds * 1e12)
 
 
@@ -305,8 +306,9 @@ def _critical_path(msg_rows: list[dict], coll_rows: list[dict],
         row = rows[current]
         start = spans[current][0]
         posted = [(post_t.get(s["id"], 0.0), s) for s in sides.get(current, [])]
-        ready, later = max(posted, key=lambda p: (_ps(p[0]), -p[1]["rank"])) if posted \
-            else (0.0, None)
+        # on a tie, the sender: the path follows the data back to where it came from
+        ready, later = max(posted, key=lambda p: (_ps(p[0]), p[1]["kind"] == "send",
+                                                  -p[1]["rank"])) if posted else (0.0, None)
         nxt = None
         if start <= ready or close(start, ready):
             if ready > 0 and later is not None:
