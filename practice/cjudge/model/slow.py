@@ -163,7 +163,7 @@ def _computes_pattern(trace: SwitchTrace) -> tuple[str, str] | None:
         first, last, name = mine[0], mine[-1], mine[0]["name"]
         sends = [r for r in graded.values() if r["rank"] == rank and r["kind"] == "send"]
         recvs = [w for w in trace["waits"] if w["rank"] == rank and w["end"] is not None
-                 and graded.get(w["request"], {}).get("kind") == "recv"]
+                 and w["request"] in graded and graded[w["request"]]["kind"] == "recv"]
         if len(sends) >= 2 and min(r["posted"] for r in sends) > last["t"]:
             line = min(sends, key=lambda r: r["posted"])["line"]
             return (f"Rank {rank} computes all {len(mine)} of its {name} calls (line "
@@ -172,7 +172,7 @@ def _computes_pattern(trace: SwitchTrace) -> tuple[str, str] | None:
                     f"rank {rank} 先完成全部 {len(mine)} 次 {name} 调用（第 {first['line']} 行）才"
                     f"发送第一个（第 {line} 行）：下一个 stage 要等所有微批次，各 stage 只能依次"
                     "工作。")
-        if len(recvs) >= 2 and max(w["end"] for w in recvs) < first["t"]:
+        if len(recvs) >= 2 and max(w["end"] or 0 for w in recvs) < first["t"]:
             line = graded[recvs[0]["request"]]["line"]
             return (f"Rank {rank} receives all {len(recvs)} of its inputs (line {line}) before "
                     f"its first {name} call (line {first['line']}): it waits for every "
