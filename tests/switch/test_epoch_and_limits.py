@@ -254,7 +254,7 @@ def _payload(dtype: str, rng: random.Random, n: int) -> bytes:
     elif dtype == "bool":
         values = [rng.randint(0, 1) for _ in range(n)]
     else:
-        bits = 64 if dtype == "int64" else 32
+        bits = 8 * reduce.DTYPES[dtype][1]
         values = [rng.choice([-(1 << (bits - 1)), (1 << (bits - 1)) - 1, rng.randint(-9, 9)])
                   for _ in range(n)]
     return struct.pack(f"<{n}{code}", *values)

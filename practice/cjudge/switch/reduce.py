@@ -119,16 +119,12 @@ def _reduce_slice(op: str, parts: list[bytes], typecode: str, kind: int) -> arra
     return acc
 
 
-#: ``array`` type code -> numpy dtype of the same little-endian layout
-_NUMPY = {"f": "<f4", "d": "<f8", "q": "<i8", "i": "<i4", "B": "u1"}
-
-
 def _reduce_numpy(op: str, parts: list[bytes], count: int, typecode: str, kind: int) -> bytes:
     """The same reduction, vectorized: numpy's float32 and float64 arithmetic rounds as
     ``array`` does, its integers wrap as :func:`_wrap` does; ``min``/``max`` keep Python's
     choice between a NaN and a number (the first argument unless the second compares less or
     greater)."""
-    arrays = [np.frombuffer(p, dtype=_NUMPY[typecode], count=count) for p in parts]
+    arrays = [np.frombuffer(p, dtype=typecode, count=count) for p in parts]  # same codes
     acc = arrays[0]
     with np.errstate(all="ignore"):
         for values in arrays[1:]:
