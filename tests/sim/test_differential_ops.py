@@ -563,6 +563,21 @@ def test_round_is_half_to_even(dtype):
     both(lambda T: T.round(T.tensor(values, dtype=getattr(T, dtype)) * 3))
 
 
+def test_int8_casts_sums_and_promotion():
+    """int8 (compressed gradients): casts truncate, sums wrap around, as in torch."""
+    x = [-3.75, -0.5, 0.4, 1.6, 14.5, -127.0, 127.0, 100.0]
+    both(lambda T: T.tensor(x).to(T.int8))
+    both(lambda T: T.tensor(x).round().clamp(-127, 127).char())
+    both(lambda T: T.tensor([100, -100, 27], dtype=T.int8) + T.tensor([100, -100, 1], dtype=T.int8))
+    both(lambda T: T.tensor([5, -7], dtype=T.int8) * 3)
+    both(lambda T: T.tensor([5, -7], dtype=T.int8) + T.tensor([1, 2]))
+    both(lambda T: T.tensor([5, -7], dtype=T.int8).float() * 0.0625)
+    both(lambda T: T.tensor([5, -7], dtype=T.int8) / 2)
+    both(lambda T: T.zeros(3, dtype=T.int8).add_(T.tensor([1, 2, 3], dtype=T.int8)).type())
+    both(lambda T: T.tensor([1, 2], dtype=T.int8).sum())
+    both(lambda T: repr(T.empty_like(T.tensor([1.5]), dtype=T.int8).dtype))
+
+
 def test_softmax_of_integers_fails_on_both():
     both_raise(lambda T: T.tensor([[1, 2]]).softmax(-1))
     both_raise(lambda T: T.tensor([[1, 2]]).softmax(0))

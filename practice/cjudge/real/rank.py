@@ -35,7 +35,7 @@ FILE_SIZE_LIMIT = 64 * 2**20
 #: memory a rank may allocate beyond what it holds once the group exists (a MemoryError past it)
 MEMORY_HEADROOM = 2**30
 DTYPES = {"float32": torch.float32, "float64": torch.float64, "int64": torch.int64,
-          "int32": torch.int32, "bool": torch.bool}
+          "int32": torch.int32, "int8": torch.int8, "bool": torch.bool}
 
 
 def _limit_memory() -> None:

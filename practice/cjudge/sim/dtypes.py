@@ -41,18 +41,19 @@ float32 = DType("float32", "f", 4, 2)
 float64 = DType("float64", "d", 8, 2)
 int64 = DType("int64", "q", 8, 1)
 int32 = DType("int32", "i", 4, 1)
+int8 = DType("int8", "b", 1, 1)
 bool_ = DType("bool", "B", 1, 0)
 
 #: every dtype by its name in TensorData
-BY_NAME: dict[str, DType] = {d.name: d for d in (float32, float64, int64, int32, bool_)}
+BY_NAME: dict[str, DType] = {d.name: d for d in (float32, float64, int64, int32, int8, bool_)}
 
 #: the ``torch`` attribute names of the dtypes, aliases included
 ATTRS: dict[str, DType] = {
     "float32": float32, "float": float32, "float64": float64, "double": float64,
-    "int64": int64, "long": int64, "int32": int32, "int": int32, "bool": bool_,
+    "int64": int64, "long": int64, "int32": int32, "int": int32, "int8": int8, "bool": bool_,
 }
 
-_INT_RANGE = {"q": (-(1 << 63), 1 << 63), "i": (-(1 << 31), 1 << 31)}
+_INT_RANGE = {"q": (-(1 << 63), 1 << 63), "i": (-(1 << 31), 1 << 31), "b": (-128, 128)}
 
 
 def is_number(x: object) -> TypeIs[int | float]:
@@ -123,7 +124,7 @@ def result_type(dims: list[DType], zero_dim: list[DType], scalars: list[Number])
     return result if result is not None else float32
 
 
-_ORDER = {bool_: 0, int32: 1, int64: 2, float32: 3, float64: 4}
+_ORDER = {bool_: 0, int8: 1, int32: 2, int64: 3, float32: 4, float64: 5}
 
 
 def _promote(dtypes: list[DType]) -> DType | None:

@@ -14,7 +14,19 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from . import advanced_index, layout
-from .dtypes import DType, Number, bool_, check_dtype, float32, float64, int32, int64, is_number, to_array
+from .dtypes import (
+    DType,
+    Number,
+    bool_,
+    check_dtype,
+    float32,
+    float64,
+    int8,
+    int32,
+    int64,
+    is_number,
+    to_array,
+)
 from .errors import Unsupported, UnsupportedAttribute
 from .layout import Shape
 from .tensor_index import TensorIndex
@@ -517,7 +529,7 @@ class Tensor(TensorIndex, TensorMath):
         """The dtype's name, or a copy converted to ``dtype``."""
         if dtype is None:
             return {"float32": "torch.FloatTensor", "float64": "torch.DoubleTensor",
-                    "int64": "torch.LongTensor", "int32": "torch.IntTensor",
+                    "int64": "torch.LongTensor", "int32": "torch.IntTensor", "int8": "torch.CharTensor",
                     "bool": "torch.BoolTensor"}[self._dtype.name]
         dtype = check_dtype(dtype)
         if dtype is self._dtype:
@@ -539,6 +551,10 @@ class Tensor(TensorIndex, TensorMath):
     def int(self) -> Tensor:
         """Converted to int32."""
         return self.type(int32)
+
+    def char(self) -> Tensor:
+        """Converted to int8."""
+        return self.type(int8)
 
     def bool(self) -> Tensor:
         """Converted to bool."""

@@ -450,7 +450,7 @@ class TensorMath:
 
 
 def type_title(dtype: DType) -> str:
-    return {"float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int",
+    return {"float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int", "int8": "Char",
             "bool": "Bool"}[dtype.name]
 
 
@@ -574,7 +574,7 @@ def _matmul(a: TensorMath, b: TensorMath) -> Tensor:
 
 
 _C_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "int32": "int",
-            "bool": "bool"}
+            "int8": "signed char", "bool": "bool"}
 
 
 def _elementwise(a: TensorMath | Number, b: TensorMath | Number, fn: Callable[[Any, Any], Any], *,

@@ -23,14 +23,14 @@ except ImportError:  # pragma: no cover - exercised where numpy is absent
 #: dtype name -> (``array`` type code, item size, kind: 0 bool, 1 integer, 2 floating point)
 DTYPES: dict[str, tuple[str, int, int]] = {
     "float32": ("f", 4, 2), "float64": ("d", 8, 2), "int64": ("q", 8, 1),
-    "int32": ("i", 4, 1), "bool": ("B", 1, 0),
+    "int32": ("i", 4, 1), "int8": ("b", 1, 1), "bool": ("B", 1, 0),
 }
 #: reduce op names, as ``torch.distributed.ReduceOp`` members are called (lower case)
 OPS: dict[str, Callable[[Any, Any], Any]] = {
     "sum": operator.add, "avg": operator.add, "product": operator.mul, "min": min, "max": max,
     "band": operator.and_, "bor": operator.or_, "bxor": operator.xor,
 }
-_BITS = {"q": 64, "i": 32}
+_BITS = {"q": 64, "i": 32, "b": 8}
 #: elements reduced between two looks at the deadline (pure Python: a few milliseconds)
 SLICE = 1 << 15
 
