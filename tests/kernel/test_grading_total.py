@@ -45,7 +45,7 @@ def test_a_rank_may_not_report_an_integer_beyond_64_bits():
     record = result_record({"output": {"shape": [1], "dtype": "float32", "data": [10**400]}})
     assert record["output"] is None and record["error"]["type"] == "OverflowError"
     assert "outside ±2⁶³" in record["error"]["message"]
-    assert "超出 ±2⁶³" in record["error"]["message"]
+    assert "超出 ±2⁶³" in record["error"]["message_zh"]
 
 
 def test_a_number_too_large_for_a_float_is_wrong_not_a_crash():
