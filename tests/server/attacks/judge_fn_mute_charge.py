@@ -1,5 +1,6 @@
-# attack: mute the compute charge: replace the port's compute (found in stage_fn's closure) by
-#         one that answers the input unchanged, so no call is charged or recorded
+# attack: mute the compute charge: replace the port's compute (found in stage_fn's closure, or
+#         in the closures of the functions it closes over) by one that answers the input
+#         unchanged, so no call is charged or recorded
 # exercise: pipeline-gpipe
 # expect: wrong_answer|runtime_error
 # (the function runs in the judge: a muted request computes nothing, and the stages' calls
@@ -8,11 +9,15 @@ import torch
 import torch.distributed as dist
 
 
-def _mute(fn):
+def _mute(fn, seen=None):
+    seen = set() if seen is None else seen
+    seen.add(id(fn))
     for cell in getattr(fn, "__closure__", None) or ():
         value = cell.cell_contents
         if hasattr(value, "compute"):
             value.compute = lambda handle, payload, *rest: payload
+        elif callable(value) and id(value) not in seen:
+            _mute(value, seen)
 
 
 def pipeline_forward(stage_fn, microbatches, act_shape):
