@@ -6,11 +6,12 @@ from __future__ import annotations
 import math
 import random
 
+from cjudge import special
 from cjudge.checkers import gelu, matrix, mlp_output, mlp_partial, mlp_shards, tensor2d
 
 
 def _tanh_gelu(v: float) -> float:
-    return 0.5 * v * (1 + math.tanh(math.sqrt(2 / math.pi) * (v + 0.044715 * v ** 3)))
+    return 0.5 * v * (1 + special.tanh(math.sqrt(2 / math.pi) * (v + 0.044715 * v ** 3)))
 
 
 def make_inputs(params: dict, world: int, rng: random.Random) -> list[dict]:

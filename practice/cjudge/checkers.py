@@ -13,6 +13,7 @@ import sys
 from array import array
 from collections.abc import Callable
 
+from . import special
 from .budget import ranks_text
 from .switch import functions
 from .units import plural
@@ -215,7 +216,7 @@ def blocks_needed(params: dict, world: int, rank: int, calls: list[dict],
 
 def gelu(v: float) -> float:
     """GELU as ``torch.nn.functional.gelu`` computes it by default: v·Φ(v)."""
-    return 0.5 * v * (1 + math.erf(v / math.sqrt(2)))
+    return 0.5 * v * (1 + special.erf(v / math.sqrt(2)))
 
 
 def matrix(t: dict) -> list[list[float]]:

@@ -8,6 +8,7 @@ from array import array
 from collections.abc import Sequence
 from typing import Any
 
+from .. import special
 from . import layout
 from .dtypes import Number, int64, result_type, to_array
 from .tensor import Tensor
@@ -127,15 +128,16 @@ def _floating(t: Tensor, kernel: str) -> None:
 
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     """``torch.nn.functional.gelu``: x·Φ(x) (``approximate="tanh"``: its tanh approximation),
-    computed in double and rounded once."""
+    computed in double and rounded once, with ``cjudge.special``'s erf and tanh (the same bits
+    in the browser as in CPython)."""
     if approximate not in ("none", "tanh"):
         raise RuntimeError("approximate argument must be either none or tanh.")
     _floating(input, "GeluKernelImpl")
     if approximate == "tanh":
         c = math.sqrt(2 / math.pi)
-        values = [0.5 * v * (1 + math.tanh(c * (v + 0.044715 * v ** 3))) for v in input._read()]
+        values = [0.5 * v * (1 + special.tanh(c * (v + 0.044715 * v ** 3))) for v in input._read()]
     else:
-        values = [0.5 * v * (1 + math.erf(v / math.sqrt(2))) for v in input._read()]
+        values = [0.5 * v * (1 + special.erf(v / math.sqrt(2))) for v in input._read()]
     return Tensor._wrap(to_array(values, input.dtype), input.dtype, input._shape)
 
 
