@@ -17,7 +17,7 @@ from ..exercise_sync import sync_exercises
 from ..limiter import RateLimits
 from ..settings import Settings, private_dir, settings_env
 from ..supervisor import Supervisor
-from . import auth, errors, events, exercises, submissions
+from . import auth, contract, errors, events, exercises, submissions
 from .cache import DoneCache
 from .course import install as install_course_routes
 from .deps import CallerCache
@@ -69,8 +69,11 @@ def create_app(settings: Settings | None = None, embedded_workers: bool = True) 
             engine.dispose()
 
     app = FastAPIOffline(title="collective judge", version="0.1.0", lifespan=lifespan,
-                         description="Online judge for collective-communication exercises.")
+                         description="Online judge for collective-communication exercises.",
+                         responses=contract.RESPONSES,
+                         generate_unique_id_function=contract.operation_id)
     errors.install(app)
+    contract.install(app)
     for module in (auth, exercises, submissions, events):
         app.include_router(module.router)
 

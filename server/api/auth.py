@@ -31,7 +31,7 @@ from ..db import write_session
 from ..models import User, saved_id
 from ..security import hash_password, make_token
 from ..settings import Settings
-from .deps import COOKIE, EngineDep, SettingsDep, UserDep, optional_user
+from .deps import COOKIE, EngineDep, MaybeUserDep, SettingsDep, UserDep
 from .errors import ApiError, rate_limited
 from .schemas import AuthOut, Credentials, Registration, UserOut
 
@@ -148,9 +148,9 @@ async def login(body: Credentials, request: Request, response: Response, setting
 
 
 @router.post("/logout", status_code=204)
-async def logout(request: Request, response: Response, engine: EngineDep) -> None:
+async def logout(request: Request, response: Response, engine: EngineDep,
+                 caller: MaybeUserDep) -> None:
     """End every session of the caller (if logged in) and forget the session cookie."""
-    caller = await optional_user(request, request.app.state.settings, engine)
     if caller is not None:
         def bump() -> None:
             with write_session(engine) as session:

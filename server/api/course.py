@@ -5,6 +5,7 @@ staff's table with its CSV export), quotas and exercise versions; ``install`` ad
 from __future__ import annotations
 
 import re
+from datetime import datetime
 from typing import Annotated, Any
 
 from fastapi import APIRouter, FastAPI, HTTPException, Query, Request
@@ -13,6 +14,8 @@ from pydantic import BaseModel, Field
 from sqlalchemy import update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
+
+from cjudge.verdicts import Verdict
 
 from .. import course
 from ..course import ExerciseVersion, Profile, SubmissionScore
@@ -39,6 +42,103 @@ class ProfileOut(BaseModel):
     anonymous: bool
 
 
+class LeaderboardEntry(BaseModel):
+    """A learner's best accepted submission, ranked."""
+
+    rank: int
+    name: str  # the display name, or "anonymous"
+    anonymous: bool
+    you: bool
+    model_time_s: float | None  # modelled time at the headline size, when modelled
+    model_size: int | None
+    bytes_sent: int | None  # by the busiest rank of the largest case
+    headline_case: str | None
+    submitted_at: datetime
+    current_version: bool  # judged on the exercise as it is now
+    submission_id: int | None  # yours, or an admin's view
+
+
+class LeaderboardOut(BaseModel):
+    """An exercise's leaderboard and what it is ranked by."""
+
+    exercise: str
+    title: dict[str, str]
+    ranked_by: list[str]
+    entries: list[LeaderboardEntry]
+
+
+class VersionOut(BaseModel):
+    """A version of an exercise the server has served, with its statements."""
+
+    content_hash: str
+    first_served_at: datetime
+    current: bool
+    title: dict[str, str]
+    statement: dict[str, str]
+
+
+class ProgressOut(BaseModel):
+    """A learner's standing on one exercise."""
+
+    exercise: str
+    best_verdict: Verdict | None
+    attempts: int
+    first_accepted_at: datetime | None
+
+
+class StaffProgressRow(ProgressOut):
+    """A learner × exercise cell of the staff's table."""
+
+    user_id: int
+    username: str
+    display_name: str | None
+
+
+class VerdictCount(BaseModel):
+    """How often a verdict was an exercise's learners' best."""
+
+    verdict: Verdict
+    count: int
+
+
+class ExerciseProgress(BaseModel):
+    """An exercise's solve rates and most common failures."""
+
+    exercise: str
+    title: dict[str, str]
+    learners: int
+    attempted: int
+    solved: int
+    solve_rate: float
+    solve_rate_of_attempted: float
+    common_failures: list[VerdictCount]
+
+
+class StaffProgressOut(BaseModel):
+    """Learners × exercises, and per exercise its rates."""
+
+    exercises: list[ExerciseProgress]
+    rows: list[StaffProgressRow]
+
+
+class QuotaOut(BaseModel):
+    """What the caller may still submit now."""
+
+    rate_per_minute: int
+    used_this_minute: int
+    remaining_this_minute: int
+    next_frees_in_s: float
+    pending: int
+    max_pending: int
+
+
+class RegradeOut(BaseModel):
+    """How many submissions went back in the queue."""
+
+    exercise: str
+    queued: int
+
+
 def _exercise(session: Session, exercise_id: str) -> Exercise:
     row = session.get(Exercise, exercise_id)
     if row is None:
@@ -53,7 +153,7 @@ def _admin(user: Any) -> None:
 
 @router.get("/api/exercises/{exercise_id}/leaderboard")
 def get_leaderboard(exercise_id: str, user: UserDep, engine: EngineDep,
-                    limit: Annotated[int, Query(ge=1, le=500)] = 100) -> dict[str, Any]:
+                    limit: Annotated[int, Query(ge=1, le=500)] = 100) -> LeaderboardOut:
     """Each learner's best accepted submission: ranked by modelled time at the exercise's
     headline size when the verdicts carry a cost model, then bytes sent by the busiest rank of
     the largest case, then time of submission. Names are display names or "anonymous"."""
@@ -70,22 +170,24 @@ def get_leaderboard(exercise_id: str, user: UserDep, engine: EngineDep,
         entries = course.leaderboard(session, exercise_id, exercise.content_hash, user.id,
                                      user.admin, limit)
     modelled = any(e["model_time_s"] is not None for e in entries)
-    return {"exercise": exercise_id, "title": {"en": exercise.title_en, "zh": exercise.title_zh},
-            "ranked_by": ["model_time_s", "bytes_sent", "submitted_at"] if modelled
-            else ["bytes_sent", "submitted_at"], "entries": entries}
+    return LeaderboardOut.model_validate(
+        {"exercise": exercise_id, "title": {"en": exercise.title_en, "zh": exercise.title_zh},
+         "ranked_by": ["model_time_s", "bytes_sent", "submitted_at"] if modelled
+         else ["bytes_sent", "submitted_at"], "entries": entries})
 
 
 @router.get("/api/exercises/{exercise_id}/versions")
-def get_versions(exercise_id: str, user: UserDep, session: SessionDep) -> list[dict[str, Any]]:
+def get_versions(exercise_id: str, user: UserDep, session: SessionDep) -> list[VersionOut]:
     """Every version of the exercise the server has served, newest first, with its
     statements: a submission's ``content_hash`` names the one it was judged on."""
     exercise = _exercise(session, exercise_id)
     rows = session.exec(select(ExerciseVersion).where(ExerciseVersion.exercise_id == exercise_id)
                         .order_by(col(ExerciseVersion.first_served_at).desc())).all()
-    return [{"content_hash": v.content_hash, "first_served_at": course._aware(v.first_served_at),
-             "current": v.content_hash == exercise.content_hash,
-             "title": {"en": v.title_en, "zh": v.title_zh},
-             "statement": {"en": v.statement_en, "zh": v.statement_zh}} for v in rows]
+    return [VersionOut(content_hash=v.content_hash,
+                       first_served_at=course._aware(v.first_served_at),
+                       current=v.content_hash == exercise.content_hash,
+                       title={"en": v.title_en, "zh": v.title_zh},
+                       statement={"en": v.statement_en, "zh": v.statement_zh}) for v in rows]
 
 
 @router.get("/api/me/profile")
@@ -116,26 +218,24 @@ def put_profile(body: ProfileIn, user: UserDep, engine: EngineDep) -> ProfileOut
 
 
 @router.get("/api/me/progress")
-def get_my_progress(user: UserDep, session: SessionDep) -> list[dict[str, Any]]:
+def get_my_progress(user: UserDep, session: SessionDep) -> list[ProgressOut]:
     """The caller's progress on every exercise: best verdict, attempts, first accepted."""
-    rows = course.progress(session, [user.id])["rows"]
-    return [{k: r[k] for k in ("exercise", "best_verdict", "attempts", "first_accepted_at")}
-            for r in rows]
+    return [ProgressOut.model_validate(r) for r in course.progress(session, [user.id])["rows"]]
 
 
 @router.get("/api/me/quota")
-def get_quota(user: UserDep, session: SessionDep, settings: SettingsDep) -> dict[str, Any]:
+def get_quota(user: UserDep, session: SessionDep, settings: SettingsDep) -> QuotaOut:
     """What the caller may still submit now: this minute's remaining submissions, and their
     submissions waiting or running against the per-user bound."""
-    return course.quota(session, settings, user.id)
+    return QuotaOut.model_validate(course.quota(session, settings, user.id))
 
 
 @router.get("/api/admin/progress")
-def get_progress(user: UserDep, session: SessionDep) -> dict[str, Any]:
+def get_progress(user: UserDep, session: SessionDep) -> StaffProgressOut:
     """Staff: learners × exercises (best verdict, attempts, first accepted time) and per
     exercise the solve rate and the most common failing verdicts."""
     _admin(user)
-    return course.progress(session)
+    return StaffProgressOut.model_validate(course.progress(session))
 
 
 @router.get("/api/admin/progress.csv", response_class=Response,
@@ -156,7 +256,7 @@ class RegradeIn(BaseModel):
 
 @router.post("/api/admin/regrade", status_code=202)
 def post_regrade(body: RegradeIn, request: Request, user: UserDep,
-                 engine: EngineDep) -> dict[str, Any]:
+                 engine: EngineDep) -> RegradeOut:
     """Staff: put an exercise's finished submissions back in the queue, to be judged again by
     this judge version against the exercise's current version; leaderboards and progress
     follow as the new verdicts arrive."""
@@ -174,7 +274,7 @@ def post_regrade(body: RegradeIn, request: Request, user: UserDep,
         exercise_id, queued = exercise.id, done.rowcount
     request.app.state.done_cache.clear()  # those answers are no longer final
     request.app.state.events_cache.clear()
-    return {"exercise": exercise_id, "queued": queued}
+    return RegradeOut(exercise=exercise_id, queued=queued)
 
 
 def install(app: FastAPI) -> None:

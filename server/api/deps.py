@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Annotated
 
 from fastapi import Depends, HTTPException, Request
+from fastapi.security import APIKeyCookie, HTTPAuthorizationCredentials, HTTPBearer
 from sqlalchemy import Engine
 from sqlmodel import Session
 from starlette.concurrency import run_in_threadpool
@@ -108,11 +109,20 @@ def cached_caller(cache: CallerCache, claims: TokenClaims | None) -> Caller | No
     return caller if caller is not None and caller.holds(claims) else None
 
 
+#: the two ways to send a session, as the OpenAPI document declares them (``/docs``' Authorize)
+BEARER = HTTPBearer(auto_error=False, scheme_name="bearer",
+                    description="the `token` answered by /api/auth/register or /api/auth/login")
+SESSION_COOKIE = APIKeyCookie(name=COOKIE, auto_error=False, scheme_name="cookie",
+                              description="the httpOnly cookie that log-in sets (the web app's)")
+
+
 async def optional_user(request: Request, settings: Annotated[Settings, Depends(get_settings)],
-                        engine: Annotated[Engine, Depends(get_engine)]) -> Caller | None:
+                        engine: Annotated[Engine, Depends(get_engine)],
+                        bearer: Annotated[HTTPAuthorizationCredentials | None, Depends(BEARER)],
+                        cookie: Annotated[str | None, Depends(SESSION_COOKIE)]) -> Caller | None:
     """The user whose current session a bearer token or the session cookie names, if any."""
-    claims = token_claims(request.headers.get("authorization", ""),
-                          request.cookies.get(COOKIE), settings.secret)
+    token = bearer.credentials if bearer is not None else cookie
+    claims = read_token(token, settings.secret) if token else None
     if claims is None:
         return None
     cache: CallerCache = request.app.state.caller_cache
@@ -135,3 +145,4 @@ SettingsDep = Annotated[Settings, Depends(get_settings)]
 EngineDep = Annotated[Engine, Depends(get_engine)]
 SessionDep = Annotated[Session, Depends(get_session)]
 UserDep = Annotated[Caller, Depends(current_user)]
+MaybeUserDep = Annotated[Caller | None, Depends(optional_user)]

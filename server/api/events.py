@@ -107,10 +107,10 @@ def render(done: SubmissionOut) -> FinishedEvents:
         done=_framed("done", done.model_dump_json()).encode())
 
 
-def _cases(current: SubmissionOut) -> list:
-    if current.status == DONE and current.result is not None:
-        return current.result.get("cases") or []
-    return current.progress
+def _cases(current: SubmissionOut) -> list[dict]:
+    result = current.result if current.status == DONE else None
+    return [case.model_dump(mode="json")
+            for case in (result.cases if result is not None else current.progress)]
 
 
 def _finished(events: FinishedEvents, seen: int) -> Response:

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
+from pydantic import BaseModel
 from sqlmodel import Session
 from starlette.concurrency import run_in_threadpool
 
@@ -13,7 +16,31 @@ from ..models import utcnow
 router = APIRouter(tags=["health"])
 
 
-@router.get("/healthz", responses={503: {"description": "degraded: see `reasons`"}})
+class WorkerHealth(BaseModel):
+    """A worker's last report on its sandboxes."""
+
+    id: str
+    host: str
+    sandbox: str
+    ready: int
+    failed_starts: int
+    failing: bool
+
+
+class HealthOut(BaseModel):
+    """Whether the judge can judge, and why not."""
+
+    status: Literal["ok", "degraded"]
+    reasons: list[str]
+    queue: dict[str, int]  # submissions by status
+    oldest_queued_s: float | None
+    workers: int  # embedded workers alive
+    reporting_workers: list[WorkerHealth]  # workers that reported their sandboxes' health
+    sandbox: str
+
+
+@router.get("/healthz", response_model=HealthOut,
+            responses={503: {"model": HealthOut, "description": "degraded: see `reasons`"}})
 async def healthz(request: Request) -> JSONResponse:
     """The database answers; queue counts, embedded workers and each worker's sandbox health.
     503 ``degraded`` with the reasons when no sandbox can start on any worker, or no worker
@@ -28,8 +55,9 @@ async def healthz(request: Request) -> JSONResponse:
             return jobqueue.counts(session), health.check(session, settings, since)
 
     queue, judged = await run_in_threadpool(read)
-    body = {"status": "ok" if judged.ok else "degraded", "reasons": judged.reasons,
-            "queue": queue, "oldest_queued_s": judged.oldest_wait_s,
-            "workers": supervisor.alive(), "reporting_workers": judged.workers,
-            "sandbox": settings.sandbox}
-    return JSONResponse(body, status_code=200 if judged.ok else 503)
+    body = HealthOut(status="ok" if judged.ok else "degraded", reasons=judged.reasons,
+                     queue=queue, oldest_queued_s=judged.oldest_wait_s,
+                     workers=supervisor.alive(),
+                     reporting_workers=[WorkerHealth.model_validate(w) for w in judged.workers],
+                     sandbox=settings.sandbox)
+    return JSONResponse(body.model_dump(mode="json"), status_code=200 if judged.ok else 503)

@@ -5,7 +5,9 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
+
+from cjudge.verdicts import Verdict
 
 
 class Credentials(BaseModel):
@@ -88,11 +90,47 @@ class SubmissionSummary(BaseModel):
     content_hash: str  # the exercise's version it was judged on (see /api/exercises/{id})
 
 
+class CaseOutline(BaseModel):
+    """A graded case of the verdict JSON (DESIGN's "Verdict JSON"; more fields as the kernel
+    writes them: ``trace``, ``timeline``, ``details``, ``sample``, ``smallest``)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    name: str
+    verdict: Verdict
+    world_size: int | None = None
+    message: str | None = None
+    message_zh: str | None = None
+    bytes_sent: list[int] = []  # per rank
+    bytes_bound: int | None = None
+    messages_sent: list[int] = []  # per rank
+    wall_ms: float | None = None
+    model: dict[str, Any] | None = None  # topology, modelled sizes and times, bound, floor
+
+
+class VerdictOut(BaseModel):
+    """The verdict JSON of a finished submission, as the CLI's ``--json`` and the browser's
+    (admins also see its ``seed``: the hidden cases' inputs follow from it)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    verdict: Verdict
+    exercise: str | None = None
+    message: str | None = None
+    message_zh: str | None = None
+    runtime: str | None = None
+    cases: list[CaseOutline] = []
+    skipped: list[str] = []  # cases not run after the first failure
+    stdout: str = ""
+    judge_version: str | None = None
+    exercise_hash: str | None = None
+
+
 class SubmissionOut(SubmissionSummary):
     """A submission in full: the verdict JSON when done, the cases graded so far before."""
 
-    result: dict[str, Any] | None
-    progress: list[dict[str, Any]]
+    result: VerdictOut | None
+    progress: list[CaseOutline]
     code: str
     filename: str
     attempts: int
@@ -102,3 +140,26 @@ class SubmissionOut(SubmissionSummary):
     queue_position: int | None = None  # while queued; 1: next to be judged
     worker_id: str | None = None  # admins only
     judge_log: str | None = None  # admins only
+
+
+class ValidationIssue(BaseModel):
+    """One reason a request was malformed (never the input itself)."""
+
+    loc: list[str | int]
+    msg: str
+    type: str
+
+
+class ErrorOut(BaseModel):
+    """Every error answer: ``detail`` in English (a sentence, or a 422's issues), ``message_zh``
+    in Chinese, a stable ``code``; some codes add fields (``retry_after``, ``feedback``,
+    ``request_id``)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    detail: str | list[ValidationIssue]
+    code: str | None = None
+    message_zh: str | None = None
+    retry_after: int | None = None
+    feedback: str | None = None
+    request_id: str | None = None

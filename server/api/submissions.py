@@ -15,7 +15,14 @@ from .auth import client_ip
 from .cache import DoneCache
 from .deps import Caller, EngineDep, SessionDep, SettingsDep, UserDep
 from .errors import ApiError, rate_limited
-from .schemas import SubmissionCreated, SubmissionIn, SubmissionOut, SubmissionSummary
+from .schemas import (
+    CaseOutline,
+    SubmissionCreated,
+    SubmissionIn,
+    SubmissionOut,
+    SubmissionSummary,
+    VerdictOut,
+)
 
 router = APIRouter(prefix="/api/submissions", tags=["submissions"])
 #: a submission id as a path or query parameter: past this no row exists (and SQL integers end)
@@ -41,7 +48,9 @@ def present(row: Submission, user: Caller) -> SubmissionOut:
     if row.status == DONE and not progress and result is not None:
         progress = result.get("cases") or []  # stored once: the cases are the verdict's
     return SubmissionOut(
-        **_summary(row).model_dump(), result=result, progress=progress, code=row.code,
+        **_summary(row).model_dump(), code=row.code,
+        result=VerdictOut.model_validate(result) if result is not None else None,
+        progress=[CaseOutline.model_validate(case) for case in progress],
         filename=row.filename, attempts=row.attempts,
         started_at=row.started_at, queue_ms=_ms(row.created_at, row.started_at),
         grading_ms=_ms(row.started_at, row.finished_at),
