@@ -70,7 +70,7 @@ def test_a_ranks_text_no_utf8_can_hold_still_prints_the_verdict(tmp_path):
     learner.write_text('def ring_all_reduce(t):\n    raise ValueError("stray \\udfff")\n')
     plain = judge_cli("test", "ring-allreduce", str(learner), workspace=tmp_path)
     assert plain.returncode == 1, plain.stderr
-    assert "(runtime_error)" in plain.stdout and "stray \\udfff" in plain.stdout
+    assert "verdict: Runtime error" in plain.stdout and "stray \\udfff" in plain.stdout
     as_json = judge_cli("test", "ring-allreduce", str(learner), "--json", workspace=tmp_path)
     assert as_json.returncode == 1, as_json.stderr
     result = json.loads(as_json.stdout)
