@@ -40,10 +40,10 @@ TRACKS = {
     "bandwidth-optimal": ("Bandwidth-optimal algorithms", "带宽最优算法"),
     "latency-optimal": ("Latency-optimal algorithms", "延迟最优算法"),
     "topology": ("Topology-aware algorithms", "拓扑感知算法"),
-    "parallelism": ("Parallelism patterns", "并行模式"),
     "data-parallel": ("Data parallelism and ZeRO", "数据并行与 ZeRO"),
     "tensor-parallel": ("Tensor and sequence parallelism", "张量并行与序列并行"),
-    "context-parallel": ("Context parallelism", "上下文并行"),
+    "context-parallel": ("Context and sequence parallelism", "上下文与序列并行"),
+    "expert-parallel": ("Expert parallelism", "专家并行"),
     "pipeline": ("Pipeline parallelism", "流水线并行"),
 }
 #: the chapter's sections an exercise comes from (en, zh), by key

@@ -156,7 +156,17 @@ def test_list_json_numbers_each_track_without_gaps(tmp_path):
         by_track.setdefault(row["track"], []).append(row["number"])
         assert set(row) >= {"id", "title", "level", "ranks", "cases", "after", "yours"}
     assert all(n == list(range(1, len(n) + 1)) for n in by_track.values())
-    assert len(by_track["parallelism"]) >= 4  # the track whose `order` fields skip a place
+
+
+def test_list_numbers_a_track_whose_order_fields_skip_a_place(tmp_path):
+    for name, order in (("tree-broadcast", 1), ("tree-reduce", 3)):
+        folder = tmp_path / name
+        shutil.copytree(ROOT / "exercises" / name, folder)
+        toml = folder / "exercise.toml"
+        toml.write_text(re.sub(r"^order = \d+$", f"order = {order}", toml.read_text(), flags=re.M))
+    rows = json.loads(judge_cli("list", "--json", "--exercises", str(tmp_path),
+                                workspace=tmp_path).stdout)
+    assert [(r["id"], r["number"]) for r in rows] == [("tree-broadcast", 1), ("tree-reduce", 2)]
 
 
 def test_check_json_reports_a_draft_and_fails(tmp_path):
