@@ -84,6 +84,19 @@ def enqueue(session: Session, settings: Settings, user_id: int, exercise_id: str
     return submission
 
 
+def _claimable(now: Any) -> Any:
+    """A submission a worker may claim at ``now``: queued, or running on an expired lease."""
+    return or_(col(Submission.status) == QUEUED,
+               (col(Submission.status) == RUNNING) & (col(Submission.lease_expires_at) < now))
+
+
+def waiting(session: Session) -> bool:
+    """Whether a submission may be claimed, read without the write lock: an idle worker asks
+    this first, so an empty queue never blocks the writers (a claim takes the lock)."""
+    return session.exec(select(Submission.id).where(_claimable(utcnow())).limit(1)).first() \
+        is not None
+
+
 def claim(session: Session, worker_id: str, lease_s: float, max_attempts: int) -> Claim | None:
     """Lease a queued submission (or one whose lease expired) to ``worker_id``, fairly: first
     by client address, then by user, each the one with the fewest submissions running and,
@@ -110,8 +123,7 @@ def claim(session: Session, worker_id: str, lease_s: float, max_attempts: int) -
     owner_running, owner_served = per(Submission.user_id, other.user_id)
     row = session.exec(
         select(Submission)
-        .where(or_(col(Submission.status) == QUEUED,
-                   (col(Submission.status) == RUNNING) & (col(Submission.lease_expires_at) < now)))
+        .where(_claimable(now))
         .order_by(address_running, address_served, owner_running, owner_served,
                   col(Submission.id))
         .limit(1)

@@ -76,7 +76,8 @@ class Settings(BaseSettings):
     # queue and workers
     workers: int = 2
     lease_s: float = 20.0
-    poll_s: float = 0.05
+    poll_s: float = 0.05  # an idle worker's first wait; it doubles while the queue stays empty
+    idle_poll_max_s: float = 0.2  # ... up to this
     max_attempts: int = 3
 
     # sandbox

@@ -11,9 +11,11 @@ import socket
 import threading
 import time
 import traceback
+from collections.abc import Iterator
 from typing import Any
 
 from sqlalchemy import Engine
+from sqlmodel import Session
 
 from cjudge.exercises import Exercise, load_exercises
 
@@ -97,6 +99,25 @@ class Heartbeat:
             self.woken.clear()
 
 
+def claim_next(engine: Engine, worker_id: str, settings: Settings) -> jobqueue.Claim | None:
+    """The next job leased to ``worker_id``, or None; an empty queue is seen without taking the
+    write lock (``jobqueue.waiting``), so idle workers never hold up the writers."""
+    with Session(engine) as session:
+        if not jobqueue.waiting(session):
+            return None
+    with write_session(engine) as session:
+        return jobqueue.claim(session, worker_id, settings.lease_s, settings.max_attempts)
+
+
+def idle_waits(first_s: float, most_s: float) -> Iterator[float]:
+    """An idle worker's waits between looks at the queue: ``first_s``, doubling up to
+    ``most_s`` (a new iterator after each claim starts again from ``first_s``)."""
+    wait = first_s
+    while True:
+        yield wait
+        wait = min(most_s, wait * 2)
+
+
 class Worker:
     """One worker process's loop: one submission at a time, with a warm pool of sandboxes."""
 
@@ -119,13 +140,16 @@ class Worker:
 
     def run(self, parent_pid: int | None = None) -> None:
         """Claim and grade until stopped (or until ``parent_pid`` is gone)."""
+        idle = idle_waits(self.settings.poll_s, self.settings.idle_poll_max_s)
         try:
             while not self.stopping.is_set():
                 if parent_pid is not None and os.getppid() != parent_pid:
                     break
                 if not self.step():
-                    self.stopping.wait(self.settings.poll_s)
-                elif self.pool.health().failing:
+                    self.stopping.wait(next(idle))
+                    continue
+                idle = idle_waits(self.settings.poll_s, self.settings.idle_poll_max_s)
+                if self.pool.health().failing:
                     self.stopping.wait(SICK_PAUSE_S)
         finally:
             self.heartbeat.stop()
@@ -134,8 +158,7 @@ class Worker:
     def step(self) -> bool:
         """Grade one submission if one is waiting; False if the queue was empty."""
         s = self.settings
-        with write_session(self.engine) as session:
-            claim = jobqueue.claim(session, self.worker_id, s.lease_s, s.max_attempts)
+        claim = claim_next(self.engine, self.worker_id, s)
         if claim is None:
             return False
         exercise = self.exercises.get(claim.exercise_id)

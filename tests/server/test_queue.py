@@ -96,6 +96,24 @@ def test_claims_in_order_and_each_once(db) -> None:
     assert claim(engine) is None
 
 
+def test_an_idle_worker_looks_without_the_write_lock_and_backs_off(db) -> None:
+    engine, settings = db[0], db[1]
+
+    def waiting() -> bool:
+        with Session(engine) as s:  # a read session: no write lock
+            return jobqueue.waiting(s)
+
+    assert not waiting() and worker.claim_next(engine, "w", settings) is None
+    (sid,) = enqueue(db)
+    assert waiting()
+    assert worker.claim_next(engine, "w", settings).id == sid
+    assert not waiting()  # running on a live lease
+    expire(engine, sid)
+    assert waiting()  # its worker died: claimable again
+    waits = worker.idle_waits(0.05, 0.2)
+    assert [next(waits) for _ in range(5)] == [0.05, 0.1, 0.2, 0.2, 0.2]
+
+
 def test_a_verdict_is_written_once_and_only_by_the_lease_holder(db) -> None:
     engine = db[0]
     (sid,) = enqueue(db)

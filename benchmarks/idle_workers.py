@@ -1,0 +1,173 @@
+"""Idle workers against the database (issue 26's numbers), on this machine, SQLite (WAL).
+
+Two ways for a worker to wait for jobs, each with ``--workers`` idle worker processes:
+
+* ``before``: a claim (``jobqueue.claim``) inside SQLite's write lock every 50 ms, as workers
+  did up to this change;
+* ``after``: ``worker.claim_next`` (a read-only look first; the lock only when a job waits)
+  with the worker's waits (``worker.idle_waits``: 50 ms doubling up to 200 ms).
+
+Measured for each: (1) the cost to other writers: how often each idle worker looks at the
+queue and takes the write lock, and the latency of short write transactions (one row updated,
+5 ms apart) for ``--seconds`` while the workers idle, against the same with no worker; (2) claim
+latency: jobs enqueued one at a time at random moments 0.5-1.5 s apart, each claimed and
+finished by a worker; the time from enqueue to claim.
+
+    python benchmarks/idle_workers.py [--workers 4] [--seconds 5] [--jobs 20] [--json PATH]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing as mp
+import random
+import statistics
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+from sqlalchemy import update
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "practice"))
+
+from server import jobqueue, worker  # noqa: E402
+from server.accounts import create_user  # noqa: E402
+from server.db import make_engine, migrate, write_session  # noqa: E402
+from server.models import DONE, Exercise, Submission, utcnow  # noqa: E402
+from server.settings import Settings  # noqa: E402
+
+OLD_POLL_S = 0.05  # the fixed wait between claims of workers before this change
+
+
+def idle_worker(url: str, policy: str, name: str, stop: object, ready: object,
+                looks: object) -> None:
+    """A worker that claims as ``policy`` says and finishes each job at once; it counts its
+    looks at the queue in ``looks`` (each one a write transaction ``before``)."""
+    settings = Settings(database_url=url)
+    engine = make_engine(url)
+    waits = worker.idle_waits(settings.poll_s, settings.idle_poll_max_s)
+    ready.release()  # type: ignore[attr-defined]
+    while not stop.is_set():  # type: ignore[attr-defined]
+        with looks.get_lock():  # type: ignore[attr-defined]
+            looks.value += 1  # type: ignore[attr-defined]
+        if policy == "before":
+            with write_session(engine) as session:
+                claim = jobqueue.claim(session, name, settings.lease_s, settings.max_attempts)
+        else:
+            claim = worker.claim_next(engine, name, settings)
+        if claim is None:
+            time.sleep(OLD_POLL_S if policy == "before" else next(waits))
+            continue
+        waits = worker.idle_waits(settings.poll_s, settings.idle_poll_max_s)
+        with write_session(engine) as session:
+            session.exec(update(Submission).where(Submission.id == claim.id)  # type: ignore[call-overload]
+                         .values(status=DONE, verdict="accepted"))
+
+
+def percentiles(values: list[float]) -> dict[str, float]:
+    """p50, p99 and max of ``values`` in ms."""
+    ordered = sorted(values)
+    return {"n": len(ordered), "p50_ms": round(statistics.median(ordered) * 1e3, 3),
+            "p99_ms": round(ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))] * 1e3, 3),
+            "max_ms": round(ordered[-1] * 1e3, 3)}
+
+
+def writes(engine, seconds: float) -> dict[str, float]:
+    """Latency of short write transactions for ``seconds``."""
+    took, end = [], time.monotonic() + seconds
+    while time.monotonic() < end:
+        start = time.perf_counter()
+        with write_session(engine) as session:
+            session.exec(update(Exercise).where(Exercise.id == "ex")  # type: ignore[call-overload]
+                         .values(starter=f"{start}"))
+        took.append(time.perf_counter() - start)
+        time.sleep(0.005)
+    return percentiles(took)
+
+
+def claims(engine, settings: Settings, user_id: int, jobs: int) -> dict[str, float]:
+    """Enqueue ``jobs`` one at a time at random moments; the time from each commit to the
+    worker's claim (``started_at``)."""
+    committed = {}
+    for _ in range(jobs):
+        time.sleep(random.uniform(0.5, 1.5))
+        with write_session(engine) as session:
+            job_id = jobqueue.enqueue(session, settings, user_id, "ex", "h", "x", "a.py").id
+        committed[job_id] = utcnow()
+    time.sleep(1.0)
+    with write_session(engine) as session:
+        started = {i: session.get_one(Submission, i).started_at for i in committed}
+    waited = [(_aware(s) - committed[i]).total_seconds() for i, s in started.items() if s]
+    return percentiles(waited) | {"unclaimed": len(committed) - len(waited)}
+
+
+def _aware(moment: datetime) -> datetime:
+    """SQLite gives back naive UTC datetimes."""
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def run(policy: str, workers: int, seconds: float, jobs: int) -> dict[str, object]:
+    """Both measures for ``policy`` with ``workers`` idle workers, in a fresh database."""
+    with tempfile.TemporaryDirectory() as tmp:
+        settings = Settings(data_dir=Path(tmp), rate_per_minute=10**6,
+                            max_queued_per_user=10**6, max_pending_per_ip=10**6)
+        migrate(settings.url)
+        engine = make_engine(settings.url)
+        with write_session(engine) as session:
+            session.add(Exercise(id="ex", title_en="t", title_zh="t", statement_en="",
+                                 statement_zh="", starter="", content_hash="h"))
+            user_id = create_user(session, "bench", "password").id
+        alone = writes(engine, seconds)
+        ctx = mp.get_context("spawn")
+        stop, ready, looks = ctx.Event(), ctx.Semaphore(0), ctx.Value("l", 0)
+        procs = [ctx.Process(target=idle_worker,
+                             args=(settings.url, policy, f"w{i}", stop, ready, looks))
+                 for i in range(workers)]
+        for p in procs:
+            p.start()
+        try:
+            for _ in procs:
+                ready.acquire()  # each imported and connected
+            time.sleep(2.0)  # idle (the "after" waits at their longest)
+            before_looks = looks.value
+            busy = writes(engine, seconds)
+            rate = (looks.value - before_looks) / seconds / max(1, workers)
+            claimed = claims(engine, settings, user_id, jobs)
+        finally:
+            stop.set()
+            for p in procs:
+                p.join()
+        engine.dispose()
+    return {"policy": policy, "workers": workers, "writes_no_worker": alone,
+            "writes_idle_workers": busy, "claim": claimed,
+            "looks_per_s_per_worker": round(rate, 2),
+            "write_locks_per_s_per_worker": round(rate, 2) if policy == "before" else 0.0}
+
+
+def main() -> None:
+    """Measure both policies and print (``--json``: also write) the numbers."""
+    p = argparse.ArgumentParser(description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--workers", type=int, default=4)
+    p.add_argument("--seconds", type=float, default=5.0)
+    p.add_argument("--jobs", type=int, default=20)
+    p.add_argument("--json", type=Path)
+    args = p.parse_args()
+    results = [run(policy, args.workers, args.seconds, args.jobs) for policy in ("before", "after")]
+    for r in results:
+        print(f"{r['policy']:6} {r['workers']} idle workers: "
+              f"{r['looks_per_s_per_worker']} looks/s each, "
+              f"{r['write_locks_per_s_per_worker']} write locks/s each; "
+              f"writes {r['writes_idle_workers']} (no worker: {r['writes_no_worker']}); "
+              f"claim {r['claim']}")
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()
