@@ -34,7 +34,7 @@ def export(platform: str, out: Path) -> Path:
 
 
 def run_script(script: Path, kernel: Path, **env: str) -> None:
-    """Run a bundle's entry point with this Python and the bundle's own copy of the kernel."""
+    """Run a bundle's entry point with this Python and the bundle's own kernel (at ``kernel``)."""
     env = {**os.environ, "CJUDGE_PYTHON": sys.executable, "PYTHONPATH": str(kernel), **env}
     run = subprocess.run([str(script), *([EXERCISE] if script.name == "grade" else [])],
                          capture_output=True, text=True, env=env, timeout=600)
@@ -62,13 +62,16 @@ def test_gradescope_bundle(tmp_path: Path) -> None:
     with zipfile.ZipFile(bundle / "autograder.zip") as archive:
         archive.extractall(root / "source")
     (root / "source" / "run_autograder").chmod(0o755)
+    site = tmp_path / "site"  # the kernel installed from the bundle, as setup.sh does (offline)
+    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-index",
+                    "--no-build-isolation", "--target", str(site), str(root / "source" / "kernel")],
+                   check=True, capture_output=True, timeout=300)
     scores = []
     for learner in (SOLUTION, WRONG):
         shutil.rmtree(root / "submission", ignore_errors=True)
         (root / "submission").mkdir()
         shutil.copyfile(learner, root / "submission" / f"{EXERCISE}.py")
-        run_script(root / "source" / "run_autograder", root / "source" / "kernel",
-                   CJUDGE_AUTOGRADER_ROOT=str(root))
+        run_script(root / "source" / "run_autograder", site, CJUDGE_AUTOGRADER_ROOT=str(root))
         out = SCHEMAS["gradescope"].model_validate_json(
             (root / "results" / "results.json").read_text(encoding="utf-8"))
         scores.append(out.score)
