@@ -38,10 +38,8 @@ SPLIT = (Path(__file__).parents[1] / "data" / "tricks" / "split_messages.py").re
 #: what a split run may end in: refused by a bound, or stopped on its largest cases by the cap
 #: on requests per case (reported as output_limit)
 REFUSED = {"over_budget", "too_slow", "output_limit"}
-#: the modelled time follows the order in which the switch matched messages, which the ranks'
-#: interleaving decides: two runs of one program may differ by this much (double-binary-tree:
-#: about 10 %). A trick that games the model gains far more (the pre-begin ring modelled at 0 s).
-NOISE = 0.2
+#: the modelled time is the program's, whatever the ranks' interleaving: only float rounding
+NOISE = 1e-9
 
 
 def _judged(exercise_id: str, prelude: str = "") -> tuple[dict, dict]:

@@ -10,8 +10,10 @@ and completes α + bytes/β later, α and β those of the link class between the
 (one per rank, direction and link class: full duplex, NVLink and NIC apart) is busy for the
 bytes/β of each transfer, and at least for the link's gap g (LogGP: a port starts one message per
 g, so an empty message is not free); α is the wire's latency and overlaps the next transfer.
-Transfers take ports in the order they became ready. A built-in collective starts when its last member arrives
-and costs what its algorithm costs (:mod:`.costs`); its members' ports are busy until it ends.
+Transfers take ports in the order they became ready, ties broken by the ranks' programs (never
+by the interleaving the switch happened to see). A built-in collective starts when its last
+member arrives and costs what its algorithm costs (:mod:`.costs`); its members' ports are busy
+until it ends.
 ``contention=False`` never waits for a port: the textbook numbers. A call of a function the
 judge handed the rank (the trace's ``computes``: a pipeline stage) moves its clock on by the
 exercise's declared ``compute`` seconds times the call's units, in program order.
@@ -106,7 +108,11 @@ def replay(trace: SwitchTrace, topo: Topology, scale: float = 1.0,
     blocked: dict[int, int] = {}  # request id -> the rank waiting for it
     ports: dict[tuple[int, str, str], Stamp] = {}  # (rank, "out"/"in", link class) -> free at
     link_bytes: dict[str, float] = {}
-    pending: list[tuple[float, int, int, int]] = []  # (ready s, switch match time, message id, tie)
+    #: (ready s, the send's and the receive's places in their ranks' programs, message id): ties
+    #: go by the programs alone, never by the order the ranks' interleaving matched them in
+    pending: list[tuple[float, tuple[int, int, int, int], int]] = []
+    place = {rid: (rank, i) for rank, program in enumerate(programs)
+             for i, (_, what, rid) in enumerate(program) if what == 0}
     runnable = list(range(world))
 
     def run(rank: int) -> None:
@@ -130,7 +136,8 @@ def replay(trace: SwitchTrace, topo: Topology, scale: float = 1.0,
             m = messages[req["message"]]
             if m["send"] in posted and m["recv"] in posted:
                 ready = max(posted[m["send"]], posted[m["recv"]])
-                heapq.heappush(pending, (ready[0], m["matched"], m["id"], 0))
+                (src, at), (dst, at_dst) = place[m["send"]], place[m["recv"]]
+                heapq.heappush(pending, (ready[0], (at, src, at_dst, dst), m["id"]))
         elif req["collective"] is not None and req["collective"] in collectives:
             c = collectives[req["collective"]]
             arrived[c["id"]] = arrived.get(c["id"], 0) + 1
