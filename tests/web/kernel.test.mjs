@@ -60,13 +60,19 @@ const essentials = (result) => ({
   skipped: result.skipped,
   stdout: result.stdout,
   exercise_hash: result.exercise_hash,
-  cases: result.cases.map(({ wall_ms, model, timeline, details, ...rest }) => ({
+  cases: result.cases.map(caseFacts),
+});
+
+// A case's facts; the smallest failing case found for it is a case too, compared the same way.
+function caseFacts({ wall_ms, model, timeline, details, smallest, ...rest }) {
+  return {
     ...rest,
     details: details.map(withoutMarks),
     modelled: model !== undefined,
     timeline: programFacts(timeline),
-  })),
-});
+    ...(smallest ? { smallest: caseFacts(smallest) } : {}),
+  };
+}
 
 for (const mode of ["jspi", "workers"]) {
   describe(`ranks ${mode === "jspi" ? "as suspended stacks (JSPI)" : "in workers of their own"}`, () => {
