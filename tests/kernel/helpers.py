@@ -1,4 +1,5 @@
-"""Shared helpers for the kernel tests: judging a snippet on real ranks."""
+"""Shared helpers for the kernel tests: judging a snippet on real ranks, a known-wrong file on
+the simulated runtime."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from cjudge.exercises import Exercise, default_root, load_exercises
 from cjudge.grading import grade_case, plan_cases
 from cjudge.judge import judge_code
 from cjudge.real.runtime import run_case
+from cjudge.sim.runtime import run_case as run_sim_case
 
 EXERCISES = load_exercises(default_root())
 
@@ -33,3 +35,11 @@ def judge_first_case(exercise_id: str, code: str, time_limit_s: float | None = N
     spec = plan_cases(ex)[0]
     raw = run_case(job, spec, launcher=launcher)
     return raw, grade_case(ex, spec, raw)
+
+
+def first_failing(exercise_id: str, wrong: str) -> dict:
+    """The first failing case of a known-wrong file, judged on the simulated runtime."""
+    path = exercise(exercise_id).path / "wrong" / wrong
+    out = judge_code(exercise(exercise_id), path.read_text(encoding="utf-8"), path.name,
+                     run_sim_case, "sim")
+    return next(c for c in out["cases"] if c["verdict"] != "accepted")

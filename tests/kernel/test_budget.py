@@ -6,19 +6,8 @@ from __future__ import annotations
 import base64
 
 from cjudge.budget import over_budget
-from cjudge.exercises import default_root, load_exercises
-from cjudge.judge import judge_code
-from cjudge.sim.runtime import run_case
 
-EXERCISES = load_exercises(default_root())
-
-
-def judged(exercise_id: str, wrong: str) -> dict:
-    """The first failing case of a known-wrong file, judged on the simulated runtime."""
-    ex = EXERCISES[exercise_id]
-    path = ex.path / "wrong" / wrong
-    out = judge_code(ex, path.read_text(encoding="utf-8"), path.name, run_case, "sim")
-    return next(c for c in out["cases"] if c["verdict"] != "accepted")
+from .helpers import first_failing as judged
 
 
 def test_a_transpose_that_sends_whole_rows_is_told_what_each_rank_needed():

@@ -7,6 +7,7 @@ import pytest
 from cjudge.model import reference as ref
 from cjudge.model.replay import replay
 from cjudge.model.topology import ModelError, get_topology
+from cjudge.switch.trace import SwitchTrace
 
 H100 = get_topology("h100x8")
 TWO_NODES = get_topology("h100x8x2")
@@ -56,17 +57,23 @@ def test_contention_free_all_to_all_is_the_textbook_one_block():
     assert r.time == pytest.approx(5e-6 + (MB / 8) / 450e9)
 
 
-def test_port_contention_serialises_a_ranks_sends():
-    """Rank 0 sends 1 MB to each of 7 ranks at once: one egress port, α paid once per message
-    overlapped, the bytes one after another."""
+def fan_out() -> SwitchTrace:
+    """Rank 0 sends 1 MB to each of the 7 other ranks at once; every request waited."""
     b = ref.TraceBuilder(8)
     posted = []
     for dst in range(1, 8):
         posted += [(0, b.isend(0, dst, MB)), (dst, b.irecv(dst, 0, MB))]
     for rank, req in posted:
         b.wait(rank, req)
-    assert replay(b.trace(), H100).time == pytest.approx(5e-6 + 7 * MB / 450e9)
-    assert replay(b.trace(), H100, contention=False).time == pytest.approx(5e-6 + MB / 450e9)
+    return b.trace()
+
+
+def test_port_contention_serialises_a_ranks_sends():
+    """Rank 0 sends 1 MB to each of 7 ranks at once: one egress port, α paid once per message
+    overlapped, the bytes one after another."""
+    trace = fan_out()
+    assert replay(trace, H100).time == pytest.approx(5e-6 + 7 * MB / 450e9)
+    assert replay(trace, H100, contention=False).time == pytest.approx(5e-6 + MB / 450e9)
 
 
 def test_full_duplex_two_ranks_swap_at_once():
@@ -153,14 +160,8 @@ def test_a_flood_of_empty_messages_costs_a_gap_each():
 def test_the_gap_never_delays_a_message_longer_than_it():
     """A port busy for a message's bytes/β is busy past the gap already: 7 sends of 1 MB
     cost what they cost without a gap (the closed forms stay)."""
-    b = ref.TraceBuilder(8)
-    posted = []
-    for dst in range(1, 8):
-        posted += [(0, b.isend(0, dst, MB)), (dst, b.irecv(dst, 0, MB))]
-    for rank, req in posted:
-        b.wait(rank, req)
     assert MB / 450e9 > H100.links["intra"].gap
-    assert replay(b.trace(), H100).time == pytest.approx(5e-6 + 7 * MB / 450e9)
+    assert replay(fan_out(), H100).time == pytest.approx(5e-6 + 7 * MB / 450e9)
 
 
 @pytest.mark.parametrize(("kind", "expected"), [
