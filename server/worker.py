@@ -21,6 +21,7 @@ from cjudge.exercises import Exercise, load_exercises
 
 from . import course, health, jobqueue
 from .db import make_engine, schema_ready, write_session
+from .doorbell import Doorbell
 from .grading import SandboxCases, grade, judge_error_result, runner_for
 from .lease import LeaseKeeper
 from .models import Submission
@@ -131,10 +132,13 @@ class Worker:
         self.heartbeat.start(self.pool)
         self.stopping = threading.Event()
         self.runner: SandboxCases | None = None
+        #: rung by the API when it queues a job: an idle worker waits long, but not for a job
+        self.bell = Doorbell(settings.url, f"{os.getpid()}-{threading.get_ident()}")
 
     def stop(self) -> None:
         """Stop after (aborting) the current submission; it goes back to the queue."""
         self.stopping.set()
+        self.bell.ring()
         if self.runner is not None:
             self.runner.abort()
 
@@ -146,12 +150,14 @@ class Worker:
                 if parent_pid is not None and os.getppid() != parent_pid:
                     break
                 if not self.step():
-                    self.stopping.wait(next(idle))
+                    if self.bell.wait(next(idle)):  # a job was queued: look from the start
+                        idle = idle_waits(self.settings.poll_s, self.settings.idle_poll_max_s)
                     continue
                 idle = idle_waits(self.settings.poll_s, self.settings.idle_poll_max_s)
                 if self.pool.health().failing:
                     self.stopping.wait(SICK_PAUSE_S)
         finally:
+            self.bell.close()
             self.heartbeat.stop()
             self.pool.close()
 

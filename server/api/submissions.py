@@ -8,7 +8,7 @@ from fastapi import APIRouter, HTTPException, Path, Query, Request, Response
 from sqlmodel import Session, col, select
 from starlette.concurrency import run_in_threadpool
 
-from .. import course, jobqueue
+from .. import course, doorbell, jobqueue
 from ..db import write_session
 from ..models import DONE, QUEUED, Exercise, Submission, saved_id
 from .auth import client_ip
@@ -91,9 +91,11 @@ def create_submission(body: SubmissionIn, request: Request, user: UserDep, setti
                            headers={"Retry-After": str(refused.retry_after)},
                            retry_after=refused.retry_after) from None
         quota = course.quota(session, settings, user.id)
-        return SubmissionCreated(id=saved_id(row), status=row.status,
-                                 queue_position=course.queue_position(session, saved_id(row)),
-                                 remaining_this_minute=quota["remaining_this_minute"])
+        created = SubmissionCreated(id=saved_id(row), status=row.status,
+                                    queue_position=course.queue_position(session, saved_id(row)),
+                                    remaining_this_minute=quota["remaining_this_minute"])
+    doorbell.ring(settings.url)  # committed: wake this machine's idle workers
+    return created
 
 
 @router.get("")
