@@ -93,19 +93,26 @@ def decode(value: Any, tensor: Callable[[TensorData], Any],
     return value
 
 
-def encode(obj: Any, to_data: Callable[[Any], TensorData | None], depth: int = 0) -> Any:
+def encode(obj: Any, to_data: Callable[[Any], TensorData | None], depth: int = 0,
+           budget: list[int] | None = None) -> Any:
     """The plain-data form of what the learner's call left (a tensor, number, list, tuple…);
     anything else (a dict, an object, a list whose items would nest past ``MAX_DEPTH``) as
-    ``{"object": its type}``."""
+    ``{"object": its type}``. Past ``MAX_ELEMENTS`` items in all the rest is cut off: a list
+    that holds itself a hundred times is never walked 100⁸ times."""
+    budget = [MAX_ELEMENTS] if budget is None else budget
+    budget[0] -= 1
     if obj is None or isinstance(obj, (bool, int, float, str)):
         return obj
     data = to_data(obj)
     if data is not None:
         return data
-    if isinstance(obj, list) and depth < MAX_DEPTH:
-        return [encode(v, to_data, depth + 1) for v in obj]
-    if isinstance(obj, tuple) and depth < MAX_DEPTH:
-        return {"tuple": [encode(v, to_data, depth + 1) for v in obj]}
+    if budget[0] > 0 and depth < MAX_DEPTH and isinstance(obj, (list, tuple)):
+        items = []
+        for v in obj:
+            if budget[0] <= 0:  # the rest is cut off: the result reads as too short
+                break
+            items.append(encode(v, to_data, depth + 1, budget))
+        return items if isinstance(obj, list) else {"tuple": items}
     return {"object": type(obj).__name__}
 
 

@@ -164,3 +164,13 @@ def test_all_to_all_single_with_an_empty_side_keeps_each_tensors_row_width(run_c
     assert [r["error"] for r in raw["ranks"]] == [None, None]
     assert raw["ranks"][0]["output"] == {"shape": [2, 3], "dtype": "float32",
                                          "data": [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]}
+
+
+def test_a_list_that_holds_itself_is_encoded_within_the_element_budget(monkeypatch):
+    monkeypatch.setattr(values, "MAX_ELEMENTS", 1000)
+    loop: list = []
+    loop.extend([loop] * 100)
+    calls = []
+    encoded = values.encode(loop, lambda o: calls.append(o))  # to_data sees every item once
+    assert len(calls) <= 1000 + values.MAX_DEPTH
+    assert isinstance(encoded, list) and len(encoded) < 100  # cut off: reads as too short
