@@ -134,11 +134,17 @@ class _LocalFunctions:
 
     def __init__(self, table: list[tuple[str, dict[str, Any]]]) -> None:
         self.table = table
+        self.yielded: dict[int, int] = {}  # a generator's handle -> items given so far
 
     def compute(self, handle: int, payload: bytes, dtype: str, shape: list[int],
                 args: list[int] | None, line: int | None) -> bytes:
-        """The function's output bytes, as the switch would answer them."""
+        """The function's output bytes, as the switch would answer them (a generator: its next
+        item)."""
         name, params = self.table[handle]
+        if name in functions.GENERATORS:
+            index = self.yielded[handle] = self.yielded.get(handle, -1) + 1
+            data, item_dtype = functions.item(params, index)
+            return functions.pack(data, item_dtype)
         return functions.apply(name, params, payload, dtype, shape, args)
 
 

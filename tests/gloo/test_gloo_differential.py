@@ -52,7 +52,7 @@ EXERCISES = load_exercises(default_root())
 PROBES = Path(__file__).parent / "probes"
 ALL_CASES = os.environ.get("GLOO_DIFF_ALL_CASES") == "1"
 #: the switch's verdict for what gloo did (a run whose ranks all returned is judged on outputs)
-VERDICTS = {"returned": {"accepted", "wrong_answer", "over_budget", "too_slow"},
+VERDICTS = {"returned": {"accepted", "wrong_answer", "over_budget", "too_slow", "memory_limit"},
             "error": {"runtime_error"}, "deadlock": {"deadlock"}, "spinning": {"time_limit"}}
 #: gloo's rank state -> the switch's
 STATES = {"returned": "returned", "failed": "failed", "blocked": "blocked", "spinning": "running"}
