@@ -103,13 +103,15 @@ test("a wrong sample shows Input / Expected / Your output per rank, wrong cells 
   await setCode(page, STARTER);
   const { verdict } = await runAndWait(page, "Control+Enter");
   assert.equal(verdict, "wrong_answer");
-  await page.waitForSelector(".sample-values[open]");
-  await eventually(assert.equal, async () => await page.locator(".sample-values tbody").count(), 4, "one group per rank");
-  await eventually(assert.deepEqual, async () => await page.$$eval(".sample-values tbody:first-child tr:not(.rank-head) th", (ths) => ths.map((t) => t.textContent)),
+  // the sample case's own panel (the smallest failing case below it has one of its own)
+  const SAMPLE = '.case-detail[data-case="sample-4-ranks"] >';
+  await page.waitForSelector(SAMPLE + " .sample-values[open]");
+  await eventually(assert.equal, async () => await page.locator(SAMPLE + " .sample-values tbody").count(), 4, "one group per rank");
+  await eventually(assert.deepEqual, async () => await page.$$eval(SAMPLE + " .sample-values tbody:first-child tr:not(.rank-head) th", (ths) => ths.map((t) => t.textContent)),
     ["Input", "Expected", "Your output"]);
-  assert.ok((await page.locator(".sample-values tr.output .cell.wrong").count()) > 0);
-  await eventually(assert.equal, async () => await page.locator(".sample-values tr.input .cell.wrong").count(), 0);
-  await eventually(assert.equal, async () => await page.locator(".sample-values tbody:first-child tr.input .chunk-start").count(), 3, "4 chunks: 3 boundaries");
+  assert.ok((await page.locator(SAMPLE + " .sample-values tr.output .cell.wrong").count()) > 0);
+  await eventually(assert.equal, async () => await page.locator(SAMPLE + " .sample-values tr.input .cell.wrong").count(), 0);
+  await eventually(assert.equal, async () => await page.locator(SAMPLE + " .sample-values tbody:first-child tr.input .chunk-start").count(), 3, "4 chunks: 3 boundaries");
   await page.screenshot({ path: `${SHOTS}/sample-values.png` });
   await page.close();
 });
