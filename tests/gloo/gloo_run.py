@@ -142,9 +142,7 @@ class _LocalFunctions:
         item)."""
         name, params = self.table[handle]
         if name in functions.GENERATORS:
-            index = self.yielded[handle] = self.yielded.get(handle, -1) + 1
-            data, item_dtype = functions.item(params, index)
-            return functions.pack(data, item_dtype)
+            return functions.next_item(params, self.yielded, handle)[0]
         return functions.apply(name, params, payload, dtype, shape, args)
 
 

@@ -233,10 +233,7 @@ class Switch:
             elements = self._compute_elements(payload, dtype, shape, cut)
             self._count_one()
             if name in functions.GENERATORS:  # its next item: charged by the item's size
-                index = self._yielded.get((rank, handle), 0)
-                data, dtype = functions.item(params, index)
-                self._yielded[(rank, handle)] = index + 1
-                out, elements = functions.pack(data, dtype), len(data)
+                out, dtype, elements = functions.next_item(params, self._yielded, (rank, handle))
             else:
                 out = functions.apply(name, params, payload, dtype, shape, args)
         except functions.FunctionError as exc:

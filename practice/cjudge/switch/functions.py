@@ -174,6 +174,15 @@ def item(params: dict[str, Any], index: int) -> tuple[list[Any], str]:
     return list(items[index]["data"]), str(items[index]["dtype"])
 
 
+def next_item(params: dict[str, Any], yielded: dict[Any, int], key: Any) -> tuple[bytes, str, int]:
+    """A generator's next item (bytes, dtype, elements); ``yielded`` counts what each ``key``
+    (a rank's handle) was given so far."""
+    index = yielded.get(key, 0)
+    data, dtype = item(params, index)
+    yielded[key] = index + 1
+    return pack(data, dtype), dtype, len(data)
+
+
 def apply(name: str, params: dict[str, Any], payload: bytes, dtype: str, shape: list[int],
           args: list[int] | None) -> bytes:
     """The output bytes of the judge's function ``name`` on a tensor of ``shape`` and ``dtype``
