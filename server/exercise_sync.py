@@ -10,9 +10,8 @@ from sqlmodel import Session, col, select
 
 from cjudge.exercises import Exercise as KernelExercise
 
-from .course import ExerciseVersion
 from .db import write_session
-from .models import Exercise, Submission, utcnow
+from .models import Exercise, ExerciseVersion, Submission, utcnow
 
 log = logging.getLogger("server.exercises")
 

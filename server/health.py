@@ -8,30 +8,14 @@ import socket
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from sqlalchemy import Column, Text, delete, func
-from sqlmodel import Field, Session, SQLModel, col, select
+from sqlalchemy import delete, func
+from sqlmodel import Session, col, select
 
-from .models import QUEUED, Submission, utcnow
+from .models import QUEUED, Submission, WorkerStatus, utcnow
 from .settings import Settings
 
 #: a worker not heard from for this many heartbeats counts as gone
 STALE_HEARTBEATS = 3
-
-
-class WorkerStatus(SQLModel, table=True):
-    """A worker's last report: when it was seen and whether its sandboxes start."""
-
-    __tablename__ = "worker_status"
-
-    id: str = Field(primary_key=True, max_length=128)
-    host: str = Field(max_length=255)
-    sandbox: str = Field(max_length=16)
-    seen_at: datetime = Field(default_factory=utcnow)
-    started_at: datetime = Field(default_factory=utcnow)
-    failed_starts: int = 0  # sandbox starts in a row that failed
-    failing: bool = False  # it gave up waiting for sandboxes: its submissions end judge_error
-    last_error: str | None = Field(default=None, sa_column=Column(Text))
-    ready: int = 0  # warm sandboxes waiting for a job
 
 
 def report(session: Session, worker_id: str, sandbox: str, failed_starts: int, failing: bool,

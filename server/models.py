@@ -1,4 +1,5 @@
-"""Database tables: users, exercises (synced from ``exercises/``) and submissions (the queue)."""
+"""Database tables, all of them: users, exercises (synced from ``exercises/``) and their served
+versions, submissions (the queue) and their scores, display names and workers' health reports."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import secrets
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import JSON, BigInteger, Column, Index, Text
+from sqlalchemy import JSON, BigInteger, Column, Float, Index, Text
 from sqlmodel import Field, SQLModel
 
 QUEUED, RUNNING, DONE = "queued", "running", "done"
@@ -84,6 +85,68 @@ class Submission(SQLModel, table=True):
     created_at: datetime = Field(default_factory=utcnow)
     started_at: datetime | None = None
     finished_at: datetime | None = None
+
+
+class Profile(SQLModel, table=True):
+    """How a learner appears on leaderboards: ``display_name``, or anonymous while it is None."""
+
+    user_id: int = Field(foreign_key="user.id", primary_key=True)
+    display_name: str | None = Field(default=None, max_length=32)
+    display_key: str | None = Field(default=None, max_length=32, unique=True)  # casefolded
+    updated_at: datetime = Field(default_factory=utcnow)
+
+
+class SubmissionScore(SQLModel, table=True):
+    """A finished submission's verdict and measures, written when its verdict is (again after a
+    re-grade): what leaderboards rank without reading every verdict JSON."""
+
+    __tablename__ = "submission_score"
+    __table_args__ = (Index("ix_submission_score_exercise_verdict", "exercise_id", "verdict"),)
+
+    submission_id: int = Field(foreign_key="submission.id", primary_key=True)
+    exercise_id: str = Field(max_length=64)
+    user_id: int = Field(foreign_key="user.id", index=True)
+    verdict: str = Field(max_length=32)
+    content_hash: str = Field(max_length=128)
+    model_time_s: float | None = Field(default=None, sa_column=Column(Float))
+    model_size: int | None = Field(default=None, sa_column=Column(BigInteger))
+    bytes_sent: int | None = Field(default=None, sa_column=Column(BigInteger))
+    headline_case: str | None = Field(default=None, max_length=128)
+    #: some case measured below its exercise's floor (``model.floor.below``): never ranked
+    below_floor: bool = False
+    submitted_at: datetime
+    scored_at: datetime = Field(default_factory=utcnow)
+
+
+class ExerciseVersion(SQLModel, table=True):
+    """An exercise's published content as it was when the server first served ``content_hash``:
+    a submission's hash keeps naming what its learner was asked."""
+
+    __tablename__ = "exercise_version"
+
+    exercise_id: str = Field(max_length=64, primary_key=True)
+    content_hash: str = Field(max_length=128, primary_key=True)
+    title_en: str
+    title_zh: str
+    statement_en: str = Field(sa_column=Column(Text, nullable=False))
+    statement_zh: str = Field(sa_column=Column(Text, nullable=False))
+    first_served_at: datetime = Field(default_factory=utcnow)
+
+
+class WorkerStatus(SQLModel, table=True):
+    """A worker's last report: when it was seen and whether its sandboxes start."""
+
+    __tablename__ = "worker_status"
+
+    id: str = Field(primary_key=True, max_length=128)
+    host: str = Field(max_length=255)
+    sandbox: str = Field(max_length=16)
+    seen_at: datetime = Field(default_factory=utcnow)
+    started_at: datetime = Field(default_factory=utcnow)
+    failed_starts: int = 0  # sandbox starts in a row that failed
+    failing: bool = False  # it gave up waiting for sandboxes: its submissions end judge_error
+    last_error: str | None = Field(default=None, sa_column=Column(Text))
+    ready: int = 0  # warm sandboxes waiting for a job
 
 
 def saved_id(row: User | Submission) -> int:

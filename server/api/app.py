@@ -17,13 +17,14 @@ from ..exercise_sync import sync_exercises
 from ..limiter import RateLimits
 from ..settings import Settings, private_dir, settings_env
 from ..supervisor import Supervisor
-from . import auth, contract, errors, events, exercises, submissions
+from . import contract, errors
 from .cache import DoneCache
-from .course import install as install_course_routes
 from .deps import CallerCache
-from .fastpath import FinishedSubmissions
 from .middleware import Guard
-from .web import mount_web
+from .routes import auth, events, exercises, submissions
+from .routes.course import install as install_course_routes
+from .routes.fastpath import FinishedSubmissions
+from .routes.web import mount_web
 
 log = logging.getLogger("server")
 

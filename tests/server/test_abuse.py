@@ -21,8 +21,8 @@ from sqlmodel import Session
 
 from server import accounts, jobqueue
 from server.accounts import StartupRefused, create_user
-from server.api import auth
 from server.api.app import create_app
+from server.api.routes import auth
 from server.db import make_engine, migrate, write_session
 from server.localserver import JudgeServer, start_server
 from server.models import Exercise, User

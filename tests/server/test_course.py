@@ -19,7 +19,7 @@ from server.accounts import create_user
 from server.db import make_engine, migrate, write_session
 from server.exercise_sync import sync_exercises
 from server.localserver import EXERCISES, JudgeServer, start_server
-from server.models import DONE, Submission, utcnow
+from server.models import DONE, Profile, Submission, utcnow
 
 RING = "ring-allreduce"
 SOLUTION = (EXERCISES / RING / "solution.py").read_text()
@@ -99,7 +99,7 @@ def test_leaderboard_ranks_by_modelled_time_then_bytes_then_time(db) -> None:
     finished(db, ids["dan"], "accepted", result([900], [(10**9, 1e-3)]), 20)
     finished(db, ids["eve"], "wrong_answer", result([1]), 5)  # not on the board
     with write_session(db) as s:
-        s.add(course.Profile(user_id=ids["dan"], display_name="Dan D", display_key="dan d"))
+        s.add(Profile(user_id=ids["dan"], display_name="Dan D", display_key="dan d"))
     with write_session(db) as s:
         board = course.leaderboard(s, RING, "h", ids["bob"], admin=False)
     assert [(e["rank"], e["name"], e["bytes_sent"], e["model_time_s"]) for e in board] == [
@@ -136,7 +136,7 @@ def test_progress_counts_and_csv_field_by_field(db) -> None:
     finished(db, bob, "wrong_answer", result([1]), 12)
     finished(db, bob, "judge_error", result([1]), 11)
     with write_session(db) as s:
-        s.add(course.Profile(user_id=bob, display_name="Bobby", display_key="bobby"))
+        s.add(Profile(user_id=bob, display_name="Bobby", display_key="bobby"))
     with write_session(db) as s:
         table = course.progress(s)
         created = s.get(Submission, first).created_at

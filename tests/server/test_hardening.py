@@ -162,7 +162,7 @@ def test_hostile_input_is_a_4xx(tmp_path: Path, method: str, path: str, body: by
 
 def test_an_unexpected_error_is_one_line_with_a_request_id(tmp_path: Path, caplog,
                                                              monkeypatch) -> None:
-    from server.api import exercises
+    from server.api.routes import exercises
 
     def broken(*_: Any) -> None:
         raise RuntimeError("boom\nsecond line")
@@ -292,7 +292,7 @@ def _finish(app, sid: int, cases: list[dict]) -> None:
 
 
 def test_finished_events_come_from_the_cache(tmp_path: Path, monkeypatch) -> None:
-    from server.api import events
+    from server.api.routes import events
 
     with client(settings_for(tmp_path, rate_per_minute=100)) as c:
         owner = bearer(register(c, "finisher").json()["token"])

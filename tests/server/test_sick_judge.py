@@ -21,7 +21,7 @@ from server import health
 from server.accounts import create_user
 from server.db import make_engine, migrate, write_session
 from server.localserver import EXERCISES, start_server
-from server.models import Exercise, Submission, utcnow
+from server.models import Exercise, Submission, WorkerStatus, utcnow
 from server.sandbox import SandboxError, SandboxUnavailable, WarmPool, preflight
 from server.sandbox.diagnose import explain_start_failure
 from server.sandbox.launch import python_binds
@@ -250,7 +250,7 @@ def test_health_names_a_stalled_queue_and_sick_workers(tmp_path: Path) -> None:
     assert len(sick.reasons) == 1 and "no sandbox can start: every worker (2)" in sick.reasons[0]
     assert "execvp /x/python" in sick.reasons[0] and "timeout" in sick.reasons[0]
     with write_session(engine) as s:  # reports go stale: gone workers are not counted
-        for w in s.exec(select(health.WorkerStatus)).all():
+        for w in s.exec(select(WorkerStatus)).all():
             w.seen_at = long_ago
             s.add(w)
     with Session(engine) as s:

@@ -9,7 +9,7 @@ from pathlib import Path
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
-from server.api.web import mount_web
+from server.api.routes.web import mount_web
 
 WASM = b"\0asm" + bytes(range(256)) * 64
 

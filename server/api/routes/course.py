@@ -17,12 +17,11 @@ from sqlmodel import Session, col, select
 
 from cjudge.verdicts import Verdict
 
-from .. import course
-from ..course import ExerciseVersion, Profile, SubmissionScore
-from ..db import write_session
-from ..models import DONE, QUEUED, Exercise, Submission, utcnow
+from ... import course
+from ...db import write_session
+from ...models import DONE, QUEUED, Exercise, ExerciseVersion, Profile, Submission, SubmissionScore, utcnow
+from ..deps import EngineDep, SessionDep, SettingsDep, UserDep
 from . import health
-from .deps import EngineDep, SessionDep, SettingsDep, UserDep
 
 router = APIRouter(tags=["course"])
 NAME_RE = re.compile(r"^[\w][\w .\-]{1,30}[\w.]$")

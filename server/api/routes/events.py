@@ -19,11 +19,11 @@ from sqlalchemy import Text, cast, func
 from sqlmodel import Session, select
 from starlette.concurrency import run_in_threadpool
 
-from ..models import DONE, Submission
-from .cache import DoneCache, FinishedEvents
-from .deps import EngineDep, SettingsDep, UserDep
-from .errors import ApiError
-from .schemas import SubmissionOut
+from ...models import DONE, Submission
+from ..cache import DoneCache, FinishedEvents
+from ..deps import EngineDep, SettingsDep, UserDep
+from ..errors import ApiError
+from ..schemas import SubmissionOut
 from .submissions import SubmissionId, present, visible
 
 router = APIRouter(prefix="/api/submissions", tags=["submissions"])

@@ -10,7 +10,7 @@ from http.cookies import CookieError, SimpleCookie
 from starlette.datastructures import State
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from .deps import COOKIE, cached_caller, token_claims
+from ..deps import COOKIE, cached_caller, token_claims
 
 PATH = re.compile(r"^/api/submissions/(\d+)$")
 

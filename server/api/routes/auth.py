@@ -15,7 +15,7 @@ from fastapi import APIRouter, Request, Response
 from sqlmodel import Session
 from starlette.concurrency import run_in_threadpool
 
-from ..accounts import (
+from ...accounts import (
     Busy,
     NameTaken,
     add_user,
@@ -27,13 +27,13 @@ from ..accounts import (
     password_feedback,
     reserved,
 )
-from ..db import write_session
-from ..models import User, saved_id
-from ..security import hash_password, make_token
-from ..settings import Settings
-from .deps import COOKIE, EngineDep, MaybeUserDep, SettingsDep, UserDep
-from .errors import ApiError, rate_limited
-from .schemas import AuthOut, Credentials, Registration, UserOut
+from ...db import write_session
+from ...models import User, saved_id
+from ...security import hash_password, make_token
+from ...settings import Settings
+from ..deps import COOKIE, EngineDep, MaybeUserDep, SettingsDep, UserDep
+from ..errors import ApiError, rate_limited
+from ..schemas import AuthOut, Credentials, Registration, UserOut
 
 router = APIRouter(prefix="/api/auth", tags=["accounts"])
 TAKEN = ApiError(409, "username_taken", "this username is taken", "该用户名已被使用")

@@ -7,9 +7,9 @@ from sqlmodel import select
 
 from cjudge import __version__
 
-from ..models import Exercise
-from .deps import SessionDep
-from .schemas import ExerciseDetail, ExerciseSummary
+from ...models import Exercise
+from ..deps import SessionDep
+from ..schemas import ExerciseDetail, ExerciseSummary
 
 router = APIRouter(prefix="/api/exercises", tags=["exercises"])
 

@@ -8,14 +8,13 @@ from fastapi import APIRouter, HTTPException, Path, Query, Request, Response
 from sqlmodel import Session, col, select
 from starlette.concurrency import run_in_threadpool
 
-from .. import course, doorbell, jobqueue
-from ..db import write_session
-from ..models import DONE, QUEUED, Exercise, Submission, saved_id
-from .auth import client_ip
-from .cache import DoneCache
-from .deps import Caller, EngineDep, SessionDep, SettingsDep, UserDep
-from .errors import ApiError, rate_limited
-from .schemas import (
+from ... import course, doorbell, jobqueue
+from ...db import write_session
+from ...models import DONE, QUEUED, Exercise, Submission, saved_id
+from ..cache import DoneCache
+from ..deps import Caller, EngineDep, SessionDep, SettingsDep, UserDep
+from ..errors import ApiError, rate_limited
+from ..schemas import (
     CaseOutline,
     SubmissionCreated,
     SubmissionIn,
@@ -23,6 +22,7 @@ from .schemas import (
     SubmissionSummary,
     VerdictOut,
 )
+from .auth import client_ip
 
 router = APIRouter(prefix="/api/submissions", tags=["submissions"])
 #: a submission id as a path or query parameter: past this no row exists (and SQL integers end)

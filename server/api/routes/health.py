@@ -10,8 +10,8 @@ from pydantic import BaseModel
 from sqlmodel import Session
 from starlette.concurrency import run_in_threadpool
 
-from .. import health, jobqueue
-from ..models import utcnow
+from ... import health, jobqueue
+from ...models import utcnow
 
 router = APIRouter(tags=["health"])
 
