@@ -40,3 +40,12 @@ def test_no_command_is_a_usage_error(tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, str(RECORD), "--out", str(tmp_path)],
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and "name a benchmark" in done.stderr
+
+
+def test_every_benchmark_is_listed_with_its_recorded_page() -> None:
+    page = (ROOT / "docs" / "benchmarks.md").read_text()
+    scripts = sorted(p for p in (ROOT / "benchmarks").glob("*.py") if p.name != "record.py")
+    assert scripts
+    for script in scripts:
+        assert f"`benchmarks/{script.name}" in page, f"{script.name} missing from docs/benchmarks.md"
+        assert f"(benchmark-results/{script.stem}.md)" in page
