@@ -20,8 +20,9 @@ from typing import Any
 
 from .protocol import TensorData, bilingual
 from .switch.core import SwitchError
-from .switch.functions import PAIRS, pack
+from .switch.functions import MEMORY, PAIRS, pack
 from .switch.reduce import DTYPES, values_of
+from .symm_mem import SymmetricMemory
 
 #: name -> the names of its parameters: a tensor, then at most one list of integers; a pair's
 #: (``functions.PAIRS``) two tensors; a generator's none
@@ -55,10 +56,13 @@ def _integers(value: Any, to_data: Callable[[Any], TensorData | None], what: str
 
 def make(value: dict[str, Any], port: Any, tensor: Callable[[TensorData], Any],
          to_data: Callable[[Any], TensorData | None],
-         line: Callable[[], int | None]) -> Callable[..., Any]:
+         line: Callable[[], int | None]) -> Any:
     """The callable the learner receives for the handle ``value``: each call a ``compute``
-    request on ``port`` made at the learner's ``line()``."""
+    request on ``port`` made at the learner's ``line()``; for symmetric memory, its handle
+    (``symm_mem``)."""
     name, handle, label = value.get("fn"), value.get("handle"), str(value.get("label", ""))
+    if name == MEMORY and isinstance(handle, int) and not isinstance(handle, bool):
+        return SymmetricMemory(value, port, tensor, to_data, line)
     if name not in SIGNATURES or isinstance(handle, bool) or not isinstance(handle, int):
         raise bilingual(ValueError, f"the judge has no function {name!r}",
                         f"评测机没有函数 {name!r}")

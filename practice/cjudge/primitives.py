@@ -61,6 +61,8 @@ DISPLAY: dict[str, str] = {
     "gather": "gather",
     "scatter": "scatter",
     "barrier": "barrier",
+    "symm_read": "symm.read",  # symmetric memory (``switch.symm``): the judge's, never refused
+    "symm_write": "symm.write",
 }
 
 

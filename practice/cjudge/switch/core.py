@@ -21,8 +21,8 @@ from typing import Literal
 
 from ..primitives import DISPLAY, P2P_OPS, blocks_of, bytes_sent, equal_blocks
 from ..protocol import RankError, RankReport, Stop, TensorData
-from . import functions
-from .reduce import DTYPES, OPS, OutOfTime, ReduceError, itemsize, reduce_bytes
+from . import functions, symm
+from .reduce import DTYPES, OPS, OutOfTime, ReduceError, itemsize, reduce_bytes, values_of
 from .trace import Collective, Compute, Message, Refusal, Request, SwitchTrace, Wait, WaitEdge, recorded
 
 #: collectives whose result is an elementwise reduction
@@ -165,6 +165,8 @@ class Switch:
         self._refused: list[Refusal] = []
         self._computes: list[Compute] = []
         self._yielded: dict[tuple[int, int], int] = {}  # (rank, generator's handle) -> items
+        self._memory: symm.Memory | None = None  # the symmetric buffers, once a rank uses them
+        self._barriers: list[list[_Req]] = [[] for _ in range(self.world)]  # graded, the world's
         # each rank's judge functions, by handle (its input keeps only the handles)
         split = [functions.split(value) for value in self.inputs]
         self.inputs = [value for value, _ in split]
@@ -225,6 +227,8 @@ class Switch:
         name, params = table[handle]
         if line is not None and (isinstance(line, bool) or not isinstance(line, int)):
             line = None
+        if name == functions.MEMORY:
+            return self._access(rank, params, payload, dtype, shape, args, line)
         if args is not None and (not isinstance(args, list) or len(args) > 4096 or any(
                 isinstance(a, bool) or not isinstance(a, int) for a in args)):
             raise SwitchError("malformed compute call", "计算调用格式错误")
@@ -249,6 +253,46 @@ class Switch:
             record["message"] = message
         self._computes.append(record)
         return out
+
+    def _access(self, rank: int, params: dict, payload: bytes, dtype: str, shape: list[int],
+                args: list[int] | None, line: int | None) -> bytes:
+        """A load from or a store into a rank's symmetric buffer (``switch.symm``), done now and
+        recorded as a request of the rank's and a message from the buffer's owner (a load) or
+        to it (a store): the model's NVLink load or store. Its bytes are the rank's when the
+        buffer is another rank's."""
+        try:
+            if self._memory is None:
+                self._memory = symm.make(self.world, params)
+            count = self._compute_elements(payload, dtype, shape)
+            op, owner, offset = self._memory.check(rank, args, dtype, count)
+        except functions.FunctionError as exc:
+            raise SwitchError(exc.en, exc.zh) from None
+        self._count_one()
+        done = [q for q in self._barriers[rank] if q.done and q.wait is not None]
+        epoch = (len(done), len(self._barriers[rank]))
+        if op == symm.LOAD:
+            assert args is not None  # checked
+            payload = functions.pack(self._memory.load(rank, owner, offset, args[3], *epoch, line),
+                                     dtype)
+            src, dst = owner, rank
+        else:
+            self._memory.store(rank, owner, offset, values_of(payload, dtype) or [], *epoch, line)
+            src, dst = rank, owner
+        rid, nbytes = len(self._requests) + 1, len(payload)
+        message = Message(id=len(self._messages) + 1, group=0, src=src, dst=dst, tag=0,
+                          bytes=nbytes, send=rid, recv=rid, matched=self.t)
+        if nbytes <= self._recordable:
+            data = recorded(payload, dtype)
+            if data is not None:
+                message["data"] = data
+                self._recordable -= max(nbytes, 1)
+        self._messages.append(message)
+        self._requests.append(Request(
+            id=rid, rank=rank, kind=symm.KINDS[op], group=0, peer=owner, tag=0, bytes=nbytes,
+            sent=nbytes if owner != rank else 0, dtype=dtype, line=line,
+            api=DISPLAY[symm.KINDS[op]], graded=True, posted=self.t, completed=self.t,
+            message=message["id"], collective=None))
+        return payload if op == symm.LOAD else b""
 
     def _compute_elements(self, payload: bytes, dtype: str, shape: list[int],
                           before: int = 0) -> int:
@@ -346,6 +390,8 @@ class Switch:
         req.record["sent"] = bytes_sent(kind, n, me, nbytes, local_root, splits) \
             if req.record["graded"] else 0
         epoch = req.record["graded"]
+        if epoch and kind == "barrier" and group == 0:  # what orders symmetric-memory accesses
+            self._barriers[rank].append(req)
         seq = self._coll_seq.get((group, epoch, rank), 0)
         self._coll_seq[(group, epoch, rank)] = seq + 1
         arrived = self._arrived.setdefault((group, epoch, seq), {})
@@ -463,6 +509,9 @@ class Switch:
             out["refused_more"] = self._refused_more
         if self._computes:
             out["computes"] = self._computes
+        race = self._memory.race() if self._memory is not None else None
+        if race is not None:
+            out["race"] = race
         if self.flooded:
             out["limit"] = "requests"
         return out
@@ -672,6 +721,7 @@ class Switch:
                           size=[q.record["bytes"] for q in reqs], root=first["peer"],
                           op=reqs[0].op, started=self.t)
         self._collectives.append(coll)
+        self._record_inputs(coll, reqs)
         for q in reqs:
             q.record["collective"] = coll["id"]
         try:
@@ -686,6 +736,16 @@ class Switch:
             return
         for q, result in zip(reqs, results, strict=True):
             self._complete(q, result)
+
+    def _record_inputs(self, coll: Collective, reqs: list[_Req]) -> None:
+        """Each member's input into ``coll`` while the record has room (graded calls only)."""
+        size = sum(max(len(q.payload), 1) for q in reqs)
+        if size > self._recordable or not all(q.record["graded"] for q in reqs):
+            return
+        data = [recorded(q.payload, q.record["dtype"]) for q in reqs]
+        if all(d is not None for d in data):
+            coll["data"] = [d for d in data if d is not None]
+            self._recordable -= size
 
     @staticmethod
     def _agree(reqs: list[_Req]) -> bool:

@@ -107,8 +107,10 @@ PAIRS: dict[str, Callable[[dict[str, Any], list[Any], list[Any]], list[Any]]] = 
     "layer": _layer, "backward": _backward, "scores": _scores}
 #: generators: each call answers the next of ``params["items"]`` (tensors), none once all are
 GENERATORS = frozenset({"gradients"})
-#: name -> the params the rank may see (the generator's item count and dtype)
-PUBLIC: dict[str, tuple[str, ...]] = {"gradients": ("count", "dtype")}
+#: symmetric memory (``switch.symm``): buffers every rank loads from and stores into
+MEMORY = "symm"
+#: name -> the params the rank may see (the generator's item count and dtype, the buffer's)
+PUBLIC: dict[str, tuple[str, ...]] = {"gradients": ("count", "dtype"), MEMORY: ("numel", "dtype")}
 
 
 def split(value: Any) -> tuple[Any, list[tuple[str, dict[str, Any]]]]:
@@ -123,7 +125,8 @@ def split(value: Any) -> tuple[Any, list[tuple[str, dict[str, Any]]]]:
             return v
         if "fn" in v:
             name = v["fn"]
-            if name not in FUNCTIONS and name not in PAIRS and name not in GENERATORS:
+            if name not in FUNCTIONS and name not in PAIRS and name not in GENERATORS \
+                    and name != MEMORY:
                 raise ValueError(f"the judge has no function {name!r}")
             params = dict(v.get("params") or {})
             table.append((str(name), params))

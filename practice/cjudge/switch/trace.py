@@ -14,6 +14,7 @@ import binascii
 from typing import Any, Literal, NotRequired, TypedDict
 
 from .reduce import DTYPES, values_of
+from .symm import Race
 
 #: "send"/"recv" for point-to-point, else a canonical collective (``primitives.CANONICAL``)
 RequestKind = str
@@ -97,6 +98,9 @@ class Collective(TypedDict):
     root: int | None  # global rank of the root for rooted collectives
     op: str | None  # reduce op name for reductions ("sum", "max", ...)
     started: int  # switch time the last member arrived
+    #: each member's input, group order, for a graded call while the case's record has room
+    #: (``Limits.recorded_values``): what a diagnosis compares with the reference's run
+    data: NotRequired[list[RecordedPayload]]
 
 
 class Wait(TypedDict):
@@ -159,6 +163,8 @@ class SwitchTrace(TypedDict):
     refused_more: NotRequired[int]  # refusals past those, counted only
     computes: NotRequired[list[Compute]]  # present when a rank called a judge's function
     deadlock: list[WaitEdge]  # empty unless the case ended in a deadlock
+    #: the first two accesses of symmetric memory that no barrier ordered (``switch.symm``)
+    race: NotRequired[Race]
     #: set when the run was stopped at a limit of the judge's record: its calls ("requests"),
     #: or the size of the whole record ("record": the runner cut it)
     limit: NotRequired[Literal["requests", "record"]]
