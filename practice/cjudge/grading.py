@@ -22,6 +22,7 @@ from .model import slow
 from .model.case import model_case
 from .primitives import CANONICAL, DISPLAY, PROCESS_GROUP_METHODS
 from .protocol import CaseSpec, RawCase, TensorData
+from .switch import symm
 from .switch.accounting import bytes_per_rank, graded_calls
 from .switch.core import Limits
 from .switch.explain import deadlock_facts, deadlock_message
@@ -301,6 +302,8 @@ def grade_case(exercise: Exercise, spec: CaseSpec, raw: RawCase) -> dict:
         verdict, en, zh, details = failure
     else:
         verdict, en, zh = _judge_outputs(exercise, spec, raw, sent, bound)
+        if "race" in raw["trace"]:  # symmetric memory read or written with no barrier between
+            verdict, (en, zh) = Verdict.WRONG_ANSWER, symm.explain(raw["trace"]["race"])
         if verdict in (Verdict.ACCEPTED, Verdict.OVER_BUDGET):
             verdict, en, zh = _check_computes(exercise, spec, raw) or (verdict, en, zh)
         if verdict in (Verdict.ACCEPTED, Verdict.OVER_BUDGET):
