@@ -7,8 +7,10 @@ JSON per file, to check that a refactoring leaves verdicts byte-identical.
 
 ``write`` judges every case (``all_cases``) and explores a failure as the CLI does (the
 reference's run, the smallest failing case). What differs between two runs of the same code is
-left out: ``wall_ms``, the only measured time in a simulated verdict. ``compare`` lists the files
-whose verdicts differ and exits 1 if any does.
+left out or put in one order: ``wall_ms``, the only measured time in a simulated verdict; the
+timeline's message and collective ids, which follow the order the ranks' threads happened to
+be matched in (each is named by what it is instead, and the rows sorted). ``compare`` lists the
+files whose verdicts differ and exits 1 if any does.
 """
 
 from __future__ import annotations
@@ -32,12 +34,37 @@ UNSTABLE = {"wall_ms"}
 
 
 def stable(value: Any) -> Any:
-    """``value`` without its measured fields, at any depth."""
+    """``value`` without its measured fields, its timelines in one order, at any depth."""
     if isinstance(value, dict):
-        return {k: stable(v) for k, v in value.items() if k not in UNSTABLE}
+        return {k: stable(timeline(v) if k == "timeline" else v) for k, v in value.items()
+                if k not in UNSTABLE}
     if isinstance(value, list):
         return [stable(v) for v in value]
     return value
+
+
+def timeline(view: dict[str, Any]) -> dict[str, Any]:
+    """A case's timeline with each message and collective named by what it is (ends, tag,
+    bytes, step; kind, ranks, step) instead of its id, and its rows that follow the switch's
+    order (messages, collectives, pending requests, refusals, waits, deadlock edges, groups)
+    sorted."""
+    if "messages" not in view:
+        return view
+    names = {("message", m["id"]): f"{m['src']}->{m['dst']}#{m['tag']}:{m['bytes']}@{m['step']}"
+             for m in view["messages"]}
+    names.update({("collective", c["id"]): f"{c['kind']}{c['ranks']}@{c['step']}"
+                  for c in view["collectives"]})
+    out = dict(view)
+    for key, kind in (("messages", "message"), ("collectives", "collective")):
+        out[key] = [{**row, "id": names[(kind, row["id"])]} for row in view[key]]
+    for key in ("messages", "collectives", "pending", "refused", "waits", "deadlock"):
+        out[key] = sorted(out[key], key=lambda row: json.dumps(row, sort_keys=True))
+    out["groups"] = sorted(view["groups"])  # numbered in the order the ranks created them
+    out["critical"] = [{**c, "id": names.get((c["kind"], c["id"]))} for c in view["critical"]]
+    if view.get("wrong") and view["wrong"].get("last_recv") is not None:
+        out["wrong"] = {**view["wrong"],
+                        "last_recv": names.get(("message", view["wrong"]["last_recv"]))}
+    return out
 
 
 def files(exercise_ids: list[str]) -> list[tuple[str, Path]]:
