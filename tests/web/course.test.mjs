@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { after, before, test } from "node:test";
 import { launch } from "../../web/scripts/chromium.mjs";
-import { eventually, exerciseFile, python, repo, setCode } from "./harness.mjs";
+import { axeViolations, eventually, exerciseFile, python, repo, setCode, SHOTS } from "./harness.mjs";
 
 const STAFF = { username: "course_staff", password: "a-long-staff-password-9" };
 const PASSWORD = "correct horse battery staple";
@@ -57,8 +57,8 @@ async function learner(username, code) {
 }
 
 /** The course page at `hash`, logged in with `token` (as the main app keeps it). */
-async function coursePage(token, hash) {
-  const page = await browser.newPage({ acceptDownloads: true });
+async function coursePage(token, hash, viewport = { width: 1280, height: 800 }) {
+  const page = await browser.newPage({ acceptDownloads: true, viewport, bypassCSP: true }); // axe-core is injected
   page.errors = [];
   page.on("pageerror", (e) => page.errors.push(e.message));
   await page.addInitScript(([t, user]) => {
@@ -96,7 +96,7 @@ test("a learner sees the leaderboard, chooses a display name and sees their prog
   await page.click('#profile-form button[type="submit"]');
   await page.waitForSelector("#profile-note:has-text('Saved.')");
   await page.click('#course-nav a[href="#/leaderboard"]');
-  await page.click('nav.picker a[href="#/leaderboard/ring-allreduce"]');
+  await page.selectOption("#exercise-picker", "ring-allreduce");
   await page.waitForSelector('#leaderboard tr[data-rank="1"]:has-text("Ann the Ringer (you)")');
   await page.click("#course-lang");
   await page.waitForSelector('#leaderboard th:has-text("名次")');
@@ -143,4 +143,47 @@ test("the exercise page shows the learner's server progress and a submission's q
   await eventually(assert.match, async () => await page.getAttribute("#course-link", "href"), /course\.html/);
   assert.deepEqual(page.errors, []);
   await page.close();
+});
+
+/**
+ * Where the course page's blocks lie: main's children (their boxes), the viewport's width, the
+ * page's scroll width, and every table's box and its scrolling box's.
+ */
+const layout = (page) => page.evaluate(() => {
+  const box = (el) => { const r = el.getBoundingClientRect(); return { top: r.top, bottom: r.bottom, left: r.left, right: r.right, width: r.width }; };
+  const main = document.getElementById("course");
+  return {
+    main: box(main), blocks: [...main.children].filter((el) => el.getClientRects().length).map((el) => ({ tag: el.tagName, ...box(el) })),
+    width: innerWidth, scrollWidth: document.documentElement.scrollWidth,
+    tables: [...main.querySelectorAll("table")].map((t) => ({ id: t.id, table: box(t), frame: box(t.closest(".table-scroll")) })),
+  };
+});
+
+test("every course view is a page of blocks, one under another, that fits the screen (1400 px and a phone)", async () => {
+  const { token: staff } = await call("POST", "/api/auth/login", null, STAFF);
+  const views = [["leaderboard", ann.token, "#/leaderboard/ring-allreduce", "#leaderboard"], ["me", ann.token, "#/me", "#my-progress"],
+    ["staff", staff, "#/staff", "#progress-grid"]];
+  for (const [name, token, hash, ready] of views) {
+    for (const viewport of [{ width: 1400, height: 900 }, { width: 390, height: 844 }]) {
+      const page = await coursePage(token, hash, viewport);
+      await page.waitForSelector(`${ready} tbody tr`);
+      const where = `${name} at ${viewport.width} px`;
+      const { main, blocks, width, scrollWidth, tables } = await layout(page);
+      assert.ok(blocks.length >= 3, `${where}: heading, rule and table`);
+      blocks.slice(1).forEach((b, i) => assert.ok(b.top >= blocks[i].bottom - 1, `${where}: ${b.tag} is below ${blocks[i].tag}, not beside it`));
+      for (const b of blocks) assert.ok(b.right <= main.right + 1 && b.left >= main.left - 1, `${where}: ${b.tag} inside the page`);
+      assert.ok(blocks[0].tag === "H1" && blocks[0].width > 0.8 * (main.width - 64), `${where}: the heading spans the page`);
+      assert.ok(scrollWidth <= width + 1, `${where}: the page is no wider than the screen (${scrollWidth} > ${width})`);
+      for (const t of tables) {
+        assert.ok(t.frame.right <= width + 1, `${where}: #${t.id}'s box fits the screen`);
+        // the staff's grid (a column per exercise) scrolls in its box; the others fit whole
+        if (t.id !== "progress-grid") assert.ok(t.table.right <= width + 1, `${where}: #${t.id} fits the screen (${t.table.right} > ${width})`);
+      }
+      if (name === "leaderboard") assert.ok(await page.isVisible("#exercise-picker"));
+      assert.deepEqual(await axeViolations(page), [], `axe: ${where}`);
+      await page.screenshot({ path: `${SHOTS}/course-${name}-${viewport.width}.png`, fullPage: true });
+      assert.deepEqual(page.errors, []);
+      await page.close();
+    }
+  }
 });

@@ -11,6 +11,7 @@ import { formatSeconds } from "./units.js";
 const TEXT = {
   en: {
     leaderboards: "Leaderboards", me: "My progress", staff: "Staff", back: "Exercises",
+    pages: "Course pages", pickExercise: "Exercise",
     lang: "中文", loading: "Loading…", loginFirst: "Log in on the exercises page first.",
     staffOnly: "This page is for staff.", rank: "Rank", name: "Name", modelled: "Modelled time",
     bytes: "Bytes (busiest rank)", date: "Submitted", version: "older version",
@@ -25,6 +26,7 @@ const TEXT = {
   },
   zh: {
     leaderboards: "排行榜", me: "我的进度", staff: "教师", back: "练习",
+    pages: "课程页面", pickExercise: "练习",
     lang: "English", loading: "加载中…", loginFirst: "请先在练习页面登录。",
     staffOnly: "此页面仅供教师使用。", rank: "名次", name: "名字", modelled: "建模时间",
     bytes: "字节数（发送最多的 rank）", date: "提交时间", version: "旧版本",
@@ -42,9 +44,12 @@ const TEXT = {
 let lang = currentLang();
 const t = (key, vars = {}) => TEXT[lang][key].replace(/\{(\w+)\}/g, (_, k) => String(vars[k]));
 
-function table(head, rows, attrs = {}) {
-  return h("table", attrs, h("thead", {}, h("tr", {}, head.map((cell) => h("th", { scope: "col" }, cell)))),
-    h("tbody", {}, rows));
+/** A table in a box that scrolls sideways when it is wider than the page (the staff's grid). */
+function table(head, rows, { id, caption }) {
+  return h("div.table-scroll", { tabindex: 0, role: "region", "aria-labelledby": `${id}-caption` },
+    h("table", { id }, h("caption.visually-hidden", { id: `${id}-caption` }, caption),
+      h("thead", {}, h("tr", {}, head.map((cell) => h("th", { scope: "col" }, cell)))),
+      h("tbody", {}, rows)));
 }
 
 const when = (iso) => (iso ? dateTime(iso) : "");
@@ -54,15 +59,41 @@ const seconds = (s) => (s === null || s === undefined ? "–" : formatSeconds(s,
 
 const verdictCell = (v) => h("td", { class: v ? `verdict-${v}` : "verdict-none" }, v ?? t("notTried"));
 
+/** The app's catalog (its order, tracks and titles), fetched once. */
+let catalogFile = null;
+const catalog = () => (catalogFile ??= fetch(new URL("catalog.json", import.meta.url)).then((r) => r.json()));
+
+/** `items` in the catalog's order (by `key(item)`, an exercise id); ones it does not list last. */
+async function inCatalogOrder(items, key = (item) => item.id) {
+  const order = new Map((await catalog()).exercises.map((e, i) => [e.id, i]));
+  const at = (item) => order.get(key(item)) ?? Infinity;
+  return [...items].sort((a, b) => at(a) - at(b));
+}
+
+/** The server's exercises in the catalog's order. */
 async function exercises() {
-  return call("GET", "/api/exercises");
+  return inCatalogOrder(await call("GET", "/api/exercises"));
+}
+
+/** The exercise picker: a select of the exercises, grouped by the catalog's tracks. */
+async function picker(list, id) {
+  const { exercises: known, tracks } = await catalog();
+  const trackOf = new Map(known.map((e) => [e.id, e.track]));
+  const groups = [];
+  for (const e of list) {
+    const track = trackOf.get(e.id) ?? null;
+    if (groups.at(-1)?.track !== track) groups.push({ track, items: [] });
+    groups.at(-1).items.push(h("option", { value: e.id, selected: e.id === id }, e.title[lang] ?? e.id));
+  }
+  const select = h("select", { id: "exercise-picker" }, groups.map((g) => (g.track && tracks[g.track]
+    ? h("optgroup", { label: tracks[g.track][lang] ?? g.track }, g.items) : g.items)));
+  select.addEventListener("change", () => (location.hash = `#/leaderboard/${encodeURIComponent(select.value)}`));
+  return h("p.picker", {}, h("label", { for: "exercise-picker" }, t("pickExercise")), select);
 }
 
 async function leaderboardView(main, id) {
   const list = await exercises();
   id = id || list[0]?.id;
-  const picker = h("nav", { class: "picker" }, list.map((e) =>
-    h("a", { href: `#/leaderboard/${e.id}`, "aria-current": e.id === id ? "page" : null }, e.title[lang] ?? e.id, " ")));
   const board = await call("GET", `/api/exercises/${encodeURIComponent(id)}/leaderboard`);
   const modelled = board.ranked_by[0] === "model_time_s";
   const rows = board.entries.map((e) => h("tr", { class: e.you ? "you" : null, "data-rank": e.rank },
@@ -71,9 +102,10 @@ async function leaderboardView(main, id) {
     h("td", { class: "num" }, seconds(e.model_time_s)),
     h("td", { class: "num" }, e.bytes_sent === null ? "–" : e.bytes_sent.toLocaleString()),
     h("td", {}, when(e.submitted_at), e.current_version ? "" : ` (${t("version")})`)));
-  main.replaceChildren(picker, h("h1", {}, `${t("leaderboards")}: ${board.title[lang] ?? id}`),
+  const title = `${t("leaderboards")}: ${board.title[lang] ?? id}`;
+  main.replaceChildren(h("h1", {}, title), await picker(list, id),
     h("p", { class: "muted" }, modelled ? t("rankedBy") : t("rankedByBytes")),
-    rows.length ? table([t("rank"), t("name"), t("modelled"), t("bytes"), t("date")], rows, { id: "leaderboard" })
+    rows.length ? table([t("rank"), t("name"), t("modelled"), t("bytes"), t("date")], rows, { id: "leaderboard", caption: title })
       : h("p", { id: "leaderboard-empty" }, t("noEntries")));
 }
 
@@ -103,16 +135,17 @@ async function meView(main) {
     send(input.value.trim() || null);
   });
   form.querySelector("#stay-anonymous").addEventListener("click", () => send(null));
-  const rows = progress.map((p) => h("tr", {}, h("td", {}, titles[p.exercise] ?? p.exercise),
+  const rows = (await inCatalogOrder(progress, (p) => p.exercise)).map((p) => h("tr", {}, h("td", {}, titles[p.exercise] ?? p.exercise),
     verdictCell(p.best_verdict), h("td", { class: "num" }, String(p.attempts)), h("td", {}, when(p.first_accepted_at))));
   main.replaceChildren(h("h1", {}, t("me")), form,
     h("p", { id: "quota" }, t("quota", { left: quota.remaining_this_minute, rate: quota.rate_per_minute,
       pending: quota.pending, max: quota.max_pending })),
-    table([t("exercise"), t("best"), t("attempts"), t("firstAccepted")], rows, { id: "my-progress" }));
+    table([t("exercise"), t("best"), t("attempts"), t("firstAccepted")], rows, { id: "my-progress", caption: t("me") }));
 }
 
 async function staffView(main) {
   const data = await call("GET", "/api/admin/progress");
+  data.exercises = await inCatalogOrder(data.exercises, (e) => e.exercise);
   const summary = data.exercises.map((e) => h("tr", { "data-exercise": e.exercise },
     h("td", {}, e.title[lang] ?? e.exercise), h("td", { class: "num" }, `${e.solved} / ${e.learners}`),
     h("td", { class: "num" }, `${(100 * e.solve_rate).toFixed(0)} %`),
@@ -143,8 +176,8 @@ async function staffView(main) {
     link.remove();
   });
   main.replaceChildren(h("h1", {}, t("staff")), csv,
-    table([t("exercise"), t("solved"), t("solveRate"), t("failures")], summary, { id: "solve-rates" }),
-    table([t("learner"), ...data.exercises.map((e) => e.title[lang] ?? e.exercise)], grid, { id: "progress-grid" }));
+    table([t("exercise"), t("solved"), t("solveRate"), t("failures")], summary, { id: "solve-rates", caption: t("solveRate") }),
+    table([t("learner"), ...data.exercises.map((e) => e.title[lang] ?? e.exercise)], grid, { id: "progress-grid", caption: t("learner") }));
 }
 
 async function route() {
@@ -152,6 +185,7 @@ async function route() {
   const [, page = "leaderboard", arg] = location.hash.replace(/^#\/?/, "#/").split("/");
   document.documentElement.lang = lang === "zh" ? "zh-CN" : "en";
   document.getElementById("course-lang").textContent = t("lang");
+  document.getElementById("course-nav").setAttribute("aria-label", t("pages"));
   document.getElementById("course-nav").replaceChildren(...[["leaderboard", "leaderboards"], ["me", "me"], ["staff", "staff"]].map(
     ([path, key]) => h("a", { href: `#/${path}`, "aria-current": page === path ? "page" : null }, t(key))));
   main.replaceChildren(h("p", { class: "muted" }, t("loading")));
