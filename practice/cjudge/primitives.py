@@ -63,6 +63,7 @@ DISPLAY: dict[str, str] = {
     "barrier": "barrier",
     "symm_read": "symm.read",  # symmetric memory (``switch.symm``): the judge's, never refused
     "symm_write": "symm.write",
+    "symm_barrier": "symm.barrier",
 }
 
 
@@ -93,7 +94,7 @@ def bytes_sent(op: str, world: int, rank: int, nbytes: int, root: int | None = N
     n = world
     if op == "send":
         return nbytes
-    if op in ("recv", "barrier") or n == 1:
+    if op in ("recv", "barrier", "symm_barrier") or n == 1:
         return 0
     if op == "all_reduce":
         return 2 * (n - 1) * nbytes // n

@@ -3,14 +3,14 @@
 
 ``symm.read(peer, offset, numel)`` loads elements of rank ``peer``'s buffer into a new tensor,
 ``symm.write(peer, tensor, offset)`` stores a tensor's elements into it (``peer`` may be the
-rank itself), ``symm.barrier()`` is the process group's barrier: the only thing that orders one
-rank's accesses before another's. Each load or store is one request to the switch, made at the
-learner's line. Runtime-agnostic: the caller passes its tensors' plain-data converters.
+rank itself), ``symm.barrier()`` waits until every rank has reached it (the world's collective
+``symm_barrier``): what orders one rank's accesses before another's. Each load or store is one
+request to the switch, made at the learner's line. Runtime-agnostic: the caller passes its
+tensors' plain-data converters.
 """
 
 from __future__ import annotations
 
-import importlib
 import operator
 from collections.abc import Callable
 from typing import Any
@@ -19,7 +19,7 @@ from .protocol import TensorData, bilingual
 from .switch.core import SwitchError
 from .switch.functions import pack
 from .switch.reduce import values_of
-from .switch.symm import LOAD, STORE
+from .switch.symm import BARRIER, LOAD, STORE
 
 
 class SymmetricMemory:
@@ -67,9 +67,12 @@ class SymmetricMemory:
                       pack(data["data"], self.dtype), [count])
 
     def barrier(self) -> None:
-        """Every rank's accesses before it are done before any rank's after it: the process
-        group's ``barrier``."""
-        importlib.import_module("torch.distributed").barrier()
+        """Every rank's accesses before it are done before any rank's after it."""
+        try:
+            self._port.wait(self._port.post_collective(0, BARRIER, b"", self.dtype,
+                                                       line=self._line(), api="symm.barrier"))
+        except (SwitchError, RuntimeError) as exc:
+            raise bilingual(ValueError, str(exc), getattr(exc, "zh", None)) from None
 
 
 def _int(value: Any, what: str) -> int:

@@ -95,10 +95,14 @@ class ChannelPort:
                          capacity=capacity, dtype=dtype, line=line,
                          api=api or "ProcessGroup.recv")
 
-    def post_collective(self, group: int, kind: str, payload: bytes, dtype: str, method: str,
+    def post_collective(self, group: int, kind: str, payload: bytes, dtype: str, method: str = "",
                         op: str | None = None, root: int | None = None,
-                        splits: list[int] | None = None) -> int:
-        line, api = self.where()
+                        splits: list[int] | None = None, *, line: int | None = None,
+                        api: str | None = None) -> int:
+        """Post a collective; ``line`` and ``api`` default to the learner's call of a torch
+        function (the judge's own calls, symmetric memory's, give theirs)."""
+        if api is None:
+            line, api = self.where()
         return self.post("post_collective", kind, payload, group=group, kind=kind, dtype=dtype,
                          line=line, api=api or f"ProcessGroup.{method}", op=op, root=root,
                          splits=splits)

@@ -29,8 +29,11 @@ from .trace import Collective, Compute, Message, Refusal, Request, SwitchTrace, 
 REDUCING = frozenset({"all_reduce", "reduce", "reduce_scatter"})
 #: collectives with a root
 ROOTED = frozenset({"broadcast", "reduce", "gather", "scatter"})
+#: barriers: the process group's, and symmetric memory's (``switch.symm``: the judge's own,
+#: never refused)
+BARRIERS = frozenset({"barrier", symm.BARRIER})
 COLLECTIVES = frozenset({"all_reduce", "reduce_scatter", "all_gather", "all_to_all", "broadcast",
-                         "reduce", "gather", "scatter", "barrier"})
+                         "reduce", "gather", "scatter", *BARRIERS})
 MAX_TAG = 2**31 - 1
 
 
@@ -257,8 +260,8 @@ class Switch:
     def _access(self, rank: int, params: dict, payload: bytes, dtype: str, shape: list[int],
                 args: list[int] | None, line: int | None) -> bytes:
         """A load from or a store into a rank's symmetric buffer (``switch.symm``), done now and
-        recorded as a request of the rank's and a message from the buffer's owner (a load) or
-        to it (a store): the model's NVLink load or store. Its bytes are the rank's when the
+        recorded as a request of the rank's, waited on at once, and a message from the buffer's
+        owner (a load) or to it (a store): the model's NVLink load or store. Its bytes are the rank's when the
         buffer is another rank's."""
         try:
             if self._memory is None:
@@ -292,6 +295,8 @@ class Switch:
             sent=nbytes if owner != rank else 0, dtype=dtype, line=line,
             api=DISPLAY[symm.KINDS[op]], graded=True, posted=self.t, completed=self.t,
             message=message["id"], collective=None))
+        self.t += 1  # the rank had it done when the call returned (the model overlaps them)
+        self._waits.append(Wait(rank=rank, request=rid, begin=self.t, end=self.t))
         return payload if op == symm.LOAD else b""
 
     def _compute_elements(self, payload: bytes, dtype: str, shape: list[int],
@@ -390,7 +395,7 @@ class Switch:
         req.record["sent"] = bytes_sent(kind, n, me, nbytes, local_root, splits) \
             if req.record["graded"] else 0
         epoch = req.record["graded"]
-        if epoch and kind == "barrier" and group == 0:  # what orders symmetric-memory accesses
+        if epoch and kind in BARRIERS and group == 0:  # what orders symmetric-memory accesses
             self._barriers[rank].append(req)
         seq = self._coll_seq.get((group, epoch, rank), 0)
         self._coll_seq[(group, epoch, rank)] = seq + 1
@@ -587,7 +592,7 @@ class Switch:
         if kind not in P2P_OPS and kind not in COLLECTIVES:
             raise SwitchError(f"unknown collective {str(kind)[:40]!r}",
                               f"未知的集合通信 {str(kind)[:40]!r}")
-        if graded and kind not in self.allowed:
+        if graded and kind not in self.allowed and kind != symm.BARRIER:
             if len(self._refused) < self.limits.refusals:
                 self._refused.append(Refusal(rank=rank, kind=kind, api=api, line=line, t=self.t))
             else:
@@ -609,10 +614,10 @@ class Switch:
             raise SwitchError(f"a message of {nbytes} bytes is larger than the judge allows "
                               f"({self.limits.message_bytes} bytes)",
                               f"消息大小 {nbytes} 字节超过评测机允许的上限")
-        if kind == "barrier":
+        if kind in BARRIERS:
             dtype = "none"
         try:
-            if kind != "barrier":
+            if kind not in BARRIERS:
                 itemsize(dtype)
             if check is not None:
                 check()
@@ -691,7 +696,7 @@ class Switch:
                           op: str | None, root: int | None, splits: list[int] | None) -> None:
         """The checks of one member's arguments alone (the others' come in :meth:`_perform`)."""
         n = len(members)
-        unit = itemsize(dtype) if kind != "barrier" else 1
+        unit = itemsize(dtype) if kind not in BARRIERS else 1
         if kind in REDUCING and op not in OPS:
             raise SwitchError(f"{kind}: unknown reduce op {op!r}", f"{kind}：未知的归约操作 {op!r}")
         if kind in ROOTED and root not in members:

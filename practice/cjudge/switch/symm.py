@@ -5,7 +5,8 @@ peer, ``barrier``), kept by the switch.
 A grader hands it as the judge's function ``{"fn": "symm", "params": {"numel": N, "dtype": d}}``:
 every rank gets a buffer of N elements of d, zero at first. A load or a store is one ``compute``
 request (``args`` [op, peer, offset, count]; a store's elements are its payload), done at once in
-the switch's order; a barrier is the process group's ``barrier``.
+the switch's order. A barrier is a collective of the world, kind ``symm_barrier`` (never
+refused: its signal pads are the judge's); the process group's ``barrier`` orders accesses too.
 
 **Races, found the same on every runtime.** A rank's accesses are ordered after another rank's
 only by a barrier between them: an access made after the rank posted ``hi`` barriers and waited
@@ -26,8 +27,9 @@ from .functions import FunctionError
 
 #: a load's and a store's op code in a request's ``args[0]``
 LOAD, STORE = 0, 1
-#: the kinds of request the trace records for them
+#: the kinds of request the trace records for them, and for a barrier (a collective's)
 KINDS = {LOAD: "symm_read", STORE: "symm_write"}
+BARRIER = "symm_barrier"
 #: elements one rank's buffer may hold
 MAX_ELEMENTS = 1 << 16
 
