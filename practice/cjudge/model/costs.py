@@ -10,6 +10,7 @@ all_to_all         direct, one port per rank   α + (n−1)/n · S/β         (f
 broadcast, reduce  binomial tree               ⌈log₂n⌉ · (α + S/β)
 gather, scatter    direct at the root          α + (n−1) · B/β           (B: one rank's block)
 barrier            dissemination               ⌈log₂n⌉ · α
+symm_barrier       signal pads                 α            (a flag stored into every peer's)
 =================  ==========================  ==============================================
 
 On a topology with two link classes a ring step, a tree round or a direct exchange takes as long
@@ -131,5 +132,9 @@ def collective_cost(kind: str, ranks: list[int], sizes: list[float], sent: list[
         for k in range(_rounds(n)):
             pairs = [(ranks[i], ranks[(i + 2**k) % n]) for i in range(n)]
             cost.add(1, _slowest(topo, pairs, 0.0), 0.0)
+        return cost
+    if kind == "symm_barrier":  # one round: every rank stores a flag into each peer's pad
+        cost = Cost()
+        cost.add(1, _slowest(topo, [(a, b) for a in ranks for b in ranks if a != b], 0.0), 0.0)
         return cost
     raise ModelError(f"the model has no algorithm for the collective {kind!r}")

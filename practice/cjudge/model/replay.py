@@ -16,7 +16,11 @@ member arrives and costs what its algorithm costs (:mod:`.costs`); its members' 
 until it ends.
 ``contention=False`` never waits for a port: the textbook numbers. A call of a function the
 judge handed the rank (the trace's ``computes``: a pipeline stage) moves its clock on by the
-exercise's declared ``compute`` seconds times the call's units, in program order.
+exercise's declared ``compute`` seconds times the call's units, in program order. A load from or
+a store into symmetric memory (the trace's ``symm_read`` / ``symm_write``: a message from the
+buffer's owner, or to it) is a transfer like a message's, ready when the rank issues it: loads and
+stores go out back to back; a store waits for the rank's loads before it, anything else (a
+barrier) for all its accesses (:func:`_symm_waits`).
 
 Every time carries its critical path: steps (α paid), latency (α and gaps), bandwidth and compute
 seconds, so a result can say which term dominates.
@@ -34,6 +38,9 @@ from dataclasses import dataclass, field
 from ..switch.trace import Collective, Message, Request, SwitchTrace
 from .costs import collective_cost
 from .topology import Topology
+
+#: the kinds of a symmetric-memory load and store (``switch.symm``)
+SYMM = frozenset({"symm_read", "symm_write"})
 
 #: a modelled time and its critical path: (seconds, steps, latency seconds, bandwidth seconds,
 #: compute seconds)
@@ -71,15 +78,40 @@ def _program(trace: SwitchTrace) -> list[list[tuple[int, int, int]]]:
     for r in trace["requests"]:
         if r["graded"]:
             programs[r["rank"]].append((r["posted"], 0, r["id"]))
+    kinds = {r["id"]: r["kind"] for r in trace["requests"] if r["kind"] in SYMM}
     for w in trace["waits"]:
-        if w["request"] in graded:
+        if w["request"] in graded and w["request"] not in kinds:  # the model's, below
             programs[w["rank"]].append((w["begin"], 1, w["request"]))
     for c in trace.get("computes", []):
         if c.get("graded", True):
             programs[c["rank"]].append((c["t"], 2, c.get("units", 1)))
     for program in programs:
         program.sort()
+        if kinds:
+            program[:] = _symm_waits(program, kinds)
     return programs
+
+
+def _symm_waits(program: list[tuple[int, int, int]],
+                kinds: dict[int, str]) -> list[tuple[int, int, int]]:
+    """``program`` with the waits its symmetric-memory accesses imply: a rank's loads and stores
+    go out back to back; a store waits for the loads before it (its data may come from them),
+    and anything else (a barrier, a call) for every access before it."""
+    out: list[tuple[int, int, int]] = []
+    loads: list[int] = []
+    stores: list[int] = []
+    for t, what, rid in program:
+        kind = kinds.get(rid) if what == 0 else None
+        if kind == "symm_read":
+            loads.append(rid)
+        elif kind == "symm_write":
+            out += [(t, 1, r) for r in loads]
+            loads, stores = [], [*stores, rid]
+        elif what != 1:
+            out += [(t, 1, r) for r in loads + stores]
+            loads, stores = [], []
+        out.append((t, what, rid))
+    return out
 
 
 #: per transfer, its modelled (start, end) in s: ("m", message id) or ("c", collective id)
