@@ -78,11 +78,12 @@ def rules_section(exercise: Exercise, lang: str) -> str:
     if zh:
         lines.append(f"* **调用。** 在 {fn} 中只能调用 {calls}；其他通信调用会被拒绝"
                      "（`forbidden_primitive`）。" if calls else
-                     f"* **调用。** 在 {fn} 中不允许任何通信调用（`forbidden_primitive`）。")
+                     f"* **调用。** 在 {fn} 中不允许调用任何 `torch.distributed` 函数"
+                     "（`forbidden_primitive`）。")
     else:
         lines.append(f"* **Calls.** Inside {fn} you may call only {calls}; any other "
                      "communication call is refused (`forbidden_primitive`)." if calls else
-                     f"* **Calls.** Inside {fn} no communication call is allowed "
+                     f"* **Calls.** Inside {fn} no `torch.distributed` call is allowed "
                      "(`forbidden_primitive`).")
     specs = {s["name"]: s for s in plan_cases(exercise)}
     bounds = [(c.name, c.world_size,

@@ -166,7 +166,7 @@ def explain(race: Race) -> tuple[str, str]:
     if "reader" in race:
         reader = race["reader"]
         whose = "its own" if reader == owner else f"rank {owner}'s"
-        whose_zh = "自己" if reader == owner else f"rank {owner} "
+        whose_zh = "自己的" if reader == owner else f" rank {owner} 的"
         return (f"rank {reader} read element {i} of {whose} symmetric buffer"
                 f"{_line(race.get('read_line'))} before rank {writer} wrote it"
                 f"{_line(race['write_line'])}: nothing orders the write before the read{advice}",

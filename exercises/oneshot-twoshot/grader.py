@@ -1,0 +1,47 @@
+"""Trusted grading code for oneshot-twoshot: inputs, the symmetric buffers, the sum, the bound,
+diagnosis. Races on the buffers are the switch's to find (``switch.symm``)."""
+
+from __future__ import annotations
+
+import random
+
+from cjudge.checkers import contributions, digit_inputs, everyone_holds_the_sum, exact_inputs
+
+
+def _with_symm(inputs: list[dict], world: int) -> list[dict]:
+    """Each rank's call: its tensor and the judge's symmetric memory, n·N elements of its dtype
+    on every rank."""
+    return [{"call": [t, {"fn": "symm", "params": {"numel": world * len(t["data"]),
+                                                   "dtype": t["dtype"], "label": "symm"}}]}
+            for t in inputs]
+
+
+def _tensors(inputs: list[dict]) -> list[dict]:
+    return [i["call"][0] for i in inputs]
+
+
+def make_inputs(params: dict, world: int, rng: random.Random) -> list[dict]:
+    """Every rank's 1-D tensor of N exact values, and the symmetric memory."""
+    return _with_symm(exact_inputs(world, int(params["numel"]), params["dtype"], rng), world)
+
+
+def example_inputs(params: dict, world: int) -> list[dict]:
+    """The statement's example, the sample case: sums whose digits count the ranks."""
+    return _with_symm(digit_inputs(world, int(params["numel"]), params["dtype"]), world)
+
+
+def expected(params: dict, world: int, inputs: list[dict]) -> list[dict]:
+    """Every rank ends with the elementwise sum, in place."""
+    return everyone_holds_the_sum(_tensors(inputs))
+
+
+def bytes_bound(params: dict, world: int, itemsize: int) -> int:
+    """One-shot's loads: every other rank's tensor, (n − 1)·S per rank."""
+    return (world - 1) * int(params["numel"]) * itemsize
+
+
+def diagnose(params: dict, world: int, inputs: list[dict], rank: int, index: int,
+             got: float) -> tuple[str, str] | None:
+    """Whose contributions the element lacks or doubles."""
+    parts = [t["data"][index] for t in _tensors(inputs)]
+    return contributions(got, parts, "the element", "该元素")
