@@ -140,7 +140,11 @@ test("the exercise page shows the learner's server progress and a submission's q
   await page.waitForFunction(() => document.getElementById("queue-note")?.textContent.includes("98 of 100 submissions left this minute"), null, { timeout: 10_000 })
     .catch(async (e) => assert.fail(`${e.message}: ${await page.evaluate(() => document.getElementById("queue-note")?.outerHTML)}`));
   await page.waitForSelector(".result[data-verdict='accepted']", { timeout: 120_000 });
-  await eventually(assert.match, async () => await page.getAttribute("#course-link", "href"), /course\.html/);
+  // the course link and "See the leaderboard" open this exercise's board, where the accept is
+  await eventually(assert.equal, async () => await page.getAttribute("#course-link", "href"), "course.html#/leaderboard/ring-allreduce");
+  await page.click("#next-exercise ~ #see-leaderboard");
+  await page.waitForSelector('#leaderboard tr.you:has-text("(you)")');
+  await eventually(assert.match, async () => await page.textContent("h1"), /Ring all-reduce/i);
   assert.deepEqual(page.errors, []);
   await page.close();
 });

@@ -142,6 +142,7 @@ const STRINGS = {
     submitOfficial: "Submit for the official verdict",
     nextExercise: "Next: {title}",
     allSolved: "You have solved every exercise.",
+    seeLeaderboard: "See the leaderboard",
   },
   zh: {
     brand: "集合通信评测",
@@ -283,6 +284,7 @@ const STRINGS = {
     submitOfficial: "提交以获得正式结果",
     nextExercise: "下一题：{title}",
     allSolved: "你已完成全部练习。",
+    seeLeaderboard: "查看排行榜",
   },
 };
 

@@ -152,6 +152,9 @@ function registerServiceWorker() {
   navigator.serviceWorker.register(new URL("sw.js", import.meta.url)).catch(() => {}); // e.g. not a secure origin
 }
 
+/** The course page's leaderboard of exercise `id` (its first exercise's without one). */
+const boardHref = (id) => `course.html#/leaderboard${id ? `/${encodeURIComponent(id)}` : ""}`;
+
 /** The next exercise to open after an official accept: the catalog's next one not solved yet. */
 function nextExercise() {
   const list = catalog.exercises;
@@ -213,6 +216,7 @@ function drawShown() {
       local: shown.local,
       official: shown.official,
       next: shown.official && shown.result.verdict === "accepted" ? nextExercise() : null,
+      leaderboard: current && boardHref(current.id),
       canSubmit: serverUp !== false,
     });
     editor.mark(shown.result.verdict === "running" ? [] : diagnostics(shown.result));
@@ -246,6 +250,7 @@ function open(id) {
   $("not-found").hidden = !missing;
   if (missing) $("not-found").textContent = t("noExercise", { id });
   if (!current) document.title = t("brand");
+  $("course-link").href = boardHref(current?.id);
   drawList();
   if (!current) return;
   drawExercise();

@@ -224,7 +224,7 @@ function ticker(ticking) {
  * (moves the cursor), onRunAll / onSubmit (offered after a sample passes), local (a browser run:
  * an accepted full run offers Submit for the official verdict), canSubmit (false without a judge
  * server: nothing offers Submit), official and next ({id, title}: after an official accept, the
- * next exercise to open).
+ * next exercise to open) with leaderboard (the course page's board of this exercise).
  */
 export function renderResult(root, result, options = {}) {
   const cases = result.cases ?? [];
@@ -252,9 +252,10 @@ export function renderResult(root, result, options = {}) {
           h("button.primary", { type: "button", id: "then-official", onclick: options.onSubmit }, t("submitOfficial")))
         : null,
       options.official && result.verdict === "accepted"
-        ? h("div.next-step", {}, options.next
+        ? h("div.next-step", {}, h("div.row", {}, options.next
           ? h("a.button.primary", { id: "next-exercise", href: `#/${options.next.id}` }, t("nextExercise", { title: options.next.title }))
-          : h("p", {}, t("allSolved")))
+          : h("p", {}, t("allSolved")),
+        options.leaderboard ? h("a.button", { id: "see-leaderboard", href: options.leaderboard }, t("seeLeaderboard")) : null))
         : null,
       result.ticking ? ticker(result.ticking) : null,
       cases.length
