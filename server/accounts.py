@@ -21,7 +21,7 @@ from zxcvbn import zxcvbn
 
 from .db import write_session
 from .models import User
-from .security import DUMMY_HASH, hash_password, verify_password
+from .security import DUMMY_HASH, hash_password, needs_rehash, verify_password
 from .settings import Settings
 
 T = TypeVar("T")
@@ -140,6 +140,24 @@ def authenticate(session: Session, username: str, password: str) -> User | None:
         verify_password(DUMMY_HASH, password)
         return None
     return user if verify_password(user.password_hash, password) else None
+
+
+def log_in(engine: Engine, username: str, password: str) -> User | None:
+    """The user with these credentials (detached), or None. A hash made with other argon2
+    parameters than today's is replaced by a new one of the same password (hashed outside any
+    transaction; written only if nobody changed the password meanwhile); sessions go on."""
+    with Session(engine) as session:
+        user = authenticate(session, username, password)
+        if user is None:
+            return None
+        session.expunge(user)
+    if needs_rehash(user.password_hash):
+        new_hash = hash_password(password)
+        with write_session(engine) as session:
+            row = session.get(User, user.id)
+            if row is not None and row.password_hash == user.password_hash:
+                row.password_hash = user.password_hash = new_hash
+    return user
 
 
 def end_sessions(session: Session, user: User) -> None:

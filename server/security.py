@@ -45,6 +45,15 @@ def verify_password(password_hash: str, password: str) -> bool:
         return False
 
 
+def needs_rehash(password_hash: str) -> bool:
+    """Whether ``password_hash`` was made with other parameters than the hasher's now (a
+    newer argon2-cffi's defaults, or ours changed): then it is hashed anew at the next log-in."""
+    try:
+        return _hasher.check_needs_rehash(password_hash)
+    except InvalidHashError:
+        return False
+
+
 def make_token(user_id: int, identity: str, generation: int, secret: str, ttl_s: int) -> str:
     """A token for this account and session generation, valid for ``ttl_s`` seconds."""
     payload = f"{user_id}.{identity}.{generation}.{int(time.time()) + ttl_s}"
