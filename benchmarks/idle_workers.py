@@ -1,11 +1,16 @@
-"""Idle workers against the database (issue 26's numbers), on this machine, SQLite (WAL).
+"""Idle workers against the database (issue 26's numbers), on this machine: SQLite (WAL), or
+with ``--postgres`` a throw-away PostgreSQL cluster (Debian's PostgreSQL, as root: the tests'
+``tests/server/postgres.py``).
 
-Two ways for a worker to wait for jobs, each with ``--workers`` idle worker processes:
+Three ways for a worker to wait for jobs, each with ``--workers`` idle worker processes:
 
-* ``before``: a claim (``jobqueue.claim``) inside SQLite's write lock every 50 ms, as workers
-  did up to this change;
-* ``after``: ``worker.claim_next`` (a read-only look first; the lock only when a job waits)
-  with the worker's waits (``worker.idle_waits``: 50 ms doubling up to 200 ms).
+* ``before``: a claim (``jobqueue.claim``) inside the write lock (SQLite) or a locking
+  transaction (Postgres) every 50 ms, as workers did before issue 26;
+* ``backoff``: ``worker.claim_next`` (a read-only look first; the lock only when a job waits)
+  with the worker's waits (``worker.idle_waits``: 50 ms doubling up to 200 ms) as sleeps;
+* ``after``: the same waits on the worker's ``Doorbell``, which the queueing of a job rings
+  (the API's ring on this machine for SQLite, as ``claims`` does here; on Postgres only the
+  ``NOTIFY`` at commit, which is what reaches workers on other machines).
 
 Measured for each: (1) the cost to other writers: how often each idle worker looks at the
 queue and takes the write lock, and the latency of short write transactions (one row updated,
@@ -13,7 +18,8 @@ queue and takes the write lock, and the latency of short write transactions (one
 latency: jobs enqueued one at a time at random moments 0.5-1.5 s apart, each claimed and
 finished by a worker; the time from enqueue to claim.
 
-    python benchmarks/idle_workers.py [--workers 4] [--seconds 5] [--jobs 20] [--json PATH]
+    python benchmarks/idle_workers.py [--workers 4] [--seconds 5] [--jobs 20] [--postgres]
+                                      [--json PATH]
 """
 
 from __future__ import annotations
@@ -35,13 +41,14 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "practice"))
 
-from server import jobqueue, worker  # noqa: E402
+from server import doorbell, jobqueue, worker  # noqa: E402
 from server.accounts import create_user  # noqa: E402
 from server.db import make_engine, migrate, write_session  # noqa: E402
 from server.models import DONE, Exercise, Submission, utcnow  # noqa: E402
 from server.settings import Settings  # noqa: E402
 
-OLD_POLL_S = 0.05  # the fixed wait between claims of workers before this change
+OLD_POLL_S = 0.05  # the fixed wait between claims of workers before issue 26
+POLICIES = ("before", "backoff", "after")
 
 
 def idle_worker(url: str, policy: str, name: str, stop: object, ready: object,
@@ -51,6 +58,7 @@ def idle_worker(url: str, policy: str, name: str, stop: object, ready: object,
     settings = Settings(database_url=url)
     engine = make_engine(url)
     waits = worker.idle_waits(settings.poll_s, settings.idle_poll_max_s)
+    bell = doorbell.Doorbell(url, name) if policy == "after" else None
     ready.release()  # type: ignore[attr-defined]
     while not stop.is_set():  # type: ignore[attr-defined]
         with looks.get_lock():  # type: ignore[attr-defined]
@@ -61,12 +69,18 @@ def idle_worker(url: str, policy: str, name: str, stop: object, ready: object,
         else:
             claim = worker.claim_next(engine, name, settings)
         if claim is None:
-            time.sleep(OLD_POLL_S if policy == "before" else next(waits))
+            if bell is not None:
+                if bell.wait(next(waits)):
+                    waits = worker.idle_waits(settings.poll_s, settings.idle_poll_max_s)
+            else:
+                time.sleep(OLD_POLL_S if policy == "before" else next(waits))
             continue
         waits = worker.idle_waits(settings.poll_s, settings.idle_poll_max_s)
         with write_session(engine) as session:
             session.exec(update(Submission).where(Submission.id == claim.id)  # type: ignore[call-overload]
                          .values(status=DONE, verdict="accepted"))
+    if bell is not None:
+        bell.close()
 
 
 def percentiles(values: list[float]) -> dict[str, float]:
@@ -91,14 +105,17 @@ def writes(engine, seconds: float) -> dict[str, float]:
 
 
 def claims(engine, settings: Settings, user_id: int, jobs: int) -> dict[str, float]:
-    """Enqueue ``jobs`` one at a time at random moments; the time from each commit to the
+    """Enqueue ``jobs`` one at a time at random moments, ringing this machine's doorbells
+    after each commit as the API does (SQLite); the time from each commit (its start) to the
     worker's claim (``started_at``)."""
     committed = {}
     for _ in range(jobs):
         time.sleep(random.uniform(0.5, 1.5))
         with write_session(engine) as session:
             job_id = jobqueue.enqueue(session, settings, user_id, "ex", "h", "x", "a.py").id
-        committed[job_id] = utcnow()
+            committed[job_id] = utcnow()  # just before the commit: never after the claim
+        if settings.url.startswith("sqlite"):  # Postgres: NOTIFY alone, as across machines
+            doorbell.ring(settings.url)
     time.sleep(1.0)
     with write_session(engine) as session:
         started = {i: session.get_one(Submission, i).started_at for i in committed}
@@ -111,10 +128,12 @@ def _aware(moment: datetime) -> datetime:
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
-def run(policy: str, workers: int, seconds: float, jobs: int) -> dict[str, object]:
-    """Both measures for ``policy`` with ``workers`` idle workers, in a fresh database."""
+def run(policy: str, workers: int, seconds: float, jobs: int,
+        database_url: str | None) -> dict[str, object]:
+    """Both measures for ``policy`` with ``workers`` idle workers, in a fresh database
+    (``database_url``, else SQLite in a temporary directory)."""
     with tempfile.TemporaryDirectory() as tmp:
-        settings = Settings(data_dir=Path(tmp), rate_per_minute=10**6,
+        settings = Settings(data_dir=Path(tmp), database_url=database_url, rate_per_minute=10**6,
                             max_queued_per_user=10**6, max_pending_per_ip=10**6)
         migrate(settings.url)
         engine = make_engine(settings.url)
@@ -143,7 +162,8 @@ def run(policy: str, workers: int, seconds: float, jobs: int) -> dict[str, objec
             for p in procs:
                 p.join()
         engine.dispose()
-    return {"policy": policy, "workers": workers, "writes_no_worker": alone,
+    return {"policy": policy, "database": settings.url.split(":")[0], "workers": workers,
+            "writes_no_worker": alone,
             "writes_idle_workers": busy, "claim": claimed,
             "looks_per_s_per_worker": round(rate, 2),
             "write_locks_per_s_per_worker": round(rate, 2) if policy == "before" else 0.0}
@@ -156,11 +176,20 @@ def main() -> None:
     p.add_argument("--workers", type=int, default=4)
     p.add_argument("--seconds", type=float, default=5.0)
     p.add_argument("--jobs", type=int, default=20)
+    p.add_argument("--postgres", action="store_true", help="a throw-away PostgreSQL cluster")
     p.add_argument("--json", type=Path)
     args = p.parse_args()
-    results = [run(policy, args.workers, args.seconds, args.jobs) for policy in ("before", "after")]
+    if args.postgres:
+        sys.path.insert(0, str(REPO / "tests" / "server"))
+        from postgres import cluster, new_database
+
+        with cluster() as server:
+            results = [run(policy, args.workers, args.seconds, args.jobs, new_database(server))
+                       for policy in POLICIES]
+    else:
+        results = [run(policy, args.workers, args.seconds, args.jobs, None) for policy in POLICIES]
     for r in results:
-        print(f"{r['policy']:6} {r['workers']} idle workers: "
+        print(f"{r['database']} {r['policy']:7} {r['workers']} idle workers: "
               f"{r['looks_per_s_per_worker']} looks/s each, "
               f"{r['write_locks_per_s_per_worker']} write locks/s each; "
               f"writes {r['writes_idle_workers']} (no worker: {r['writes_no_worker']}); "

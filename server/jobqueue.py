@@ -18,6 +18,7 @@ from sqlalchemy import func, or_, update
 from sqlalchemy.orm import aliased
 from sqlmodel import Session, col, select
 
+from .doorbell import notify
 from .models import DONE, QUEUED, RUNNING, Submission, User, saved_id, utcnow
 from .settings import Settings
 
@@ -81,6 +82,7 @@ def enqueue(session: Session, settings: Settings, user_id: int, exercise_id: str
                             client_ip=client_ip)
     session.add(submission)
     session.flush()
+    notify(session)
     return submission
 
 
@@ -205,6 +207,7 @@ def release(session: Session, claim_: Claim, log: str | None, count_attempt: boo
                                   lease_expires_at=None, progress=[], judge_log=log)
     if not count_attempt:
         values["attempts"] = Submission.attempts - 1
+    notify(session)
     return _owned_update(session, claim_, **values)
 
 

@@ -1,4 +1,5 @@
-"""Fixtures: one judge server with sandboxed workers shared by the end-to-end tests."""
+"""Fixtures: one judge server with sandboxed workers shared by the end-to-end tests, and a
+throw-away PostgreSQL cluster."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from collections.abc import Iterator
 from functools import cache
 
 import pytest
+from postgres import cluster, pg_bin
 
 from server.localserver import JudgeServer, start_server
 from server.sandbox import preflight
@@ -32,3 +34,13 @@ def judge(tmp_path_factory: pytest.TempPathFactory) -> Iterator[JudgeServer]:
                           admin_username="admin", admin_password="admin-password")
     yield server
     server.stop()
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[str | None]:
+    """A PostgreSQL cluster for the session, or None where PostgreSQL is missing."""
+    if pg_bin() is None:
+        yield None
+        return
+    with cluster() as url:
+        yield url

@@ -9,13 +9,12 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
 
 import pytest
 from conftest import needs_sandbox
-from postgres import cluster, new_database, pg_bin
+from postgres import new_database
 from sqlalchemy import update
 from sqlmodel import Session
 
@@ -31,16 +30,6 @@ from server.sandbox import SandboxError
 from server.settings import Settings
 
 RESULT = {"verdict": "accepted", "cases": [{"name": "a", "verdict": "accepted"}]}
-
-
-@pytest.fixture(scope="session")
-def postgres_server() -> Iterator[str | None]:
-    """A PostgreSQL cluster for the session, or None where PostgreSQL is missing."""
-    if pg_bin() is None:
-        yield None
-        return
-    with cluster() as url:
-        yield url
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
