@@ -7,13 +7,15 @@ harmless), calls the function with its input and sends its output, or its except
 message, back through a pipe. A rank that is done stays alive until every rank is (one that exits
 closes its gloo sockets, and its peers then crash instead of hanging). A rank that has not
 finished is classified by its CPU use: ~0 over a window (no thread runnable) is *blocked*,
-anything else *spinning*. Every rank is killed at the end, always.
+anything else *spinning*. Every rank is killed at the end, always. The judge's symmetric memory
+is real shared memory here (mapped before the fork), its barrier gloo's.
 """
 
 from __future__ import annotations
 
 import contextlib
 import datetime
+import mmap
 import os
 import pickle
 import select
@@ -37,7 +39,8 @@ from cjudge.learner import graded_call
 from cjudge.protocol import CaseSpec, JobSpec, TensorData
 from cjudge.real.group_lifecycle import group_owned_by_judge
 from cjudge.real.process_flags import die_with
-from cjudge.switch import functions
+from cjudge.switch import functions, symm
+from cjudge.switch.reduce import DTYPES as SWITCH_DTYPES
 
 State = Literal["returned", "failed", "blocked", "spinning"]
 Outcome = Literal["returned", "error", "deadlock", "spinning"]
@@ -129,24 +132,57 @@ def _tensor(data: TensorData) -> torch.Tensor:
     return torch.tensor(data["data"], dtype=DTYPES[data["dtype"]]).reshape(data["shape"])
 
 
-class _LocalFunctions:
-    """Under plain gloo there is no switch: the rank applies the judge's functions itself."""
+def _shared_memory(case: CaseSpec) -> mmap.mmap | None:
+    """Every rank's symmetric buffer, zeros shared by the ranks forked after it (None when the
+    case hands none)."""
+    mine = case["inputs"][0]
+    params = [v["params"] for v in mine.get("call", []) if isinstance(v, dict)
+              and v.get("fn") == functions.MEMORY] if isinstance(mine, dict) else []
+    if not params:
+        return None
+    size = SWITCH_DTYPES[params[0].get("dtype", "float32")][1]
+    return mmap.mmap(-1, max(1, case["world_size"] * int(params[0]["numel"]) * size))
 
-    def __init__(self, table: list[tuple[str, dict[str, Any]]]) -> None:
-        self.table = table
+
+class _LocalFunctions:
+    """Under plain gloo there is no switch: the rank applies the judge's functions itself, and
+    symmetric memory's loads and stores are those of shared memory."""
+
+    def __init__(self, table: list[tuple[str, dict[str, Any]]], rank: int, world: int,
+                 shared: mmap.mmap | None) -> None:
+        self.table, self.rank, self.world, self.shared = table, rank, world, shared
         self.yielded: dict[int, int] = {}  # a generator's handle -> items given so far
+
+    def post_collective(self, group: int, kind: str, payload: bytes, dtype: str,
+                        **_: Any) -> int:
+        """``symm.barrier()``: gloo's barrier."""
+        assert kind == symm.BARRIER, kind
+        dist.barrier()
+        return 0
+
+    def wait(self, handle: int) -> tuple[int | None, bytes]:
+        return None, b""
 
     def compute(self, handle: int, payload: bytes, dtype: str, shape: list[int],
                 args: list[int] | None, line: int | None) -> bytes:
         """The function's output bytes, as the switch would answer them (a generator: its next
         item)."""
         name, params = self.table[handle]
+        if name == functions.MEMORY and self.shared is not None and args is not None:
+            op, peer, offset, count = args
+            size = SWITCH_DTYPES[dtype][1]
+            at = (peer * int(params["numel"]) + offset) * size
+            if op == symm.LOAD:
+                return self.shared[at:at + count * size]
+            self.shared[at:at + len(payload)] = payload
+            return b""
         if name in functions.GENERATORS:
             return functions.next_item(params, self.yielded, handle)[0]
         return functions.apply(name, params, payload, dtype, shape, args)
 
 
-def _rank_body(job: JobSpec, mine: TensorData, rank: int, world: int, port: int, fd: int) -> None:
+def _rank_body(job: JobSpec, mine: TensorData, rank: int, world: int, port: int, fd: int,
+               shared: mmap.mmap | None) -> None:
     os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port), RANK=str(rank),
                       LOCAL_RANK=str(rank), WORLD_SIZE=str(world), LOCAL_WORLD_SIZE=str(world),
                       OMP_NUM_THREADS="1")
@@ -163,7 +199,8 @@ def _rank_body(job: JobSpec, mine: TensorData, rank: int, world: int, port: int,
             exec(compile(job["code"], job["filename"], "exec"), module.__dict__)  # noqa: S102
             mine, table = functions.split(mine)
             output = graded_call(module.__dict__, job["function"], job["output"], mine, _tensor,
-                                 to_data, _LocalFunctions(table), job["filename"])
+                                 to_data, _LocalFunctions(table, rank, world, shared),
+                                 job["filename"])
         message: tuple = ("returned", time.monotonic(), values.encode(output, to_data))
     except BaseException as exc:  # noqa: BLE001 - the learner's error (even SystemExit) is the result
         message = ("failed", time.monotonic(), type(exc).__name__, str(exc))
@@ -171,7 +208,7 @@ def _rank_body(job: JobSpec, mine: TensorData, rank: int, world: int, port: int,
 
 
 def _rank_main(job: JobSpec, mine: TensorData, rank: int, world: int, port: int, fd: int,
-               err: int, parent: int) -> None:
+               err: int, parent: int, shared: mmap.mmap | None) -> None:
     """A forked rank: run, report, then stay alive until killed (stderr to ``err``)."""
     try:
         die_with(parent)
@@ -182,7 +219,7 @@ def _rank_main(job: JobSpec, mine: TensorData, rank: int, world: int, port: int,
         for std in (0, 1):
             os.dup2(devnull, std)
         try:
-            _rank_body(job, mine, rank, world, port, 3)
+            _rank_body(job, mine, rank, world, port, 3, shared)
         except BaseException:  # noqa: BLE001 - e.g. gloo failing to join: the parent sees it
             _send(3, ("failed", time.monotonic(), "HelperError", traceback.format_exc()))
         while True:
@@ -242,6 +279,7 @@ class GlooRun:
         self.undefined: list[str] = []
         self.joined_at = self.last = 0.0  # when the last rank joined; the last result's time
         self.stderr = [tempfile.TemporaryFile() for _ in range(self.world)]
+        shared = _shared_memory(self.case)
         sys.stdout.flush()
         sys.stderr.flush()
         try:
@@ -252,7 +290,7 @@ class GlooRun:
                     try:
                         os.setpgid(0, self.pids[0] if self.pids else 0)
                         _rank_main(self.job, self.case["inputs"][rank], rank, self.world, port,
-                                   write, self.stderr[rank].fileno(), parent)
+                                   write, self.stderr[rank].fileno(), parent, shared)
                     finally:
                         os._exit(70)
                 os.close(write)
