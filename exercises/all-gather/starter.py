@@ -2,7 +2,7 @@
 communication.
 
 all-gather：只用点对点通信，返回按 rank 顺序拼接的所有 rank 的 x。
-Run the tests: python practice/judge.py test all-gather
+Run the tests: "Run all tests" in the browser, or python practice/judge.py test all-gather [FILE]
 """
 
 import torch

@@ -2,7 +2,7 @@
 reduce-scatter and a recursive-doubling all-gather (n is a power of two), point-to-point only.
 
 Rabenseifner all-reduce：先递归减半做 reduce-scatter，再递归倍增做 all-gather，原地写回 t。
-Run the tests: python practice/judge.py test allreduce-rabenseifner
+Run the tests: "Run all tests" in the browser, or python practice/judge.py test allreduce-rabenseifner [FILE]
 """
 
 import torch

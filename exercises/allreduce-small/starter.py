@@ -2,7 +2,7 @@
 (log2(n) steps), using only point-to-point communication.
 
 小消息 all-reduce：用递归倍增（log2(n) 步），只用点对点通信，把 t 求和并原地写回。
-Run the tests: python practice/judge.py test allreduce-small
+Run the tests: "Run all tests" in the browser, or python practice/judge.py test allreduce-small [FILE]
 """
 
 import torch

@@ -2,7 +2,7 @@
 using only point-to-point communication.
 
 all-to-all：只用点对点通信，把 x 的第 p 块发给 rank p，按 rank 顺序返回收到的块。
-Run the tests: python practice/judge.py test alltoall-p2p
+Run the tests: "Run all tests" in the browser, or python practice/judge.py test alltoall-p2p [FILE]
 """
 
 import torch

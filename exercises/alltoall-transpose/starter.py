@@ -1,7 +1,7 @@
 """All-to-all transpose: rank r holds row r of an n x (n*k) matrix M.
 
 用 all-to-all 实现矩阵转置：rank r 持有 n x (n*k) 矩阵 M 的第 r 行。
-Run the tests: python practice/judge.py test alltoall-transpose
+Run the tests: "Run all tests" in the browser, or python practice/judge.py test alltoall-transpose [FILE]
 """
 
 import torch

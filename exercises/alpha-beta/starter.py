@@ -2,7 +2,7 @@
 formula). Each case of the judge calls one of them with one question.
 
 α-β 模型与总线带宽：两个函数，不需要通信（题面给出了全部公式）。评测的每个用例用一个问题调用其中一个。
-Run the tests: python practice/judge.py test alpha-beta
+Run the tests: "Run all tests" in the browser, or python practice/judge.py test alpha-beta [FILE]
 """
 
 import math

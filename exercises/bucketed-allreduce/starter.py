@@ -2,7 +2,7 @@
 all_reduce per bucket of the greedy packing (the statement defines it).
 
 分桶的梯度 all-reduce：把每个梯度原地替换为各 rank 的平均值，按贪心装桶每个桶调用一次 all_reduce。
-Run the tests: python practice/judge.py test bucketed-allreduce
+Run the tests: "Run all tests" in the browser, or python practice/judge.py test bucketed-allreduce [FILE]
 """
 
 import torch

@@ -3,7 +3,7 @@ error feedback carrying each rank's rounding error to its next step.
 
 压缩 all-reduce：每一步把梯度编码为 int8 后在所有 rank 上求和，并用误差反馈把每个 rank 的
 舍入误差带到下一步。
-Run the tests: python practice/judge.py test compressed-allreduce
+Run the tests: "Run all tests" in the browser, or python practice/judge.py test compressed-allreduce [FILE]
 """
 
 import torch

@@ -2,7 +2,7 @@
 async_op=True, while backward() goes on producing the next layers' gradients.
 
 DDP 重叠：桶一装满就用 async_op=True 对它做 all-reduce（求平均），同时 backward() 继续产出后面各层的梯度。
-Run the tests: python practice/judge.py test ddp-overlap
+Run the tests: "Run all tests" in the browser, or python practice/judge.py test ddp-overlap [FILE]
 """
 
 import torch

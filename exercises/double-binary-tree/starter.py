@@ -4,7 +4,7 @@ only.
 
 双二叉树 all-reduce（NCCL 的 tree 算法）：t 的两半各沿一棵二叉树归约上去、再广播下来，
 每一半切成 `chunks` 片流水线传送。原地完成，只用点对点通信。
-Run the tests: python practice/judge.py test double-binary-tree
+Run the tests: "Run all tests" in the browser, or python practice/judge.py test double-binary-tree [FILE]
 """
 
 import torch.distributed as dist

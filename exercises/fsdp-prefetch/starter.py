@@ -3,7 +3,7 @@ before layer_fn, prefetching layer l + 1 while layer l computes.
 
 FSDP 前向传播：每层的参数切分在各 rank 上；调用 layer_fn 之前先 all-gather，并在第 l 层计算时
 预取第 l + 1 层。
-Run the tests: python practice/judge.py test fsdp-prefetch
+Run the tests: "Run all tests" in the browser, or python practice/judge.py test fsdp-prefetch [FILE]
 """
 
 import torch

@@ -4,7 +4,7 @@ reduce-scatter inside the node, a ring all-reduce of your shard across the nodes
 all-gather inside the node.
 
 分层 all-reduce：节点内 reduce-scatter，跨节点 all-reduce 自己的分片，再节点内 all-gather，原地写回 t。
-Run the tests: python practice/judge.py test hierarchical-allreduce
+Run the tests: "Run all tests" in the browser, or python practice/judge.py test hierarchical-allreduce [FILE]
 """
 
 import torch

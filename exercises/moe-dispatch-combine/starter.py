@@ -4,7 +4,7 @@ outputs back, summed with the routing weights.
 
 MoE 的 dispatch 与 combine：用 all_to_all_single 把每个 token 发到它的 top-k 专家所在的 rank
 （先交换计数，再按不等长切分交换行），再把专家的输出取回，按路由权重求和。
-Run the tests: python practice/judge.py test moe-dispatch-combine
+Run the tests: "Run all tests" in the browser, or python practice/judge.py test moe-dispatch-combine [FILE]
 """
 
 import torch

@@ -2,7 +2,7 @@
 peer's buffer directly after one barrier.
 
 基于对称内存的一次性 all-reduce：一次 barrier 之后直接读取每个对端的缓冲区，把 t 求和并原地写回。
-Run the tests: python practice/judge.py test oneshot-twoshot
+Run the tests: "Run all tests" in the browser, or python practice/judge.py test oneshot-twoshot [FILE]
 """
 
 

@@ -4,7 +4,7 @@ backward, so it stashes at most n inputs.
 
 1F1B 流水线调度：微批次依次前向经过 n 个 stage（fwd），梯度再反向传回（bwd）；短暂预热后，每个
 stage 交替做一次前向、一次反向，因此最多暂存 n 个输入。
-Run the tests: python practice/judge.py test pipeline-1f1b
+Run the tests: "Run all tests" in the browser, or python practice/judge.py test pipeline-1f1b [FILE]
 """
 
 import torch

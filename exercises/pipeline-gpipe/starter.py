@@ -3,7 +3,7 @@ s − 1, applies stage_fn and sends the result to stage s + 1; the last stage re
 
 GPipe 前向传播：stage s（即 rank s）从 stage s − 1 接收每个微批次的激活，调用 stage_fn，再发给
 stage s + 1；最后一个 stage 按顺序返回输出。
-Run the tests: python practice/judge.py test pipeline-gpipe
+Run the tests: "Run all tests" in the browser, or python practice/judge.py test pipeline-gpipe [FILE]
 """
 
 import torch

@@ -2,7 +2,7 @@
 point-to-point communication.
 
 reduce-scatter：只用点对点通信，返回所有 rank 的 x 之和的第 rank 段。
-Run the tests: python practice/judge.py test reduce-scatter
+Run the tests: "Run all tests" in the browser, or python practice/judge.py test reduce-scatter [FILE]
 """
 
 import torch

@@ -3,7 +3,7 @@ the keys and values around the ring and merge each block's attention with an onl
 
 环形注意力：本 rank 持有序列中一块的 q、k、v；让 k 和 v 沿环传递，用在线 softmax 合并每一块的
 注意力。
-Run the tests: python practice/judge.py test ring-attention
+Run the tests: "Run all tests" in the browser, or python practice/judge.py test ring-attention [FILE]
 """
 
 import torch

@@ -2,7 +2,7 @@
 along the sequence, and the layer norm on this rank's rows only.
 序列并行：张量并行 MLP 前后沿序列做 all-gather 与 reduce-scatter，层归一化只作用于本 rank 的行。
 
-Run the tests: python practice/judge.py test sequence-parallel
+Run the tests: "Run all tests" in the browser, or python practice/judge.py test sequence-parallel [FILE]
 """
 
 import torch

@@ -1,7 +1,7 @@
 """Megatron's tensor-parallel MLP: y = gelu(x·W1)·W2 with W1 split by columns, W2 by rows.
 Megatron 的张量并行 MLP：W1 按列切分，W2 按行切分。
 
-Run the tests: python practice/judge.py test tp-mlp
+Run the tests: "Run all tests" in the browser, or python practice/judge.py test tp-mlp [FILE]
 """
 
 import torch

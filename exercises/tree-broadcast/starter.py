@@ -2,7 +2,7 @@
 using only point-to-point communication.
 
 树形广播：只用点对点通信，在 ceil(log2 n) 轮内让每个 rank 的 t 都变成 rank src 的 t（原地）。
-Run the tests: python practice/judge.py test tree-broadcast
+Run the tests: "Run all tests" in the browser, or python practice/judge.py test tree-broadcast [FILE]
 """
 
 import torch.distributed as dist

@@ -3,7 +3,7 @@ rounds, using only point-to-point communication; the other ranks' t must stay un
 
 树形归约：只用点对点通信，在 ceil(log2 n) 轮内让 rank dst 的 t 变成所有 rank 的 t 之和（原地）；
 其他 rank 的 t 必须保持不变。
-Run the tests: python practice/judge.py test tree-reduce
+Run the tests: "Run all tests" in the browser, or python practice/judge.py test tree-reduce [FILE]
 """
 
 import torch.distributed as dist

@@ -3,7 +3,7 @@
 
 Ulysses 序列并行：用一次 all_to_all_single 把按序列切分的 [s/n, H, D] 张量换成按头切分的
 [s, H/n, D] 张量，再用一次换回来。
-Run the tests: python practice/judge.py test ulysses
+Run the tests: "Run all tests" in the browser, or python practice/judge.py test ulysses [FILE]
 """
 
 import torch

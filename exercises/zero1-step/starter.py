@@ -1,7 +1,7 @@
 """ZeRO-1: one optimizer step whose momentum is sharded across the ranks.
 ZeRO-1：优化器状态（动量）按 rank 分片的一次更新。
 
-Run the tests: python practice/judge.py test zero1-step
+Run the tests: "Run all tests" in the browser, or python practice/judge.py test zero1-step [FILE]
 """
 
 import torch

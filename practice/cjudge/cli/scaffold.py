@@ -131,7 +131,7 @@ def solve(t): ...
 STARTER = '''\
 """TODO(author): one line on the task, in English and Chinese, then how to run the tests:
 
-Run the tests: python practice/judge.py test {id}
+Run the tests: "Run all tests" in the browser, or python practice/judge.py test {id} [FILE]
 """
 
 import torch
