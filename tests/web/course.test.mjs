@@ -56,12 +56,12 @@ async function learner(username, code) {
   throw new Error(`submission ${id} was not judged`);
 }
 
-/** The course page at `hash`, logged in with `token` (as the main app keeps it). */
+/** The course page at `hash`, logged in with `token` (as the main app keeps it; none: logged out). */
 async function coursePage(token, hash, viewport = { width: 1280, height: 800 }) {
   const page = await browser.newPage({ acceptDownloads: true, viewport, bypassCSP: true }); // axe-core is injected
   page.errors = [];
   page.on("pageerror", (e) => page.errors.push(e.message));
-  await page.addInitScript(([t, user]) => {
+  if (token) await page.addInitScript(([t, user]) => {
     localStorage.setItem("cjudge:token", JSON.stringify(t));
     localStorage.setItem("cjudge:user", JSON.stringify(user));
   }, [token, tokens.get(token) ?? STAFF.username]);
@@ -91,7 +91,7 @@ test("a learner sees the leaderboard, chooses a display name and sees their prog
   await page.click('#course-nav a[href="#/me"]');
   await page.waitForSelector("#profile-form");
   await eventually(assert.match, async () => await page.textContent("#quota"), /Submissions left this minute: 99 of 100/);
-  await eventually(assert.match, async () => await page.textContent("#my-progress"), /accepted/);
+  await eventually(assert.match, async () => await page.textContent('#my-progress td[data-verdict="accepted"]'), /^Accepted$/);
   await page.fill("#display-name", "Ann the Ringer");
   await page.click('#profile-form button[type="submit"]');
   await page.waitForSelector("#profile-note:has-text('Saved.')");
@@ -100,6 +100,8 @@ test("a learner sees the leaderboard, chooses a display name and sees their prog
   await page.waitForSelector('#leaderboard tr[data-rank="1"]:has-text("Ann the Ringer (you)")');
   await page.click("#course-lang");
   await page.waitForSelector('#leaderboard th:has-text("名次")');
+  await page.click('#course-nav a[href="#/me"]');
+  await eventually(assert.match, async () => await page.textContent('#my-progress td[data-verdict="accepted"]'), /^通过$/);
   await page.click("#course-lang");
   const staffOnly = await coursePage(ann.token, "#/staff");
   await eventually(assert.match, async () => await (await staffOnly.waitForSelector("#course-error")).innerText(), /for staff/);
@@ -114,10 +116,10 @@ test("staff see learners × exercises, solve rates, and download the CSV", async
   const rates = await page.waitForSelector('#solve-rates tr[data-exercise="ring-allreduce"]');
   await eventually(assert.match, async () => await rates.innerText(), /1 \/ 2/);
   await eventually(assert.match, async () => await rates.innerText(), /50 %/);
-  await eventually(assert.match, async () => await rates.innerText(), /wrong_answer × 1/);
+  await eventually(assert.match, async () => await rates.innerText(), /Wrong answer × 1/);
   const grid = await page.textContent("#progress-grid");
-  assert.match(grid, /accepted · 1/);
-  assert.match(grid, /wrong_answer · 1/);
+  assert.match(grid, /Accepted · 1/);
+  assert.match(grid, /Wrong answer · 1/);
   const [download] = await Promise.all([page.waitForEvent("download"), page.click("#download-csv")]);
   assert.equal(download.suggestedFilename(), "progress.csv");
   const lines = readFileSync(await download.path(), "utf8").trim().split("\n");
@@ -140,9 +142,20 @@ test("the exercise page shows the learner's server progress and a submission's q
   await page.waitForFunction(() => document.getElementById("queue-note")?.textContent.includes("98 of 100 submissions left this minute"), null, { timeout: 10_000 })
     .catch(async (e) => assert.fail(`${e.message}: ${await page.evaluate(() => document.getElementById("queue-note")?.outerHTML)}`));
   await page.waitForSelector(".result[data-verdict='accepted']", { timeout: 120_000 });
-  // the course link and "See the leaderboard" open this exercise's board, where the accept is
-  await eventually(assert.equal, async () => await page.getAttribute("#course-link", "href"), "course.html#/leaderboard/ring-allreduce");
-  await page.click("#next-exercise ~ #see-leaderboard");
+  // "See the leaderboard" and the course link open this exercise's board, where the accept is
+  const board = "course.html#/leaderboard/ring-allreduce";
+  await eventually(assert.equal, async () => await page.getAttribute("#next-exercise ~ #see-leaderboard", "href"), board);
+  await eventually(assert.equal, async () => await page.getAttribute("#course-link", "href"), board);
+  // the queue note follows the app's language, and stays with its own exercise
+  await page.click("#lang-toggle");
+  await eventually(assert.match, async () => await page.textContent("#queue-note"), /本分钟还可提交 98 次/);
+  await page.click("#lang-toggle");
+  await page.click('#exercise-list a[href="#/alltoall-transpose"]');
+  await eventually(assert.equal, async () => await page.isVisible("#queue-note"), false);
+  await eventually(assert.equal, async () => await page.getAttribute("#course-link", "href"), "course.html#/leaderboard/alltoall-transpose");
+  await page.click('#exercise-list a[href="#/ring-allreduce"]');
+  await eventually(assert.equal, async () => await page.isVisible("#queue-note"), true);
+  await page.click("#course-link");
   await page.waitForSelector('#leaderboard tr.you:has-text("(you)")');
   await eventually(assert.match, async () => await page.textContent("h1"), /Ring all-reduce/i);
   assert.deepEqual(page.errors, []);
@@ -190,4 +203,25 @@ test("every course view is a page of blocks, one under another, that fits the sc
       await page.close();
     }
   }
+});
+
+test("the password rule shown is the one enforced: a guessable password gets the strength check's feedback", async () => {
+  const weak = { username: `cat${Date.now() % 100000}`, password: "password123" }; // 11 characters, and refused
+  const refused = await fetch(`${server.url}api/auth/register`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(weak) });
+  assert.equal(refused.status, 422);
+  const { feedback } = await refused.json();
+  assert.ok(feedback, "the server says why");
+  const page = await coursePage(null, "");
+  await page.goto(`${server.url}#/ring-allreduce`);
+  await page.click("#login");
+  await page.click("#auth-mode-register");
+  await eventually(assert.match, async () => await page.textContent("#password-rule"), /At least 8 characters, and hard to guess.*password123/);
+  await page.fill("#auth-username", weak.username);
+  await page.fill("#auth-password", weak.password);
+  await page.press("#auth-password", "Enter");
+  await page.waitForSelector("#password-error:not(:empty)");
+  await eventually(assert.equal, async () => await page.textContent("#password-error"),
+    `This password is too easy to guess: use a longer, less common one. The strength check says: ${feedback}`);
+  assert.deepEqual(page.errors, []);
+  await page.close();
 });

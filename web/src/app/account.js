@@ -15,10 +15,11 @@ export function renderAccount(root, dialog, onChange) {
   );
 }
 
-/** Which server field errors mean what, per field (pydantic's error types). */
-function fieldMessage(field, type) {
+/** Which server field errors mean what, per field (pydantic's error types; a weak password's feedback). */
+function fieldMessage(field, type, feedback) {
   if (field === "username") return t(type === "string_too_long" ? "fieldUsernameLong" : "fieldUsername");
-  if (field === "password") return t(type === "weak" ? "fieldPasswordWeak" : type === "string_too_long" ? "fieldPasswordLong" : "fieldPassword");
+  if (field === "password" && type === "weak") return `${t("fieldPasswordWeak")}${feedback ? ` ${t("strengthSays", { feedback })}` : ""}`;
+  if (field === "password") return t(type === "string_too_long" ? "fieldPasswordLong" : "fieldPassword");
   return t("err_invalid");
 }
 
@@ -65,7 +66,7 @@ export function openAuthDialog(dialog, onDone, { reason = "", mode = "login" } =
         const input = form.elements[field];
         if (!input) continue;
         input.setAttribute("aria-invalid", "true");
-        dialog.querySelector(`#${field}-error`).textContent = fieldMessage(field, type);
+        dialog.querySelector(`#${field}-error`).textContent = fieldMessage(field, type, e.feedback);
       }
       if (fields.length) form.elements[fields[0][0]]?.focus();
       else error.textContent = api.describe(e);

@@ -15,6 +15,7 @@ export class HttpError extends Error {
     this.code = body?.code ?? null;
     this.messageZh = body?.message_zh ?? null;
     this.retryAfter = body?.retry_after ?? (Number(retryAfter) || null);
+    this.feedback = body?.feedback ?? null; // why a password is too easy to guess (the server's zxcvbn)
     this.fields = {};
     if (status === 422 && Array.isArray(detail)) {
       for (const item of detail) {

@@ -1,5 +1,6 @@
 // What the exercise page shows of the course: the learner's own progress from the server in the
 // catalog, and a submission's place in the queue with the submissions left this minute.
+import { currentLang } from "./i18n.js";
 import { load, recordVerdict } from "./store.js";
 
 const TEXT = {
@@ -12,7 +13,10 @@ const TEXT = {
     left: (n, rate) => `本分钟还可提交 ${n} 次（共 ${rate} 次）。`,
   },
 };
-const lang = () => (load("lang") === "zh" ? "zh" : "en");
+const lang = () => currentLang();
+let redraw = () => {};
+/** Draw the queue note again (in the app's language, after a change). */
+export const redrawQueue = () => redraw();
 
 async function get(path) {
   const token = load("token");
@@ -31,9 +35,11 @@ export async function syncProgress(redraw) {
   redraw();
 }
 
-/** Show `created` (the answer to a submission: id, queue_position, remaining_this_minute) in
- * `node`, following the submission's place until a worker takes it. */
-export async function noteQueue(node, created) {
+/** Show `created` (the answer to a submission of `exercise`: id, queue_position,
+ * remaining_this_minute) in `node`, following the submission's place until a worker takes it. */
+export async function noteQueue(node, created, exercise) {
+  node.dataset.exercise = exercise;
+  node.hidden = false;
   const rate = (await get("/api/me/quota").catch(() => null))?.rate_per_minute;
   let place = created.queue_position;
   const draw = () => {
@@ -43,6 +49,7 @@ export async function noteQueue(node, created) {
     node.textContent = parts.join(" ");
     node.dataset.submission = String(created.id);
   };
+  redraw = draw;
   draw();
   while (place) {
     await new Promise((r) => setTimeout(r, 1000));

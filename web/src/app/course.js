@@ -2,7 +2,7 @@
 // quota, and the staff's progress table with its CSV export. Routes: #/leaderboard/<id>,
 // #/me, #/staff. Logged in through the main app (its token, or the session cookie).
 import "./course.css";
-import { call } from "./api.js";
+import { call, Unreachable } from "./api.js";
 import { h } from "./dom.js";
 import { currentLang, dateTime, setLang } from "./i18n.js";
 import { load } from "./store.js";
@@ -23,6 +23,7 @@ const TEXT = {
     exercise: "Exercise", best: "Best verdict", attempts: "Attempts", firstAccepted: "First accepted",
     learner: "Learner", solved: "Solved", solveRate: "Solve rate", failures: "Most common failures",
     csv: "Download CSV", learners: "learners", notTried: "not tried",
+    offline: "The judge server is unreachable: the course pages need it. Try again when you are back online.",
   },
   zh: {
     leaderboards: "排行榜", me: "我的进度", staff: "教师", back: "练习",
@@ -38,6 +39,7 @@ const TEXT = {
     exercise: "练习", best: "最好结果", attempts: "提交次数", firstAccepted: "首次通过",
     learner: "学习者", solved: "通过", solveRate: "通过率", failures: "最常见的失败",
     csv: "下载 CSV", learners: "名学习者", notTried: "未尝试",
+    offline: "无法连接评测服务器：课程页面需要它。请在恢复联网后再试。",
   },
 };
 
@@ -57,7 +59,6 @@ const when = (iso) => (iso ? dateTime(iso) : "");
 /** A leaderboard's time: four significant digits, so that close entries stay apart. */
 const seconds = (s) => (s === null || s === undefined ? "–" : formatSeconds(s, 4));
 
-const verdictCell = (v) => h("td", { class: v ? `verdict-${v}` : "verdict-none" }, v ?? t("notTried"));
 
 /** The app's catalog (its order, tracks and titles), fetched once. */
 let catalogFile = null;
@@ -69,6 +70,12 @@ async function inCatalogOrder(items, key = (item) => item.id) {
   const at = (item) => order.get(key(item)) ?? Infinity;
   return [...items].sort((a, b) => at(a) - at(b));
 }
+
+/** The catalog's verdict names ({code: {en, zh}}), set once the catalog has loaded. */
+let verdictNames = {};
+const verdictName = (v) => verdictNames[v]?.[lang] ?? verdictNames[v]?.en ?? v;
+const verdictCell = (v) => h("td", { class: v ? `verdict-${v}` : "verdict-none", "data-verdict": v ?? null },
+  v ? verdictName(v) : t("notTried"));
 
 /** The server's exercises in the catalog's order. */
 async function exercises() {
@@ -149,7 +156,7 @@ async function staffView(main) {
   const summary = data.exercises.map((e) => h("tr", { "data-exercise": e.exercise },
     h("td", {}, e.title[lang] ?? e.exercise), h("td", { class: "num" }, `${e.solved} / ${e.learners}`),
     h("td", { class: "num" }, `${(100 * e.solve_rate).toFixed(0)} %`),
-    h("td", {}, e.common_failures.map((f) => `${f.verdict} × ${f.count}`).join(", "))));
+    h("td", {}, e.common_failures.map((f) => `${verdictName(f.verdict)} × ${f.count}`).join(lang === "zh" ? "，" : ", "))));
   const ids = data.exercises.map((e) => e.exercise);
   const learners = new Map();
   for (const row of data.rows) {
@@ -190,11 +197,12 @@ async function route() {
     ([path, key]) => h("a", { href: `#/${path}`, "aria-current": page === path ? "page" : null }, t(key))));
   main.replaceChildren(h("p", { class: "muted" }, t("loading")));
   try {
+    verdictNames = (await catalog()).verdicts;
     if (page === "staff") await staffView(main);
     else if (page === "me") await meView(main);
     else await leaderboardView(main, arg ? decodeURIComponent(arg) : null);
   } catch (error) {
-    const key = error.status === 401 ? "loginFirst" : error.status === 403 ? "staffOnly" : null;
+    const key = error instanceof Unreachable ? "offline" : error.status === 401 ? "loginFirst" : error.status === 403 ? "staffOnly" : null;
     main.replaceChildren(h("p", { class: "error", id: "course-error" }, key ? t(key) : error.message,
       " ", h("a", { href: "./#/" }, t("back"))));
   }

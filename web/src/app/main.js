@@ -2,7 +2,7 @@
 import { openAuthDialog, renderAccount, renderHistory } from "./account.js";
 import * as api from "./api.js";
 import { h } from "./dom.js";
-import { noteQueue, syncProgress } from "./course-hooks.js";
+import { noteQueue, redrawQueue, syncProgress } from "./course-hooks.js";
 import { createEditor } from "./editor.js";
 import { applyI18n, currentLang, onLangChange, pick, setLang, shortcut, t } from "./i18n.js";
 import { setupLayout, showResultTab } from "./layout.js";
@@ -251,6 +251,7 @@ function open(id) {
   if (missing) $("not-found").textContent = t("noExercise", { id });
   if (!current) document.title = t("brand");
   $("course-link").href = boardHref(current?.id);
+  $("queue-note").hidden = $("queue-note").dataset.exercise !== current?.id; // a note of its own exercise only
   drawList();
   if (!current) return;
   drawExercise();
@@ -368,7 +369,7 @@ async function submitCode() {
   try {
     const sub = await api.submit(id, editor.code, fileName(id));
     notePending(sub.id, id);
-    noteQueue($("queue-note"), sub);
+    noteQueue($("queue-note"), sub, id);
     await followSubmission(id, sub.id);
   } catch (error) {
     if (error instanceof api.Unreachable) {
@@ -460,6 +461,7 @@ function drawAll() {
   drawPast();
   drawHistory();
   drawPractice();
+  redrawQueue();
   const first = catalog.exercises[0];
   $("start-first").href = `#/${first.id}`;
   $("start-first").textContent = t("startFirst", { title: pick(first.title) });
