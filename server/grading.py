@@ -97,9 +97,10 @@ class SandboxCases:
 
 def grade(exercise: Exercise, code: str, filename: str, seed: int, runner: SandboxCases,
           on_case: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
-    """The verdict JSON for ``code``, exactly as ``practice/judge.py`` grades it."""
-    return judge_code(exercise, code, filename, runner, RUNTIME, seed=seed, on_case=on_case,
-                      cases=runner.cases)
+    """The verdict JSON for ``code``, exactly as ``practice/judge.py`` grades it (as the JSON
+    the server stores: ``cjudge.verdict_json`` types it)."""
+    return dict(judge_code(exercise, code, filename, runner, RUNTIME, seed=seed,
+                           on_case=lambda case: on_case(dict(case)), cases=runner.cases))
 
 
 def submission_cases(exercise: Exercise, seed: int) -> list[CaseSpec]:

@@ -19,14 +19,15 @@ from .budget import over_budget
 from .chunks import summary
 from .exercises import Exercise
 from .model import slow
-from .model.case import model_case
+from .model.case import CaseModel, model_case
 from .primitives import CANONICAL, DISPLAY, PROCESS_GROUP_METHODS
 from .protocol import CaseSpec, RawCase, TensorData
 from .switch import symm
 from .switch.accounting import bytes_per_rank, graded_calls
 from .switch.core import Limits
-from .switch.explain import deadlock_facts, deadlock_message
+from .switch.explain import DeadlockFacts, deadlock_facts, deadlock_message
 from .units import plural
+from .verdict_json import CaseResult, MemoryUse, Sample, VerdictJSON
 from .verdicts import Verdict
 from .view.timeline import case_timeline
 
@@ -274,18 +275,16 @@ def _forbidden(exercise: Exercise, at: str, at_zh: str, call: str) -> tuple[str,
             f"{at_zh}：调用了本题禁止的 {call}（只允许：{'、'.join(exercise.allowed)}）")
 
 
-def grade_case(exercise: Exercise, spec: CaseSpec, raw: RawCase) -> dict:
+def grade_case(exercise: Exercise, spec: CaseSpec, raw: RawCase) -> CaseResult:
     """One case of the verdict JSON from a runtime's raw report."""
     world = spec["world_size"]
     sent, msgs = bytes_per_rank(raw["trace"])
     bound = exercise.grader.bytes_bound(spec["params"], world, values.element_size(spec))
     per_rank = isinstance(bound, (list, tuple))
-    result = {"name": spec["name"], "world_size": world, "bytes_sent": sent,
-              "bytes_bound": max(bound) if per_rank else bound, "messages_sent": msgs,
-              "wall_ms": round(raw["wall_ms"], 1), "trace": graded_calls(raw["trace"])}
-    if per_rank:  # e.g. a root's bound and the leaves'
-        result["bytes_bounds"] = list(bound)
     details: list[str] = []
+    deadlock: DeadlockFacts | None = None
+    memory: MemoryUse | None = None
+    modelled: CaseModel | None = None
     failure = _rank_failure(exercise, raw)
     stop = raw["stop"]
     refused = _refused(exercise, raw)
@@ -297,7 +296,7 @@ def grade_case(exercise: Exercise, spec: CaseSpec, raw: RawCase) -> dict:
         verdict = STOP_VERDICTS[stop]
         en, zh = _stop_message(raw, verdict, exercise.time_limit_s)
         if verdict is Verdict.DEADLOCK:  # as data too: the web app draws it
-            result["deadlock"] = deadlock_facts(raw["trace"], raw["ranks"])
+            deadlock = deadlock_facts(raw["trace"], raw["ranks"])
     elif failure is not None:  # a rank's error explains why its peers hung or spun
         verdict, en, zh, details = failure
     else:
@@ -307,7 +306,7 @@ def grade_case(exercise: Exercise, spec: CaseSpec, raw: RawCase) -> dict:
         if verdict in (Verdict.ACCEPTED, Verdict.OVER_BUDGET):
             verdict, en, zh = _check_computes(exercise, spec, raw) or (verdict, en, zh)
         if verdict in (Verdict.ACCEPTED, Verdict.OVER_BUDGET):
-            over = _check_memory(exercise, spec, raw, result)
+            memory, over = _check_memory(exercise, spec, raw)
             if over is not None and verdict is Verdict.ACCEPTED:
                 verdict, en, zh = over
         if verdict is Verdict.ACCEPTED:
@@ -316,7 +315,6 @@ def grade_case(exercise: Exercise, spec: CaseSpec, raw: RawCase) -> dict:
         if verdict in (Verdict.ACCEPTED, Verdict.OVER_BUDGET) and values.input_bytes(spec):
             modelled = model_case(raw["trace"], values.input_bytes(spec), exercise.model,
                                   case_name=spec["name"], params=spec["params"], sent=sent)
-            result["model"] = modelled.model
             if not modelled.complete:
                 log.error("%s, case %s: the replay is incomplete", exercise.id, spec["name"])
                 verdict, (en, zh) = Verdict.JUDGE_ERROR, INCOMPLETE_MODEL
@@ -324,15 +322,27 @@ def grade_case(exercise: Exercise, spec: CaseSpec, raw: RawCase) -> dict:
                 verdict, en, zh = Verdict.TOO_SLOW, modelled.message, modelled.message_zh
         if verdict is Verdict.ACCEPTED:  # too_slow names the critical path first
             verdict, en, zh = _check_messages(exercise, spec, msgs) or (verdict, en, zh)
-    result.update(verdict=verdict.value, message=en, message_zh=zh, details=details)
+    result = CaseResult(name=spec["name"], world_size=world, bytes_sent=sent,
+                        bytes_bound=max(bound) if per_rank else bound, messages_sent=msgs,
+                        wall_ms=round(raw["wall_ms"], 1), trace=graded_calls(raw["trace"]),
+                        verdict=verdict.value, message=en, message_zh=zh, details=details)
+    if per_rank:  # e.g. a root's bound and the leaves'
+        result["bytes_bounds"] = list(bound)
+    if deadlock is not None:
+        result["deadlock"] = deadlock
+    if memory is not None:
+        result["memory"] = memory
+    if modelled is not None:
+        result["model"] = modelled.model
     result["timeline"] = case_timeline(exercise, spec, raw, result)  # the trace view's data
-    if verdict is Verdict.TOO_SLOW:  # the critical path the timeline found says why
+    if verdict is Verdict.TOO_SLOW and modelled is not None:  # the critical path says why
         result["message"], result["message_zh"] = slow.explain(
             modelled, result["timeline"], raw["trace"], exercise.allowed)
     if spec["sample"]:  # learners see the sample case in full
-        result["sample"] = {"inputs": spec["inputs"], "outputs": [r["output"] for r in raw["ranks"]],
-                            "expected": exercise.grader.expected(spec["params"], world,
-                                                                 spec["inputs"])}
+        result["sample"] = Sample(inputs=spec["inputs"],
+                                  outputs=[r["output"] for r in raw["ranks"]],
+                                  expected=exercise.grader.expected(spec["params"], world,
+                                                                    spec["inputs"]))
     return result
 
 
@@ -450,25 +460,28 @@ def _check_computes(exercise: Exercise, spec: CaseSpec,
     return (Verdict.WRONG_ANSWER, why[0], why[1]) if why else None
 
 
-def _check_memory(exercise: Exercise, spec: CaseSpec, raw: RawCase,
-                  result: dict[str, Any]) -> tuple[Verdict, str, str] | None:
+def _check_memory(exercise: Exercise, spec: CaseSpec, raw: RawCase
+                  ) -> tuple[MemoryUse | None, tuple[Verdict, str, str] | None]:
     """The grader's optional ``memory(params, world, inputs, trace)`` on a correct answer: the
     peak of what the judge counts alive from its functions' calls (``peak``, ``bound``,
     ``what``, ``what_zh``; ``message``, ``message_zh`` when over), kept as the case's
     ``memory``; memory_limit when the peak is over the bound."""
     count = getattr(exercise.grader, "memory", None)
     if count is None:
-        return None
+        return None, None
     memory = count(spec["params"], spec["world_size"], spec["inputs"], raw["trace"])
-    result["memory"] = {k: memory[k] for k in ("peak", "bound", "what", "what_zh")}
+    kept = MemoryUse(peak=memory["peak"], bound=memory["bound"], what=memory["what"],
+                     what_zh=memory["what_zh"])
     if memory["peak"] <= memory["bound"]:
-        return None
-    return (Verdict.MEMORY_LIMIT, f"correct, but {memory['message']}",
-            f"结果正确，但{memory['message_zh']}")
+        return kept, None
+    return kept, (Verdict.MEMORY_LIMIT, f"correct, but {memory['message']}",
+                  f"结果正确，但{memory['message_zh']}")
 
 
-def summarize(exercise: Exercise, cases: list[dict], runtime: str, seed: int, stdout: str = "",
-              compile_error: tuple[str, str, int | None, int | None] | None = None) -> dict:
+def summarize(exercise: Exercise, cases: list[CaseResult], runtime: str, seed: int,
+              stdout: str = "",
+              compile_error: tuple[str, str, int | None, int | None] | None = None
+              ) -> VerdictJSON:
     """The verdict JSON: the first failing case's verdict, or compile_error, or accepted."""
     if compile_error is not None:
         verdict, message, message_zh = Verdict.COMPILE_ERROR, compile_error[0], compile_error[1]
@@ -477,11 +490,10 @@ def summarize(exercise: Exercise, cases: list[dict], runtime: str, seed: int, st
         verdict = Verdict(failing["verdict"]) if failing else Verdict.ACCEPTED
         message = failing["message"] if failing else f"all {plural(len(cases), 'case')} passed"
         message_zh = failing["message_zh"] if failing else f"全部 {len(cases)} 个用例通过"
-    result: dict[str, Any] = {
-        "exercise": exercise.id, "verdict": verdict.value, "message": message,
-        "message_zh": message_zh, "runtime": runtime, "cases": cases,
-        "stdout": stdout, "judge_version": __version__, "seed": seed,
-        "exercise_hash": exercise.content_hash}
+    result = VerdictJSON(
+        exercise=exercise.id, verdict=verdict.value, message=message, message_zh=message_zh,
+        runtime=runtime, cases=cases, stdout=stdout, judge_version=__version__, seed=seed,
+        exercise_hash=exercise.content_hash)
     if compile_error is not None:
         result["line"], result["column"] = compile_error[2], compile_error[3]
     return result

@@ -10,6 +10,7 @@ from .diagnosis.smallest import smallest_failing
 from .exercises import Exercise
 from .grading import check_compiles, grade_case, plan_cases, summarize
 from .protocol import CaseSpec, JobSpec, RawCase, valid_text
+from .verdict_json import CaseResult, VerdictJSON
 
 RunCase = Callable[[JobSpec, CaseSpec], RawCase]
 log = logging.getLogger(__name__)
@@ -17,8 +18,8 @@ log = logging.getLogger(__name__)
 
 def judge_code(exercise: Exercise, code: str, filename: str, run_case: RunCase, runtime: str,
                seed: int | None = None, only_samples: bool = False, all_cases: bool = False,
-               on_case: Callable[[dict], None] | None = None,
-               cases: list[CaseSpec] | None = None, explore: RunCase | None = None) -> dict:
+               on_case: Callable[[CaseResult], None] | None = None,
+               cases: list[CaseSpec] | None = None, explore: RunCase | None = None) -> VerdictJSON:
     """The verdict JSON for ``code``, running each case with ``run_case`` (a runtime's).
 
     Cases (``cases`` if planned already with ``seed``, else planned here) run in order (the
@@ -35,7 +36,7 @@ def judge_code(exercise: Exercise, code: str, filename: str, run_case: RunCase, 
         return summarize(exercise, [], runtime, seed, compile_error=error)
     job = exercise.job_spec(code, filename)
     planned = plan_cases(exercise, seed, only_samples=only_samples) if cases is None else cases
-    results: list[dict] = []
+    results: list[CaseResult] = []
     output, skipped = [], []
     for spec in planned:
         if results and results[-1]["verdict"] != "accepted" and not all_cases:
@@ -59,10 +60,13 @@ def judge_code(exercise: Exercise, code: str, filename: str, run_case: RunCase, 
             if smaller is not None:
                 result["smallest"] = smaller
     stdout = "\n".join(output)[: job["output_limit_bytes"]]
-    return summarize(exercise, results, runtime, seed, stdout=stdout) | {"skipped": skipped}
+    verdict = summarize(exercise, results, runtime, seed, stdout=stdout)
+    verdict["skipped"] = skipped
+    return verdict
 
 
-def _judge_error(exercise: Exercise, spec: CaseSpec, raw: RawCase, exc: Exception) -> dict:
+def _judge_error(exercise: Exercise, spec: CaseSpec, raw: RawCase,
+                 exc: Exception) -> CaseResult:
     """The case the judge failed to grade: ``judge_error``, never the learner's fault (logged
     with its traceback; the verdict JSON names the judge's version and the exercise's hash)."""
     log.exception("%s, case %s: grading failed", exercise.id, spec["name"])

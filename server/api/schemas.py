@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from types import UnionType
+from typing import Any, Literal, NotRequired, Union, get_args, get_origin, get_type_hints
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, RootModel
+from typing_extensions import TypedDict, is_typeddict
 
+from cjudge.verdict_json import CaseResult, VerdictJSON
 from cjudge.verdicts import Verdict
 
 
@@ -90,40 +93,50 @@ class SubmissionSummary(BaseModel):
     content_hash: str  # the exercise's version it was judged on (see /api/exercises/{id})
 
 
-class CaseOutline(BaseModel):
-    """A graded case of the verdict JSON (DESIGN's "Verdict JSON"; more fields as the kernel
-    writes them: ``trace``, ``timeline``, ``details``, ``sample``, ``smallest``)."""
+def _from_kernel(typed: Any, required: tuple[str, ...] = ()) -> Any:
+    """A kernel TypedDict of the verdict JSON (``cjudge.verdict_json``) as pydantic reads it
+    (``typing_extensions.TypedDict``: before Python 3.12 it refuses ``typing``'s), so /docs
+    shows the kernel's one definition: its fields and their types (a ``verdict`` as one of the
+    codes), nested TypedDicts converted too; a field absent stays absent, extra fields pass,
+    and every field but ``required`` may be missing (a verdict stored by an older judge lacks
+    some)."""
+    hints = get_type_hints(typed) | ({"verdict": Verdict} if "verdict" in typed.__annotations__
+                                     else {})
+    fields = {key: NotRequired[_converted(hint)] if key not in required else _converted(hint)
+              for key, hint in hints.items()}
+    made: Any = TypedDict  # a class made at runtime, which no type checker follows
+    out = made(typed.__name__, fields)
+    out.__doc__, out.__pydantic_config__ = typed.__doc__, ConfigDict(extra="allow")
+    return out
 
-    model_config = ConfigDict(extra="allow")
 
-    name: str
-    verdict: Verdict
-    world_size: int | None = None
-    message: str | None = None
-    message_zh: str | None = None
-    bytes_sent: list[int] = []  # per rank
-    bytes_bound: int | None = None
-    messages_sent: list[int] = []  # per rank
-    wall_ms: float | None = None
-    model: dict[str, Any] | None = None  # topology, modelled sizes and times, bound, floor
+_CONVERTED: dict[Any, Any] = {}
 
 
-class VerdictOut(BaseModel):
-    """The verdict JSON of a finished submission, as the CLI's ``--json`` and the browser's
-    (admins also see its ``seed``: the hidden cases' inputs follow from it)."""
+def _converted(hint: Any) -> Any:
+    """``hint`` with each kernel TypedDict in it converted (:func:`_from_kernel`); a TypedDict
+    that holds itself (a case's ``smallest``) holds a plain object there."""
+    if is_typeddict(hint):
+        if hint not in _CONVERTED:
+            _CONVERTED[hint] = dict[str, Any]  # while its own fields are converted
+            _CONVERTED[hint] = _from_kernel(hint)
+        return _CONVERTED[hint]
+    args = get_args(hint)
+    if not args or get_origin(hint) is Literal:
+        return hint
+    if get_origin(hint) in (Union, UnionType):
+        return Union[tuple(_converted(a) for a in args)]  # noqa: UP007 - built from a tuple
+    return get_origin(hint)[tuple(_converted(a) for a in args)]
 
-    model_config = ConfigDict(extra="allow")
 
-    verdict: Verdict
-    exercise: str | None = None
-    message: str | None = None
-    message_zh: str | None = None
-    runtime: str | None = None
-    cases: list[CaseOutline] = []
-    skipped: list[str] = []  # cases not run after the first failure
-    stdout: str = ""
-    judge_version: str | None = None
-    exercise_hash: str | None = None
+class CaseOutline(RootModel[_from_kernel(CaseResult, required=("name", "verdict"))]):  # type: ignore[misc]  # a type made at runtime
+    """A graded case of the verdict JSON: the kernel's ``cjudge.verdict_json.CaseResult``."""
+
+
+class VerdictOut(RootModel[_from_kernel(VerdictJSON, required=("verdict",))]):  # type: ignore[misc]  # a type made at runtime
+    """The verdict JSON of a finished submission, as the CLI's ``--json`` and the browser's:
+    the kernel's ``cjudge.verdict_json.VerdictJSON`` (admins also see its ``seed``: the hidden
+    cases' inputs follow from it)."""
 
 
 class SubmissionOut(SubmissionSummary):

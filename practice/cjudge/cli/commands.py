@@ -26,6 +26,7 @@ from ..exercises import (
     load_exercise,
     load_exercises,
 )
+from ..verdict_json import VerdictJSON
 from ..verdicts import title
 from . import workspace
 from .exits import JUDGE, OK, REJECTED, USAGE, error, invocation, warn
@@ -149,7 +150,7 @@ def _run_case_for(launcher: str):
 
 
 def grade_file(ex: Exercise, path: Path, launcher: str, seed: int | None, samples: bool,
-               all_cases: bool, on_case=None) -> dict:
+               all_cases: bool, on_case=None) -> VerdictJSON:
     """The verdict JSON for the learner's file at ``path`` on real torch; the simulated
     runtime explores a failure (the reference's run, the smallest failing case)."""
     from ..judge import judge_code

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from rich.console import Console
 from rich.table import Table
 
@@ -44,7 +47,7 @@ def case_line(case: dict) -> str:
             + (f"  modelled {model}" if model else "") + (f"  {held}" if held else ""))
 
 
-def message(item: dict, lang: str) -> str:
+def message(item: Mapping[str, Any], lang: str) -> str:
     """The learner-facing message of a case or a whole result in ``lang``."""
     return item.get("message_zh" if lang == "zh" else "message", "")
 
@@ -85,7 +88,7 @@ def smallest_lines(case: dict, lang: str) -> list[str]:
     return lines
 
 
-def show_result(console: Console, result: dict, lang: str) -> None:
+def show_result(console: Console, result: Mapping[str, Any], lang: str) -> None:
     """The whole verdict: per-case table, then the first failure's message and details."""
     if console.is_terminal and result["cases"]:
         table = Table(title=f"{result['exercise']} — {result['runtime']}")

@@ -11,6 +11,7 @@ blindness) and never the only cue; every arrow carries its details as a ``<title
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from html import escape
 from pathlib import Path
 from typing import Any
@@ -26,7 +27,7 @@ MAX_COLUMNS = 48
 BLUE, ORANGE, VERMILLION, SKY, GREY = "#0072B2", "#E69F00", "#D55E00", "#56B4E9", "#999999"
 
 
-def pick_case(result: dict[str, Any], name: str | None = None) -> dict[str, Any] | None:
+def pick_case(result: Mapping[str, Any], name: str | None = None) -> dict[str, Any] | None:
     """The case to draw: ``name``, else the first that failed, else the one with most ranks."""
     cases = [c for c in result.get("cases", []) if isinstance(c.get("timeline"), dict)]
     if name is not None:
@@ -215,7 +216,7 @@ def svg(view: dict[str, Any], title: str = "") -> str:
     return "\n".join(out) + "\n"
 
 
-def show_trace(console: Console, result: dict[str, Any], table: bool, svg_file: Path | None,
+def show_trace(console: Console, result: Mapping[str, Any], table: bool, svg_file: Path | None,
                lang: str = "en", perfetto_file: Path | None = None) -> None:
     """``--trace``, ``--svg`` and ``--perfetto``: the picked case's table, SVG and/or Chrome
     trace-event JSON (for ui.perfetto.dev)."""

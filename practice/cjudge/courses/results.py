@@ -17,6 +17,7 @@ only its verdict there, never its inputs or expected values.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -44,7 +45,7 @@ def modelled(case: dict[str, Any]) -> tuple[float, int] | None:
     return float(row["time_s"]), int(row["size"])
 
 
-def headline(result: dict[str, Any]) -> dict[str, Any]:
+def headline(result: Mapping[str, Any]) -> dict[str, Any]:
     """A verdict's measures at the exercise's headline (what leaderboards rank): the case with the
     most ranks (the first of them), its busiest rank's bytes, its :func:`modelled` time and
     size; and whether any case measured below its exercise's floor (never ranked)."""
@@ -102,7 +103,7 @@ def _output(case: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def case_tests(exercise: Exercise, result: dict[str, Any]) -> list[Test]:
+def case_tests(exercise: Exercise, result: Mapping[str, Any]) -> list[Test]:
     """One test per case of ``exercise``, in the exercise's order; a case the verdict lacks (the
     file did not compile, was not submitted) fails with the verdict's own message."""
     by_name = {c.get("name"): c for c in result.get("cases") or [] if isinstance(c, dict)}
@@ -120,7 +121,7 @@ def case_tests(exercise: Exercise, result: dict[str, Any]) -> list[Test]:
 
 
 #: what each platform's bundle grades: (exercise, its verdict JSON, the file graded)
-Graded = list[tuple[Exercise, dict[str, Any], str]]
+Graded = list[tuple[Exercise, Mapping[str, Any], str]]
 
 
 def gradescope(graded: Graded) -> dict[str, Any]:

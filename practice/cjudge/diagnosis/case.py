@@ -10,6 +10,7 @@ from collections.abc import Callable
 from .. import values
 from ..chunks import ONE_WRONG_CHUNK
 from ..protocol import CaseSpec, JobSpec, RawCase
+from ..verdict_json import CaseResult
 from . import divergence
 from .waits import never_waited
 
@@ -48,7 +49,7 @@ def _element_hint(exercise, spec: CaseSpec, raw: RawCase) -> tuple[str, str] | N
     return None
 
 
-def explain(exercise, spec: CaseSpec, raw: RawCase, result: dict,
+def explain(exercise, spec: CaseSpec, raw: RawCase, result: CaseResult,
             run: RunCase | None) -> None:
     """Put the evidence's cause into a wrong answer's message (in place); total: a diagnosis
     that fails is logged and dropped."""

@@ -16,6 +16,7 @@ from collections.abc import Callable
 
 from ..grading import case_seed, grade_case
 from ..protocol import CaseSpec, JobSpec, RawCase, valid_text
+from ..verdict_json import CaseResult
 from .case import explain
 
 RunCase = Callable[[JobSpec, CaseSpec], RawCase]
@@ -46,7 +47,7 @@ def _sizes(world: int, params: dict) -> str:
 
 
 def smallest_failing(exercise, job: JobSpec, failed: CaseSpec, verdict: str,
-                     run: RunCase, budget_s: float = BUDGET_S) -> dict | None:
+                     run: RunCase, budget_s: float = BUDGET_S) -> CaseResult | None:
     """The smallest candidate case on which ``job`` fails with ``verdict`` (its graded case,
     with ``message``/``message_zh`` saying "fails already at …"), or None: no grader hook, no
     smaller case fails so, or the budget ran out first. Total: a search that fails is dropped."""

@@ -24,6 +24,7 @@ from ..model.replay import transfer_spans
 from ..protocol import CaseSpec, RawCase
 from ..switch.trace import Message, Request, SwitchTrace
 from ..values import input_bytes
+from ..verdict_json import CaseResult
 from .buffers import label_chunks
 
 VERSION = 1
@@ -350,7 +351,7 @@ def mark_wrong(timeline: dict[str, Any], exercise: Any, spec: CaseSpec, raw: Raw
         return
 
 
-def case_timeline(exercise: Any, spec: CaseSpec, raw: RawCase, result: dict[str, Any]
+def case_timeline(exercise: Any, spec: CaseSpec, raw: RawCase, result: CaseResult
                   ) -> dict[str, Any]:
     """The ``timeline`` of a graded case (``result``: its verdict JSON so far).
 
