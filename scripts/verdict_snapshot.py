@@ -61,9 +61,10 @@ def timeline(view: dict[str, Any]) -> dict[str, Any]:
         out[key] = sorted(out[key], key=lambda row: json.dumps(row, sort_keys=True))
     out["groups"] = sorted(view["groups"])  # numbered in the order the ranks created them
     out["critical"] = [{**c, "id": names.get((c["kind"], c["id"]))} for c in view["critical"]]
-    if view.get("wrong") and view["wrong"].get("last_recv") is not None:
-        out["wrong"] = {**view["wrong"],
-                        "last_recv": names.get(("message", view["wrong"]["last_recv"]))}
+    if view.get("wrong") and view["wrong"].get("last_recv") is not None:  # among a step's
+        # messages into the rank, the last one matched: its step is what the run fixes
+        name = names.get(("message", view["wrong"]["last_recv"]), "")
+        out["wrong"] = {**view["wrong"], "last_recv": name.rpartition("@")[2]}
     return out
 
 
