@@ -2,18 +2,24 @@
 
 GRADESCOPE_SETUP = """\
 #!/usr/bin/env bash
-# Gradescope runs this once, as root, when it builds the autograder image: a Python >= 3.11,
-# the CPU build of torch (pinned) and the grading kernel (cjudge) in /opt/cjudge.
+# Gradescope runs this once, as root, when it builds the autograder image: a Python >= 3.11
+# (the image's own when it has one with venv, else from apt), the CPU build of torch (pinned) and
+# the grading kernel (cjudge) in the virtual environment /opt/cjudge/venv.
 set -euo pipefail
-apt-get update
-if python3 -c 'import sys; sys.exit(sys.version_info < (3, 11))'; then
-  apt-get install -y python3-venv; PY=python3
-else
-  apt-get install -y python3.11 python3.11-venv; PY=python3.11
+VENV=/opt/cjudge/venv
+if ! python3 -c 'import sys; sys.exit(sys.version_info < (3, 11))' \\
+    || ! python3 -m venv "$VENV" 2>/dev/null; then
+  rm -rf "$VENV"
+  apt-get update
+  if python3 -c 'import sys; sys.exit(sys.version_info < (3, 11))'; then
+    apt-get install -y python3-venv; PY=python3
+  else
+    apt-get install -y python3.11 python3.11-venv; PY=python3.11
+  fi
+  "$PY" -m venv "$VENV"
 fi
-"$PY" -m venv /opt/cjudge
-/opt/cjudge/bin/pip install --no-cache-dir --index-url @TORCH_INDEX@ "@TORCH@"
-/opt/cjudge/bin/pip install --no-cache-dir /autograder/source/kernel
+"$VENV/bin/pip" install --no-cache-dir --index-url @TORCH_INDEX@ "@TORCH@"
+"$VENV/bin/pip" install --no-cache-dir /autograder/source/kernel
 """
 
 GRADESCOPE_RUN = """\
@@ -24,17 +30,20 @@ GRADESCOPE_RUN = """\
 set -euo pipefail
 ROOT="${CJUDGE_AUTOGRADER_ROOT:-/autograder}"
 export CJUDGE_WARM=0
-exec "${CJUDGE_PYTHON:-/opt/cjudge/bin/python}" -m cjudge.courses.autograde gradescope \\
+exec "${CJUDGE_PYTHON:-/opt/cjudge/venv/bin/python}" -m cjudge.courses.autograde gradescope \\
   --exercises "$ROOT/source/exercises" --submission "$ROOT/submission" \\
   --results "$ROOT/results/results.json" @IDS@
 """
 
 PRAIRIELEARN_DOCKERFILE = """\
 # The PrairieLearn external grader of @IDS@ (docs/courses.md): Python, the CPU build of torch
-# (pinned), the grading kernel, the exercises (without their reference solutions) and the entry
-# point /opt/cjudge/grade. Build and push it under the name the questions' info.json give.
+# (pinned) and the grading kernel in the virtual environment /opt/cjudge/venv, the exercises
+# (without their reference solutions) and the entry point /opt/cjudge/grade. Build and push it
+# under the name the questions' info.json give. It runs as root, as PrairieLearn's graders do.
 ARG BASE_IMAGE=python:3.11-slim
 FROM ${BASE_IMAGE}
+RUN python3 -m venv /opt/cjudge/venv
+ENV PATH=/opt/cjudge/venv/bin:$PATH
 RUN pip install --no-cache-dir --index-url @TORCH_INDEX@ "@TORCH@"
 COPY kernel /opt/cjudge/kernel
 RUN pip install --no-cache-dir /opt/cjudge/kernel
