@@ -21,9 +21,15 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from docker.errors import DockerException
+from docker.types import ContainerConfig, HostConfig, LogConfig, Ulimit
+from requests.exceptions import RequestException
+
+import docker
+
 from ..settings import Settings
 from .channel import ChannelError, LineChannel, await_ready
-from .docker_engine import Engine, EngineError
+from .docker_engine import GONE, EngineError, attach, checked, connect
 from .drain import Drain
 from .launch import SANDBOX_ENV, RLimits
 from .pool import WarmPool
@@ -43,72 +49,65 @@ WARM_CPU_SHARES = 2
 RUN_CPU_SHARES = 1024
 
 
-def container_config(settings: Settings, owner: str, cpu_seconds: int) -> dict[str, Any]:
-    """The engine's create-container request for one sandbox of ``settings``."""
+def container_config(settings: Settings, owner: str, cpu_seconds: int,
+                     api_version: str) -> ContainerConfig:
+    """The engine's create-container request for one sandbox of ``settings`` (docker-py's
+    types, checked against the engine's ``api_version``)."""
     tmpfs = settings.tmpfs_mb << 20
     memory = settings.memory_limit_mb << 20
     rlimits = RLimits(cpu_s=cpu_seconds, file_bytes=tmpfs)
     ulimits = {"cpu": rlimits.cpu_s, "fsize": rlimits.file_bytes, "nofile": rlimits.nofile,
                "core": 0}
-    env = {**SANDBOX_ENV, "PATH": RUNNER_PATH, "PYTHONPATH": KERNEL_PATH}
-    return {
-        "Image": settings.docker_image,
-        "Cmd": ["cjudge-sandbox"],
-        "User": USER,
-        "Env": [f"{key}={value}" for key, value in env.items()],
-        "WorkingDir": "/tmp",
-        "Hostname": "judge",
-        "Labels": {LABEL: owner},
-        "AttachStdin": True, "AttachStdout": True, "AttachStderr": True,
-        "OpenStdin": True, "StdinOnce": True, "Tty": False,
-        "NetworkDisabled": True,
-        "HostConfig": {
-            "NetworkMode": "none",
-            "ReadonlyRootfs": True,
-            "Tmpfs": {"/tmp": f"rw,nosuid,nodev,size={tmpfs},mode=1777"},
-            "ShmSize": tmpfs,
-            "IpcMode": "private",
-            "Memory": memory,
-            "MemorySwap": memory,
-            "PidsLimit": settings.pids_limit,
-            "NanoCpus": int(settings.cpu_quota * 1e9),
-            "CpuShares": WARM_CPU_SHARES,
-            "CapDrop": ["ALL"],
-            "SecurityOpt": ["no-new-privileges"],
-            "Init": False,  # the runner is PID 1: no other process may hold the channel
-            "AutoRemove": True,
-            "LogConfig": {"Type": "none", "Config": {}},
-            "Ulimits": [{"Name": name, "Soft": value, "Hard": value}
-                        for name, value in ulimits.items()],
-        },
-    }
+    host = HostConfig(
+        api_version,
+        network_mode="none",
+        read_only=True,
+        tmpfs={"/tmp": f"rw,nosuid,nodev,size={tmpfs},mode=1777"},
+        shm_size=tmpfs,
+        ipc_mode="private",
+        mem_limit=memory,
+        memswap_limit=memory,
+        pids_limit=settings.pids_limit,
+        nano_cpus=int(settings.cpu_quota * 1e9),
+        cpu_shares=WARM_CPU_SHARES,
+        cap_drop=["ALL"],
+        security_opt=["no-new-privileges"],
+        init=False,  # the runner is PID 1: no other process may hold the channel
+        auto_remove=True,
+        log_config=LogConfig(type="none"),
+        ulimits=[Ulimit(name=name, soft=value, hard=value) for name, value in ulimits.items()],
+    )
+    return ContainerConfig(
+        api_version, settings.docker_image, ["cjudge-sandbox"],
+        user=USER,
+        environment={**SANDBOX_ENV, "PATH": RUNNER_PATH, "PYTHONPATH": KERNEL_PATH},
+        working_dir="/tmp",
+        hostname="judge",
+        labels={LABEL: owner},
+        stdin_open=True,  # and attached: stdin, stdout and stderr; stdin closes once
+        network_disabled=True,
+        host_config=host,
+    )
 
 
 class DockerSandbox(Sandbox):
     """A runner in its own container, attached and waiting (warm) for its one job. The same
     interface as :class:`~server.sandbox.process.SandboxProcess`."""
 
-    def __init__(self, engine: Engine, settings: Settings, config: dict[str, Any]) -> None:
-        self.engine = engine
+    def __init__(self, api: docker.APIClient, settings: Settings, config: ContainerConfig) -> None:
+        self.api = api
         self.settings = settings
         self.closed = False
         self.stop: SandboxStop | None = None
         self.created = time.time()
-        self.id: str = engine.call("POST", "/containers/create", config)["Id"]
+        self.id: str = checked("create", api.create_container_from_config, config)["Id"]
         try:
-            self.stream = engine.attach(self.id)
+            self.stream = attach(api, self.id)
         except EngineError:
             self._remove()
             raise
-        try:
-            exit_status = engine.wait_removed(self.id)
-        except EngineError:
-            self.stream.close()
-            self._remove()
-            raise
-        self.exit_status: int | None = None
         self.removed = threading.Event()
-        threading.Thread(target=self._wait_removed, args=(exit_status,), daemon=True).start()
+        threading.Thread(target=self._wait_removed, daemon=True).start()
         result_r, result_w = os.pipe()
         output_r, output_w = os.pipe()
         self.stream.split(result_w, output_w)
@@ -116,7 +115,7 @@ class DockerSandbox(Sandbox):
         self.output = Drain(os.fdopen(output_r, "rb"), LOG_KEEP, settings.stdout_limit_bytes,
                             self.kill)
         try:
-            engine.call("POST", f"/containers/{self.id}/start")
+            checked("start", api.start, self.id)
         except EngineError:
             self.close()
             self._remove()  # never started: the engine does not remove it by itself
@@ -130,7 +129,7 @@ class DockerSandbox(Sandbox):
         """Give the runner its one job, at normal CPU weight. Stdin stays open: the container
         ends itself when the attachment closes, so it cannot outlive a worker that dies."""
         line = json.dumps(payload).encode() + b"\n"
-        self.engine.call("POST", f"/containers/{self.id}/update", {"CpuShares": RUN_CPU_SHARES})
+        checked("update", self.api.update_container, self.id, cpu_shares=RUN_CPU_SHARES)
         threading.Thread(target=self._send, args=(line,), daemon=True).start()
 
     def _protocol_broken(self, exc: ChannelError) -> None:
@@ -141,10 +140,10 @@ class DockerSandbox(Sandbox):
         """Kill the container, which the engine then removes (safe to call from any thread,
         repeatedly)."""
         try:
-            self.engine.call("POST", f"/containers/{self.id}/kill", query={"signal": "KILL"},
-                             ok=(204, 404, 409))
+            checked("kill", self.api.kill, self.id, signal="KILL")
         except EngineError as exc:
-            log.warning("could not kill sandbox container %s: %s", self.id[:12], exc)
+            if exc.status not in GONE:
+                log.warning("could not kill sandbox container %s: %s", self.id[:12], exc)
 
     def close(self) -> None:
         """Kill the container and close the streams. Even if the engine does not answer, the
@@ -158,8 +157,17 @@ class DockerSandbox(Sandbox):
 
     def oom_kills(self) -> int:
         """How many of the container's processes the OOM killer has killed so far."""
-        return self.engine.count_events({"container": [self.id], "event": ["oom"]},
-                                        self.created - 1)
+        return len(self.events("oom"))
+
+    def events(self, *actions: str) -> list[dict[str, Any]]:
+        """What the engine logged of the container until now, of these ``actions`` (``oom``: a
+        process killed for memory; ``die``: its end, with the exit code)."""
+        # ``until`` to the microsecond (an OOM kill a moment ago counts): the engine takes
+        # fractions of a second, which docker-py passes on although its stubs say int
+        until: Any = time.time()
+        return checked("events", lambda: list(self.api.events(
+            since=int(self.created) - 1, until=until,
+            filters={"container": self.id, "event": list(actions)}, decode=True)))
 
     def log(self) -> str:
         """The container's state and the head of what it printed, for the judge log."""
@@ -170,15 +178,23 @@ class DockerSandbox(Sandbox):
         killed the runner), or None when the runner exited by itself (the judge's fault)."""
         if not self.removed.wait(2.0):
             self.kill()
-            self.removed.wait(self.engine.timeout_s)
+            self.removed.wait(self.api.timeout)
         if self.output.flooded:
             return "output_limit"
-        if self.oom_kills():
+        events = self.events("oom", "die")
+        if any(event.get("Action") == "oom" for event in events):
             return "memory_limit"
-        return "killed" if (self.exit_status or 0) > 128 else None
+        codes = [int(event.get("Actor", {}).get("Attributes", {}).get("exitCode", 0))
+                 for event in events if event.get("Action") == "die"]
+        return "killed" if max(codes, default=0) > 128 else None
 
-    def _wait_removed(self, exit_status: Callable[[], int | None]) -> None:
-        self.exit_status = exit_status()
+    def _wait_removed(self) -> None:
+        """Set ``removed`` once the engine has removed the container (at once if it is gone
+        already, or the engine cannot tell)."""
+        try:
+            self.api.wait(self.id, timeout=None, condition="removed")
+        except (DockerException, RequestException):
+            pass
         self.removed.set()
 
     def _send(self, line: bytes) -> None:
@@ -189,24 +205,25 @@ class DockerSandbox(Sandbox):
 
     def _remove(self) -> None:
         try:
-            self.engine.call("DELETE", f"/containers/{self.id}", query={"force": 1},
-                             ok=(204, 404, 409))
+            checked("remove", self.api.remove_container, self.id, force=True)
         except EngineError as exc:
-            log.warning("could not remove sandbox container %s: %s", self.id[:12], exc)
+            if exc.status not in GONE:
+                log.warning("could not remove sandbox container %s: %s", self.id[:12], exc)
 
 
-def connect(settings: Settings) -> Engine:
+def engine(settings: Settings) -> docker.APIClient:
     """The engine at ``settings.docker_socket``, checked to have the runner image."""
-    engine = Engine(str(settings.docker_socket))
-    engine.call("GET", f"/images/{settings.docker_image}/json", ok=(200,))
-    return engine
+    api = connect(str(settings.docker_socket))
+    checked(f"image {settings.docker_image}", api.inspect_image, settings.docker_image)
+    return api
 
 
 def sandbox_factory(settings: Settings, cpu_seconds: int) -> Callable[[], DockerSandbox]:
     """What a pool calls to start one sandbox container (the engine checked first)."""
-    engine = connect(settings)
-    config = container_config(settings, f"{socket.gethostname()}:{os.getpid()}", cpu_seconds)
-    return lambda: DockerSandbox(engine, settings, config)
+    api = engine(settings)
+    config = container_config(settings, f"{socket.gethostname()}:{os.getpid()}", cpu_seconds,
+                              api.api_version)
+    return lambda: DockerSandbox(api, settings, config)
 
 
 def make_pool(settings: Settings, cpu_seconds: int,
@@ -223,9 +240,9 @@ def preflight(settings: Settings) -> tuple[list[str], str]:
     if settings.workers == 0:
         return [], "docker sandbox: submissions are graded by separate workers"
     try:
-        engine = connect(settings)
+        api = engine(settings)
+        version = checked("version", api.version).get("Version", "?")
     except EngineError as exc:
         return [f"{exc} (the docker sandbox needs the engine's socket and the runner image "
                 f"{settings.docker_image}: see docs/deploy.md)"], ""
-    return [], (f"docker containers of {settings.docker_image} "
-                f"(engine {engine.version.get('Version', '?')})")
+    return [], f"docker containers of {settings.docker_image} (engine {version})"

@@ -5,15 +5,16 @@ from __future__ import annotations
 
 import os
 import socket
+import struct
 
 from server.sandbox.docker_backend import LABEL, container_config
-from server.sandbox.docker_engine import FRAME_HEADER, Attachment
+from server.sandbox.docker_engine import Attachment
 from server.settings import Settings
 
 
 def test_container_is_locked_down() -> None:
     settings = Settings(memory_limit_mb=512, pids_limit=100, cpu_quota=1.5, tmpfs_mb=32)
-    config = container_config(settings, "worker-1:7", cpu_seconds=300)
+    config = container_config(settings, "worker-1:7", cpu_seconds=300, api_version="1.41")
     host = config["HostConfig"]
     assert config["User"] == "65534:65534"
     assert config["NetworkDisabled"] and host["NetworkMode"] == "none"
@@ -31,6 +32,8 @@ def test_container_is_locked_down() -> None:
     assert {u["Name"]: u["Hard"] for u in host["Ulimits"]}["fsize"] == 32 << 20
     assert config["Labels"] == {LABEL: "worker-1:7"}
     assert config["Image"] == settings.docker_image
+    assert config["OpenStdin"] and config["StdinOnce"] and not config["Tty"]
+    assert config["AttachStdin"] and config["AttachStdout"] and config["AttachStderr"]
 
 
 def test_output_is_split_by_stream() -> None:
@@ -40,8 +43,8 @@ def test_output_is_split_by_stream() -> None:
     attachment = Attachment(ours)
     attachment.split(result_w, output_w)
     frames = [(1, b'{"ready": true}\n'), (2, b"learner prints\n"), (1, b""), (1, b'{"name": "a"}\n')]
-    for kind, payload in frames:
-        theirs.sendall(FRAME_HEADER.pack(kind, len(payload)) + payload)
+    for kind, payload in frames:  # the engine's frame: stream, 3 zero bytes, length
+        theirs.sendall(struct.pack(">BxxxI", kind, len(payload)) + payload)
     theirs.close()
     attachment.thread.join(timeout=5)
     with os.fdopen(result_r, "rb") as results, os.fdopen(output_r, "rb") as output:
