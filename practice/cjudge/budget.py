@@ -13,7 +13,8 @@ only block p of rank 0's row (1 element)".
 
 from __future__ import annotations
 
-from .switch.trace import Message, Request, SwitchTrace
+from .switch.reduce import DTYPES
+from .switch.trace import Message, Request, SwitchTrace, recorded_values
 from .units import plural
 
 
@@ -48,9 +49,10 @@ def _where(trace: SwitchTrace, rank: int, size: int) -> tuple[str, str]:
             parts_zh.append(f"{at_zh}向 {ranks_text(to, zh=True)} 发送 {len(reqs)} 条消息，"
                             f"{amount_zh}")
         else:
-            calls = kind if len(reqs) == 1 else f"{len(reqs)} {kind} calls"
+            api = reqs[0]["api"] or kind  # what the learner called: all_gather_into_tensor
+            calls = api if len(reqs) == 1 else f"{len(reqs)} {api} calls"
             parts.append(f"{at}{calls}, {plural(elements, 'element')}")
-            parts_zh.append(f"{at_zh}{len(reqs)} 次 {kind}，{elements} 个元素")
+            parts_zh.append(f"{at_zh}{len(reqs)} 次 {api}，{elements} 个元素")
     return "; ".join(parts), "；".join(parts_zh)
 
 
@@ -88,3 +90,70 @@ def over_budget(trace: SwitchTrace, rank: int, sent: int, limit: int, size: int,
         if why:
             en, zh = f"{en}. {why[0][0].upper()}{why[0][1:]}", f"{zh}。{why[1]}"
     return en, zh
+
+
+class _Sent:
+    """What a rank sent one way: bytes, elements, and their values where recorded."""
+
+    def __init__(self) -> None:
+        self.bytes, self.elements = 0, 0
+        self.values: list[float | int] | None = []
+
+    def add(self, nbytes: int, elements: int, got: list[float | int] | None) -> None:
+        self.bytes, self.elements = self.bytes + nbytes, self.elements + elements
+        self.values = self.values + got if self.values is not None and got is not None else None
+
+
+def _sent_by(trace: SwitchTrace, rank: int) -> dict[str, _Sent]:
+    """What ``rank`` sent, by where it went: ``"rank d"`` for its messages to d, a collective's
+    name for its calls of it."""
+    apis = {r["id"]: r["api"] or r["kind"] for r in trace["requests"]}
+    units = {r["id"]: DTYPES[r["dtype"]][1] if r["dtype"] in DTYPES else 1
+             for r in trace["requests"]}
+    out: dict[str, _Sent] = {}
+    for m in sorted(trace["messages"], key=lambda m: m["send"]):
+        if m["src"] == rank and m["dst"] != rank and m["bytes"] and m["send"] in apis:
+            out.setdefault(f"rank {m['dst']}", _Sent()).add(
+                m["bytes"], m["bytes"] // units[m["send"]], recorded_values(m.get("data")))
+    for req in trace["requests"]:
+        if req["graded"] and req["rank"] == rank and req["kind"] not in ("send", "recv") and \
+                req["sent"]:
+            out.setdefault(apis[req["id"]], _Sent()).add(req["sent"], req["sent"] // units[req["id"]],
+                                                          None)
+    return out
+
+
+def _one(key: str, got: _Sent, want: _Sent, algo: tuple[str, str]) -> tuple[str, str]:
+    """One way the rank sent more than the reference, and why that is more."""
+    to, to_zh = (f"to {key}", f"发给 {key}") if key.startswith("rank") else (f"in {key}", f"在 {key} 中")
+    why, why_zh = "", ""
+    if got.elements == want.elements:
+        why = (f" (as many elements, {got.bytes // max(got.elements, 1)} bytes each where "
+               f"{algo[0]}'s take {want.bytes // max(want.elements, 1)})")
+        why_zh = (f"（元素个数相同，但每个 {got.bytes // max(got.elements, 1)} 字节，而{algo[1]}的"
+                  f"每个 {want.bytes // max(want.elements, 1)} 字节）")
+    elif got.values and want.values:
+        wanted = set(want.values)
+        unneeded = sum(1 for v in got.values if v not in wanted)
+        if unneeded:
+            why = f" ({unneeded} of your {got.elements} elements are none that {algo[0]} sends there)"
+            why_zh = f"（你的 {got.elements} 个元素中有 {unneeded} 个是{algo[1]}从不发往那里的）"
+    return (f"{got.bytes} bytes {to} where {algo[0]} sends {want.bytes}{why}",
+            f"{to_zh} {got.bytes} 字节，而{algo[1]}发送 {want.bytes} 字节{why_zh}")
+
+
+def against_reference(learner: SwitchTrace, reference: SwitchTrace, rank: int,
+                      algo: tuple[str, str]) -> tuple[str, str] | None:
+    """Where ``rank`` sent more than the reference's same rank on the same inputs, and what its
+    receivers did not need (elements the reference never sends them, or wider elements); None
+    if it sent no more anywhere."""
+    mine, ref = _sent_by(learner, rank), _sent_by(reference, rank)
+    parts = [_one(k, got, ref.get(k, _Sent()), algo) for k, got in mine.items()
+             if got.bytes > ref.get(k, _Sent()).bytes]
+    if not parts:
+        return None
+    total = sum(v.bytes for v in ref.values())
+    return (f"on the same inputs {algo[0]}'s rank {rank} sends {total} bytes; yours sends "
+            + "; ".join(en for en, _ in parts),
+            f"在同样的输入上，{algo[1]}的 rank {rank} 共发送 {total} 字节；你的发送："
+            + "；".join(zh for _, zh in parts))

@@ -1,17 +1,22 @@
-"""A wrong answer's cause from its run: a request never waited, else the first step where the
-run departs from the reference's on the same inputs; the stock guess from one element is
-dropped when the evidence names the cause."""
+"""A wrong answer's cause from its run: a request never waited, else the first message or
+collective call where the run departs from the reference's on the same inputs, else that every
+exchange matched; the stock guess from one element is dropped when the evidence contradicts it
+or names the cause."""
 
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable
 
 from .. import values
+from ..budget import against_reference
 from ..chunks import ONE_WRONG_CHUNK
 from ..protocol import CaseSpec, JobSpec, RawCase
 from ..verdict_json import CaseResult
-from . import divergence
+from . import calls, divergence
+from .matched import matched
+from .sends import sends
 from .waits import never_waited
 
 RunCase = Callable[[JobSpec, CaseSpec], RawCase]
@@ -49,23 +54,76 @@ def _element_hint(exercise, spec: CaseSpec, raw: RawCase) -> tuple[str, str] | N
     return None
 
 
+def _without_guess(en: str, zh: str, guess: tuple[str, str] | None) -> tuple[str, str]:
+    """The message without the grader's guess from its first wrong element: the one given
+    (a 1-D result's), else what follows the count of wrong elements up to the chunk summary."""
+    if guess:
+        return en.replace(f"; {guess[0]}", "", 1), zh.replace(f"；{guess[1]}", "", 1)
+    return (re.sub(r"(elements? wrong\)); .*?(?=\. In all, |$)", r"\1", en, count=1),
+            re.sub(r"(个错误）)；.*?(?=。总计|$)", r"\1", zh, count=1))
+
+
+def _cause(exercise, spec: CaseSpec, raw: RawCase,
+           run: RunCase | None) -> tuple[tuple[str, str], bool] | None:
+    """The evidence's cause, and whether the element guess stays (it does where every exchange
+    matched and the result does not contradict it)."""
+    missed = never_waited(raw["trace"])
+    if missed is not None:
+        return missed, False
+    ref = reference_run(exercise, spec, run) if run is not None else None
+    if ref is None:
+        return None
+    for compare in (divergence.explain, calls.explain):
+        cause = compare(exercise, spec, raw["trace"], ref["trace"])
+        if cause is not None:
+            return cause, False
+    if any(sends(ref["trace"])):
+        return matched(exercise, spec, raw, collective=False)
+    if any(calls.calls(ref["trace"])):
+        return matched(exercise, spec, raw, collective=True)
+    return None
+
+
+def _explain_bytes(exercise, spec: CaseSpec, raw: RawCase, result: CaseResult,
+                   run: RunCase | None) -> None:
+    """Over the byte bound, where the grader does not say what the receivers needed: where the
+    rank sent more than the reference's same rank on the same inputs (in place; total)."""
+    sent = result.get("bytes_sent")
+    if run is None or getattr(exercise.grader, "needs", None) is not None or \
+            not isinstance(sent, list):
+        return
+    bounds = result.get("bytes_bounds") or [result["bytes_bound"]] * len(sent)
+    over = [r for r, b in enumerate(sent) if b > bounds[r]]
+    if not over:
+        return  # over a bound on messages, said by the grader
+    try:
+        ref = reference_run(exercise, spec, run)
+        algo = exercise.messages.algorithm if exercise.messages else ("the reference", "参考解")
+        worst = max(over, key=lambda r: sent[r] - bounds[r])
+        why = against_reference(raw["trace"], ref["trace"], worst, algo) if ref else None
+        if why is not None:
+            result["message"] = f"{result['message']}. {why[0][0].upper()}{why[0][1:]}"
+            result["message_zh"] = f"{result['message_zh']}。{why[1]}"
+    except Exception:  # noqa: BLE001 - a diagnosis is dropped, never the verdict
+        log.exception("%s, case %s: dropped a diagnosis that failed", exercise.id, spec["name"])
+
+
 def explain(exercise, spec: CaseSpec, raw: RawCase, result: CaseResult,
             run: RunCase | None) -> None:
-    """Put the evidence's cause into a wrong answer's message (in place); total: a diagnosis
-    that fails is logged and dropped."""
+    """Put the evidence's cause into a wrong answer's or an over_budget message (in place);
+    total: a diagnosis that fails is logged and dropped."""
+    if result["verdict"] == "over_budget":
+        _explain_bytes(exercise, spec, raw, result, run)
     if result["verdict"] != "wrong_answer":
         return
     try:
-        cause = never_waited(raw["trace"])
-        if cause is None and run is not None:
-            ref = reference_run(exercise, spec, run)
-            cause = divergence.explain(exercise, spec, raw["trace"], ref["trace"]) if ref else None
-        if cause is None:
+        found = _cause(exercise, spec, raw, run)
+        if found is None:
             return
+        cause, keep = found
         en, zh = result["message"], result["message_zh"]
-        guess = _element_hint(exercise, spec, raw)
-        if guess:  # the evidence names the cause: the guesses from the result go
-            en, zh = en.replace(f"; {guess[0]}", "", 1), zh.replace(f"；{guess[1]}", "", 1)
+        if not keep:  # the evidence names the cause: the guesses from the result go
+            en, zh = _without_guess(en, zh, _element_hint(exercise, spec, raw))
         en, zh = en.replace(ONE_WRONG_CHUNK[0], ""), zh.replace(ONE_WRONG_CHUNK[1], "")
         result["message"] = f"{en}. Cause: {cause[0]}"
         result["message_zh"] = f"{zh}。原因：{cause[1]}"

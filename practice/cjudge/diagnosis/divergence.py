@@ -5,45 +5,25 @@ by destination and payload. The earliest send (fewest sends before it) that diff
 send at the same place is where the learner's algorithm first left the reference's; later
 differences follow from it. When the grader can read what a message carries
 (``chunk_reader``: a chunk and whose contributions it sums), the step is said in the exercise's
-terms: its phase (a reduce-scatter sends partial sums, an all-gather complete ones or blocks),
-its step in the phase, and the chunk each run sends. When every message matches, the values
-were exchanged as the reference exchanges them and the fault is in what became of them.
+terms: in a ring, its phase (a reduce-scatter sends partial sums, an all-gather complete ones or blocks),
+its step in the phase, and the chunk each run sends; a payload it cannot read is shown by its
+first elements. A departing send that carries what a receive of the same rank delivered only
+later, the receive waited on after the send, read that buffer before its wait.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from ..protocol import CaseSpec
-from ..switch.trace import SwitchTrace, recorded_values
+from ..switch.trace import SwitchTrace
+from ..units import plural
+from .sends import Send, sends
+from .values import ordinal, shown_list
+from .waits import read_before_wait
 
 Reader = Callable[[list[float]], tuple[int, list[int]] | None]
-
-
-@dataclass(frozen=True)
-class Send:
-    """One graded point-to-point send of a rank, in its program order."""
-
-    rank: int
-    index: int  # among the rank's sends
-    dst: int | None
-    values: tuple[float | int, ...] | None
-    line: int | None
-
-
-def sends(trace: SwitchTrace) -> list[list[Send]]:
-    """Per rank, its graded sends in program order, with what each carried."""
-    data = {m["send"]: recorded_values(m.get("data")) for m in trace["messages"]}
-    out: list[list[Send]] = [[] for _ in range(trace["world_size"])]
-    for req in sorted(trace["requests"], key=lambda r: r["posted"]):
-        if req["graded"] and req["kind"] == "send":
-            got = data.get(req["id"])
-            rank = req["rank"]
-            out[rank].append(Send(rank, len(out[rank]), req["peer"],
-                                  None if got is None else tuple(got), req["line"]))
-    return out
 
 
 def _same(a: Send, b: Send) -> bool:
@@ -76,9 +56,7 @@ def _label(read: Reader | None, send: Send, world: int) -> tuple[str, str]:
     found = read(list(send.values)) if read is not None and send.values else None
     noun, noun_zh = getattr(read, "noun", ("chunk", "块"))
     if found is None:
-        many = len(send.values)
-        return (f"{many} value{'s' if many != 1 else ''} that {'are' if many != 1 else 'is'} no "
-                f"{noun} of the inputs", f" {many} 个不属于任何输入{noun_zh}的值")
+        return shown_list(send.values), f" {shown_list(send.values)} "
     chunk, ranks = found
     if getattr(read, "mode", "reduce") == "gather":
         return f"block {chunk} (rank {chunk}'s)", f"第 {chunk} 块（rank {chunk} 的）"
@@ -103,11 +81,28 @@ def _phase(read: Reader | None, send: Send, world: int) -> tuple[str, str] | Non
     return "reduce-scatter", "reduce-scatter"
 
 
+def _seen_before(send: Send, mine: list[Send], ref: list[Send], algo: str) -> tuple[str, str]:
+    """Where the departing send's values were sent before: an earlier send of the rank's own
+    (it did not move on), or another step of the reference's (an off-by-one)."""
+    if send.values is None:
+        return "", ""
+    same = next((s for s in mine[:send.index] if s.values == send.values), None)
+    if same is not None:
+        at = f", line {same.line}" if same.line else ""
+        return (f" (again the values of its own {ordinal(same.index + 1)} send{at})",
+                f"（又是它第 {same.index + 1} 次发送的值）")
+    other = next((s for s in ref if s.values == send.values and s.index != send.index), None)
+    if other is not None:
+        return (f" ({algo}'s {ordinal(other.index + 1)} send)",
+                f"（即第 {other.index + 1} 次发送的内容）")
+    return "", ""
+
+
 def explain(exercise: Any, spec: CaseSpec, learner: SwitchTrace,
             reference: SwitchTrace) -> tuple[str, str] | None:
-    """Where the learner's run first departs from the reference's, in the exercise's terms;
-    or, when every message matched, that the values exchanged were right and what became of
-    them is not. None when the runs have no messages to compare."""
+    """Where the learner's run first departs from the reference's, in the exercise's terms:
+    a buffer sent before the receive into it was waited on, or the step that differs. None when
+    the reference sends nothing or every message matched."""
     ref_sends = sends(reference)
     if not any(ref_sends):
         return None
@@ -118,16 +113,22 @@ def explain(exercise: Any, spec: CaseSpec, learner: SwitchTrace,
                                                                           "参考解")
     found = first_departure(learner, reference)
     if found is None:
-        return (f"every message matched {algo}'s, step for step, so each rank received all it "
-                "needed; the fault is in what your code did with the values it received: where "
-                "it added or wrote them, or what it returned",
-                f"每条消息都与{algo_zh}逐步一致，每个 rank 都收到了所需的全部数据；错误在于你的代码"
-                "如何处理收到的值：把它们加到或写到了哪里，或者返回了什么")
+        return None
     send, want = found
-    phase = _phase(read, want, world) if want is not None else None
+    late = read_before_wait(learner, send, want)
+    if late is not None:
+        return late
+    ring = all(s.dst == (s.rank + 1) % world for ours in ref_sends for s in ours)
+    phase = _phase(read, want, world) if want is not None and ring else None  # a ring's phases
     step = want.index + 1 if want is not None else send.index + 1
     before, before_zh = "", ""
-    if phase is not None and want is not None:
+    if ring and read is None and want is not None and world > 1 and \
+            getattr(exercise, "builtin", "") == "all_reduce" and \
+            all(len(ours) % (2 * (world - 1)) == 0 for ours in ref_sends):  # all-reduce rings
+        first = want.index % (2 * (world - 1)) < world - 1
+        phase = ("reduce-scatter", "reduce-scatter") if first else ("all-gather", "all-gather")
+        step = want.index % (world - 1) + 1
+    elif phase is not None and want is not None:
         same = [s for s in ref_sends[want.rank] if _phase(read, s, world) == phase]
         step = same.index(want) + 1 if want in same else step
         earlier = ref_sends[want.rank][:want.index]
@@ -136,16 +137,19 @@ def explain(exercise: Any, spec: CaseSpec, learner: SwitchTrace,
             if done is not None and done != phase:
                 before = f"your {done[0]} matches {algo}'s; "
                 before_zh = f"你的 {done[1]} 与{algo_zh}一致；"
-    where = f"{phase[0]} step {step}" if phase else f"send {step}"
+    where = f"{phase[0]} step {step}" if phase else f"{ordinal(step)} send"
     where_zh = f"{phase[1]} 第 {step} 步" if phase else f"第 {step} 次发送"
     line, line_zh = (f" (line {send.line})", f"（第 {send.line} 行）") if send.line else ("", "")
+    again, again_zh = _seen_before(send, sends(learner)[send.rank], ref_sends[send.rank], algo)
     if send.values is None:  # the learner stopped sending
-        ours, ours_zh = (f"rank {send.rank} sends nothing more after {send.index} sends",
-                         f"rank {send.rank} 在 {send.index} 次发送之后不再发送")
+        ours, ours_zh = ((f"rank {send.rank}, which sends nothing more after its "
+                          f"{plural(send.index, 'send')}", f"rank {send.rank}：它在 {send.index} "
+                          "次发送之后不再发送") if send.index else
+                         (f"rank {send.rank}, which sends nothing", f"rank {send.rank}：它什么也不发送"))
     else:
         what, what_zh = _label(read, send, world)
-        ours = f"rank {send.rank}'s {where}{line}: it sends {what} to rank {send.dst}"
-        ours_zh = f"rank {send.rank} 的 {where_zh}{line_zh}：它把{what_zh}发给 rank {send.dst}"
+        ours = f"rank {send.rank}'s {where}{line}: it sends {what}{again} to rank {send.dst}"
+        ours_zh = f"rank {send.rank} 的 {where_zh}{line_zh}：它把{what_zh}{again_zh}发给 rank {send.dst}"
     if want is None:
         theirs, theirs_zh = f"{algo} sends nothing more there", f"{algo_zh}此时不再发送"
     else:

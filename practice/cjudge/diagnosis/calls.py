@@ -1,0 +1,130 @@
+"""The first collective call where a wrong run departs from the exercise's reference run on the
+same inputs, for exercises built on collectives (no point-to-point messages to compare).
+
+The switch records each graded collective's inputs (``Collective.data``). Each rank's collective
+calls, in program order, are compared with the reference's: the kind of call, then its input.
+The earliest call that differs (fewest calls before it, then lowest rank) is where the learner's
+run first leaves the reference's: a different call, an input given to another of the
+reference's calls (an off-by-one among the layers or steps), or an input that differs from the
+first element on (the values computed before the call).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..primitives import DISPLAY
+from ..protocol import CaseSpec
+from ..switch.trace import SwitchTrace, recorded_values
+from ..units import plural
+from .values import ordinal, shown
+
+
+@dataclass(frozen=True)
+class Call:
+    """One graded collective call of a rank, in its program order."""
+
+    rank: int
+    index: int  # among the rank's graded collective calls
+    kind: str
+    api: str
+    values: tuple[float | int, ...] | None  # its input, when recorded
+    line: int | None
+
+
+def calls(trace: SwitchTrace) -> list[list[Call]]:
+    """Per rank, its graded collective calls in program order, with their inputs."""
+    inputs: dict[int, tuple[float | int, ...] | None] = {}
+    for coll in trace["collectives"]:
+        for i, rid in enumerate(coll["requests"]):
+            data = coll.get("data")
+            got = recorded_values(data[i]) if data and i < len(data) else None
+            inputs[rid] = None if got is None else tuple(got)
+    out: list[list[Call]] = [[] for _ in range(trace["world_size"])]
+    for req in sorted(trace["requests"], key=lambda r: r["posted"]):
+        if req["graded"] and req["kind"] not in ("send", "recv") and req["kind"] in DISPLAY:
+            rank = req["rank"]
+            out[rank].append(Call(rank, len(out[rank]), req["kind"],
+                                  req["api"] or DISPLAY[req["kind"]], inputs.get(req["id"]),
+                                  req["line"]))
+    return out
+
+
+def _differs(mine: Call, theirs: Call) -> bool:
+    if mine.kind != theirs.kind:
+        return True
+    return mine.values is not None and theirs.values is not None and mine.values != theirs.values
+
+
+def first_departure(learner: SwitchTrace, reference: SwitchTrace) -> tuple[Call | None, Call | None] | None:
+    """The learner's earliest call that differs from the reference's at its place and that
+    reference call (either None where one run makes no more calls), or None when none differs."""
+    found: list[tuple[int, int, Call | None, Call | None]] = []
+    for rank, (ours, theirs) in enumerate(zip(calls(learner), calls(reference), strict=True)):
+        for i in range(max(len(ours), len(theirs))):
+            mine = ours[i] if i < len(ours) else None
+            want = theirs[i] if i < len(theirs) else None
+            if mine is None or want is None or _differs(mine, want):
+                found.append((i, rank, mine, want))
+                break
+    if not found:
+        return None
+    _, _, mine, want = min(found, key=lambda f: (f[0], f[1]))
+    return mine, want
+
+
+def _what_differs(mine: Call, want: Call, ref_calls: list[Call], algo: tuple[str, str]) -> tuple[str, str]:
+    """How the learner's input departs from the reference's at the same call."""
+    a, a_zh = algo
+    same = [c for c in ref_calls if c.kind == mine.kind and c.values == mine.values]
+    if same and same[0].index != want.index:
+        j = same[0].index
+        return (f"its input is the one {a} gives its {ordinal(j + 1)} call, not its "
+                f"{ordinal(want.index + 1)}",
+                f"它的输入是{a_zh}给第 {j + 1} 次调用的，而不是第 {want.index + 1} 次的")
+    assert mine.values is not None and want.values is not None
+    if len(mine.values) != len(want.values):
+        return (f"its input has {len(mine.values)} elements where {a}'s has {len(want.values)}",
+                f"它的输入有 {len(mine.values)} 个元素，而{a_zh}的有 {len(want.values)} 个")
+    i = next(k for k, (g, w) in enumerate(zip(mine.values, want.values, strict=True)) if g != w)
+    return (f"its input differs from {a}'s at element {i} ({shown(mine.values[i])} where {a} "
+            f"has {shown(want.values[i])}): what this rank computed or passed before the call "
+            "already differs",
+            f"它的输入从第 {i} 个元素起与{a_zh}的不同（{shown(mine.values[i])}，而{a_zh}为 "
+            f"{shown(want.values[i])}）：这个 rank 在调用之前算出或传入的值就已不同")
+
+
+def explain(exercise: Any, spec: CaseSpec, learner: SwitchTrace,
+            reference: SwitchTrace) -> tuple[str, str] | None:
+    """Where the learner's collective calls first depart from the reference's, in words; None
+    when the reference makes none or every call matched."""
+    ref_calls = calls(reference)
+    if not any(ref_calls):
+        return None
+    found = first_departure(learner, reference)
+    if found is None:
+        return None
+    mine, want = found
+    algo = exercise.messages.algorithm if exercise.messages else ("the reference", "参考解")
+    a, a_zh = algo
+    if mine is None:
+        assert want is not None
+        if not want.index:
+            return (f"rank {want.rank} makes no collective call, where {a} calls {want.api}",
+                    f"rank {want.rank} 没有任何集合通信调用，而{a_zh}调用了 {want.api}")
+        return (f"rank {want.rank} makes only {plural(want.index, 'collective call')}; {a} then "
+                f"makes its {ordinal(want.index + 1)}, {want.api}",
+                f"rank {want.rank} 只做了 {want.index} 次集合通信；而{a_zh}接着做第 "
+                f"{want.index + 1} 次：{want.api}")
+    at, at_zh = (f" (line {mine.line})", f"（第 {mine.line} 行）") if mine.line else ("", "")
+    call = f"rank {mine.rank}'s {ordinal(mine.index + 1)} collective call, {mine.api}{at}"
+    call_zh = f"rank {mine.rank} 的第 {mine.index + 1} 次集合通信 {mine.api}{at_zh}"
+    if want is None:
+        why, why_zh = f"{a} makes no such call", f"{a_zh}没有这次调用"
+    elif mine.kind != want.kind:
+        why, why_zh = f"{a} calls {want.api} there", f"{a_zh}此处调用的是 {want.api}"
+    else:
+        why, why_zh = _what_differs(mine, want, ref_calls[mine.rank], algo)
+    return (f"your run first departs from {a} at {call}: {why}",
+            f"你的运行最早偏离{a_zh}之处是{call_zh}：{why_zh}")
