@@ -1,10 +1,12 @@
 """A corpus of plausible learner mistakes: each wrong answer's message names its cause.
 
-Every file under ``tests/mistakes/<exercise>/`` starts with ``# expect: <verdict>``, then
-``# names: <part>; <part>`` lines (what the English message must say: the step, the phase,
-the line, the missed wait) and ``# names_zh:`` lines (the same in the Chinese message). Each is judged on the
-simulated runtime with the reference's run as evidence (``judge_code(..., explore=...)``), and
-no message may name a call the exercise does not allow (advice it forbids).
+The files and their headers are described in :mod:`tests.mistakes.corpus`. Each is judged on
+the simulated runtime with the reference's run as evidence (``judge_code(..., explore=...)``):
+its verdict is the one declared, and agrees with what real gloo did (the ``# gloo:`` line);
+every ``# names:`` part is in the English message and every ``# names_zh:`` part in the Chinese
+one; a missed wait is blamed only where the header says so; and no message names a call the
+exercise does not allow (advice it forbids). A file marked ``# weak:`` is a strict xfail: its
+message does not name the cause yet.
 """
 
 from __future__ import annotations
@@ -19,34 +21,62 @@ from cjudge.primitives import CANONICAL
 from cjudge.sim.runtime import run_case
 from tests.kernel.helpers import exercise
 
-HERE = Path(__file__).parent
-FILES = sorted(HERE.glob("*/*.py"))
+from .corpus import AGREES, FILES, HERE, exercise_of, gloo_record, header
 
 
-def header(text: str, key: str) -> list[str]:
-    """The parts of the ``# key:`` lines (one or more)."""
-    found = re.findall(rf"^# {key}: (.*)$", text, re.M)
-    assert found, f"no '# {key}:' line"
-    return [part.strip() for line in found for part in line.split(";")]
+def failing_case(path: Path) -> tuple[dict, dict]:
+    """The verdict JSON of the file on the simulated runtime, and its first failing case."""
+    ex = exercise_of(path)
+    result = judge_code(ex, path.read_text(encoding="utf-8"), path.name, run_case, "sim",
+                        explore=run_case)
+    return result, next(c for c in result["cases"] if c["verdict"] != "accepted")
 
 
-@pytest.mark.parametrize("path", FILES, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def forbidden_calls(path: Path, text: str) -> list[str]:
+    """The calls the file's exercise forbids that ``text`` names: a name with an underscore
+    anywhere, a plain word ("gather", "send") only as a call ("gather(", "dist.gather"). An
+    exercise that allows no call at all (a model to compute) names collectives as its subject."""
+    allowed = exercise_of(path).allowed
+    if not allowed:
+        return []
+    said = []
+    for call in sorted(set(CANONICAL) - set(allowed)):
+        word = rf"(?<![\w-]){call}(?![\w-])" if "_" in call else rf"(?:dist\.{call}\b|\b{call}\()"
+        if re.search(word, text):
+            said.append(call)
+    return said
+
+
+def _params() -> list:
+    params = []
+    for path in FILES:
+        weak = header(path.read_text(encoding="utf-8"), "weak", required=False)
+        marks = [pytest.mark.xfail(strict=True, reason=weak[0])] if weak else []
+        params.append(pytest.param(path, marks=marks, id=f"{path.parent.name}/{path.stem}"))
+    return params
+
+
+def test_the_corpus_covers_every_exercise_three_times() -> None:
+    counts = {p.parent.name: sum(1 for f in FILES if f.parent == p.parent) for p in FILES}
+    assert len(counts) >= 25 and min(counts.values()) >= 3, counts
+
+
+@pytest.mark.parametrize("path", _params())
 def test_message_names_the_cause(path: Path) -> None:
-    ex = exercise(path.parent.name.replace("_", "-"))
     code = path.read_text(encoding="utf-8")
-    result = judge_code(ex, code, path.name, run_case, "sim", explore=run_case)
+    result, case = failing_case(path)
     assert result["verdict"] == header(code, "expect")[0]
-    case = next(c for c in result["cases"] if c["verdict"] != "accepted")
+    if not header(code, "diverges", required=False):  # what gloo did, judged
+        assert result["verdict"] in AGREES[gloo_record(path)[0]]
     for part in header(code, "names"):
         assert part in case["message"], (part, case["message"])
     for part in header(code, "names_zh"):
         assert part in case["message_zh"], (part, case["message_zh"])
     if not any("never waited" in part for part in header(code, "names")):
         assert "never waited" not in case["message"]  # blocking and waited calls are not blamed
-    forbidden = sorted(set(CANONICAL) - set(ex.allowed))
-    for text in (case["message"], case["message_zh"], case["smallest"]["message"]):
-        said = [call for call in forbidden if re.search(rf"(?<![\w-]){call}(?![\w-])", text)]
-        assert not said, (said, text)
+    smallest = case.get("smallest", {}).get("message", "")
+    for text in (case["message"], case["message_zh"], smallest):
+        assert not forbidden_calls(path, text), text
 
 
 def test_smallest_case_is_smaller_and_shows_its_values() -> None:

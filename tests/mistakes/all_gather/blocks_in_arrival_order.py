@@ -1,5 +1,6 @@
 # expect: wrong_answer
-# names: every message matched the ring's; what it returned
+# gloo: wrong on sample-4-ranks
+# names: every message matched the ring's; block 1 should be rank 1's x, but element 0 of it is rank 3's
 # names_zh: 每条消息都与环形算法逐步一致
 # Right messages, but the blocks are concatenated in the order they arrived, not rank order.
 import torch

@@ -1,6 +1,7 @@
 # expect: wrong_answer
-# names: all-gather step 1 (line 17); 1 value that is no chunk of the inputs; the ring sends block 0
-# names_zh: all-gather 第 1 步（第 17 行）
+# gloo: wrong on sample-4-ranks
+# names: rank 0's all-gather step 1 (line 18): it sends [0] to rank 1; the ring sends block 0 (rank 0's)
+# names_zh: all-gather 第 1 步（第 18 行）
 # Forwards block r - s - 1, which it has not received yet, instead of block r - s.
 import torch
 import torch.distributed as dist

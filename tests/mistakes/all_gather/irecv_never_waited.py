@@ -1,6 +1,7 @@
 # expect: wrong_answer
-# names: irecv (line 17) was never waited on
-# names_zh: irecv（第 17 行） 从未等待
+# gloo: wrong on sample-4-ranks
+# names: irecv (line 18) was never waited on
+# names_zh: irecv（第 18 行） 从未等待
 # Never waits on the receive: the next step forwards a block that has not arrived.
 import torch
 import torch.distributed as dist

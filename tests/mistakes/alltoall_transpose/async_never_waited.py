@@ -1,6 +1,7 @@
 # expect: wrong_answer
-# names: all_to_all_single (line 13) was never waited on
-# names_zh: all_to_all_single（第 13 行） 从未等待
+# gloo: wrong on sample-4-ranks
+# names: all_to_all_single (line 14) was never waited on
+# names_zh: all_to_all_single（第 14 行） 从未等待
 # async_op=True returns a work that is never waited: the result is read before it is written.
 import torch
 import torch.distributed as dist

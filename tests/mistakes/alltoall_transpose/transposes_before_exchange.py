@@ -1,6 +1,8 @@
 # expect: wrong_answer
-# names: should be M[; but is M[
-# names_zh: 应为 M[
+# gloo: wrong on 3-ranks-k2
+# names: rank 0's 1st collective call
+# names: all_to_all_single (line 15): its input differs from the reference's at element 1
+# names_zh: all_to_all_single（第 15 行）
 # Transposes its own blocks before sending, so each block arrives reordered.
 import torch
 import torch.distributed as dist

@@ -1,5 +1,7 @@
 # expect: wrong_answer
-# names: should be M[1][0]; but is M[0][1]
+# gloo: wrong on 3-ranks-k2
+# names: every collective call matched the reference's
+# names: element [0][1] should be M[1][0] (rank 1's element 0) but is M[0][1]
 # names_zh: 应为 M[1][0]
 # Reads the received row as (k, n) directly: block j's elements end up along a row.
 import torch

@@ -1,6 +1,7 @@
 # expect: wrong_answer
-# names: rank 0's reduce-scatter step 2 (line 16); the ring sends shard 2 summing ranks 0, 3
-# names_zh: reduce-scatter 第 2 步（第 16 行）
+# gloo: wrong on sample-4-ranks
+# names: rank 0's reduce-scatter step 2 (line 17); the ring sends shard 2 summing ranks 0, 3
+# names_zh: reduce-scatter 第 2 步（第 17 行）
 # Adds what arrives into the shard it just sent instead of the one it received.
 import torch
 import torch.distributed as dist

@@ -1,6 +1,7 @@
 # expect: wrong_answer
-# names: irecv (line 16) was never waited on
-# names_zh: irecv（第 16 行） 从未等待
+# gloo: wrong on sample-4-ranks
+# names: irecv (line 17) was never waited on
+# names_zh: irecv（第 17 行） 从未等待
 # Waits on the send only; the receive's buffer is added before anything arrived in it.
 import torch
 import torch.distributed as dist

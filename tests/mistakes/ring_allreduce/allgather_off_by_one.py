@@ -1,7 +1,8 @@
 # expect: wrong_answer
-# names: your reduce-scatter matches the ring's; rank 0's all-gather step 1 (line 23)
+# gloo: wrong on sample-4-ranks
+# names: your reduce-scatter matches the ring's; rank 0's all-gather step 1 (line 24)
 # names: sends chunk 0 holding rank 0's own input only; the ring sends the complete chunk 1
-# names_zh: all-gather 第 1 步（第 23 行）
+# names_zh: all-gather 第 1 步（第 24 行）
 import torch
 import torch.distributed as dist
 

@@ -1,6 +1,8 @@
 # expect: wrong_answer
-# names: every message matched the ring's; what your code did with the values it received
-# names_zh: 每条消息都与环形算法逐步一致
+# gloo: wrong on sample-4-ranks
+# names: every message matched the ring's; it still holds rank 0's own input
+# names: into a copy (a clone, a new tensor)
+# names_zh: 每条消息都与环形算法逐步一致; 副本
 import torch
 import torch.distributed as dist
 

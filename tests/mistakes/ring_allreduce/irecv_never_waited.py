@@ -1,6 +1,9 @@
 # expect: wrong_answer
-# names: irecv (line 16) was never waited on
-# names_zh: irecv（第 16 行） 从未等待
+# gloo: spinning on sample-4-ranks
+# names: irecv (line 19) was never waited on
+# names_zh: irecv（第 19 行） 从未等待
+# diverges: on gloo a rank did not return within the harness's 3 s and kept a CPU busy
+#   (spinning): a receive never waited on is undefined there; the judge says wrong_answer
 import torch
 import torch.distributed as dist
 

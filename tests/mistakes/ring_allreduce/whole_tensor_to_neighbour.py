@@ -1,7 +1,8 @@
 # expect: wrong_answer
-# names: rank 0's reduce-scatter step 1 (line 15); sends 8 values that are no chunk of the inputs
+# gloo: wrong on sample-4-ranks
+# names: rank 0's reduce-scatter step 1 (line 16): it sends [1, 2, 3, 4, …] to rank 1
 # names: the ring sends chunk 0 holding rank 0's own input only
-# names_zh: reduce-scatter 第 1 步（第 15 行）
+# names_zh: reduce-scatter 第 1 步（第 16 行）
 # Blocking calls ordered by parity (waited: no missed wait is blamed), but the whole tensor goes
 # to one neighbour once: only the left neighbour's contribution is added.
 import torch

@@ -1,0 +1,44 @@
+# expect: too_slow
+# gloo: right on sample-4-ranks
+# names: rank 1 waits for its receive (line 27) before it posts its send (line 28)
+# names: so each step costs two message times
+# names: Post each step's send and receive together
+# names_zh: 每一步要花两次消息的时间
+# A ring of blocking calls ordered by parity: right, but each step costs two message times.
+import torch
+import torch.distributed as dist
+
+
+def ring_sum(codes):
+    rank, n = dist.get_rank(), dist.get_world_size()
+    right, left = (rank + 1) % n, (rank - 1) % n
+    chunks = list(codes.chunk(n))
+    for step in range(2 * (n - 1)):
+        s = step % (n - 1)
+        if step < n - 1:
+            send_idx, recv_idx = (rank - s) % n, (rank - s - 1) % n
+        else:
+            send_idx, recv_idx = (rank + 1 - s) % n, (rank - s) % n
+        buf = torch.empty_like(chunks[recv_idx])
+        if rank % 2 == 0:
+            dist.send(chunks[send_idx].clone(), right)
+            dist.recv(buf, left)
+        else:
+            dist.recv(buf, left)
+            dist.send(chunks[send_idx].clone(), right)
+        if step < n - 1:
+            chunks[recv_idx] += buf
+        else:
+            chunks[recv_idx].copy_(buf)
+
+
+def compressed_all_reduce(grads, scale):
+    residual = torch.zeros_like(grads[0])
+    results = []
+    for g in grads:
+        x = g + residual
+        codes = torch.clamp(torch.round(x / scale), -127, 127).to(torch.int8)
+        residual = x - codes.float() * scale
+        ring_sum(codes)
+        results.append(codes.float() * scale)
+    return results

@@ -1,0 +1,32 @@
+# expect: wrong_answer
+# gloo: wrong on sample-4-ranks
+# names: rank 0's 3rd send (line 20); again the values of its own 1st send
+# names_zh: 又是它第 1 次发送的值
+# Never moves on to the block it received: scores its own K, V n times.
+import torch
+import torch.distributed as dist
+
+
+def ring_attention(scores, q, k, v):
+    """softmax(q·Kᵀ/√d)·V over every rank's keys and values, for this rank's queries."""
+    rank, n = dist.get_rank(), dist.get_world_size()
+    right, left = (rank + 1) % n, (rank - 1) % n
+    out = torch.zeros_like(q)
+    row_max = torch.full((q.shape[0], 1), float("-inf"), dtype=q.dtype)
+    row_sum = torch.zeros((q.shape[0], 1), dtype=q.dtype)
+    for step in range(n):
+        if step < n - 1:
+            next_k, next_v = torch.empty_like(k), torch.empty_like(v)
+            reqs = [dist.isend(k, right), dist.isend(v, right),
+                    dist.irecv(next_k, left), dist.irecv(next_v, left)]
+        s = scores(q, k)
+        new_max = torch.maximum(row_max, s.amax(dim=1, keepdim=True))
+        p = torch.exp(s - new_max)
+        correction = torch.exp(row_max - new_max)
+        row_sum = row_sum * correction + p.sum(dim=1, keepdim=True)
+        out = out * correction + p @ v
+        row_max = new_max
+        if step < n - 1:
+            for req in reqs:
+                req.wait()
+    return out / row_sum
