@@ -41,7 +41,9 @@ def main(argv: list[str] | None = None) -> None:
     try:
         settings = Settings()
     except ValidationError as exc:
-        sys.exit("cannot start the judge: " + "; ".join(e["msg"] for e in exc.errors()))
+        sys.exit("cannot start the judge: " + "; ".join(
+            f"CJUDGE_{str(e['loc'][0]).upper().removeprefix('CJUDGE_')}: {e['msg']}"
+            for e in exc.errors()))
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
     problems, isolation = preflight(settings)  # starts one runner as the workers will
     if problems:

@@ -81,7 +81,7 @@ def name_key(username: str) -> str:
 
 def reserved(settings: Settings, username: str) -> bool:
     """Whether ``username`` is kept for operators (``admin``, ``root``, the configured admin)."""
-    names = {name_key(n) for n in settings.names("reserved_names")}
+    names = {name_key(n) for n in settings.reserved_names}
     if settings.admin_username:
         names.add(name_key(settings.admin_username))
     return name_key(username) in names
@@ -172,7 +172,8 @@ def ensure_admin(engine: Engine, settings: Settings) -> None:
     An existing account of that name that is not an admin is never promoted: ``StartupRefused``.
     A changed password ends the admin's sessions.
     """
-    name, password = settings.admin_username, settings.admin_password
+    name = settings.admin_username
+    password = settings.admin_password.get_secret_value() if settings.admin_password else ""
     if not (name and password):
         return
     with Session(engine) as session:

@@ -82,7 +82,7 @@ def serve(app: ASGIApp, settings: Settings, host: str, port: int) -> None:
     cap = max(16, min(settings.max_connections, files - SPARE_FILES))
     GuardedH11Protocol.max_connections = cap
     GuardedH11Protocol.head_timeout_s = settings.head_timeout_s
-    proxies = settings.trusted_proxies.strip()
+    proxies = settings.trusted_proxies
     log.info("serving on %s:%s: at most %d connections, headers up to %d bytes, idle %.0f s",
              host, port, cap, settings.max_header_bytes, settings.idle_timeout_s)
     uvicorn.run(app, host=host, port=port, log_level="info", access_log=False,

@@ -1,20 +1,42 @@
-"""Server settings from the environment (prefix ``CJUDGE_``), with a persisted generated secret."""
+"""Server settings from the environment (prefix ``CJUDGE_``), with a persisted generated secret.
+
+pydantic-settings reads them: secrets are ``SecretStr`` (never in a repr, a log or an error),
+choices are ``Literal`` (a typo stops the start with the choices named), and lists are lists,
+written in the environment as before: comma-separated (``CJUDGE_ALLOWED_HOSTS=a,b``) or as a
+JSON list.
+"""
 
 from __future__ import annotations
 
+import json
 import os
 import secrets
 from functools import cached_property
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import AliasChoices, Field, field_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import AliasChoices, BeforeValidator, Field, SecretStr, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from cjudge.protocol import RESULT_BYTES
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 MIN_SECRET_BYTES = 32
+
+
+def _names(value: Any) -> Any:
+    """A comma-separated string (or a JSON list, as text) as a list; blank entries dropped."""
+    if isinstance(value, str):
+        text = value.strip()
+        if text.startswith("["):
+            return json.loads(text)
+        return [part.strip() for part in text.split(",") if part.strip()]
+    return value
+
+
+#: a list setting, given in the environment comma-separated (or as a JSON list)
+Names = Annotated[list[str], NoDecode, BeforeValidator(_names)]
+Secrets = Annotated[list[SecretStr], NoDecode, BeforeValidator(_names)]
 
 
 class Settings(BaseSettings):
@@ -26,19 +48,20 @@ class Settings(BaseSettings):
     database_url: str | None = Field(
         default=None, validation_alias=AliasChoices("CJUDGE_DATABASE_URL", "DATABASE_URL")
     )
-    secret_key: str | None = None
+    secret_key: SecretStr | None = None
     exercises_dir: Path = REPO_ROOT / "exercises"
     web_dist: Path = REPO_ROOT / "web" / "dist"
 
     # accounts
     admin_username: str | None = None
-    admin_password: str | None = None
+    admin_password: SecretStr | None = None
     token_ttl_s: int = 7 * 24 * 3600
     cookie_secure: bool = False  # else Secure only when the (trusted) proxy says HTTPS
     registration: Literal["open", "invite", "closed"] = "open"
-    invite_codes: str = ""  # comma-separated codes that open sign-up when registration=invite
+    invite_codes: Secrets = []  # codes that open sign-up when registration=invite
     roster_file: Path | None = None  # if set, only the names in it (one a line) may sign up
-    reserved_names: str = "admin,administrator,root,superuser,sysadmin,system,staff,support,judge"
+    reserved_names: Names = ["admin", "administrator", "root", "superuser", "sysadmin", "system",
+                             "staff", "support", "judge"]
     min_password_score: int = 2  # zxcvbn's 0-4
     # password hashes at once (half the cores: grading keeps the rest); more get 503
     hash_concurrency: int = Field(default_factory=lambda: max(1, (os.cpu_count() or 2) // 2))
@@ -55,8 +78,8 @@ class Settings(BaseSettings):
     max_pending_per_ip: int = 30
 
     # HTTP
-    allowed_hosts: str = "localhost,127.0.0.1,[::1]"  # Host header values (no port); "*": any
-    trusted_proxies: str = ""  # addresses whose X-Forwarded-For/-Proto are believed
+    allowed_hosts: Names = ["localhost", "127.0.0.1", "[::1]"]  # Host values (no port); "*": any
+    trusted_proxies: Names = []  # addresses whose X-Forwarded-For/-Proto are believed
     max_connections: int = 2048  # open connections (also bounded by the open-file limit)
     idle_timeout_s: float = 5.0  # keep-alive between requests
     head_timeout_s: float = 10.0  # a request's line, headers and body must arrive within this
@@ -81,7 +104,7 @@ class Settings(BaseSettings):
     max_attempts: int = 3
 
     # sandbox
-    sandbox: str = "bwrap"  # "bwrap", "docker" or "none" (trusted single user only)
+    sandbox: Literal["bwrap", "docker", "none"] = "bwrap"  # none: a trusted single user only
     pool_size: int = 2  # warm sandboxes per worker
     memory_limit_mb: int = 1536
     pids_limit: int = 1024
@@ -102,18 +125,15 @@ class Settings(BaseSettings):
 
     @field_validator("secret_key")
     @classmethod
-    def _strong_secret(cls, value: str | None) -> str | None:
+    def _strong_secret(cls, secret: SecretStr | None) -> SecretStr | None:
+        value = secret.get_secret_value() if secret is not None else ""
         if value and (len(value.encode()) < MIN_SECRET_BYTES or len(set(value)) < 8):
             raise ValueError(
                 f"CJUDGE_SECRET_KEY must be at least {MIN_SECRET_BYTES} random bytes (a short or "
                 "guessable key lets anyone forge log-ins); make one with: python -c "
                 "'import secrets; print(secrets.token_urlsafe(48))' (or leave it unset: one is "
                 "generated in the data directory)")
-        return value
-
-    def names(self, field: str) -> list[str]:
-        """A comma-separated setting as a list (blank entries dropped)."""
-        return [part.strip() for part in getattr(self, field).split(",") if part.strip()]
+        return secret
 
     @cached_property
     def url(self) -> str:
@@ -126,8 +146,8 @@ class Settings(BaseSettings):
     @cached_property
     def secret(self) -> str:
         """The token-signing secret: from the environment, else generated once in the data dir."""
-        if self.secret_key:
-            return self.secret_key
+        if self.secret_key is not None and self.secret_key.get_secret_value():
+            return self.secret_key.get_secret_value()
         return persisted_secret(self.data_dir / "secret_key")
 
 
@@ -163,6 +183,11 @@ def settings_env(settings: Settings) -> dict[str, str]:
             continue
         if isinstance(value, Path):
             value = value.resolve()
+        if isinstance(value, SecretStr):
+            value = value.get_secret_value()
+        if isinstance(value, list):
+            value = json.dumps([v.get_secret_value() if isinstance(v, SecretStr) else v
+                                for v in value])
         text = str(value).lower() if isinstance(value, bool) else str(value)
         env[f"CJUDGE_{name.upper()}"] = text
     return env

@@ -83,5 +83,5 @@ def create_app(settings: Settings | None = None, embedded_workers: bool = True) 
     mount_web(app, settings.web_dist)
     app.add_middleware(FinishedSubmissions, state=app.state)
     app.add_middleware(Guard, max_body=6 * settings.max_code_bytes + 4096,  # the outermost
-                       allowed_hosts=settings.names("allowed_hosts"))
+                       allowed_hosts=settings.allowed_hosts)
     return app

@@ -65,8 +65,6 @@ def preflight(settings: Settings, start_runner: bool = True) -> tuple[list[str],
         if start_runner and not problems and settings.workers > 0:
             problems += start_one(settings, docker_backend.sandbox_factory(settings, CPU_SECONDS))
         return problems, isolation
-    if settings.sandbox not in ("bwrap", "none"):
-        return [f"CJUDGE_SANDBOX must be 'bwrap', 'docker' or 'none', not {settings.sandbox!r}"], ""
     problems = missing_tools(settings.sandbox == "bwrap")
     if settings.sandbox == "bwrap" and not problems:
         problems += _probe_bwrap()

@@ -61,7 +61,7 @@ def _check_open(settings: Settings, body: Registration) -> None:
                        "本评测系统已关闭注册")
     if settings.registration == "invite":
         code = (body.invite or "").encode()
-        if not any(hmac.compare_digest(code, c.encode()) for c in settings.names("invite_codes")):
+        if not any(hmac.compare_digest(code, c.get_secret_value().encode()) for c in settings.invite_codes):
             raise ApiError(403, "invite_required", "sign-up needs a valid invite code",
                            "注册需要有效的邀请码")
     if not on_roster(settings, body.username):
