@@ -133,6 +133,9 @@ class Exercise:
     #: how ``judge.py bench`` reads the graded call's result beside the built-in's output:
     #: "flat" (as it is, flattened) or "transposed" (a (k, n) matrix for all_to_all's (n, k))
     bench_result: str = "flat"
+    #: case parameters ``judge.py bench`` multiplies to reach each size when the graded call
+    #: takes more than the built-in's tensor (it then times the grader's inputs at that size)
+    bench_scale: tuple[str, ...] = ()
 
     def statement(self, lang: str = "en") -> str:
         """The statement in Markdown, in English (``en``) or Chinese (``zh``), with its rules
@@ -291,7 +294,7 @@ def load_exercise(folder: Path, published: bool = False) -> Exercise:
         content_hash=content_hash(folder), grader=_load_grader(folder, exercise_id),
         model=_model(meta, where), messages=_messages(meta, where), draft=_draft(meta, where),
         arguments=_arguments(meta, where), **_catalog(meta, where, exercise_id),
-        bench_result=_bench_result(meta, where),
+        bench_result=_bench_result(meta, where), bench_scale=_bench_scale(meta, where),
     )
 
 
@@ -364,6 +367,23 @@ def _bench_result(meta: dict, where: str) -> str:
         raise ExerciseError(f'{where}: field `bench_result` is {layout!r}; expected "flat" or '
                             '"transposed"')
     return layout
+
+
+def _bench_scale(meta: dict, where: str) -> tuple[str, ...]:
+    """``bench_scale``: the case parameters ``judge.py bench`` scales with the size (none unless
+    said); each must be an integer, or a list of integers whose first it scales, in every case."""
+    scale = meta.get("bench_scale", [])
+    if not isinstance(scale, list) or not all(isinstance(name, str) for name in scale):
+        raise ExerciseError(f"{where}: field `bench_scale` is {scale!r}; expected a list of case "
+                            "parameter names")
+    for case in meta.get("cases") or []:
+        for name in scale:
+            value = case.get(name)
+            first = value[0] if isinstance(value, list) and value else value
+            if isinstance(first, bool) or not isinstance(first, int):
+                raise ExerciseError(f"{where}: `bench_scale` names {name!r}, which case "
+                                    f"{case.get('name')!r} does not give as an integer")
+    return tuple(scale)
 
 
 def _arguments(meta: dict, where: str) -> tuple[str, ...]:

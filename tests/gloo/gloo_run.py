@@ -40,6 +40,7 @@ from cjudge.protocol import CaseSpec, JobSpec, TensorData
 from cjudge.real.group_lifecycle import group_owned_by_judge
 from cjudge.real.process_flags import die_with
 from cjudge.switch import functions, symm
+from cjudge.switch.local import LocalFunctions
 from cjudge.switch.reduce import DTYPES as SWITCH_DTYPES
 
 State = Literal["returned", "failed", "blocked", "spinning"]
@@ -144,14 +145,14 @@ def _shared_memory(case: CaseSpec) -> mmap.mmap | None:
     return mmap.mmap(-1, max(1, case["world_size"] * int(params[0]["numel"]) * size))
 
 
-class _LocalFunctions:
+class _LocalFunctions(LocalFunctions):
     """Under plain gloo there is no switch: the rank applies the judge's functions itself, and
-    symmetric memory's loads and stores are those of shared memory."""
+    symmetric memory's loads and stores are those of shared memory, its barrier gloo's."""
 
     def __init__(self, table: list[tuple[str, dict[str, Any]]], rank: int, world: int,
                  shared: mmap.mmap | None) -> None:
-        self.table, self.rank, self.world, self.shared = table, rank, world, shared
-        self.yielded: dict[int, int] = {}  # a generator's handle -> items given so far
+        super().__init__(table, rank, world)
+        self.shared = shared
 
     def post_collective(self, group: int, kind: str, payload: bytes, dtype: str,
                         **_: Any) -> int:
@@ -165,20 +166,16 @@ class _LocalFunctions:
 
     def compute(self, handle: int, payload: bytes, dtype: str, shape: list[int],
                 args: list[int] | None, line: int | None) -> bytes:
-        """The function's output bytes, as the switch would answer them (a generator: its next
-        item)."""
         name, params = self.table[handle]
-        if name == functions.MEMORY and self.shared is not None and args is not None:
-            op, peer, offset, count = args
-            size = SWITCH_DTYPES[dtype][1]
-            at = (peer * int(params["numel"]) + offset) * size
-            if op == symm.LOAD:
-                return self.shared[at:at + count * size]
-            self.shared[at:at + len(payload)] = payload
-            return b""
-        if name in functions.GENERATORS:
-            return functions.next_item(params, self.yielded, handle)[0]
-        return functions.apply(name, params, payload, dtype, shape, args)
+        if name != functions.MEMORY or self.shared is None or args is None:
+            return super().compute(handle, payload, dtype, shape, args, line)
+        op, peer, offset, count = args
+        size = SWITCH_DTYPES[dtype][1]
+        at = (peer * int(params["numel"]) + offset) * size
+        if op == symm.LOAD:
+            return self.shared[at:at + count * size]
+        self.shared[at:at + len(payload)] = payload
+        return b""
 
 
 def _rank_body(job: JobSpec, mine: TensorData, rank: int, world: int, port: int, fd: int,

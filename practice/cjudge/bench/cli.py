@@ -19,6 +19,7 @@ from ..cli import workspace
 from ..exercises import Exercise, default_root, load_exercises
 from ..grading import plan_cases
 from ..primitives import CANONICAL
+from ..switch.functions import MEMORY
 from ..units import parse_size
 from . import chart, report
 from .config import AGGREGATIONS, BUILTINS, DTYPE_ALIASES, DTYPES, BenchConfig, LearnerSpec, runnable
@@ -79,14 +80,30 @@ def _choice(value: str, names: tuple[str, ...], aliases: dict[str, str], what: s
     return value
 
 
-def unbenchable(exercise: Exercise) -> str | None:
-    """Why ``bench`` cannot time ``exercise`` beside its built-in, or None when it can."""
+#: bench's name for a canonical op it measures under another (point-to-point: both ways)
+BENCHED = {"send": "sendrecv", "recv": "sendrecv"}
+
+
+def builtin_of(exercise: Exercise) -> str:
+    """The built-in bench times beside ``exercise`` (a name in ``BUILTINS`` when it can)."""
     op = CANONICAL.get(exercise.builtin, exercise.builtin)
-    if op not in BUILTINS:
+    return BENCHED.get(op, op)
+
+
+def unbenchable(exercise: Exercise) -> str | None:
+    """Why ``bench`` cannot time ``exercise`` beside its built-in, or None when it can: its call
+    takes the built-in's tensor, or it names the case parameters that scale its inputs."""
+    if builtin_of(exercise) not in BUILTINS:
         return f"its built-in {exercise.builtin} is not one bench measures ({', '.join(BUILTINS)})"
-    if not values.is_tensor(plan_cases(exercise, only_samples=True)[0]["inputs"][0]):
-        return "its graded call does not take the built-in's tensor"
-    missing = [name for name in exercise.arguments if name not in ARGUMENTS]
+    sample = plan_cases(exercise, only_samples=True)[0]["inputs"][0]
+    if any(isinstance(leaf, dict) and leaf.get("fn") == MEMORY
+           for _, leaf in values.leaves(sample.get("call", sample))):
+        return "its symmetric memory lives in the judge's switch, which bench does not run"
+    if not values.is_tensor(sample) and not exercise.bench_scale:
+        return ("its graded call does not take the built-in's tensor, and exercise.toml names no "
+                "bench_scale")
+    missing = [name for name in exercise.arguments if name not in ARGUMENTS
+               and not exercise.bench_scale]  # scaled cases give their own arguments
     if missing:
         return f"its argument {missing[0]!r} has no value in a sweep"
     return None
@@ -112,9 +129,9 @@ def learner_spec(exercise_id: str, file: str | None) -> LearnerSpec:
     path = Path(file) if file else mine if mine.is_file() else exercise.path / "solution.py"
     if not path.is_file():
         raise ValueError(f"no such file: {path}")
-    return LearnerSpec(exercise.id, exercise.function, str(path.resolve()),
-                       CANONICAL[exercise.builtin], exercise.output, exercise.arguments,
-                       exercise.bench_result)
+    return LearnerSpec(exercise.id, exercise.function, str(path.resolve()), builtin_of(exercise),
+                       exercise.output, exercise.arguments, exercise.bench_result,
+                       exercise.bench_scale)
 
 
 def backend(choice: str) -> str:

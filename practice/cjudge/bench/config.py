@@ -31,6 +31,9 @@ class LearnerSpec:
     output: str = "inplace"  # exercise.toml's output: the argument afterwards, or the return
     arguments: tuple[str, ...] = ()  # exercise.toml's arguments after the tensor
     layout: str = "flat"  # exercise.toml's bench_result: "flat" or "transposed"
+    #: exercise.toml's bench_scale: the case parameters scaled to each size, when the call takes
+    #: the grader's inputs rather than the built-in's tensor (``learners.case_series``)
+    scale: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

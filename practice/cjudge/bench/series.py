@@ -22,6 +22,9 @@ class Series:
     collective: Collective
     run: Run
     result: Result
+    #: a correctness check of its own, one fresh call: this rank's wrong elements (None: compare
+    #: ``result`` with the collective's expected output)
+    check: Callable[[Buffers], int] | None = None
 
 
 def builtin_series(collective: Collective, ctx: RankCtx) -> Series:
