@@ -101,3 +101,18 @@ test("a rank past the time limit gets time_limit, and the runner is ready again"
   await page.waitForSelector('#runner-status[data-state="ready"]', { timeout: 60_000 });
   await page.close();
 });
+
+test("a reload restores Python from the first visit's memory snapshot, and it judges", async () => {
+  const page = await openPage(app.browser, `${app.url}#/ring-allreduce`);
+  const bootedFromSnapshot = () => page.workers().find((w) => w.url().endsWith("/worker.js")).evaluate(() => self.bootMarks.restored);
+  assert.equal(await bootedFromSnapshot(), false); // a fresh context has no snapshot yet
+  await eventually(assert.equal, () => page.evaluate(async () => (await (await caches.open("cjudge-python-snapshot")).keys()).length), 1);
+  await page.reload();
+  await page.waitForSelector('#runner-status[data-state="ready"]', { timeout: 60_000 });
+  assert.equal(await bootedFromSnapshot(), true);
+  await setCode(page, REFERENCE);
+  assert.equal((await runAndWait(page, "#run-all")).verdict, "accepted");
+  await setCode(page, WRONG);
+  assert.equal((await runAndWait(page)).verdict, "wrong_answer");
+  await page.close();
+});

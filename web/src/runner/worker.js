@@ -1,16 +1,27 @@
-// The runner worker: one Pyodide with the kernel, judging a learner's code with the simulated
-// runtime. Ranks run as suspended stacks here (JSPI) or, without JSPI, in one worker each.
-import { bootPython, hasJspi, kernelVersion } from "./boot.js";
+// The runner worker: one Pyodide with the kernel (restored from a memory snapshot after the first
+// visit: snapshot.js), judging a learner's code with the simulated runtime. Ranks run as
+// suspended stacks here (JSPI) or, without JSPI, in one worker each.
+import { hasJspi, kernelVersion } from "./boot.js";
 import { JspiHub } from "./jspi-hub.js";
+import { bootKernel, KERNEL_MODULE } from "./snapshot.js";
 import { WorkersHub } from "./workers-hub.js";
 
 const dist = new URL(".", import.meta.url).href;
 const WARM_RANKS = 4; // rank workers started with the page (the sample case's world size)
 let hub, kernel, version;
 
+/**
+ * When each stage of the boot ended (ms since the epoch, comparable with the page's clock):
+ * web/scripts/measure.mjs reads them for its breakdown of the time to "Python ready".
+ */
+self.bootMarks = {};
+const mark = (stage) => (self.bootMarks[stage] = performance.timeOrigin + performance.now());
+mark("worker_start");
+
 async function boot(mode) {
-  const py = await bootPython(`${dist}pyodide/`);
-  kernel = py.pyimport("cjudge_web.judge");
+  const { py, restored } = await bootKernel(`${dist}pyodide/`, mark);
+  self.bootMarks.restored = restored;
+  kernel = py.pyimport(KERNEL_MODULE);
   version = kernelVersion(py);
   if (mode !== "workers" && hasJspi()) {
     hub = new JspiHub((message) => postMessage(message));
