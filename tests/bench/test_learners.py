@@ -126,3 +126,38 @@ def test_an_exercise_bench_cannot_time_says_why_and_which_it_can(tmp_path: Path)
            "tensor; it can time" in run.stderr
     can = run.stderr.split("it can time")[1]
     assert "ring-allreduce" in can and "tree-reduce" in can and "alpha-beta" not in can
+
+
+#: the exercises whose call takes more than the built-in's tensor and which bench times on their
+#: grader's inputs, scaled by exercise.toml's bench_scale
+SCALED = ("zero1-step", "tp-mlp", "sequence-parallel", "ddp-overlap", "fsdp-prefetch",
+          "pipeline-1f1b", "ring-attention", "double-binary-tree", "compressed-allreduce")
+
+
+def test_every_exercise_with_a_builtin_counterpart_is_benchable_but_symmetric_memorys() -> None:
+    from cjudge.bench.cli import unbenchable
+    from cjudge.exercises import load_exercises
+
+    exercises = load_exercises(default_root())
+    assert {i for i in SCALED if unbenchable(exercises[i]) is None} == set(SCALED)
+    assert all(exercises[i].bench_scale for i in SCALED)
+    assert "symmetric memory" in (unbenchable(exercises["oneshot-twoshot"]) or "")
+
+
+def test_a_judge_function_exercise_on_its_scaled_grader_inputs(tmp_path: Path) -> None:
+    """ddp-overlap's backward is the judge's generator, applied on the rank; the gradients grow
+    with the size (numel and bucket_bytes together), and the means are checked."""
+    run = run_bench(tmp_path, "ddp-overlap", *QUICK)
+    assert run.code == 0, run.stderr
+    builtin, learner = run.doc["series"]
+    assert (builtin["label"], learner["label"]) == ("all_reduce", "ddp-overlap")
+    assert [r["size"] for r in learner["rows"]] == [1024, 2048]
+    assert all(r["wrong"] == 0 for s in run.doc["series"] for r in s["rows"])
+
+
+def test_a_wrong_scaled_exercise_fails_its_check(tmp_path: Path) -> None:
+    wrong = str(default_root() / "zero1-step" / "wrong" / "sum_not_mean.py")
+    run = run_bench(tmp_path, "zero1-step", wrong, *QUICK)
+    assert run.code == 1
+    _, learner = run.doc["series"]
+    assert [r["wrong"] for r in learner["rows"]] == [2, 2]  # a wrong result on each of 2 ranks
