@@ -13,6 +13,7 @@ from sqlmodel import Session, col, select
 
 from cjudge.courses.results import headline
 
+from .access import may_see
 from .jobqueue import RATE_WINDOW_S
 from .models import (
     DONE,
@@ -98,7 +99,8 @@ def leaderboard(session: Session, exercise_id: str, current_hash: str | None,
                  "bytes_sent": s.bytes_sent, "headline_case": s.headline_case,
                  "submitted_at": _aware(s.submitted_at),
                  "current_version": s.content_hash == current_hash,
-                 "submission_id": s.submission_id if (mine or admin) else None}
+                 "submission_id": s.submission_id if may_see(s.user_id, viewer_id, admin)
+                 else None}
         if admin:
             entry["username"] = users.get(s.user_id)
         entries.append(entry)

@@ -16,7 +16,9 @@ from fastapi.security import APIKeyCookie, HTTPAuthorizationCredentials, HTTPBea
 from sqlalchemy import Engine
 from sqlmodel import Session
 from starlette.concurrency import run_in_threadpool
+from starlette.requests import HTTPConnection
 
+from ..access import may_see
 from ..models import User, saved_id
 from ..security import TokenClaims, read_token
 from ..settings import Settings
@@ -45,8 +47,12 @@ class Caller:
 
     @property
     def admin(self) -> bool:
-        """Whether the caller may see everything."""
+        """Whether the caller is staff, who may see everything."""
         return self.role == "admin"
+
+    def may_see(self, owner_id: int) -> bool:
+        """Whether the caller may see a submission of ``owner_id``'s (``server.access``)."""
+        return may_see(owner_id, self.id, self.admin)
 
 
 class CallerCache:
@@ -95,10 +101,24 @@ def _load_caller(engine: Engine, user_id: int) -> Caller | None:
                                                 user.identity, user.generation)
 
 
-def token_claims(authorization: str, cookie_token: str | None, secret: str) -> TokenClaims | None:
-    """The claims of the bearer token (``authorization`` header) or else the cookie's token."""
-    token = authorization[7:] if authorization.lower().startswith("bearer ") else cookie_token
+#: the two ways to send a session, as the OpenAPI document declares them (``/docs``' Authorize)
+BEARER = HTTPBearer(auto_error=False, scheme_name="bearer",
+                    description="the `token` answered by /api/auth/register or /api/auth/login")
+SESSION_COOKIE = APIKeyCookie(name=COOKIE, auto_error=False, scheme_name="cookie",
+                              description="the httpOnly cookie that log-in sets (the web app's)")
+
+
+def session_claims(bearer: HTTPAuthorizationCredentials | None, cookie: str | None,
+                   secret: str) -> TokenClaims | None:
+    """The claims of the session a request sends: its bearer token, or else its cookie's."""
+    token = bearer.credentials if bearer is not None else cookie
     return read_token(token, secret) if token else None
+
+
+async def request_claims(connection: HTTPConnection, secret: str) -> TokenClaims | None:
+    """``session_claims`` read from ``connection`` by the same two schemes the routes declare
+    (for code that runs before the routes' dependencies: the fast path)."""
+    return session_claims(await BEARER(connection), await SESSION_COOKIE(connection), secret)
 
 
 def cached_caller(cache: CallerCache, claims: TokenClaims | None) -> Caller | None:
@@ -109,28 +129,19 @@ def cached_caller(cache: CallerCache, claims: TokenClaims | None) -> Caller | No
     return caller if caller is not None and caller.holds(claims) else None
 
 
-#: the two ways to send a session, as the OpenAPI document declares them (``/docs``' Authorize)
-BEARER = HTTPBearer(auto_error=False, scheme_name="bearer",
-                    description="the `token` answered by /api/auth/register or /api/auth/login")
-SESSION_COOKIE = APIKeyCookie(name=COOKIE, auto_error=False, scheme_name="cookie",
-                              description="the httpOnly cookie that log-in sets (the web app's)")
-
-
 async def optional_user(request: Request, settings: Annotated[Settings, Depends(get_settings)],
                         engine: Annotated[Engine, Depends(get_engine)],
                         bearer: Annotated[HTTPAuthorizationCredentials | None, Depends(BEARER)],
                         cookie: Annotated[str | None, Depends(SESSION_COOKIE)]) -> Caller | None:
     """The user whose current session a bearer token or the session cookie names, if any."""
-    token = bearer.credentials if bearer is not None else cookie
-    claims = read_token(token, settings.secret) if token else None
-    if claims is None:
-        return None
+    claims = session_claims(bearer, cookie, settings.secret)
     cache: CallerCache = request.app.state.caller_cache
-    caller = cache.get(claims.user_id)
-    if caller is None or not caller.holds(claims):
-        caller = await run_in_threadpool(_load_caller, engine, claims.user_id)
-        if caller is not None:
-            cache.put(caller)
+    caller = cached_caller(cache, claims)
+    if caller is not None or claims is None:
+        return caller
+    caller = await run_in_threadpool(_load_caller, engine, claims.user_id)
+    if caller is not None:
+        cache.put(caller)
     return caller if caller is not None and caller.holds(claims) else None
 
 

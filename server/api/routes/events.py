@@ -24,7 +24,7 @@ from ..cache import DoneCache, FinishedEvents
 from ..deps import EngineDep, SettingsDep, UserDep
 from ..errors import ApiError
 from ..schemas import SubmissionOut
-from .submissions import SubmissionId, present, visible
+from .submissions import SubmissionId, cached_for, present, visible
 
 router = APIRouter(prefix="/api/submissions", tags=["submissions"])
 POLL_S = 0.05  # how often a stream asks whether its submission changed (a one-row stamp)
@@ -61,9 +61,9 @@ async def submission_events(submission_id: SubmissionId, request: Request, user:
 
     seen = int(last) + 1
     cache: DoneCache[FinishedEvents] = request.app.state.events_cache
-    cached = cache.get(submission_id, user.admin)
-    if cached is not None and (user.admin or cached[0] == user.id):
-        return _finished(cached[1], seen)
+    cached = cached_for(cache, submission_id, user)
+    if cached is not None:
+        return _finished(cached, seen)
 
     def load() -> SubmissionOut:
         with Session(engine) as session:

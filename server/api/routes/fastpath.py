@@ -5,12 +5,13 @@ caches), so this only skips FastAPI's routing and dependency machinery, never a 
 from __future__ import annotations
 
 import re
-from http.cookies import CookieError, SimpleCookie
 
 from starlette.datastructures import State
+from starlette.requests import HTTPConnection
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from ..deps import COOKIE, cached_caller, token_claims
+from ..deps import cached_caller, request_claims
+from .submissions import cached_for
 
 PATH = re.compile(r"^/api/submissions/(\d+)$")
 
@@ -23,7 +24,7 @@ class FinishedSubmissions:
         self.state = state
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        body = self._cached(scope) if scope["type"] == "http" else None
+        body = await self._cached(scope) if scope["type"] == "http" else None
         if body is None:
             await self.app(scope, receive, send)
             return
@@ -32,27 +33,11 @@ class FinishedSubmissions:
                                 (b"content-length", str(len(body)).encode())]})
         await send({"type": "http.response.body", "body": body})
 
-    def _cached(self, scope: Scope) -> bytes | None:
+    async def _cached(self, scope: Scope) -> bytes | None:
         match = PATH.match(scope["path"])
-        if scope["method"] != "GET" or match is None:
-            return None
+        if scope["method"] != "GET" or match is None or len(match.group(1)) > 18:
+            return None  # another route; or past any id, which the route answers with 422
         state = self.state
-        headers = dict(scope["headers"])
-        authorization = headers.get(b"authorization", b"").decode("latin-1")
-        cookie = None
-        if not authorization and b"cookie" in headers:
-            try:
-                cookies = SimpleCookie(headers[b"cookie"].decode("latin-1"))
-            except CookieError:
-                return None
-            cookie = cookies[COOKIE].value if COOKIE in cookies else None
-        claims = token_claims(authorization, cookie, state.settings.secret)
+        claims = await request_claims(HTTPConnection(scope), state.settings.secret)
         caller = cached_caller(state.caller_cache, claims)
-        if caller is None:
-            return None
-        if len(match.group(1)) > 18:
-            return None  # past any id: the route answers 422
-        cached = state.done_cache.get(int(match.group(1)), caller.admin)
-        if cached is None or not (caller.admin or cached[0] == caller.id):
-            return None
-        return cached[1]
+        return None if caller is None else cached_for(state.done_cache, int(match.group(1)), caller)

@@ -11,7 +11,7 @@ from starlette.concurrency import run_in_threadpool
 from ... import course, doorbell, jobqueue
 from ...db import write_session
 from ...models import DONE, QUEUED, Exercise, Submission, saved_id
-from ..cache import DoneCache
+from ..cache import DoneCache, P
 from ..deps import Caller, EngineDep, SessionDep, SettingsDep, UserDep
 from ..errors import ApiError, rate_limited
 from ..schemas import (
@@ -31,11 +31,18 @@ ADMIN_ONLY = ("seed",)  # verdict fields learners do not see (the secret seed of
 
 
 def visible(session: Session, submission_id: int, user: Caller) -> Submission:
-    """The submission if ``user`` may see it (their own, or any for admins); 404 otherwise."""
+    """The submission if ``user`` may see it (``server.access``); 404 otherwise."""
     row = session.get(Submission, submission_id)
-    if row is None or (row.user_id != user.id and not user.admin):
+    if row is None or not user.may_see(row.user_id):
         raise HTTPException(404, f"no submission {submission_id}")
     return row
+
+
+def cached_for(cache: DoneCache[P], submission_id: int, user: Caller) -> P | None:
+    """A finished submission's cached answer as ``user`` sees it, if cached and theirs to see
+    (otherwise the route reads the database, and answers 404 if it is not)."""
+    cached = cache.get(submission_id, user.admin)
+    return cached[1] if cached is not None and user.may_see(cached[0]) else None
 
 
 def present(row: Submission, user: Caller) -> SubmissionOut:
@@ -123,10 +130,10 @@ def list_submissions(
 async def get_submission(submission_id: SubmissionId, request: Request, user: UserDep,
                          engine: EngineDep) -> Response:
     """One submission: status, verdict and result when done, cases graded so far before."""
-    cache: DoneCache = request.app.state.done_cache
-    cached = cache.get(submission_id, user.admin)
-    if cached is not None and (user.admin or cached[0] == user.id):
-        return Response(cached[1], media_type="application/json")
+    cache: DoneCache[bytes] = request.app.state.done_cache
+    cached = cached_for(cache, submission_id, user)
+    if cached is not None:
+        return Response(cached, media_type="application/json")
 
     def load() -> tuple[Submission, bytes]:
         with Session(engine) as session:
