@@ -10,6 +10,7 @@ import { renderMarkdown } from "./markdown.js";
 import { renderPast } from "./past.js";
 import { diagnostics, renderResult, renderStatus, setVerdictTitles, verdictBadge } from "./results.js";
 import { Runner, Stopped } from "./runner.js";
+import { openInPerfetto, traceFileName } from "../runner/perfetto.js";
 import { dropPending, loadCode, notePending, pendingSubmissions, progress, recordVerdict, saveCode } from "./store.js";
 
 const $ = (id) => document.getElementById(id);
@@ -213,6 +214,7 @@ function drawShown() {
       onLine: (line) => editor.goToLine(line),
       onRunAll: () => act("all"),
       onSubmit: () => act("submit"),
+      onPerfetto: current && ((c) => openInPerfetto(() => runner.perfetto(c, `${current.id} · ${c.name}`), traceFileName(current.id, c.name))),
       local: shown.local,
       official: shown.official,
       next: shown.official && shown.result.verdict === "accepted" ? nextExercise() : null,

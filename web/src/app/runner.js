@@ -67,6 +67,9 @@ async function download(onProgress, signal) {
 }
 
 export class Runner {
+  #traces = new Map(); // request id -> its answer's handler
+  #nextTrace = 0;
+
   /**
    * @param {(state: string, detail?: any) => void} onStatus  loading ({loaded, total} bytes while
    *   downloading) | ready (the mode) | busy | failed ({file, why} or {error})
@@ -119,6 +122,7 @@ export class Runner {
           this.onStatus("ready", data.mode);
           resolve();
         } else if (data.type === "failed") fail({ error: data.error });
+        else if (data.type === "perfetto") this.#traces.get(data.id)?.(data);
         else this.job?.onMessage(data);
       };
     });
@@ -182,6 +186,20 @@ export class Runner {
     this.worker?.terminate();
     this.ready = this.#start();
     this.ready.catch(() => {});
+  }
+
+  /** The Chrome trace-event JSON (text) of a graded case `c`, made by the kernel in the worker. */
+  async perfetto(c, title) {
+    await this.ready;
+    const id = this.#nextTrace++;
+    return new Promise((resolve, reject) => {
+      this.#traces.set(id, (data) => {
+        this.#traces.delete(id);
+        if (data.error) reject(new Error(data.error));
+        else resolve(data.trace);
+      });
+      this.worker.postMessage({ type: "perfetto", id, case: c, title });
+    });
   }
 
   /** Stop whatever runs now: the worker is terminated and a fresh one is started. */

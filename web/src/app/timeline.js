@@ -44,6 +44,8 @@ const S = {
   legendDead: { en: "waits on (deadlock)", zh: "等待（死锁）" },
   legendWrong: { en: "wrong element / its last write", zh: "错误元素 / 最后写入" },
   asText: { en: "Messages as text", zh: "消息列表（文本）" },
+  perfetto: { en: "Open in Perfetto", zh: "在 Perfetto 中打开" },
+  perfettoTitle: { en: "This run as a Chrome trace, in ui.perfetto.dev (downloaded as a file when offline)", zh: "以 Chrome trace 格式在 ui.perfetto.dev 中查看本次运行（离线时下载为文件）" },
   cut: { en: "Only part of the run is shown: it had {what}.", zh: "只显示了运行的一部分：共有 {what}。" },
   textCut: { en: "… and {more} more", zh: "……还有 {more} 条" },
   aggregated: { en: "{count} messages: drawn per sender and receiver over step ranges.", zh: "{count} 条消息：按发送方、接收方和步数区间合并绘制。" },
@@ -300,7 +302,7 @@ export function timelineView(c, options = {}) {
     if (built || !panel.open) return;
     built = true;
     if (view.error) return panel.append(h("p.muted", {}, say("noView", { error: view.error })));
-    renderTimeline(panel, view, options);
+    renderTimeline(panel, view, { ...options, perfetto: options.onPerfetto && (() => options.onPerfetto(c)) });
   };
   panel.addEventListener("toggle", build);
   queueMicrotask(build);
@@ -364,7 +366,10 @@ export function renderTimeline(root, view, options = {}) {
   if (view.messages.length > AGGREGATE_ABOVE) notes.push(h("p.tl-note", {}, say("aggregated", { count: view.messages.length })));
   if (view.too_slow && view.critical.length) notes.push(h("p.tl-note.tl-crit-note", {}, say("critical", { count: view.critical.length })));
   if (view.wrong?.last_recv != null) notes.push(h("p.tl-note", {}, say("lastWrite", { rank: view.wrong.rank })));
-  root.append(h("div.tl-controls", {}, clocks, play, step, slider, position), frame, info,
+  const perfetto = options.perfetto
+    ? h("button.tl-perfetto", { type: "button", title: say("perfettoTitle"), onclick: options.perfetto }, say("perfetto"))
+    : null;
+  root.append(h("div.tl-controls", {}, clocks, play, step, slider, position, perfetto), frame, info,
     ...(buffers ? [h("div.tl-buffers-scroll", {}, buffers.table)] : []), legend(view), ...notes, textList(view));
   redraw();
 }

@@ -21,6 +21,8 @@ from cjudge.grading import grade_case, plan_cases, summarize
 from cjudge.judge import judge_code
 from cjudge.protocol import CaseSpec, JobSpec, RankReport, RawCase
 from cjudge.switch.core import empty_trace
+from cjudge.view.perfetto import chrome_trace
+from cjudge.view.present import present_case
 
 from .case import BrowserCase, settled
 
@@ -77,6 +79,13 @@ def timed_out(exercise_id: str, samples: bool, name: str, graded_json: str) -> s
              for r in range(specs[at]["world_size"])]
     raw = RawCase(name=name, ranks=ranks, trace=empty_trace(len(ranks)), stdout="", stop="time_limit",
                   wall_ms=exercise.time_limit_s * 1000)
-    cases = [*graded, grade_case(exercise, specs[at], raw)]
+    case = grade_case(exercise, specs[at], raw)
+    present_case(exercise, specs[at], raw, case)
+    cases = [*graded, case]
     result = summarize(exercise, cases, RUNTIME, exercise.seed)
     return json.dumps(result | {"skipped": [s["name"] for s in specs[at + 1:]]})
+
+
+def perfetto(case_json: str, title: str) -> str:
+    """The Chrome trace-event JSON of one graded case (its ``timeline``), as ``--perfetto`` writes it."""
+    return json.dumps(chrome_trace(json.loads(case_json), title))

@@ -45,6 +45,9 @@ const handlers = {
     const result = await hub.judge(kernel.judge, exercise, code, samples);
     postMessage({ type: "done", result: JSON.parse(result) });
   },
+  async perfetto({ id, case: graded, title }) {
+    postMessage({ type: "perfetto", id, trace: kernel.perfetto(JSON.stringify(graded), title) });
+  },
   async timeout({ exercise, samples, name, graded }) {
     const result = kernel.timed_out(exercise, samples, name, JSON.stringify(graded));
     postMessage({ type: "done", result: JSON.parse(result) });
@@ -55,6 +58,7 @@ onmessage = async ({ data }) => {
   try {
     await handlers[data.type](data);
   } catch (error) {
-    postMessage({ type: data.type === "boot" ? "failed" : "error", error: String(error?.message ?? error) });
+    const type = { boot: "failed", perfetto: "perfetto" }[data.type] ?? "error";
+    postMessage({ type, id: data.id, error: String(error?.message ?? error) });
   }
 };
