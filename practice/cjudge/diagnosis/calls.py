@@ -74,7 +74,28 @@ def first_departure(learner: SwitchTrace, reference: SwitchTrace) -> tuple[Call 
     return mine, want
 
 
-def _what_differs(mine: Call, want: Call, ref_calls: list[Call], algo: tuple[str, str]) -> tuple[str, str]:
+def _argument_slice(got: tuple[float | int, ...], spec: CaseSpec, rank: int,
+                    exercise: Any) -> str | None:
+    """``param[0:2]``: the slice of one of the rank's tensor arguments that ``got`` is, as it
+    was passed in; None if it is none."""
+    call = spec["inputs"][rank].get("call") if isinstance(spec["inputs"][rank], dict) else None
+    head = exercise.signature.split("(", 1)[-1].split(")", 1)[0]
+    names = [n.strip() for n in head.split(",")]
+    if not isinstance(call, list) or not got:
+        return None
+    for name, arg in zip(names, call, strict=False):
+        data = arg.get("data") if isinstance(arg, dict) else None
+        if not isinstance(data, list) or len(got) > len(data):
+            continue
+        for start in range(len(data) - len(got) + 1):
+            if tuple(data[start:start + len(got)]) == got:
+                whole = start == 0 and len(got) == len(data)
+                return name if whole else f"{name}[{start}:{start + len(got)}]"
+    return None
+
+
+def _what_differs(mine: Call, want: Call, ref_calls: list[Call], algo: tuple[str, str],
+                  spec: CaseSpec, exercise: Any) -> tuple[str, str]:
     """How the learner's input departs from the reference's at the same call."""
     a, a_zh = algo
     same = [c for c in ref_calls if c.kind == mine.kind and c.values == mine.values]
@@ -84,6 +105,10 @@ def _what_differs(mine: Call, want: Call, ref_calls: list[Call], algo: tuple[str
                 f"{ordinal(want.index + 1)}",
                 f"它的输入是{a_zh}给第 {j + 1} 次调用的，而不是第 {want.index + 1} 次的")
     assert mine.values is not None and want.values is not None
+    given = _argument_slice(mine.values, spec, mine.rank, exercise)
+    if given is not None:
+        return (f"its input is {given}, as it was passed in, where {a}'s is computed from it",
+                f"它的输入是传入时的 {given}，原样未变，而{a_zh}的输入是由它算出的")
     if len(mine.values) != len(want.values):
         return (f"its input has {len(mine.values)} elements where {a}'s has {len(want.values)}",
                 f"它的输入有 {len(mine.values)} 个元素，而{a_zh}的有 {len(want.values)} 个")
@@ -125,6 +150,6 @@ def explain(exercise: Any, spec: CaseSpec, learner: SwitchTrace,
     elif mine.kind != want.kind:
         why, why_zh = f"{a} calls {want.api} there", f"{a_zh}此处调用的是 {want.api}"
     else:
-        why, why_zh = _what_differs(mine, want, ref_calls[mine.rank], algo)
+        why, why_zh = _what_differs(mine, want, ref_calls[mine.rank], algo, spec, exercise)
     return (f"your run first departs from {a} at {call}: {why}",
-            f"你的运行最早偏离{a_zh}之处是{call_zh}：{why_zh}")
+            f"你的运行最早偏离{a_zh}之处是 {call_zh}：{why_zh}")

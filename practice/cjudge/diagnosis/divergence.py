@@ -89,8 +89,9 @@ def _seen_before(send: Send, mine: list[Send], ref: list[Send], algo: str) -> tu
     same = next((s for s in mine[:send.index] if s.values == send.values), None)
     if same is not None:
         at = f", line {same.line}" if same.line else ""
+        at_zh = f"，第 {same.line} 行" if same.line else ""
         return (f" (again the values of its own {ordinal(same.index + 1)} send{at})",
-                f"（又是它第 {same.index + 1} 次发送的值）")
+                f"（又是它第 {same.index + 1} 次发送的值{at_zh}）")
     other = next((s for s in ref if s.values == send.values and s.index != send.index), None)
     if other is not None:
         return (f" ({algo}'s {ordinal(other.index + 1)} send)",

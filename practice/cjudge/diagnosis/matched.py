@@ -30,6 +30,25 @@ def _kept_own_input(exercise: Any, spec: CaseSpec, raw: RawCase) -> int | None:
     return None
 
 
+def _scaled(exercise: Any, spec: CaseSpec, raw: RawCase) -> tuple[int, str, str] | None:
+    """The first wrong rank whose result is the expected one divided or multiplied by the world
+    size throughout: (rank, English, Chinese), or None."""
+    world = spec["world_size"]
+    wants = exercise.grader.expected(spec["params"], world, spec["inputs"])
+    for report, want in zip(raw["ranks"], wants, strict=True):
+        got = report["output"]
+        if world < 2 or not (values.is_tensor(got) and values.is_tensor(want)) or \
+                got["shape"] != want["shape"] or got["data"] == want["data"]:
+            continue
+        pairs = list(zip(got["data"], want["data"], strict=True))
+        for factor, en, zh in (
+                (1 / world, f"divided by n = {world} (a mean)", f"除以了 n = {world}（平均值）"),
+                (world, f"multiplied by n = {world}", f"乘以了 n = {world}")):
+            if all(values.close(g, w * factor, 1e-5, 1e-6) for g, w in pairs):
+                return int(report["rank"]), en, zh
+    return None
+
+
 def matched(exercise: Any, spec: CaseSpec, raw: RawCase,
             collective: bool) -> tuple[tuple[str, str], bool]:
     """The cause when every message (``collective``: collective call) matched the reference's,
@@ -48,6 +67,13 @@ def matched(exercise: Any, spec: CaseSpec, raw: RawCase,
                  f"tensor), never into {into}",
                  f"{head[1]}；但 rank {rank} 的结果在出错的位置上仍是它自己的输入：收到的值被加到或"
                  f"写进了一个副本（clone 或新张量），从未写入{into_zh}"), False)
+    scaled = _scaled(exercise, spec, raw)
+    if scaled is not None:
+        rank, en, zh = scaled
+        return ((f"{head[0]}; yet rank {rank}'s whole result is the expected one {en}: the values "
+                 "were right, and then scaled",
+                 f"{head[1]}；但 rank {rank} 的整个结果是正确结果{zh}：值本来是对的，之后又被缩放了"),
+                False)
     return ((f"{head[0]}; the fault is in what your code did with the values it received: where "
              "it added or wrote them, or what it returned",
              f"{head[1]}；错误在于你的代码如何处理收到的值：把它们加到或写到了哪里，或者返回了什么"),

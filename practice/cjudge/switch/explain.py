@@ -166,6 +166,33 @@ def _collective(group: list[Blocked], ranks: list[RankReport],
                     zh=f"{who_zh} {_in_zh(call, at_zh)}等待 " + "；以及 ".join(clauses_zh))
 
 
+def _tags(trace: SwitchTrace) -> list[Sentence]:
+    """Sends and receives left unmatched between the same two ranks only because their tags
+    differ, grouped by the two tags and lines."""
+    pending = [r for r in trace["requests"] if r["kind"] in ("send", "recv") and r["message"] is None]
+    pairs: dict[tuple, list[tuple[int, int]]] = {}
+    for send in (r for r in pending if r["kind"] == "send"):
+        for recv in (r for r in pending if r["kind"] == "recv"):
+            if recv["rank"] == send["peer"] and recv["peer"] in (send["rank"], None) and \
+                    recv["group"] == send["group"] and recv["tag"] != send["tag"]:
+                key = (send["tag"], send["line"], recv["tag"], recv["line"])
+                if (send["rank"], recv["rank"]) not in pairs.setdefault(key, []):
+                    pairs[key].append((send["rank"], recv["rank"]))
+                break
+    out = []
+    for (stag, sline, rtag, rline), found in pairs.items():
+        at, at_zh = _at(sline)
+        rat, rat_zh = _at(rline)
+        ways = ", ".join(f"{a} to {b}" for a, b in found)
+        ways_zh = "，".join(f"{a} 发给 {b}" for a, b in found)
+        out.append(Sentence(
+            en=f"sends with tag {stag}{at} are left unmatched by receives with tag {rtag}{rat} "
+               f"({ways}): a send and its receive must use the same tag",
+            zh=f"标签为 {stag} 的发送{at_zh}与标签为 {rtag} 的接收{rat_zh}无法匹配（{ways_zh}）："
+               "发送和对应的接收必须使用相同的标签"))
+    return out
+
+
 def deadlock_facts(trace: SwitchTrace, ranks: list[RankReport]) -> DeadlockFacts:
     """The deadlock of a stopped case: cycle, blocked ranks, and sentences, the ranks stuck the
     same way (call, line, state of whom they wait on) said once."""
@@ -179,7 +206,7 @@ def deadlock_facts(trace: SwitchTrace, ranks: list[RankReport]) -> DeadlockFacts
         return (1, b["kind"], b["api"], b["line"] or 0, tuple(b["on"]))
 
     lines = [(_p2p if k[0] == 0 else _collective)(list(g), ranks, by_rank)
-             for k, g in groupby(sorted(blocked, key=key), key=key)]
+             for k, g in groupby(sorted(blocked, key=key), key=key)] + _tags(trace)
     return DeadlockFacts(cycle=_cycle(trace["deadlock"]), blocked=blocked, lines=lines)
 
 

@@ -1,9 +1,8 @@
 # expect: deadlock
 # gloo: deadlock on sample-4-ranks
-# names: rank 1 waits in irecv from rank 2 (line 74); rank 2 is itself blocked in irecv (line 80)
-# names: the tag
-# names_zh: 在 irecv 中等待来自 rank 2 的数据（第 74 行）
-# weak: the deadlock is told rank by rank, but not that the receives from the children lack the tree's tag
+# names: rank 1 waits in irecv from rank 2 (line 74)
+# names: sends with tag 1 (line 79) are left unmatched by receives with tag 0 (line 74) (0 to 1, 2 to 1)
+# names_zh: 标签为 1 的发送（第 79 行）与标签为 0 的接收（第 74 行）无法匹配
 # Receives from its children without the tree's tag: tree 1's pieces, sent with tag 1, never match.
 import torch.distributed as dist
 

@@ -1,8 +1,8 @@
 # expect: wrong_answer
 # gloo: wrong on sample-2-ranks
-# names: every collective call matched the reference's; got 1.397922241; half of the sum
-# names_zh: 每条集合通信调用都与参考解逐步一致
-# weak: the exchange matched and the value is off, but the halving (the sum divided by n) is not recognised
+# names: every collective call matched the reference's
+# names: rank 0's whole result is the expected one divided by n = 2 (a mean)
+# names_zh: 正确结果除以了 n = 2（平均值）
 # Divides by the world size after the all-reduce (a DDP habit): the MLP needs the sum.
 import torch.distributed as dist
 import torch.nn.functional as F

@@ -1,12 +1,8 @@
 # expect: wrong_answer
 # gloo: wrong on sample-2-ranks
-# names: rank 0's 2nd collective call
-# names: all_gather_into_tensor (line 25): its input differs from the reference's at element 0 (1 where
-# names: the reference has -0.75)
-# names: still holds its old value
-# names_zh: all_gather_into_tensor（第 25 行）
-# weak: the evidence (the gathered input) replaces the guess that named the cause: the input is not
-#   recognised as the old parameters
+# names: rank 0's 2nd collective call, all_gather_into_tensor (line 21)
+# names: its input is param[0:2], as it was passed in
+# names_zh: 它的输入是传入时的 param[0:2]
 # All-gathers its old parameter shard instead of the updated one.
 import torch
 import torch.distributed as dist
