@@ -18,14 +18,16 @@ from sqlalchemy import Engine
 from sqlmodel import Session
 
 from cjudge.exercises import Exercise, load_exercises
+from cjudge.judge import judge_code
+from cjudge.judge_error import judge_error_verdict
 
 from . import course, health, jobqueue
 from .db import make_engine, schema_ready, write_session
 from .doorbell import Doorbell
-from .grading import SandboxCases, grade, judge_error_result, runner_for
 from .lease import LeaseKeeper
 from .models import Submission
 from .sandbox import SandboxError, SandboxUnavailable, WarmPool, make_pool
+from .sandbox.cases import RUNTIME, SandboxCases, sandbox_cases
 from .settings import Settings
 
 log = logging.getLogger("server.worker")
@@ -43,10 +45,11 @@ UNAVAILABLE = ("The judge cannot run submissions right now (its sandbox does not
 
 def unavailable_result(exercise: Exercise, seed: int) -> dict[str, Any]:
     """The verdict JSON when no sandbox can start: ``judge_error`` with the learner's message."""
-    result = judge_error_result(exercise.id, exercise.content_hash, seed, "no sandbox can start")
+    result = judge_error_verdict(exercise.id, exercise.content_hash, RUNTIME, seed,
+                                 "no sandbox can start")
     result["message"], result["message_zh"] = UNAVAILABLE
     result["unavailable"] = True
-    return result
+    return dict(result)
 
 
 class Heartbeat:
@@ -177,7 +180,7 @@ class Worker:
         return True
 
     def _grade(self, claim: jobqueue.Claim, exercise: Exercise) -> None:
-        runner = self.runner = runner_for(exercise, claim.seed, self.pool)
+        runner = self.runner = sandbox_cases(exercise, claim.seed, self.pool)
         keeper = LeaseKeeper(self.engine, claim, self.settings.lease_s, runner.abort)
         cases: list[dict[str, Any]] = []
         written = [float("-inf")]  # when progress was last written
@@ -195,7 +198,10 @@ class Worker:
         retry = False  # a sandbox's failure may pass; the judge's own bug would come back
         started = time.monotonic()
         try:
-            result = grade(exercise, claim.code, claim.filename, claim.seed, runner, on_case)
+            # the kernel's grading, exactly as practice/judge.py's, with the cases in a sandbox
+            result = dict(judge_code(exercise, claim.code, claim.filename, runner, RUNTIME,
+                                     seed=claim.seed, on_case=lambda case: on_case(dict(case)),
+                                     cases=runner.cases))
             log_text = runner.log
         except SandboxUnavailable as exc:
             log_text = f"sandbox: {exc}"
@@ -242,10 +248,16 @@ class Worker:
                 course.record_score(session, session.get_one(Submission, claim.id))
 
     def _error(self, claim: jobqueue.Claim, message: str) -> dict[str, Any]:
+        """The judge-error verdict of ``claim``, for the exercise as installed (else as it was
+        when submitted)."""
         exercise = self.exercises.get(claim.exercise_id)
-        return judge_error_result(claim.exercise_id,
-                                  exercise.content_hash if exercise is not None else None,
-                                  claim.seed, message)
+        if exercise is not None:
+            exercise_hash = exercise.content_hash
+        else:
+            with Session(self.engine) as session:
+                exercise_hash = session.get_one(Submission, claim.id).content_hash
+        return dict(judge_error_verdict(claim.exercise_id, exercise_hash, RUNTIME, claim.seed,
+                                        message))
 
 
 def wait_for_schema(settings: Settings, timeout_s: float = 120.0) -> None:

@@ -144,20 +144,22 @@ def test_judge_errors_are_retried_a_bounded_number_of_times(db) -> None:
     assert c.attempts == 4  # past max_attempts=3: the worker records judge_error, no new try
 
 
-def graded_by_a_worker_failing_with(db, failure: Exception, monkeypatch) -> Submission:
+def graded_by_a_worker_failing_with(db, failure: Exception, monkeypatch,
+                                    installed: bool = True) -> Submission:
     """One submission through a worker whose grading raises ``failure`` (a worker without a
-    sandbox pool: grading is replaced); the submission's row afterwards."""
+    sandbox pool: grading is replaced), with the exercise ``installed`` on it or not; the
+    submission's row afterwards."""
     engine, settings, _ = db
     (sid,) = enqueue(db)
     judge = worker.Worker.__new__(worker.Worker)
     judge.settings, judge.engine, judge.worker_id, judge.runner = settings, engine, "w", None
-    judge.exercises = {"ex": load_exercises(EXERCISES)["ring-allreduce"]}
+    judge.exercises = {"ex": load_exercises(EXERCISES)["ring-allreduce"]} if installed else {}
     judge.pool, judge.stopping = None, threading.Event()
 
     def fail(*args, **kwargs):
         raise failure
 
-    monkeypatch.setattr(worker, "grade", fail)
+    monkeypatch.setattr(worker, "judge_code", fail)
     assert judge.step()
     return row(engine, sid)
 
@@ -169,6 +171,15 @@ def test_a_deterministic_judge_error_is_stored_once_with_the_judges_version(db,
     assert done.result["judge_version"] == __version__
     assert done.result["exercise_hash"] == load_exercises(EXERCISES)["ring-allreduce"].content_hash
     assert "KeyError: \"a grader's bug\"" in done.judge_log
+
+
+def test_a_submission_of_an_exercise_gone_names_the_hash_it_was_submitted_for(db,
+                                                                            monkeypatch) -> None:
+    done = graded_by_a_worker_failing_with(db, KeyError("never graded"), monkeypatch,
+                                           installed=False)
+    assert (done.status, done.verdict) == (DONE, "judge_error")
+    assert done.result["exercise_hash"] == "h" and done.result["judge_version"] == __version__
+    assert "not installed" in done.result["message"]
 
 
 def test_a_sandbox_failure_is_tried_again(db, monkeypatch) -> None:

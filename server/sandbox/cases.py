@@ -1,21 +1,20 @@
-"""Grading one submission: the kernel's ``judge_code``, with the cases run in a warm sandbox."""
+"""A submission's cases, run in a warm sandbox: the ``run_case`` the worker hands the kernel's
+``judge_code``, and the cases it plans for a submission."""
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from typing import Any
 
-from cjudge import __version__
 from cjudge.exercises import Exercise
 from cjudge.grading import plan_cases
-from cjudge.judge import judge_code
 from cjudge.protocol import CaseSpec, JobSpec, RankError, RankReport, RankState, RawCase, Stop
 from cjudge.switch.core import empty_trace
 
-from .sandbox import Sandbox, WarmPool
-from .sandbox.process import SandboxStop
+from .pool import WarmPool
+from .process import Sandbox, SandboxStop
 
+#: the runtime a sandbox runs cases with (real processes, torch.distributed over the switch)
 RUNTIME = "torch"
 #: pauses before asking again whether a SIGKILL that ended a rank was the OOM killer's
 OOM_SETTLE_S = (0.1, 0.2, 0.4)
@@ -95,14 +94,6 @@ class SandboxCases:
                        stdout="", stop=raw_stop, wall_ms=0.0)
 
 
-def grade(exercise: Exercise, code: str, filename: str, seed: int, runner: SandboxCases,
-          on_case: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
-    """The verdict JSON for ``code``, exactly as ``practice/judge.py`` grades it (as the JSON
-    the server stores: ``cjudge.verdict_json`` types it)."""
-    return dict(judge_code(exercise, code, filename, runner, RUNTIME, seed=seed,
-                           on_case=lambda case: on_case(dict(case)), cases=runner.cases))
-
-
 def submission_cases(exercise: Exercise, seed: int) -> list[CaseSpec]:
     """The cases of a submission: sample cases from the exercise's public seed, so a learner
     sees the same sample values here as in the browser and the CLI; hidden cases from the
@@ -111,17 +102,6 @@ def submission_cases(exercise: Exercise, seed: int) -> list[CaseSpec]:
     return [public.get(spec["name"], spec) for spec in plan_cases(exercise, seed)]
 
 
-def runner_for(exercise: Exercise, seed: int, pool: WarmPool) -> SandboxCases:
+def sandbox_cases(exercise: Exercise, seed: int, pool: WarmPool) -> SandboxCases:
     """A sandbox-backed ``run_case`` prepared with the submission's cases."""
     return SandboxCases(pool, submission_cases(exercise, seed))
-
-
-def judge_error_result(exercise_id: str, exercise_hash: str | None, seed: int,
-                       message: str) -> dict[str, Any]:
-    """The verdict JSON for the judge's own failure (never the learner's fault), naming the
-    judge's version and the exercise's hash as every verdict does."""
-    return {"exercise": exercise_id, "verdict": "judge_error", "runtime": RUNTIME, "cases": [],
-            "stdout": "", "seed": seed, "judge_version": __version__,
-            "exercise_hash": exercise_hash,
-            "message": f"the judge failed ({message}); this is not your code's fault",
-            "message_zh": "评测机出错，这不是你的代码的问题"}

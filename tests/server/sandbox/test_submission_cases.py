@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from cjudge.exercises import load_exercises
 from cjudge.grading import plan_cases
-from server.grading import submission_cases
 from server.localserver import EXERCISES
+from server.sandbox.cases import submission_cases
 
 
 def test_sample_cases_use_the_public_seed_and_hidden_cases_the_secret_one() -> None:

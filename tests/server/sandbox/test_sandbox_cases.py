@@ -1,4 +1,4 @@
-"""The worker's side of a sandbox's answers (``server.grading.SandboxCases``): when a rank was
+"""The worker's side of a sandbox's answers (``server.sandbox.cases.SandboxCases``): when a rank was
 killed by SIGKILL, it is ``memory_limit`` only if the sandbox saw the OOM killer fire, even when
 the sandbox learns of that a moment late (the docker engine's events)."""
 
@@ -10,7 +10,7 @@ import pytest
 
 from cjudge.exercises import default_root, load_exercise
 from cjudge.grading import grade_case, plan_cases
-from server.grading import SandboxCases
+from server.sandbox.cases import SandboxCases
 
 CASE = {"name": "sample", "world_size": 2, "sample": True, "params": {}, "inputs": []}
 JOB = {"time_limit_s": 5.0}
