@@ -1,13 +1,19 @@
-"""Small LRUs of finished submissions, bounded in entries and in bytes: a done submission never
-changes, and clients ask for it again and again (polling its JSON, or reopening its live
-progress, which for a finished one is every event at once)."""
+"""LRUs of finished submissions, bounded in bytes (cachetools' ``LRUCache`` sized by each
+answer's length): a done submission never changes, and clients ask for it again and again
+(polling its JSON, or reopening its live progress, which for a finished one is every event at
+once)."""
 
 from __future__ import annotations
 
 import threading
-from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Generic, Protocol, TypeVar
+
+from cachetools import LRUCache
+
+#: what an entry costs besides its answer (its key, the tuples, the LRU's bookkeeping), so that
+#: many small answers are bounded too
+ENTRY_BYTES = 256
 
 
 class Sized(Protocol):
@@ -19,42 +25,36 @@ P = TypeVar("P", bound=Sized)
 
 class DoneCache(Generic[P]):
     """Finished submissions' rendered answers by (id, admin view), with their owner's id; an
-    answer's ``len`` is its size in bytes."""
+    answer's ``len`` is its size in bytes. Thread-safe."""
 
-    def __init__(self, size: int = 4096, max_bytes: int = 64 << 20) -> None:
-        self.size = size
+    def __init__(self, max_bytes: int = 64 << 20) -> None:
         self.max_bytes = max_bytes
-        self.bytes = 0
-        self.items: OrderedDict[tuple[int, bool], tuple[int, P]] = OrderedDict()
+        self.items: LRUCache[tuple[int, bool], tuple[int, P]] = LRUCache(
+            maxsize=max_bytes, getsizeof=lambda item: len(item[1]) + ENTRY_BYTES)
         self.lock = threading.Lock()
+
+    @property
+    def bytes(self) -> int:
+        """What the cached answers count for (``ENTRY_BYTES`` each besides their size)."""
+        return int(self.items.currsize)
 
     def get(self, submission_id: int, admin: bool) -> tuple[int, P] | None:
         """(owner id, answer) if cached."""
         with self.lock:
-            item = self.items.get((submission_id, admin))
-            if item is not None:
-                self.items.move_to_end((submission_id, admin))
-            return item
+            return self.items.get((submission_id, admin))
 
     def put(self, submission_id: int, admin: bool, owner_id: int, body: P) -> None:
-        """Remember a finished submission's answer (not one larger than a quarter of the cache)."""
-        if len(body) > self.max_bytes // 4:
+        """Remember a finished submission's answer (not one larger than a quarter of the cache),
+        the least recently used ones going first when the cache is full."""
+        if len(body) + ENTRY_BYTES > self.max_bytes // 4:
             return
         with self.lock:
-            old = self.items.pop((submission_id, admin), None)
-            if old is not None:
-                self.bytes -= len(old[1])
             self.items[(submission_id, admin)] = (owner_id, body)
-            self.bytes += len(body)
-            while len(self.items) > self.size or self.bytes > self.max_bytes:
-                _, (_, evicted) = self.items.popitem(last=False)
-                self.bytes -= len(evicted)
 
     def clear(self) -> None:
         """Forget everything (finished submissions were put back in the queue)."""
         with self.lock:
             self.items.clear()
-            self.bytes = 0
 
 
 @dataclass(frozen=True)

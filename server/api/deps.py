@@ -6,11 +6,11 @@ users are cached for a few seconds): polling clients are the bulk of the traffic
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Annotated
 
+from cachetools import TTLCache
 from fastapi import Depends, HTTPException, Request
 from fastapi.security import APIKeyCookie, HTTPAuthorizationCredentials, HTTPBearer
 from sqlalchemy import Engine
@@ -57,21 +57,19 @@ class Caller:
 
 class CallerCache:
     """Users by id for ``CALLER_TTL_S`` seconds (a role change shows up within that time), at
-    most ``MAX_CALLERS`` of them (bounded in bytes, as every cache of the server is)."""
+    most ``MAX_CALLERS`` of them, the least recently used going first when full (cachetools'
+    ``TTLCache``; used on the event loop only)."""
 
     def __init__(self) -> None:
-        self.items: dict[int, tuple[float, Caller]] = {}
+        self.items: TTLCache[int, Caller] = TTLCache(maxsize=MAX_CALLERS, ttl=CALLER_TTL_S)
 
     def get(self, user_id: int) -> Caller | None:
         """The cached caller, if fresh."""
-        item = self.items.get(user_id)
-        return item[1] if item is not None and item[0] > time.monotonic() else None
+        return self.items.get(user_id)
 
     def put(self, caller: Caller) -> None:
         """Remember ``caller``."""
-        if len(self.items) >= MAX_CALLERS:
-            self.items.clear()
-        self.items[caller.id] = (time.monotonic() + CALLER_TTL_S, caller)
+        self.items[caller.id] = caller
 
     def forget(self, user_id: int) -> None:
         """Drop ``user_id`` (its sessions or role just changed)."""

@@ -269,15 +269,35 @@ def test_a_huge_verdict_is_stored_bounded(tmp_path: Path) -> None:
 
 
 def test_the_finished_submissions_cache_is_bounded_in_bytes() -> None:
-    from server.api.cache import DoneCache
+    from server.api.cache import ENTRY_BYTES, DoneCache
 
-    cache = DoneCache(size=1000, max_bytes=10_000)
+    cache = DoneCache(max_bytes=10_000)
     for sid in range(100):
         cache.put(sid, False, 1, b"x" * 1000)
-    assert cache.bytes <= 10_000 and len(cache.items) == 10
+    assert cache.bytes <= 10_000 and len(cache.items) == 10_000 // (1000 + ENTRY_BYTES)
     assert cache.get(99, False) is not None and cache.get(0, False) is None
+    assert cache.get(93, False) is not None  # least recently used: 94 goes first now
+    cache.put(100, False, 1, b"x" * 1000)
+    assert cache.get(93, False) is not None and cache.get(94, False) is None
     cache.put(500, False, 1, b"y" * 5000)  # over a quarter of the cache: not kept
     assert cache.get(500, False) is None
+    for sid in range(10_000):  # many tiny answers are bounded by their entries' cost
+        cache.put(sid, True, 1, b"")
+    assert len(cache.items) == 10_000 // ENTRY_BYTES
+
+
+def test_a_full_caller_cache_drops_the_least_recently_used_only() -> None:
+    from server.api.deps import MAX_CALLERS, Caller, CallerCache
+
+    cache = CallerCache()
+    for user_id in range(MAX_CALLERS):
+        cache.put(Caller(user_id, f"user{user_id}", "learner"))
+    assert cache.get(0) is not None  # used again: the least recently used is now 1
+    cache.put(Caller(MAX_CALLERS, "newcomer", "learner"))
+    assert len(cache.items) == MAX_CALLERS
+    assert cache.get(1) is None and cache.get(0) is not None and cache.get(MAX_CALLERS) is not None
+    cache.forget(0)
+    assert cache.get(0) is None
 
 
 def _finish(app, sid: int, cases: list[dict]) -> None:
@@ -319,6 +339,8 @@ def test_finished_events_come_from_the_cache(tmp_path: Path, monkeypatch) -> Non
 
 
 def test_the_finished_events_cache_is_bounded_in_bytes(tmp_path: Path) -> None:
+    from server.api.cache import ENTRY_BYTES
+
     limit = 40_000
     with client(settings_for(tmp_path, rate_per_minute=100, max_queued_per_user=100,
                              events_cache_bytes=limit)) as c:
@@ -331,5 +353,5 @@ def test_the_finished_events_cache_is_bounded_in_bytes(tmp_path: Path) -> None:
             _finish(c.app, sid, [{"name": "big", "verdict": "accepted", "note": "z" * 2000}])
             assert c.get(f"/api/submissions/{sid}/events", headers=owner).status_code == 200
             assert 0 < cache.bytes <= limit
-            assert cache.bytes == sum(len(events) for _, events in cache.items.values())
+            assert cache.bytes == sum(len(events) + ENTRY_BYTES for _, events in cache.items.values())
         assert cache.get(sid, False) is not None and len(cache.items) < 8
