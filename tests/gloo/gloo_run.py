@@ -39,7 +39,7 @@ from cjudge.learner import graded_call
 from cjudge.protocol import CaseSpec, JobSpec, TensorData
 from cjudge.real.group_lifecycle import group_owned_by_judge
 from cjudge.real.process_flags import die_with
-from cjudge.switch import functions, symm
+from cjudge.switch import functions
 from cjudge.switch.local import LocalFunctions
 from cjudge.switch.reduce import DTYPES as SWITCH_DTYPES
 
@@ -145,39 +145,6 @@ def _shared_memory(case: CaseSpec) -> mmap.mmap | None:
     return mmap.mmap(-1, max(1, case["world_size"] * int(params[0]["numel"]) * size))
 
 
-class _LocalFunctions(LocalFunctions):
-    """Under plain gloo there is no switch: the rank applies the judge's functions itself, and
-    symmetric memory's loads and stores are those of shared memory, its barrier gloo's."""
-
-    def __init__(self, table: list[tuple[str, dict[str, Any]]], rank: int, world: int,
-                 shared: mmap.mmap | None) -> None:
-        super().__init__(table, rank, world)
-        self.shared = shared
-
-    def post_collective(self, group: int, kind: str, payload: bytes, dtype: str,
-                        **_: Any) -> int:
-        """``symm.barrier()``: gloo's barrier."""
-        assert kind == symm.BARRIER, kind
-        dist.barrier()
-        return 0
-
-    def wait(self, handle: int) -> tuple[int | None, bytes]:
-        return None, b""
-
-    def compute(self, handle: int, payload: bytes, dtype: str, shape: list[int],
-                args: list[int] | None, line: int | None) -> bytes:
-        name, params = self.table[handle]
-        if name != functions.MEMORY or self.shared is None or args is None:
-            return super().compute(handle, payload, dtype, shape, args, line)
-        op, peer, offset, count = args
-        size = SWITCH_DTYPES[dtype][1]
-        at = (peer * int(params["numel"]) + offset) * size
-        if op == symm.LOAD:
-            return self.shared[at:at + count * size]
-        self.shared[at:at + len(payload)] = payload
-        return b""
-
-
 def _rank_body(job: JobSpec, mine: TensorData, rank: int, world: int, port: int, fd: int,
                shared: mmap.mmap | None) -> None:
     os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port), RANK=str(rank),
@@ -195,9 +162,9 @@ def _rank_body(job: JobSpec, mine: TensorData, rank: int, world: int, port: int,
             sys.modules[module.__name__] = module
             exec(compile(job["code"], job["filename"], "exec"), module.__dict__)  # noqa: S102
             mine, table = functions.split(mine)
+            port = LocalFunctions(table, rank, world, shared, dist.barrier)
             output = graded_call(module.__dict__, job["function"], job["output"], mine, _tensor,
-                                 to_data, _LocalFunctions(table, rank, world, shared),
-                                 job["filename"])
+                                 to_data, port, job["filename"])
         message: tuple = ("returned", time.monotonic(), values.encode(output, to_data))
     except BaseException as exc:  # noqa: BLE001 - the learner's error (even SystemExit) is the result
         message = ("failed", time.monotonic(), type(exc).__name__, str(exc))

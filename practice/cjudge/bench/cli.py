@@ -19,7 +19,6 @@ from ..cli import workspace
 from ..exercises import Exercise, default_root, load_exercises
 from ..grading import plan_cases
 from ..primitives import CANONICAL
-from ..switch.functions import MEMORY
 from ..units import parse_size
 from . import chart, report
 from .config import AGGREGATIONS, BUILTINS, DTYPE_ALIASES, DTYPES, BenchConfig, LearnerSpec, runnable
@@ -96,9 +95,6 @@ def unbenchable(exercise: Exercise) -> str | None:
     if builtin_of(exercise) not in BUILTINS:
         return f"its built-in {exercise.builtin} is not one bench measures ({', '.join(BUILTINS)})"
     sample = plan_cases(exercise, only_samples=True)[0]["inputs"][0]
-    if any(isinstance(leaf, dict) and leaf.get("fn") == MEMORY
-           for _, leaf in values.leaves(sample.get("call", sample))):
-        return "its symmetric memory lives in the judge's switch, which bench does not run"
     if not values.is_tensor(sample) and not exercise.bench_scale:
         return ("its graded call does not take the built-in's tensor, and exercise.toml names no "
                 "bench_scale")

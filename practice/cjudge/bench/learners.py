@@ -15,11 +15,15 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import io
+import mmap
+import os
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import torch
+import torch.distributed as dist
 
 from .. import judge_fns, values
 from ..exercises import Exercise, default_root, load_exercises
@@ -29,6 +33,7 @@ from ..protocol import CaseSpec, TensorData
 from ..real.group_lifecycle import group_owned_by_judge
 from ..switch import functions
 from ..switch.local import LocalFunctions
+from ..switch.reduce import DTYPES
 from .collectives import Buffers, Collective, RankCtx
 from .config import LearnerSpec
 from .series import Series
@@ -127,7 +132,7 @@ def case_series(spec: LearnerSpec, collective: Collective, ctx: RankCtx) -> Seri
     def prepare(nbytes: int) -> tuple[CaseSpec, LocalFunctions, list[Any]]:
         case = scaled_case(exercise, spec.scale, ctx.world, nbytes)
         mine, table = functions.split(case["inputs"][ctx.rank])
-        port = LocalFunctions(table, ctx.rank, ctx.world)
+        port = LocalFunctions(table, ctx.rank, ctx.world, _shared(table, ctx.world), dist.barrier)
         names, raw = values.call_of(mine, spec.function)
         calls[:] = [learner_function_of(namespace, name) for name in names]
         args = values.decode(raw, tensor, lambda handle: judge_fns.make(
@@ -155,6 +160,28 @@ def case_series(spec: LearnerSpec, collective: Collective, ctx: RankCtx) -> Seri
         return 0 if _compare(exercise, case, ctx.rank, got, want) is None else 1
 
     return Series(spec.exercise, "learner", collective, run, lambda raw, bufs: None, check)
+
+
+def _shared(table: list[tuple[str, dict[str, Any]]], world: int) -> mmap.mmap | None:
+    """Every rank's symmetric buffer in one file every rank maps (rank 0 makes it, names it to
+    the others, and unlinks it once all have mapped it); None when the call has none. A
+    collective call: every rank makes it at the same step."""
+    params = next((p for name, p in table if name == functions.MEMORY), None)
+    if params is None:
+        return None
+    size = world * int(params["numel"]) * DTYPES[str(params.get("dtype", "float32"))][1]
+    name = [None]
+    if dist.get_rank() == 0:
+        with tempfile.NamedTemporaryFile(prefix="cjudge-symm-", delete=False) as f:
+            f.truncate(max(1, size))
+            name = [f.name]
+    dist.broadcast_object_list(name, src=0)
+    with open(str(name[0]), "r+b") as f:
+        shared = mmap.mmap(f.fileno(), max(1, size))
+    dist.barrier()
+    if dist.get_rank() == 0:
+        os.unlink(str(name[0]))
+    return shared
 
 
 def _to_data(value: object) -> TensorData | None:

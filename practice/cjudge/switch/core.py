@@ -267,7 +267,7 @@ class Switch:
             if self._memory is None:
                 self._memory = symm.make(self.world, params)
             count = self._compute_elements(payload, dtype, shape)
-            op, owner, offset = self._memory.check(rank, args, dtype, count)
+            op, owner, offset = self._memory.check(args, dtype, count)
         except functions.FunctionError as exc:
             raise SwitchError(exc.en, exc.zh) from None
         self._count_one()

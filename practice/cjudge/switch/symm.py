@@ -76,25 +76,9 @@ class Memory:
         self._elements: list[list[_Element]] = [[_Element() for _ in range(self.numel)]
                                                 for _ in range(self.world)]
 
-    def check(self, rank: int, args: list[int] | None, dtype: str, count: int) -> tuple[int, int, int]:
-        """(op, peer, offset) of a request, or :class:`FunctionError` naming what is wrong."""
-        if args is None or len(args) != 4 or args[0] not in KINDS:
-            raise FunctionError("malformed symmetric-memory call", "对称内存调用格式错误")
-        op, peer, offset, wanted = args
-        if not 0 <= peer < self.world:
-            raise FunctionError(f"symm: there is no rank {peer} (ranks are 0..{self.world - 1})",
-                                f"symm：没有 rank {peer}（rank 的范围是 0..{self.world - 1}）")
-        if dtype != self.dtype:
-            raise FunctionError(f"symm: the buffers hold {self.dtype}, not {dtype}",
-                                f"symm：缓冲区的类型是 {self.dtype}，不是 {dtype}")
-        if op == STORE and wanted != count:
-            raise FunctionError("malformed symmetric-memory call", "对称内存调用格式错误")
-        if offset < 0 or wanted < 0 or offset + wanted > self.numel:
-            raise FunctionError(
-                f"symm: elements {offset}..{offset + wanted - 1} are outside the buffer of "
-                f"{self.numel} elements", f"symm：元素 {offset}..{offset + wanted - 1} 超出了 "
-                f"{self.numel} 个元素的缓冲区")
-        return op, peer, offset
+    def check(self, args: list[int] | None, dtype: str, count: int) -> tuple[int, int, int]:
+        """(op, peer, offset) of a request (:func:`checked`)."""
+        return checked(self.world, self.numel, self.dtype, args, dtype, count)
 
     def load(self, rank: int, owner: int, offset: int, count: int, lo: int, hi: int,
              line: int | None) -> list[Any]:
@@ -139,13 +123,43 @@ class Memory:
         return self._race
 
 
-def make(world: int, params: dict[str, Any]) -> Memory:
-    """The buffers a grader's ``symm`` params describe; :class:`FunctionError` if they cannot be."""
+def checked(world: int, numel: int, held: str, args: list[int] | None, dtype: str,
+            count: int) -> tuple[int, int, int]:
+    """(op, peer, offset) of a load or store of ``count`` elements of ``dtype`` on ``world``
+    buffers of ``numel`` elements of ``held``, or :class:`FunctionError` naming what is
+    wrong."""
+    if args is None or len(args) != 4 or args[0] not in KINDS:
+        raise FunctionError("malformed symmetric-memory call", "对称内存调用格式错误")
+    op, peer, offset, wanted = args
+    if not 0 <= peer < world:
+        raise FunctionError(f"symm: there is no rank {peer} (ranks are 0..{world - 1})",
+                            f"symm：没有 rank {peer}（rank 的范围是 0..{world - 1}）")
+    if dtype != held:
+        raise FunctionError(f"symm: the buffers hold {held}, not {dtype}",
+                            f"symm：缓冲区的类型是 {held}，不是 {dtype}")
+    if op == STORE and wanted != count:
+        raise FunctionError("malformed symmetric-memory call", "对称内存调用格式错误")
+    if offset < 0 or wanted < 0 or offset + wanted > numel:
+        raise FunctionError(
+            f"symm: elements {offset}..{offset + wanted - 1} are outside the buffer of "
+            f"{numel} elements", f"symm：元素 {offset}..{offset + wanted - 1} 超出了 "
+            f"{numel} 个元素的缓冲区")
+    return op, peer, offset
+
+
+def buffer_of(params: dict[str, Any]) -> tuple[int, str]:
+    """The (elements, dtype) of each rank's buffer a grader's ``symm`` params describe;
+    :class:`FunctionError` if they cannot be."""
     numel, dtype = params.get("numel"), params.get("dtype", "float32")
     if isinstance(numel, bool) or not isinstance(numel, int) or not 0 <= numel <= MAX_ELEMENTS:
         raise FunctionError(f"symm: a buffer holds 0..{MAX_ELEMENTS} elements",
                             f"symm：缓冲区可容纳 0..{MAX_ELEMENTS} 个元素")
-    return Memory(world, numel, str(dtype))
+    return numel, str(dtype)
+
+
+def make(world: int, params: dict[str, Any]) -> Memory:
+    """The buffers a grader's ``symm`` params describe (:func:`buffer_of`)."""
+    return Memory(world, *buffer_of(params))
 
 
 def _line(line: int | None) -> str:
