@@ -170,7 +170,7 @@ def _shared(table: list[tuple[str, dict[str, Any]]], world: int) -> mmap.mmap | 
     if params is None:
         return None
     size = world * int(params["numel"]) * DTYPES[str(params.get("dtype", "float32"))][1]
-    name = [None]
+    name: list[str | None] = [None]
     if dist.get_rank() == 0:
         with tempfile.NamedTemporaryFile(prefix="cjudge-symm-", delete=False) as f:
             f.truncate(max(1, size))
