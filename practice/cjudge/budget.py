@@ -65,10 +65,11 @@ def _twice(trace: SwitchTrace, rank: int, size: int) -> tuple[str, str] | None:
             seen.setdefault((m["dst"], m["data"]["b64"]), []).append(m)
     for (dst, _), again in seen.items():
         if len(again) > 1:
-            at = [str(lines[m["send"]]) for m in again]
+            at = list(dict.fromkeys(str(lines[m["send"]]) for m in again))  # each line once
             count = plural(again[0]["bytes"] // size, "element")
             times = "twice" if len(again) == 2 else f"{len(again)} times"
-            return (f"it sent the same {count} to rank {dst} {times} (lines {', '.join(at)})",
+            where = f"line {at[0]}" if len(at) == 1 else f"lines {', '.join(at)}"
+            return (f"it sent the same {count} to rank {dst} {times} ({where})",
                     f"它把同样的 {again[0]['bytes'] // size} 个元素向 rank {dst} 发送了 "
                     f"{len(again)} 次（第 {'、'.join(at)} 行）")
     return None
@@ -136,7 +137,7 @@ def _one(key: str, got: _Sent, want: _Sent, algo: tuple[str, str]) -> tuple[str,
         wanted = set(want.values)
         unneeded = sum(1 for v in got.values if v not in wanted)
         if unneeded:
-            why = f" ({unneeded} of your {got.elements} elements are none that {algo[0]} sends there)"
+            why = f" ({unneeded} of your {got.elements} elements are values {algo[0]} never sends there)"
             why_zh = f"（你的 {got.elements} 个元素中有 {unneeded} 个是{algo[1]}从不发往那里的）"
     return (f"{got.bytes} bytes {to} where {algo[0]} sends {want.bytes}{why}",
             f"{to_zh} {got.bytes} 字节，而{algo[1]}发送 {want.bytes} 字节{why_zh}")

@@ -73,3 +73,10 @@ def test_a_reduce_scatter_that_sends_all_of_x_is_told_each_rank_needs_one_shard(
            "block p of rank 0's x: 1 element" in case["message"]
     assert "rank 0 把自己完整的 x（4 个元素）发给了其他 3 个 rank 中的每一个；而 rank p 只需要 " \
            "rank 0 的 x 中的第 p 块" in case["message_zh"]
+
+
+def test_the_same_values_sent_again_from_one_line_name_it_once():
+    block = bytes(8)
+    en, _ = over_budget(_trace([(1, block, 12), (1, block, 12), (1, block, 12)]),
+                        rank=0, sent=24, limit=8, size=4)
+    assert en.endswith("It sent the same 2 elements to rank 1 3 times (line 12)")
