@@ -83,7 +83,12 @@ test("errors reach the editor: a compile error in monospace and marked; a deadlo
   assert.equal(dead.verdict, "deadlock");
   const recvLine = DEADLOCK.split("\n").findIndex((l) => l.includes("dist.recv(buf, left)")) + 1;
   const cycle = await page.textContent(".deadlock .cycle");
-  assert.match(cycle, new RegExp(`^0 ← 3 ← 2 ← 1 ← 0: every rank waits in recv, line ${recvLine}$`));
+  assert.match(cycle, new RegExp(`^0 → 3 → 2 → 1 → 0 \\(each waits on the next\\): every rank waits in recv, line ${recvLine}$`));
+  // the sample's values: no value is wrong (no rank finished), so the panel stays closed and says why
+  const values = '.case-detail[data-case="sample-4-ranks"] > .sample-values';
+  await eventually(assert.equal, async () => await page.$eval(values, (d) => d.open), false);
+  await eventually(assert.deepEqual, async () => await page.$$eval(`${values} tr.output .no-value`, (els) => [...new Set(els.map((e) => e.textContent))]),
+    ["no result: this rank did not finish"]);
   // the four ranks are stuck the same way: one sentence says it, from the case's data
   await eventually(assert.equal, async () => await page.locator(".deadlock .waits li").count(), 1);
   await eventually(assert.match, async () => await page.textContent(".deadlock .waits li"), /^ranks 0–3 wait in recv \(line \d+\), each from a peer that is itself blocked/);
@@ -92,7 +97,8 @@ test("errors reach the editor: a compile error in monospace and marked; a deadlo
   await page.click(".deadlock .cycle .line-link");
   await eventually(assert.equal, async () => await cursorLine(page), recvLine);
   await page.click("#lang-toggle");
-  await eventually(assert.match, async () => await page.textContent(".deadlock .cycle"), new RegExp(`^0 ← 3 ← 2 ← 1 ← 0: 每个 rank都在 recv 中等待, 第 ${recvLine} 行$`));
+  await eventually(assert.match, async () => await page.textContent(".deadlock .cycle"), new RegExp(`^0 → 3 → 2 → 1 → 0（每个都在等下一个）：每个 rank 都在 recv 中等待，第 ${recvLine} 行$`));
+  await eventually(assert.equal, async () => await page.textContent(`${values} tr.output .no-value`), "没有结果：该 rank 未完成");
   await eventually(assert.match, async () => await page.textContent(".deadlock .fix"), /修改方法：.*isend/);
   assert.deepEqual(page.errors, []);
   await page.close();

@@ -141,21 +141,24 @@ function samplePanel(c) {
     return h(`tr.${kind}`, {},
       h("th", { scope: "row" }, label),
       h("td", {}, data === null
-        ? h("span.muted", {}, t("noOutput"))
+        ? h("span.muted.no-value", {}, t(missing))
         : h("span.values", {}, data.map((x, i) => {
           const wrong = want && !(want.data && i < want.data.length && close(x, want.data[i]));
+          if (wrong) wrongCells += 1;
           const cls = `span.cell${wrong ? ".wrong" : ""}${chunk && i % chunk === 0 && i ? ".chunk-start" : ""}`;
           return h(cls, wrong ? { title: t("expectedValue", { value: fmt(want.data?.[i]) }) } : {}, fmt(x));
         }))));
   };
-  return h("details.sample-values", { open: c.verdict !== "accepted" },
+  const table = h("table.sample", {},
+    s.inputs.map((input, rank) => h("tbody", { "data-rank": rank },
+      h("tr.rank-head", {}, h("th", { colspan: 2, scope: "rowgroup" }, `rank ${rank}`)),
+      rows(t("input"), input, null, "input"),
+      rows(t("expected"), s.expected[rank], null, "expected"),
+      rows(t("yourOutput"), s.outputs?.[rank], s.expected[rank], "output"))));
+  // open only when a value is wrong: a slow or stuck run's correct values would push the rest down
+  return h("details.sample-values", { open: wrongCells > 0 },
     h("summary", {}, t("sampleValues", { name: c.name })),
-    h("div.sample-scroll", { tabindex: 0, role: "region", "aria-label": t("sampleValues", { name: c.name }) }, h("table.sample", {},
-      s.inputs.map((input, rank) => h("tbody", { "data-rank": rank },
-        h("tr.rank-head", {}, h("th", { colspan: 2, scope: "rowgroup" }, `rank ${rank}`)),
-        rows(t("input"), input, null, "input"),
-        rows(t("expected"), s.expected[rank], null, "expected"),
-        rows(t("yourOutput"), s.outputs?.[rank], s.expected[rank], "output"))))));
+    h("div.sample-scroll", { tabindex: 0, role: "region", "aria-label": t("sampleValues", { name: c.name }) }, table));
 }
 
 /**
@@ -179,7 +182,8 @@ export function deadlockView(c, onLine) {
     const line = lineNos.size === 1 ? [...lineNos][0] : null;
     const every = cycle.length - 1 === c.world_size;
     const who = every ? t("everyRank") : t("theseRanks");
-    head = `${cycle.join(" ← ")}: ${op ? t("waitIn", { who, op }) : t("waitEachOther", { who })}${line ? `, ${t("lineN", { line })}` : ""}`;
+    head = t("cycleHead", { cycle: cycle.join(" → "), what: op ? t("waitIn", { who, op }) : t("waitEachOther", { who }),
+      line: line ? t("atLine", { line: t("lineN", { line }) }) : "" });
     fix = kind === "send" ? t("fixSend") : kind === "recv" ? t("fixRecv") : t("fixMixed");
   }
   return h("div.deadlock", {},
@@ -237,7 +241,8 @@ export function renderResult(root, result, options = {}) {
     h(
       `div.result.v-${result.verdict}`,
       { "data-verdict": result.verdict, "data-sample-only": options.sampleOnly ? "" : null },
-      h("div.result-head", {}, h("span.source", {}, options.heading ?? ""), verdictBadge(result.verdict)),
+      h("div.result-head", {}, h("span.source", {}, options.heading ?? ""),
+        sampleNote ? h("span.verdict.v-sample", {}, t("samplePasses")) : verdictBadge(result.verdict)),
       result.verdict === "compile_error"
         ? h("pre.summary.compile-error", {}, withLineLinks(summary, options.onLine))
         : deadlockFirst ? null : h("p.summary", {}, withLineLinks(summary, options.onLine)),
