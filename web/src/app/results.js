@@ -131,10 +131,12 @@ function samplePanel(c) {
       const want = wants?.get(place);
       const leaf = mine.get(place);
       return row(`${label}${place}`, leafData(leaf) === null ? null : { data: leafData(leaf) },
-        want === undefined || want?.any ? null : { data: leafData(want) }, kind);
+        want === undefined || want?.any ? null : { data: leafData(want) }, kind, value == null ? "noOutput" : "missingValue");
     });
   };
-  const row = (label, tensor, want, kind) => {
+  let wrongCells = 0;
+  // `missing`: what to say where there is no value (the rank did not finish, or this part is absent)
+  const row = (label, tensor, want, kind, missing) => {
     const data = tensor?.data ?? null;
     const n = data?.length ?? 0;
     const chunk = n % world === 0 && n > world ? n / world : 0;
