@@ -181,7 +181,51 @@ test("on a phone: tabs Problem | Code | Result, full-width panes, one card per c
   await page.close();
 });
 
-test("axe-core: no serious or critical violation on the welcome page, an exercise and a result, in English and Chinese", async () => {
+test("on a touch phone a line link or a run-view arrow switches to the Code tab, the line highlighted; the hint says tap", async () => {
+  const page = await app.browser.newPage({ viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true });
+  page.errors = [];
+  page.on("pageerror", (e) => page.errors.push(e.message));
+  await page.goto(`${app.url}#/ring-allreduce`);
+  await page.waitForSelector('#runner-status[data-state="ready"]', { timeout: 60_000 });
+  await page.click("#tab-code");
+  await setCode(page, DEADLOCK);
+  await page.click("#run-sample");
+  await page.waitForSelector(".result[data-verdict='deadlock']", { timeout: 60_000 });
+  await eventually(assert.equal, async () => await page.getAttribute("#tab-result", "aria-selected"), "true");
+  const recvLine = DEADLOCK.split("\n").findIndex((l) => l.includes("dist.recv(buf, left)")) + 1;
+  await page.tap(".deadlock .cycle .line-link");
+  await eventually(assert.equal, async () => await page.getAttribute("#tab-code", "aria-selected"), "true");
+  await eventually(assert.ok, async () => await page.isVisible("#editor .cm-jump-target"), "the line is highlighted");
+  await eventually(assert.equal, async () => await cursorLine(page), recvLine);
+  const target = await page.$eval("#editor .cm-jump-target", (el) => el.textContent);
+  assert.match(target, /dist\.recv\(buf, left\)/);
+  await page.screenshot({ path: `${SHOTS}/phone-line-link.png` });
+  // the run view: its hint says tap, and an arrow (a wait-for edge here) jumps too
+  await page.click("#tab-result");
+  const info = page.locator(".timeline[open] .tl-info").first();
+  await eventually(assert.match, async () => await info.textContent(), /^Tap an arrow/);
+  await page.click("#tab-result");
+  await page.locator(".timeline[open] .tl-dead").first().dispatchEvent("click");
+  await eventually(assert.equal, async () => await page.getAttribute("#tab-code", "aria-selected"), "true");
+  await eventually(assert.equal, async () => await cursorLine(page), recvLine);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test("opening an exercise puts the focus on its heading, then a skip link to Run sample", async () => {
+  const page = await openPage(app.browser, `${app.url}#/`);
+  await page.click('#exercise-list a[href="#/alltoall-transpose"]');
+  await eventually(assert.equal, async () => await page.evaluate(() => document.activeElement?.id), "title");
+  await page.keyboard.press("Tab");
+  await eventually(assert.equal, async () => await page.evaluate(() => document.activeElement?.id), "skip-run");
+  await eventually(assert.ok, async () => await page.$eval("#skip-run", (a) => a.getBoundingClientRect().left >= 0), "shown when focused");
+  await page.keyboard.press("Enter");
+  await eventually(assert.equal, async () => await page.evaluate(() => document.activeElement?.id), "run-sample");
+  await eventually(assert.equal, async () => await page.evaluate(() => location.hash), "#/alltoall-transpose");
+  await page.close();
+});
+
+test("axe-core: no serious or critical violation on the welcome page, an exercise, a result and a run view, in English and Chinese", async () => {
   const page = await openPage(app.browser, `${app.url}#/`, { prepare: withServer });
   for (const lang of ["en", "zh"]) {
     if (lang === "zh") await page.click("#lang-toggle");

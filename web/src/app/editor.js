@@ -4,9 +4,21 @@ import { indentWithTab } from "@codemirror/commands";
 import { python } from "@codemirror/lang-python";
 import { indentUnit } from "@codemirror/language";
 import { lintGutter, setDiagnostics } from "@codemirror/lint";
-import { Compartment, EditorSelection, EditorState, Prec } from "@codemirror/state";
-import { EditorView, keymap } from "@codemirror/view";
+import { Compartment, EditorSelection, EditorState, Prec, StateEffect, StateField } from "@codemirror/state";
+import { Decoration, EditorView, keymap } from "@codemirror/view";
 import { basicSetup } from "codemirror";
+
+/** The line a jump (a "line 12" link, a run-view arrow) went to, highlighted until the text changes. */
+const jumpTo = StateEffect.define();
+const jumpMark = Decoration.line({ class: "cm-jump-target" });
+const jumped = StateField.define({
+  create: () => Decoration.none,
+  update(marks, tr) {
+    for (const effect of tr.effects) if (effect.is(jumpTo)) return Decoration.set([jumpMark.range(effect.value)]);
+    return tr.docChanged ? Decoration.none : marks;
+  },
+  provide: (field) => EditorView.decorations.from(field),
+});
 
 /**
  * @param {HTMLElement} parent
@@ -21,6 +33,8 @@ export function createEditor(parent, { onChange, keys = [], readOnly = false, la
     Prec.highest(keymap.of(keys)),
     basicSetup,
     python(),
+    jumped,
+    EditorView.lineWrapping,
     lintGutter(),
     indentUnit.of("    "),
     keymap.of([indentWithTab]),
@@ -56,13 +70,16 @@ export function createEditor(parent, { onChange, keys = [], readOnly = false, la
         });
       view.dispatch(setDiagnostics(view.state, diagnostics));
     },
-    /** Put the cursor at the start of `line` and scroll it into view. */
+    /**
+     * Put the cursor at the start of `line`, highlight it and scroll it into view; focus the
+     * editor, except on a touch screen (where focus opens the keyboard over the line).
+     */
     goToLine(line) {
       const doc = view.state.doc;
       if (line < 1 || line > doc.lines) return;
       const at = doc.line(line).from;
-      view.dispatch({ selection: EditorSelection.cursor(at), effects: EditorView.scrollIntoView(at, { y: "center" }) });
-      view.focus();
+      view.dispatch({ selection: EditorSelection.cursor(at), effects: [jumpTo.of(at), EditorView.scrollIntoView(at, { y: "center" })] });
+      if (!matchMedia("(hover: none)").matches) view.focus();
     },
   };
 }

@@ -147,6 +147,8 @@ const STRINGS = {
     nextExercise: "Next: {title}",
     allSolved: "You have solved every exercise.",
     seeLeaderboard: "See the leaderboard",
+    skipToRun: "Skip to Run sample",
+    samplePasses: "Sample passes",
   },
   zh: {
     brand: "集合通信评测",
@@ -293,6 +295,8 @@ const STRINGS = {
     nextExercise: "下一题：{title}",
     allSolved: "你已完成全部练习。",
     seeLeaderboard: "查看排行榜",
+    skipToRun: "跳到「运行样例」",
+    samplePasses: "样例通过",
   },
 };
 

@@ -58,7 +58,10 @@ export function setupLayout() {
   };
 }
 
-/** Show the Result tab (narrow screens), e.g. when a result arrives. */
-export function showResultTab() {
-  if (matchMedia(NARROW).matches) document.querySelector('#tabs [data-tab="result"]')?.click();
+/** Show tab `name` ("problem", "code", "result") on narrow screens; nothing on wide ones. */
+export function showTab(name) {
+  if (matchMedia(NARROW).matches) document.querySelector(`#tabs [data-tab="${name}"]`)?.click();
 }
+
+/** Show the Result tab (narrow screens), e.g. when a result arrives. */
+export const showResultTab = () => showTab("result");

@@ -5,7 +5,7 @@ import { h } from "./dom.js";
 import { noteQueue, redrawQueue, syncProgress } from "./course-hooks.js";
 import { createEditor } from "./editor.js";
 import { applyI18n, currentLang, onLangChange, pick, setLang, shortcut, t } from "./i18n.js";
-import { setupLayout, showResultTab } from "./layout.js";
+import { setupLayout, showResultTab, showTab } from "./layout.js";
 import { renderMarkdown } from "./markdown.js";
 import { renderPast } from "./past.js";
 import { diagnostics, renderResult, renderStatus, setVerdictTitles, verdictBadge } from "./results.js";
@@ -211,7 +211,10 @@ function drawShown() {
       heading: shown.heading(),
       sampleOnly: shown.sampleOnly,
       file: current && fileName(current.id),
-      onLine: (line) => editor.goToLine(line),
+      onLine: (line) => {
+        showTab("code"); // on a phone the editor is on its own tab
+        editor.goToLine(line);
+      },
       onRunAll: () => act("all"),
       onSubmit: () => act("submit"),
       onPerfetto: current && ((c) => openInPerfetto(() => runner.perfetto(c, `${current.id} · ${c.name}`), traceFileName(current.id, c.name))),
@@ -264,6 +267,9 @@ function open(id) {
   show(done ?? null);
   if (done) drawList();
   drawHistory();
+  // keyboard and screen-reader users land on the exercise, not on the page's body
+  showTab("problem");
+  $("title").focus({ preventScroll: true });
 }
 
 const drawHistory = () => current && renderHistory($("history"), current.id, openPast);
@@ -472,6 +478,11 @@ function drawAll() {
   });
 }
 
+$("skip-run").onclick = (event) => {
+  event.preventDefault(); // the hash names the open exercise
+  showTab("code");
+  $("run-sample").focus();
+};
 $("run-sample").onclick = () => act("sample");
 $("run-all").onclick = () => act("all");
 $("stop").onclick = () => runner.stop();

@@ -51,6 +51,7 @@ const S = {
   aggregated: { en: "{count} messages: drawn per sender and receiver over step ranges.", zh: "{count} 条消息：按发送方、接收方和步数区间合并绘制。" },
   noView: { en: "No run view: {error}", zh: "没有运行视图：{error}" },
   hint: { en: "Hover an arrow for its details; click it to jump to the line that sent it.", zh: "把鼠标移到箭头上查看详情；点击可跳到发送它的代码行。" },
+  hintTouch: { en: "Tap an arrow for its details and to jump to the line that sent it.", zh: "点按箭头查看详情，并跳到发送它的代码行。" },
   carries: { en: ", chunk {chunk} holding ranks {holds}", zh: "，第 {chunk} 块，含 rank {holds} 的数据" },
   buffers: { en: "Each rank's buffer at step {at}: one cell per chunk, with the ranks whose data it holds", zh: "第 {at} 步时各 rank 的缓冲区：每格一块，标出其中含有哪些 rank 的数据" },
   bufferCell: { en: "rank {rank}, chunk {chunk}: {holds}", zh: "rank {rank}，第 {chunk} 块：{holds}" },
@@ -311,7 +312,7 @@ export function timelineView(c, options = {}) {
 
 /** Draw `view` into `root` (appended): controls, the diagram, legend, notes, the text list. */
 export function renderTimeline(root, view, options = {}) {
-  const info = h("p.tl-info", { "aria-live": "polite" }, say("hint"));
+  const info = h("p.tl-info", { "aria-live": "polite" }, say(matchMedia("(hover: none)").matches ? "hintTouch" : "hint"));
   const frame = h("div.tl-scroll", { tabindex: 0, role: "region", "aria-label": say("summary", { ranks: view.world_size, messages: view.messages.length, steps: view.steps }) });
   const steps = Math.max(view.steps, 1);
   let clock = "step";
