@@ -155,6 +155,11 @@ test("the exercise page shows the learner's server progress and a submission's q
   await eventually(assert.equal, async () => await page.getAttribute("#course-link", "href"), "course.html#/leaderboard/alltoall-transpose");
   await page.click('#exercise-list a[href="#/ring-allreduce"]');
   await eventually(assert.equal, async () => await page.isVisible("#queue-note"), true);
+  // the past submission, read-only with its verdict: axe finds nothing serious there either
+  await page.click("#history li[data-submission] button.link");
+  await page.waitForSelector("#past .past-result .result[data-verdict='accepted']");
+  assert.deepEqual(await axeViolations(page), [], "the past-submission view");
+  await page.click("#past-close");
   await page.click("#course-link");
   await page.waitForSelector('#leaderboard tr.you:has-text("(you)")');
   await eventually(assert.match, async () => await page.textContent("h1"), /Ring all-reduce/i);
@@ -183,7 +188,8 @@ test("every course view is a page of blocks, one under another, that fits the sc
   for (const [name, token, hash, ready] of views) {
     for (const viewport of [{ width: 1400, height: 900 }, { width: 390, height: 844 }]) {
       const page = await coursePage(token, hash, viewport);
-      await page.waitForSelector(`${ready} tbody tr`);
+      await page.waitForSelector(`${ready} tbody tr, #course-error, #leaderboard-empty`);
+      assert.ok(await page.isVisible(`${ready} tbody tr`), `${name}: ${await page.textContent("#course")}`);
       const where = `${name} at ${viewport.width} px`;
       const { main, blocks, width, scrollWidth, tables } = await layout(page);
       assert.ok(blocks.length >= 3, `${where}: heading, rule and table`);

@@ -23,6 +23,7 @@ test("a sample pass is not progress; a full run is, for its own exercise, even a
   assert.equal(sample.verdict, "accepted");
   await eventually(assert.equal, async () => await page.getAttribute(".result", "data-sample-only"), "");
   await eventually(assert.match, async () => await page.textContent(".sample-only"), /not the verdict/);
+  await eventually(assert.equal, async () => await page.textContent(".result-head .verdict"), "Sample passes", "no green Accepted badge");
   await eventually(assert.ok, async () => await page.isVisible("#then-run-all") && await page.isVisible("#then-submit"));
   await eventually(assert.equal, async () => await progressOf(page, "ring-allreduce"), "notStarted");
 
@@ -237,6 +238,12 @@ test("axe-core: no serious or critical violation on the welcome page, an exercis
     await setCode(page, DEADLOCK);
     await runAndWait(page, "Control+Enter");
     assert.deepEqual(await axeViolations(page), [], `result (${lang})`);
+    // a run view with its arrows open (an accepted case's is closed until asked for)
+    await setCode(page, REFERENCE);
+    await runAndWait(page, "Control+Enter");
+    await page.click(".timeline > summary");
+    await page.waitForSelector(".timeline[open] .tl-msg");
+    assert.deepEqual(await axeViolations(page), [], `run view (${lang})`);
     await page.click("#login");
     assert.deepEqual(await axeViolations(page), [], `log-in dialog (${lang})`);
     await page.click("#auth-cancel");

@@ -29,6 +29,7 @@ async function get(path) {
 /** Merge the server's record of the learner's verdicts into the catalog's progress marks;
  * `redraw` once done (nothing when logged out or without a server). */
 export async function syncProgress(redraw) {
+  if (!load("user")) return; // logged out: no request (a 401 in the console on every visit)
   const rows = await get("/api/me/progress").catch(() => null);
   if (!Array.isArray(rows)) return;
   for (const row of rows) if (row.best_verdict) recordVerdict(row.exercise, row.best_verdict);

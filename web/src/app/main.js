@@ -377,6 +377,7 @@ async function submitCode() {
   try {
     const sub = await api.submit(id, editor.code, fileName(id));
     notePending(sub.id, id);
+    drawHistory(); // the new submission, queued, rather than "No submissions yet"
     noteQueue($("queue-note"), sub, id);
     await followSubmission(id, sub.id);
   } catch (error) {

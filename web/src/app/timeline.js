@@ -219,15 +219,15 @@ function draw(view, clock, options, info) {
     const x1 = a + PAD, x2 = Math.max(b2 - PAD, x1 + 2), y1 = y(m.src), y2 = y(m.dst);
     const kind = crit.has(m.id) ? ".tl-crit" : wrong && m.id === wrong.last_recv ? ".tl-last" : "";
     const text = describe(m, view);
+    const label = m.count > 1 ? `×${m.count}` : `${size(m.bytes)}${m.chunk != null ? ` c${m.chunk}` : ""}`;
     svg.append(el("g", {
       class: `tl-msg tl-item${kind.replace(".", " ")}`, "data-id": m.id, "data-step": m.to, "data-line": m.line,
-      tabindex: 0, role: "button", "aria-label": text,
+      tabindex: 0, role: "button", "aria-label": `${label}: ${text}`, "data-detail": text, // the name starts with what the arrow shows
     },
     el("title", {}, text),
     el("line", { x1, y1, x2, y2, "marker-end": `url(#tl-head${kind ? kind.replace(".tl-", "-") : ""})` }),
     el("line", { class: "tl-hit", x1, y1, x2, y2 }),
-    el("text", { x: (x1 + x2) / 2, y: (y1 + y2) / 2 - 4, "text-anchor": "middle" },
-      m.count > 1 ? `×${m.count}` : `${size(m.bytes)}${m.chunk != null ? ` c${m.chunk}` : ""}`)));
+    el("text", { x: (x1 + x2) / 2, y: (y1 + y2) / 2 - 4, "text-anchor": "middle" }, label)));
   }
   const defs = el("defs", {}, [["tl-head", "msg"], ["tl-head-crit", "crit"], ["tl-head-last", "dead"], ["tl-head-dead", "dead"]].map(([id, cls]) =>
     el("marker", { id, viewBox: "0 0 10 10", refX: 9, refY: 5, markerWidth: 7, markerHeight: 7, orient: "auto-start-reverse" },
@@ -262,7 +262,7 @@ function draw(view, clock, options, info) {
   });
   const show = (event) => {
     const item = event.target.closest?.(".tl-item");
-    if (item) info.textContent = item.getAttribute("aria-label");
+    if (item) info.textContent = item.getAttribute("data-detail") ?? item.getAttribute("aria-label");
   };
   svg.addEventListener("pointerover", show);
   svg.addEventListener("focusin", show);
