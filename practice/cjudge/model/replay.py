@@ -35,7 +35,7 @@ from __future__ import annotations
 import heapq
 from dataclasses import dataclass, field
 
-from ..switch.trace import Collective, Message, Request, SwitchTrace
+from ..switch.trace import Collective, Message, Request, Step, StepKind, SwitchTrace, programs
 from .costs import collective_cost
 from .topology import Topology
 
@@ -70,47 +70,37 @@ def _after(stamp: Stamp, seconds: float, steps: int, latency: float, transfer: f
             stamp[4] + compute)
 
 
-def _program(trace: SwitchTrace) -> list[list[tuple[int, int, int]]]:
-    """Per rank: (switch time, 0 post / 1 wait / 2 compute, request id or a compute's units),
-    in program order."""
-    graded = {r["id"] for r in trace["requests"] if r["graded"]}
-    programs: list[list[tuple[int, int, int]]] = [[] for _ in range(trace["world_size"])]
-    for r in trace["requests"]:
-        if r["graded"]:
-            programs[r["rank"]].append((r["posted"], 0, r["id"]))
+def _program_of(trace: SwitchTrace) -> list[list[Step]]:
+    """Per rank, the program the replay runs: its program order (``switch.trace.programs``),
+    with the waits for its symmetric-memory accesses those the model implies instead of those
+    the rank made (:func:`_symm_waits`)."""
     kinds = {r["id"]: r["kind"] for r in trace["requests"] if r["kind"] in SYMM}
-    for w in trace["waits"]:
-        if w["request"] in graded and w["request"] not in kinds:  # the model's, below
-            programs[w["rank"]].append((w["begin"], 1, w["request"]))
-    for c in trace.get("computes", []):
-        if c.get("graded", True):
-            programs[c["rank"]].append((c["t"], 2, c.get("units", 1)))
-    for program in programs:
-        program.sort()
-        if kinds:
-            program[:] = _symm_waits(program, kinds)
-    return programs
+    out = programs(trace)
+    if kinds:
+        out = [_symm_waits([s for s in program
+                            if s.kind is not StepKind.WAIT or s.request not in kinds], kinds)
+               for program in out]
+    return out
 
 
-def _symm_waits(program: list[tuple[int, int, int]],
-                kinds: dict[int, str]) -> list[tuple[int, int, int]]:
+def _symm_waits(program: list[Step], kinds: dict[int, str]) -> list[Step]:
     """``program`` with the waits its symmetric-memory accesses imply: a rank's loads and stores
     go out back to back; a store waits for the loads before it (its data may come from them),
     and anything else (a barrier, a call) for every access before it."""
-    out: list[tuple[int, int, int]] = []
+    out: list[Step] = []
     loads: list[int] = []
     stores: list[int] = []
-    for t, what, rid in program:
-        kind = kinds.get(rid) if what == 0 else None
+    for step in program:
+        kind = kinds.get(step.request) if step.kind is StepKind.POST else None
         if kind == "symm_read":
-            loads.append(rid)
+            loads.append(step.request)
         elif kind == "symm_write":
-            out += [(t, 1, r) for r in loads]
-            loads, stores = [], [*stores, rid]
-        elif what != 1:
-            out += [(t, 1, r) for r in loads + stores]
+            out += [Step(step.t, StepKind.WAIT, r) for r in loads]
+            loads, stores = [], [*stores, step.request]
+        elif step.kind is not StepKind.WAIT:
+            out += [Step(step.t, StepKind.WAIT, r) for r in loads + stores]
             loads, stores = [], []
-        out.append((t, what, rid))
+        out.append(step)
     return out
 
 
@@ -131,7 +121,7 @@ def replay(trace: SwitchTrace, topo: Topology, scale: float = 1.0,
     messages = {m["id"]: m for m in trace["messages"]
                 if m["send"] in requests and m["recv"] in requests}
     collectives = {c["id"]: c for c in trace["collectives"]}
-    programs = _program(trace)
+    program_of = _program_of(trace)
     clock: list[Stamp] = [ZERO] * world
     pc = [0] * world
     posted: dict[int, Stamp] = {}
@@ -143,17 +133,19 @@ def replay(trace: SwitchTrace, topo: Topology, scale: float = 1.0,
     #: (ready s, the send's and the receive's places in their ranks' programs, message id): ties
     #: go by the programs alone, never by the order the ranks' interleaving matched them in
     pending: list[tuple[float, tuple[int, int, int, int], int]] = []
-    place = {rid: (rank, i) for rank, program in enumerate(programs)
-             for i, (_, what, rid) in enumerate(program) if what == 0}
+    place = {step.request: (rank, i) for rank, program in enumerate(program_of)
+             for i, step in enumerate(program) if step.kind is StepKind.POST}
     runnable = list(range(world))
 
     def run(rank: int) -> None:
-        program = programs[rank]
+        program = program_of[rank]
         while pc[rank] < len(program):
-            _, what, rid = program[pc[rank]]
-            if what == 2:  # rid: the call's units
-                clock[rank] = _after(clock[rank], compute * rid, 0, 0.0, 0.0, compute * rid)
-            elif what == 1:
+            step = program[pc[rank]]
+            rid = step.request
+            if step.kind is StepKind.COMPUTE:
+                work = compute * step.units
+                clock[rank] = _after(clock[rank], work, 0, 0.0, 0.0, work)
+            elif step.kind is StepKind.WAIT:
                 if rid not in done:
                     blocked[rid] = rank
                     return
@@ -230,13 +222,14 @@ def replay(trace: SwitchTrace, topo: Topology, scale: float = 1.0,
 
     ends: list[Stamp] = []
     for rank in range(world):
-        mine = [done[rid] for _, what, rid in programs[rank] if what == 0 and rid in done]
+        mine = [done[s.request] for s in program_of[rank]
+                if s.kind is StepKind.POST and s.request in done]
         ends.append(max([clock[rank], *mine]))
     last = max(ends, default=ZERO)
     lost = any(r["completed"] is not None and r["id"] not in done for r in requests.values())
     return Replay(last[0], last[1], last[2], last[3], last[4], link_bytes, [e[0] for e in ends],
                   complete=not lost and not blocked
-                  and all(pc[r] == len(programs[r]) for r in range(world)))
+                  and all(pc[r] == len(program_of[r]) for r in range(world)))
 
 
 def transfer_spans(trace: SwitchTrace, topo: Topology, scale: float = 1.0,

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import base64
 import binascii
-from typing import Any, Literal, NotRequired, TypedDict
+from enum import IntEnum
+from typing import Any, Literal, NamedTuple, NotRequired, TypedDict
 
 from .reduce import DTYPES, values_of
 from .symm import Race
@@ -168,3 +169,42 @@ class SwitchTrace(TypedDict):
     #: set when the run was stopped at a limit of the judge's record: its calls ("requests"),
     #: or the size of the whole record ("record": the runner cut it)
     limit: NotRequired[Literal["requests", "record"]]
+
+
+class StepKind(IntEnum):
+    """What one step of a rank's program does; steps at one switch time go in this order."""
+
+    POST = 0  # posts a graded request
+    WAIT = 1  # waits for one
+    COMPUTE = 2  # calls a judge's function (``Compute``)
+
+
+class Step(NamedTuple):
+    """One step of a rank's program, at switch time ``t``: a post of ``request`` or a wait for
+    it (``wait``: its record), or a compute of ``units`` calls' worth (``request`` -1)."""
+
+    t: int
+    kind: StepKind
+    request: int
+    units: int = 0
+    wait: Wait | None = None
+
+
+def programs(trace: SwitchTrace, computes: bool = True) -> list[list[Step]]:
+    """Per rank, its *program order* (see the module): its graded requests by ``posted``, its
+    waits on them by ``begin`` and, with ``computes``, its graded calls of the judge's functions
+    by ``t``. What the cost model replays and the trace view draws."""
+    graded = {r["id"] for r in trace["requests"] if r["graded"]}
+    out: list[list[Step]] = [[] for _ in range(trace["world_size"])]
+    for r in trace["requests"]:
+        if r["graded"]:
+            out[r["rank"]].append(Step(r["posted"], StepKind.POST, r["id"]))
+    for w in trace["waits"]:
+        if w["request"] in graded:
+            out[w["rank"]].append(Step(w["begin"], StepKind.WAIT, w["request"], wait=w))
+    for c in trace.get("computes", []) if computes else []:
+        if c.get("graded", True):
+            out[c["rank"]].append(Step(c["t"], StepKind.COMPUTE, -1, c.get("units", 1)))
+    for program in out:
+        program.sort(key=lambda step: (step.t, step.kind, step.request, step.units))
+    return out

@@ -22,7 +22,7 @@ from .. import values
 from ..model.case import ModelSpec
 from ..model.replay import transfer_spans
 from ..protocol import CaseSpec, RawCase
-from ..switch.trace import Message, Request, SwitchTrace
+from ..switch.trace import Message, Request, Step, StepKind, SwitchTrace, programs
 from ..values import input_bytes
 from ..verdict_json import CaseResult
 from .buffers import label_chunks
@@ -39,26 +39,15 @@ def _ns(seconds: float | None) -> float | None:
     return None if seconds is None else round(seconds * 1e9, 1)
 
 
-def _programs(trace: SwitchTrace, graded: dict[int, Request]) -> list[list[tuple[int, int, Any]]]:
-    """Per rank: (switch time, 0 post / 1 wait, request or wait), in program order."""
-    programs: list[list[tuple[int, int, Any]]] = [[] for _ in range(trace["world_size"])]
-    for r in graded.values():
-        programs[r["rank"]].append((r["posted"], 0, r))
-    for w in trace["waits"]:
-        if w["request"] in graded:
-            programs[w["rank"]].append((w["begin"], 1, w))
-    for program in programs:
-        program.sort(key=lambda item: (item[0], item[1]))
-    return programs
-
-
 def _steps(trace: SwitchTrace, graded: dict[int, Request]) -> tuple[dict[int, int], dict[int, int],
                                                                  list[int]]:
     """(step per request's transfer, each request's level when posted, each rank's final level)."""
     messages = {m["id"]: m for m in trace["messages"]}
     collectives = {c["id"]: c for c in trace["collectives"]}
-    events: list[tuple[int, int, Any]] = [(r["posted"], 0, r) for r in graded.values()]
-    events += [(w["end"], 1, w) for w in trace["waits"]
+    # each post, and each wait's end: when the rank learnt what it waited for
+    events: list[tuple[int, StepKind, Any]] = [(r["posted"], StepKind.POST, r)
+                                               for r in graded.values()]
+    events += [(w["end"], StepKind.WAIT, w) for w in trace["waits"]
                if w["end"] is not None and w["request"] in graded]
     events.sort(key=lambda e: (e[0], e[1]))
     level = [0] * trace["world_size"]
@@ -85,7 +74,7 @@ def _steps(trace: SwitchTrace, graded: dict[int, Request]) -> tuple[dict[int, in
         return at_post.get(rid, 0) + 1
 
     for _, kind, item in events:
-        if kind == 0:
+        if kind is StepKind.POST:
             at_post[item["id"]] = level[item["rank"]]
         elif item["request"] in graded and graded[item["request"]]["completed"] is not None:
             level[item["rank"]] = max(level[item["rank"]], step_of(item["request"]))
@@ -137,16 +126,16 @@ def build_timeline(trace: SwitchTrace, spec: ModelSpec, run_size: int,
     post_t: dict[int, float] = {}
     waits_out: list[dict[str, Any]] = []
     lane_end: list[float | None] = [0.0] * world
-    programs = _programs(trace, graded)
-    for rank, program in enumerate(programs):
+    program_of = programs(trace, computes=False)  # the view draws no judge's functions
+    for rank, program in enumerate(program_of):
         clock: float | None = 0.0
         wait_level = 0
-        for _, kind, item in program:
-            if kind == 0:
+        for action in program:
+            rid, item = action.request, action.wait
+            if item is None:  # a post (no computes here: every other step is a wait)
                 if clock is not None:
-                    post_t[item["id"]] = clock
+                    post_t[rid] = clock
                 continue
-            rid = item["request"]
             begin = clock
             if clock is not None:
                 clock = max(clock, done[rid]) if rid in done else None
@@ -159,7 +148,8 @@ def build_timeline(trace: SwitchTrace, spec: ModelSpec, run_size: int,
                 waits_out.append({"rank": rank, "s0": from_step, "s1": s1, "t0": _ns(begin),
                                   "t1": t1, "line": graded[rid]["line"]})
         if clock is not None:
-            mine = [done[r["id"]] for _, k, r in program if k == 0 and r["id"] in done]
+            mine = [done[a.request] for a in program
+                    if a.kind is StepKind.POST and a.request in done]
             lane_end[rank] = max([clock, *mine])
         else:
             lane_end[rank] = None
@@ -195,8 +185,9 @@ def build_timeline(trace: SwitchTrace, spec: ModelSpec, run_size: int,
                          "kind": req["kind"] if req else None, "line": req["line"] if req else None,
                          "step": level[edge["rank"]] + 1})
 
-    critical = _critical_path(msg_rows, coll_rows, programs, done, post_t, lane_end, topo, scale,
-                              graded, spans) if spans and all(e is not None for e in lane_end) else []
+    critical = _critical_path(msg_rows, coll_rows, program_of, done, post_t, lane_end, topo,
+                              scale, graded, spans) \
+        if spans and all(e is not None for e in lane_end) else []
     steps = max([0, *(m["step"] for m in msg_rows), *(c["step"] for c in coll_rows),
                  *(p["step"] for p in pending)])
     cut: dict[str, int] = {}
@@ -231,7 +222,7 @@ def _ps(seconds: float) -> int:
 
 
 def _critical_path(msg_rows: list[dict], coll_rows: list[dict],
-                   programs: list[list[tuple[int, int, Any]]], done: dict[int, float],
+                   program_of: list[list[Step]], done: dict[int, float],
                    post_t: dict[int, float], lane_end: list[float | None], topo: Any,
                    scale: float, graded: dict[int, Request],
                    spans: dict[tuple[str, int], tuple[float, float]]) -> list[dict[str, Any]]:
@@ -265,11 +256,12 @@ def _critical_path(msg_rows: list[dict], coll_rows: list[dict],
     def waited_before(rank: int, when_rid: int, at: float) -> tuple[str, int] | None:
         """The transfer whose completion set ``rank``'s clock to ``at`` before posting."""
         best = None
-        for _, kind, item in programs[rank]:
-            if kind == 0 and item["id"] == when_rid:
+        for action in program_of[rank]:
+            if action.kind is StepKind.POST and action.request == when_rid:
                 break
-            if kind == 1 and item["request"] in done and close(done[item["request"]], at):
-                best = by_request.get(item["request"])
+            if action.kind is StepKind.WAIT and action.request in done and \
+                    close(done[action.request], at):
+                best = by_request.get(action.request)
         return best
 
     def freed_port(m: dict, start: float) -> tuple[str, int] | None:
@@ -295,8 +287,8 @@ def _critical_path(msg_rows: list[dict], coll_rows: list[dict],
     last = max(range(len(lane_end)), key=lambda r: (_ps(lane_end[r] or 0.0), -r))
     end = lane_end[last] or 0.0
     current = None
-    for _, kind, item in programs[last]:
-        rid = item["id"] if kind == 0 else item["request"]
+    for action in program_of[last]:
+        rid = action.request
         if rid in done and close(done[rid], end) and rid in by_request:
             current = by_request[rid]
     chain: list[tuple[str, int]] = []
