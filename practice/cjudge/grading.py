@@ -18,7 +18,6 @@ from . import __version__, values
 from .budget import over_budget
 from .chunks import summary
 from .exercises import Exercise
-from .model import slow
 from .model.case import CaseModel, model_case
 from .primitives import CANONICAL, DISPLAY, PROCESS_GROUP_METHODS
 from .protocol import CaseSpec, RawCase, TensorData
@@ -29,7 +28,6 @@ from .switch.explain import DeadlockFacts, deadlock_facts, deadlock_message
 from .units import plural
 from .verdict_json import CaseResult, MemoryUse, Sample, VerdictJSON
 from .verdicts import Verdict
-from .view.timeline import case_timeline
 
 #: why a rank's code may be refused an OS call: it is confined (``cjudge.real.confine``)
 CONFINED_HINT = (" (each rank is confined: no sockets, shared memory, file changes or access to "
@@ -276,7 +274,9 @@ def _forbidden(exercise: Exercise, at: str, at_zh: str, call: str) -> tuple[str,
 
 
 def grade_case(exercise: Exercise, spec: CaseSpec, raw: RawCase) -> CaseResult:
-    """One case of the verdict JSON from a runtime's raw report."""
+    """One case of the verdict JSON from a runtime's raw report: its verdict and what decided
+    it. What the case shows beside it (its timeline; a too-slow case's critical path) is added
+    afterwards (``cjudge.view.present``)."""
     world = spec["world_size"]
     sent, msgs = bytes_per_rank(raw["trace"])
     bound = exercise.grader.bytes_bound(spec["params"], world, values.element_size(spec))
@@ -334,10 +334,6 @@ def grade_case(exercise: Exercise, spec: CaseSpec, raw: RawCase) -> CaseResult:
         result["memory"] = memory
     if modelled is not None:
         result["model"] = modelled.model
-    result["timeline"] = case_timeline(exercise, spec, raw, result)  # the trace view's data
-    if verdict is Verdict.TOO_SLOW and modelled is not None:  # the critical path says why
-        result["message"], result["message_zh"] = slow.explain(
-            modelled, result["timeline"], raw["trace"], exercise.allowed)
     if spec["sample"]:  # learners see the sample case in full
         result["sample"] = Sample(inputs=spec["inputs"],
                                   outputs=[r["output"] for r in raw["ranks"]],

@@ -11,6 +11,7 @@ from .exercises import Exercise
 from .grading import check_compiles, grade_case, plan_cases, summarize
 from .protocol import CaseSpec, JobSpec, RawCase, valid_text
 from .verdict_json import CaseResult, VerdictJSON
+from .view.present import present_case
 
 RunCase = Callable[[JobSpec, CaseSpec], RawCase]
 log = logging.getLogger(__name__)
@@ -45,6 +46,7 @@ def judge_code(exercise: Exercise, code: str, filename: str, run_case: RunCase, 
         raw = valid_text(run_case(job, spec))  # the ranks' text, where it enters the judge
         try:
             result = grade_case(exercise, spec, raw)
+            present_case(exercise, spec, raw, result)
         except Exception as exc:  # noqa: BLE001 - the judge's defect: say so, blame nobody
             result = _judge_error(exercise, spec, raw, exc)
         explain(exercise, spec, raw, result, explore)

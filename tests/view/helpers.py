@@ -8,6 +8,8 @@ from pathlib import Path
 from cjudge.exercises import Exercise, default_root, load_exercise
 from cjudge.grading import grade_case, plan_cases
 from cjudge.sim.runtime import run_case
+from cjudge.verdict_json import CaseResult
+from cjudge.view.present import present_case
 
 
 @cache
@@ -16,12 +18,15 @@ def exercise(exercise_id: str) -> Exercise:
     return load_exercise(default_root() / exercise_id)
 
 
-def graded(exercise_id: str, file: str, world_size: int | None = None) -> dict:
-    """The graded case (verdict JSON) of an exercise's ``file`` (e.g. "solution.py",
-    "wrong/recv_before_send.py") on its case with ``world_size`` ranks (else the first case)."""
+def graded(exercise_id: str, file: str, world_size: int | None = None) -> CaseResult:
+    """The graded case (verdict JSON, with its timeline) of an exercise's ``file`` (e.g.
+    "solution.py", "wrong/recv_before_send.py") on its case with ``world_size`` ranks (else the
+    first case)."""
     ex = exercise(exercise_id)
     specs = plan_cases(ex)
     spec = next(s for s in specs if world_size is None or s["world_size"] == world_size)
     path = Path(ex.path) / file
     raw = run_case(ex.job_spec(path.read_text(encoding="utf-8"), path.name), spec)
-    return grade_case(ex, spec, raw)
+    case = grade_case(ex, spec, raw)
+    present_case(ex, spec, raw, case)
+    return case
