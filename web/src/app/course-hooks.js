@@ -1,19 +1,8 @@
 // What the exercise page shows of the course: the learner's own progress from the server in the
 // catalog, and a submission's place in the queue with the submissions left this minute.
-import { currentLang } from "./i18n.js";
+import { t } from "./i18n.js";
 import { load, recordVerdict } from "./store.js";
 
-const TEXT = {
-  en: {
-    place: (n) => `Place ${n} in the judge's queue.`,
-    left: (n, rate) => `${n} of ${rate} submissions left this minute.`,
-  },
-  zh: {
-    place: (n) => `在评测队列中排第 ${n} 位。`,
-    left: (n, rate) => `本分钟还可提交 ${n} 次（共 ${rate} 次）。`,
-  },
-};
-const lang = () => currentLang();
 let redraw = () => {};
 /** Draw the queue note again (in the app's language, after a change). */
 export const redrawQueue = () => redraw();
@@ -45,8 +34,8 @@ export async function noteQueue(node, created, exercise) {
   let place = created.queue_position;
   const draw = () => {
     const parts = [];
-    if (place) parts.push(TEXT[lang()].place(place));
-    if (created.remaining_this_minute != null && rate) parts.push(TEXT[lang()].left(created.remaining_this_minute, rate));
+    if (place) parts.push(t("queue.place", { n: place }));
+    if (created.remaining_this_minute != null && rate) parts.push(t("queue.left", { n: created.remaining_this_minute, rate }));
     node.textContent = parts.join(" ");
     node.dataset.submission = String(created.id);
   };

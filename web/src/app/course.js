@@ -4,47 +4,13 @@
 import "./course.css";
 import { call, Unreachable } from "./api.js";
 import { h } from "./dom.js";
-import { currentLang, dateTime, setLang } from "./i18n.js";
+import { currentLang, dateTime, setLang, t as tr } from "./i18n.js";
 import { load } from "./store.js";
 import { formatSeconds } from "./units.js";
 
-const TEXT = {
-  en: {
-    leaderboards: "Leaderboards", me: "My progress", staff: "Staff", back: "Exercises",
-    pages: "Course pages", pickExercise: "Exercise",
-    lang: "中文", loading: "Loading…", loginFirst: "Log in on the exercises page first.",
-    staffOnly: "This page is for staff.", rank: "Rank", name: "Name", modelled: "Modelled time",
-    bytes: "Bytes (busiest rank)", date: "Submitted", version: "older version",
-    rankedBy: "Ranked by modelled time at the headline size, then bytes sent, then time of submission.",
-    rankedByBytes: "Ranked by bytes sent by the busiest rank of the largest case, then time of submission (no cost model in these verdicts yet).",
-    noEntries: "No accepted submission yet.", you: "you", anonymous: "anonymous",
-    displayName: "Display name on leaderboards", save: "Save", stayAnonymous: "Stay anonymous",
-    nameSaved: "Saved.", quota: "Submissions left this minute: {left} of {rate}; waiting or running: {pending} of {max}.",
-    exercise: "Exercise", best: "Best verdict", attempts: "Attempts", firstAccepted: "First accepted",
-    learner: "Learner", solved: "Solved", solveRate: "Solve rate", failures: "Most common failures",
-    csv: "Download CSV", learners: "learners", notTried: "not tried",
-    offline: "The judge server is unreachable: the course pages need it. Try again when you are back online.",
-  },
-  zh: {
-    leaderboards: "排行榜", me: "我的进度", staff: "教师", back: "练习",
-    pages: "课程页面", pickExercise: "练习",
-    lang: "English", loading: "加载中…", loginFirst: "请先在练习页面登录。",
-    staffOnly: "此页面仅供教师使用。", rank: "名次", name: "名字", modelled: "建模时间",
-    bytes: "字节数（发送最多的 rank）", date: "提交时间", version: "旧版本",
-    rankedBy: "按标题规模下的建模时间排名，其次按发送字节数，再按提交时间。",
-    rankedByBytes: "按最大用例中发送最多的 rank 的字节数排名，其次按提交时间（这些结果还没有成本模型）。",
-    noEntries: "还没有通过的提交。", you: "你", anonymous: "匿名",
-    displayName: "排行榜上的显示名", save: "保存", stayAnonymous: "保持匿名",
-    nameSaved: "已保存。", quota: "本分钟还可提交 {left} 次（共 {rate} 次）；等待或评测中：{pending} 个（上限 {max}）。",
-    exercise: "练习", best: "最好结果", attempts: "提交次数", firstAccepted: "首次通过",
-    learner: "学习者", solved: "通过", solveRate: "通过率", failures: "最常见的失败",
-    csv: "下载 CSV", learners: "名学习者", notTried: "未尝试",
-    offline: "无法连接评测服务器：课程页面需要它。请在恢复联网后再试。",
-  },
-};
-
 let lang = currentLang();
-const t = (key, vars = {}) => TEXT[lang][key].replace(/\{(\w+)\}/g, (_, k) => String(vars[k]));
+/** A course page string (strings.js, "course." keys) in the current language. */
+const t = (key, vars = {}) => tr(`course.${key}`, vars);
 
 /** A table in a box that scrolls sideways when it is wider than the page (the staff's grid). */
 function table(head, rows, { id, caption }) {
