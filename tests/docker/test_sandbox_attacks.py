@@ -1,6 +1,6 @@
-"""The attack corpus (tests/server/attacks) against the docker sandbox backend: the same tests
-as tests/server/test_attacks.py, run by a local server whose workers start one container per
-submission (CJUDGE_SANDBOX=docker)."""
+"""The attack corpus (tests/server/sandbox/attacks) against the docker sandbox backend: the
+same tests as tests/server/sandbox/test_attacks.py, run by a local server whose workers start
+one container per submission (CJUDGE_SANDBOX=docker)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 
 from server.localserver import JudgeServer, start_server
 
-CORPUS = Path(__file__).parents[1] / "server" / "test_attacks.py"
+CORPUS = Path(__file__).parents[1] / "server" / "sandbox" / "test_attacks.py"
 _spec = importlib.util.spec_from_file_location("attack_corpus", CORPUS)
 corpus = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(corpus)

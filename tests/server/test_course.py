@@ -10,7 +10,6 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from conftest import needs_sandbox
 
 from cjudge.courses.results import headline
 from cjudge.exercises import load_exercise
@@ -182,7 +181,7 @@ def staff_token(server: JudgeServer) -> str:
     return r.json()["token"]
 
 
-@needs_sandbox
+@pytest.mark.needs_sandbox
 def test_leaderboard_and_display_names_over_http(graded) -> None:
     server, ann, bob, done = graded
     assert [d["verdict"] for d in done] == ["accepted", "wrong_answer", "accepted"]
@@ -209,7 +208,7 @@ def test_leaderboard_and_display_names_over_http(graded) -> None:
         assert c.put("/api/me/profile", json={"display_name": None}).json()["anonymous"]
 
 
-@needs_sandbox
+@pytest.mark.needs_sandbox
 def test_staff_progress_and_csv_over_http(graded) -> None:
     server, ann, bob, done = graded
     with server.client(ann) as c:
@@ -236,7 +235,7 @@ def test_staff_progress_and_csv_over_http(graded) -> None:
     assert {r["username"] for r in rows} == {"ann_learner", "bob_learner"}
 
 
-@needs_sandbox
+@pytest.mark.needs_sandbox
 def test_a_regrade_judges_again_and_the_leaderboard_follows(graded) -> None:
     server, ann, bob, done = graded
     with server.client(ann) as c:
@@ -254,7 +253,7 @@ def test_a_regrade_judges_again_and_the_leaderboard_follows(graded) -> None:
     assert len(board) == 2 and {e["you"] for e in board} == {True, False}
 
 
-@needs_sandbox
+@pytest.mark.needs_sandbox
 def test_quota_and_queue_position(tmp_path: Path) -> None:
     server = start_server(tmp_path / "data", workers=0, rate_per_minute=5,
                           max_queued_per_user=10,
@@ -278,7 +277,7 @@ def test_quota_and_queue_position(tmp_path: Path) -> None:
         server.stop()
 
 
-@needs_sandbox
+@pytest.mark.needs_sandbox
 def test_an_added_or_changed_exercise_is_served_after_a_restart(tmp_path: Path) -> None:
     root = tmp_path / "exercises"
     shutil.copytree(EXERCISES / RING, root / RING)

@@ -14,7 +14,6 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from conftest import needs_sandbox
 from sqlmodel import Session, select
 
 from server import health
@@ -134,7 +133,7 @@ def test_a_symlinked_venv_is_bound_where_its_link_points_and_where_it_is_used(
     assert (Path(sys.prefix).resolve(), link) in binds
 
 
-@needs_sandbox
+@pytest.mark.needs_sandbox
 def test_the_start_up_check_starts_a_runner_and_names_the_fix(tmp_path: Path) -> None:
     assert preflight(Settings(sandbox="bwrap"))[0] == []
     wrapper = tmp_path / "runner" / "bin" / "python"
@@ -160,7 +159,7 @@ def _wrapper(folder: Path) -> Path:
     return wrapper
 
 
-@needs_sandbox
+@pytest.mark.needs_sandbox
 def test_a_sandbox_broken_after_start_is_reported_and_ends_submissions(tmp_path: Path) -> None:
     """The interpreter disappears after start: /healthz goes 503 within seconds, a queued
     submission ends judge_error with the learner's message, the log says it once."""

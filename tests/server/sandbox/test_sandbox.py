@@ -7,7 +7,6 @@ import subprocess
 import time
 
 import pytest
-from conftest import needs_sandbox
 
 from server.localserver import REPO
 from server.sandbox import SandboxError, SandboxProcess, spec_from
@@ -74,7 +73,7 @@ def test_channel_times_out() -> None:
     os.close(write_fd)
 
 
-@needs_sandbox
+@pytest.mark.needs_sandbox
 def test_cgroup_kill_takes_daemons_too() -> None:
     hier = discover()
     group = Cgroup(hier, Limits(256 << 20, 64))
@@ -87,7 +86,7 @@ def test_cgroup_kill_takes_daemons_too() -> None:
     assert not any(d.exists() for d in [group.v2, *group.v1.values()] if d is not None)
 
 
-@needs_sandbox
+@pytest.mark.needs_sandbox
 def test_the_ranks_in_the_sandbox_can_confine_themselves() -> None:
     """The runner, started in bubblewrap, finds everything its ranks confine themselves with
     (Landlock, libseccomp: the linker's cache is bound in for it)."""

@@ -82,5 +82,5 @@ def test_nothing_is_left_running(verdicts: dict[str, dict]) -> None:
 def test_server_still_judges_after_the_attacks(judge: JudgeServer,
                                                verdicts: dict[str, dict]) -> None:
     token = judge.register()
-    solution = (Path(__file__).parents[2] / "exercises/ring-allreduce/solution.py").read_text()
+    solution = (Path(__file__).parents[3] / "exercises/ring-allreduce/solution.py").read_text()
     assert judge.wait(token, judge.submit(token, solution))["verdict"] == "accepted"
