@@ -3,7 +3,9 @@
 Workers may run in other processes or on other machines, so the stream follows the database
 (the cases a worker has recorded so far), which is also what polling clients read. A finished
 submission's events never change: they are rendered once, kept in a cache bounded in bytes,
-and sent at once (no stream stays open, no database read) to whoever reopens them.
+and sent at once (no stream stays open, no database read) to whoever reopens them. Events are
+framed by FastAPI's own server-sent events support (``fastapi.sse``: its encoder and response
+class).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from collections.abc import AsyncIterator
 
 from fastapi import APIRouter, Request
 from fastapi.responses import Response, StreamingResponse
+from fastapi.sse import EventSourceResponse, format_sse_event
 from sqlalchemy import Text, cast, func
 from sqlmodel import Session, select
 from starlette.concurrency import run_in_threadpool
@@ -32,16 +35,14 @@ HEARTBEAT_S = 15.0
 HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 
 
-def _event(name: str, data: object, event_id: int | None = None) -> str:
-    return _framed(name, json.dumps(data, default=str), event_id)
+def _event(name: str, data: object, event_id: int | None = None) -> bytes:
+    """One server-sent event ``name`` carrying ``data`` as JSON (its id: a case's index)."""
+    return format_sse_event(data_str=json.dumps(data, default=str), event=name,
+                            id=None if event_id is None else str(event_id))
 
 
-def _framed(name: str, data_json: str, event_id: int | None = None) -> str:
-    """One server-sent event carrying ``data_json`` (JSON text already)."""
-    head = f"id: {event_id}\n" if event_id is not None else ""
-    return f"{head}event: {name}\ndata: {data_json}\n\n"
-
-
+# (the route returns its responses itself: declaring EventSourceResponse here would make
+# FastAPI expect a generator endpoint, whose errors could not be 4xx answers before the stream)
 @router.get("/{submission_id}/events", response_class=StreamingResponse, responses={
     200: {"content": {"text/event-stream": {}},
           "description": "events: status, case (id = case index), done (the submission)"},
@@ -92,19 +93,18 @@ async def submission_events(submission_id: SubmissionId, request: Request, user:
                        headers={"Retry-After": "5"}, retry_after=5)
     streams[user.id] = streams.get(user.id, 0) + 1
     deadline = time.monotonic() + settings.stream_max_s
-    return StreamingResponse(_counted(_stream(first, load, stamp, remember, seen, request,
-                                              deadline),
-                                      streams, user.id),
-                             media_type="text/event-stream", headers=HEADERS)
+    return EventSourceResponse(_counted(_stream(first, load, stamp, remember, seen, request,
+                                                deadline),
+                                        streams, user.id),
+                               headers=HEADERS)
 
 
 def render(done: SubmissionOut) -> FinishedEvents:
     """A finished submission's events, as bytes."""
     return FinishedEvents(
-        status=_event("status", {"id": done.id, "status": done.status}).encode(),
-        cases=tuple(_event("case", case, index).encode()
-                    for index, case in enumerate(_cases(done))),
-        done=_framed("done", done.model_dump_json()).encode())
+        status=_event("status", {"id": done.id, "status": done.status}),
+        cases=tuple(_event("case", case, index) for index, case in enumerate(_cases(done))),
+        done=format_sse_event(data_str=done.model_dump_json(), event="done"))
 
 
 def _cases(current: SubmissionOut) -> list[dict]:
@@ -114,11 +114,11 @@ def _cases(current: SubmissionOut) -> list[dict]:
 
 
 def _finished(events: FinishedEvents, seen: int) -> Response:
-    return Response(events.body(seen), media_type="text/event-stream", headers=HEADERS)
+    return Response(events.body(seen), media_type=EventSourceResponse.media_type, headers=HEADERS)
 
 
-async def _counted(stream: AsyncIterator[str], streams: dict[int, int],
-                   user_id: int) -> AsyncIterator[str]:
+async def _counted(stream: AsyncIterator[bytes], streams: dict[int, int],
+                   user_id: int) -> AsyncIterator[bytes]:
     """``stream``, counted among ``user_id``'s open streams until it ends however it ends."""
     try:
         async for chunk in stream:
@@ -132,13 +132,13 @@ async def _counted(stream: AsyncIterator[str], streams: dict[int, int],
 
 
 async def _stream(current: SubmissionOut, load, stamp, remember, seen: int, request: Request,
-                  deadline: float) -> AsyncIterator[str]:
+                  deadline: float) -> AsyncIterator[bytes]:
     status, last = None, None
     idle = 0.0
     while time.monotonic() < deadline:
         if current.status == DONE:  # the rest of the stream as a finished one's, kept
             events = remember(current)
-            yield events.body(seen).decode()
+            yield events.body(seen)
             return
         if current.status != status:
             status = current.status
@@ -154,7 +154,7 @@ async def _stream(current: SubmissionOut, load, stamp, remember, seen: int, requ
         idle += POLL_S
         if idle >= HEARTBEAT_S:
             idle = 0.0
-            yield ": keep-alive\n\n"
+            yield format_sse_event(comment="keep-alive")
         now = await run_in_threadpool(stamp)
         if now != last:  # the first time, and on every change: read it whole
             last = now
