@@ -21,7 +21,6 @@ from cjudge.grading import grade_case, plan_cases, summarize
 from cjudge.judge import judge_code
 from cjudge.protocol import CaseSpec, JobSpec, RankReport, RawCase
 from cjudge.switch.core import empty_trace
-from cjudge.view.perfetto import chrome_trace
 from cjudge.view.present import present_case
 
 from .case import BrowserCase, settled
@@ -87,5 +86,9 @@ def timed_out(exercise_id: str, samples: bool, name: str, graded_json: str) -> s
 
 
 def perfetto(case_json: str, title: str) -> str:
-    """The Chrome trace-event JSON of one graded case (its ``timeline``), as ``--perfetto`` writes it."""
+    """The Chrome trace-event JSON of one graded case (its ``timeline``), as ``--perfetto`` writes it.
+
+    The exporter is imported here, when first asked for: starting the page does not need it."""
+    from cjudge.view.perfetto import chrome_trace
+
     return json.dumps(chrome_trace(json.loads(case_json), title))
