@@ -12,7 +12,7 @@ import math
 import operator
 import random
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 from . import __version__, values
 from .budget import over_budget
@@ -20,7 +20,7 @@ from .chunks import summary
 from .exercises import Exercise
 from .model.case import CaseModel, model_case
 from .primitives import CANONICAL, DISPLAY, PROCESS_GROUP_METHODS
-from .protocol import CaseSpec, RawCase, TensorData
+from .protocol import CaseSpec, RankReport, RawCase, TensorData
 from .switch import symm
 from .switch.accounting import bytes_per_rank, graded_calls
 from .switch.core import Limits
@@ -109,10 +109,30 @@ def _diagnosis(hook: Callable[..., tuple[str, str] | None], *args: Any,
         return None
 
 
+class WrongAnswer(NamedTuple):
+    """A wrong answer's message in its parts, each (English, Chinese): where the first
+    difference is; the grader's ``hint``, its guess at the cause from that element or number
+    alone (its ``diagnose``), which a diagnosis from the run's evidence replaces
+    (``cjudge.diagnosis.case``); the ``summary`` of wrong chunks by rank."""
+
+    where: tuple[str, str]
+    hint: tuple[str, str] | None = None
+    summary: tuple[str, str] | None = None
+
+    def message(self, hint: bool = True) -> tuple[str, str]:
+        """The case's message, (English, Chinese); without the hint when ``hint`` is False."""
+        en, zh = self.where
+        if hint and self.hint:
+            en, zh = f"{en}; {self.hint[0]}", f"{zh}；{self.hint[1]}"
+        if self.summary:
+            en, zh = f"{en}. In all, {self.summary[0]}", f"{zh}。总计：{self.summary[1]}"
+        return en, zh
+
+
 def _compare(exercise: Exercise, spec: CaseSpec, rank: int, got: Any,
-             want: Any) -> tuple[str, str] | None:
+             want: Any) -> WrongAnswer | None:
     """None if ``got`` matches ``want`` (values: tensors, numbers, lists, tuples), else a
-    learner-facing (English, Chinese) explanation of the first difference."""
+    learner-facing explanation of the first difference."""
     what, what_zh = _result_name(exercise)
     for path, g, w in values.walk_pairs(got, want):
         where = f"case {spec['name']}, rank {rank}" + (f", {what}{path}" if path else "")
@@ -124,7 +144,7 @@ def _compare(exercise: Exercise, spec: CaseSpec, rank: int, got: Any,
             if wrong and not path and _asks_about_numbers(exercise, w):
                 why = _diagnosis(exercise.grader.diagnose, spec["params"], spec["world_size"],
                                  spec["inputs"], rank, 0, g, path="")  # a returned number
-                wrong = (f"{wrong[0]}; {why[0]}", f"{wrong[1]}；{why[1]}") if why else wrong
+                wrong = wrong._replace(hint=why)
         if wrong:
             return wrong
     return None
@@ -153,38 +173,39 @@ def _asks_about_numbers(exercise: Exercise, want: Any) -> bool:
 
 
 def _compare_other(got: Any, want: Any, where: str, where_zh: str,
-                   what: str) -> tuple[str, str] | None:
+                   what: str) -> WrongAnswer | None:
     """A difference in structure or in a number (relative tolerance 1e-6 for floats)."""
     if isinstance(want, dict) and want.get("any"):  # the grader does not look here
         return None
     if not values.same_structure(got, want) or values.is_tensor(got) != values.is_tensor(want):
-        return (f"{where}: {what} is {values.describe(got)}, expected {values.describe(want)}",
-                f"{where_zh}：结果是 {values.describe(got)}，应为 {values.describe(want)}")
+        return WrongAnswer((
+            f"{where}: {what} is {values.describe(got)}, expected {values.describe(want)}",
+            f"{where_zh}：结果是 {values.describe(got)}，应为 {values.describe(want)}"))
     number = (int, float)
     if isinstance(want, float) and isinstance(got, number) and not isinstance(got, bool):
         if values.close(got, want, 1e-6, 1e-12):
             return None
     elif got == want and type(got) is type(want):
         return None
-    return (f"{where}: expected {_fmt(want)}, got {_fmt(got)}",
-            f"{where_zh}：应为 {_fmt(want)}，实际为 {_fmt(got)}")
+    return WrongAnswer((f"{where}: expected {_fmt(want)}, got {_fmt(got)}",
+                        f"{where_zh}：应为 {_fmt(want)}，实际为 {_fmt(got)}"))
 
 
 def _compare_tensor(exercise: Exercise, spec: CaseSpec, rank: int, got: Any, want: TensorData,
                     where: str, where_zh: str, path: str,
-                    what: str) -> tuple[str, str] | None:
+                    what: str) -> WrongAnswer | None:
     if not values.is_tensor(got):
-        return (f"{where}: {what}{path} is not a tensor", f"{where_zh}：结果不是张量")
+        return WrongAnswer((f"{where}: {what}{path} is not a tensor", f"{where_zh}：结果不是张量"))
     if list(got["shape"]) != list(want["shape"]):
         en, zh = (f"{where}: shape {tuple(got['shape'])}, expected {tuple(want['shape'])}",
                   f"{where_zh}：形状为 {tuple(got['shape'])}，应为 {tuple(want['shape'])}")
         hook = getattr(exercise.grader, "diagnose_shape", None)  # what the shape means, in words
         why = _diagnosis(hook, spec["params"], spec["world_size"], rank, list(got["shape"]),
                          path) if hook else None
-        return (f"{en}: {why[0]}", f"{zh}：{why[1]}") if why else (en, zh)
+        return WrongAnswer((f"{en}: {why[0]}", f"{zh}：{why[1]}") if why else (en, zh))
     if got["dtype"] != want["dtype"]:
-        return (f"{where}: dtype {got['dtype']}, expected {want['dtype']}",
-                f"{where_zh}：dtype 为 {got['dtype']}，应为 {want['dtype']}")
+        return WrongAnswer((f"{where}: dtype {got['dtype']}, expected {want['dtype']}",
+                            f"{where_zh}：dtype 为 {got['dtype']}，应为 {want['dtype']}"))
     dtype = want["dtype"]
     if len(got["data"]) == len(want["data"]) and all(map(operator.eq, got["data"], want["data"])):
         return None  # every element equal: no tolerance to apply
@@ -197,10 +218,7 @@ def _compare_tensor(exercise: Exercise, spec: CaseSpec, rank: int, got: Any, wan
               f"({wrong} of {plural(len(want['data']), 'element')} wrong)")
         zh = (f"{where_zh}：第一个错误元素在下标 {index}：应为 {_fmt(w)}，实际为 {_fmt(g)}"
               f"（共 {len(want['data'])} 个元素中 {wrong} 个错误）")
-        why = _diagnose(exercise, spec, rank, index, g, path)
-        if why:
-            en, zh = f"{en}; {why[0]}", f"{zh}；{why[1]}"
-        return en, zh
+        return WrongAnswer((en, zh), _diagnose(exercise, spec, rank, index, g, path))
     return None
 
 
@@ -373,21 +391,39 @@ def _stop_message(raw: RawCase, verdict: Verdict, limit: float) -> tuple[str, st
     return ("a rank went over the memory limit", "有 rank 超出了内存限制")
 
 
+def _first_wrong(exercise: Exercise, spec: CaseSpec, raw: RawCase,
+                 wants: list[Any]) -> RankReport | WrongAnswer | None:
+    """In rank order, the first rank that did not return (its report) or whose result differs
+    from ``wants`` (the difference, with the summary of wrong chunks); None if all match."""
+    for report, want in zip(raw["ranks"], wants, strict=True):
+        if report["state"] != "returned":
+            return report
+        wrong = _compare(exercise, spec, report["rank"], report["output"], want)
+        if wrong:
+            return wrong._replace(summary=_diagnosis(
+                summary, spec["params"], spec["world_size"], [r["output"] for r in raw["ranks"]],
+                wants, exercise.grader))
+    return None
+
+
+def wrong_answer(exercise: Exercise, spec: CaseSpec, raw: RawCase) -> WrongAnswer | None:
+    """The wrong answer grading finds in ``raw``'s results, in its parts; None if there is none
+    (every rank returned what it should, or one did not return)."""
+    wants = exercise.grader.expected(spec["params"], spec["world_size"], spec["inputs"])
+    found = _first_wrong(exercise, spec, raw, wants)
+    return found if isinstance(found, WrongAnswer) else None
+
+
 def _judge_outputs(exercise: Exercise, spec: CaseSpec, raw: RawCase, sent: list[int],
                    bound: int) -> tuple[Verdict, str, str]:
     wants = exercise.grader.expected(spec["params"], spec["world_size"], spec["inputs"])
-    for report, want in zip(raw["ranks"], wants, strict=True):
-        if report["state"] != "returned":
-            r = report["rank"]
-            return (Verdict.RUNTIME_ERROR, f"rank {r} never finished its call (state: "
-                    f"{report['state']})", f"rank {r} 没有完成调用（状态：{report['state']}）")
-        wrong = _compare(exercise, spec, report["rank"], report["output"], want)
-        if wrong:
-            chunks = _diagnosis(summary, spec["params"], spec["world_size"],
-                                [r["output"] for r in raw["ranks"]], wants, exercise.grader)
-            if chunks:
-                wrong = (f"{wrong[0]}. In all, {chunks[0]}", f"{wrong[1]}。总计：{chunks[1]}")
-            return Verdict.WRONG_ANSWER, wrong[0], wrong[1]
+    found = _first_wrong(exercise, spec, raw, wants)
+    if isinstance(found, WrongAnswer):
+        return Verdict.WRONG_ANSWER, *found.message()
+    if found is not None:
+        r = found["rank"]
+        return (Verdict.RUNTIME_ERROR, f"rank {r} never finished its call (state: "
+                f"{found['state']})", f"rank {r} 没有完成调用（状态：{found['state']}）")
     bounds = list(bound) if isinstance(bound, (list, tuple)) else [bound] * len(sent)
     over = [r for r in range(len(sent)) if sent[r] > bounds[r]]
     if over:

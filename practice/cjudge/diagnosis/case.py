@@ -6,12 +6,11 @@ or names the cause."""
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Callable
 
-from .. import values
 from ..budget import against_reference
 from ..chunks import ONE_WRONG_CHUNK
+from ..grading import wrong_answer
 from ..protocol import CaseSpec, JobSpec, RawCase
 from ..verdict_json import CaseResult
 from . import calls, divergence
@@ -39,28 +38,12 @@ def reference_run(exercise, spec: CaseSpec, run: RunCase) -> RawCase | None:
     return raw
 
 
-def _element_hint(exercise, spec: CaseSpec, raw: RawCase) -> tuple[str, str] | None:
-    """The grader's guess from the first wrong element of a 1-D result, as grading made it."""
-    wants = exercise.grader.expected(spec["params"], spec["world_size"], spec["inputs"])
-    for report, want in zip(raw["ranks"], wants, strict=True):
-        got = report["output"]
-        if not (values.is_tensor(got) and values.is_tensor(want)) or \
-                got["shape"] != want["shape"] or got["dtype"] != want["dtype"]:
-            continue
-        for index, (g, w) in enumerate(zip(got["data"], want["data"], strict=True)):
-            if not values.element_matches(g, w, want["dtype"]):
-                return exercise.grader.diagnose(spec["params"], spec["world_size"],
-                                                spec["inputs"], report["rank"], index, g)
-    return None
-
-
-def _without_guess(en: str, zh: str, guess: tuple[str, str] | None) -> tuple[str, str]:
-    """The message without the grader's guess from its first wrong element: the one given
-    (a 1-D result's), else what follows the count of wrong elements up to the chunk summary."""
-    if guess:
-        return en.replace(f"; {guess[0]}", "", 1), zh.replace(f"；{guess[1]}", "", 1)
-    return (re.sub(r"(elements? wrong\)); .*?(?=\. In all, |$)", r"\1", en, count=1),
-            re.sub(r"(个错误）)；.*?(?=。总计|$)", r"\1", zh, count=1))
+def _without_guess(exercise, spec: CaseSpec, raw: RawCase, en: str,
+                   zh: str) -> tuple[str, str]:
+    """The message without the grader's guess from the first wrong element or number (the
+    hint of grading's :class:`~cjudge.grading.WrongAnswer`), when grading wrote it."""
+    answer = wrong_answer(exercise, spec, raw)
+    return answer.message(hint=False) if answer and answer.message() == (en, zh) else (en, zh)
 
 
 def _cause(exercise, spec: CaseSpec, raw: RawCase,
@@ -123,7 +106,7 @@ def explain(exercise, spec: CaseSpec, raw: RawCase, result: CaseResult,
         cause, keep = found
         en, zh = result["message"], result["message_zh"]
         if not keep:  # the evidence names the cause: the guesses from the result go
-            en, zh = _without_guess(en, zh, _element_hint(exercise, spec, raw))
+            en, zh = _without_guess(exercise, spec, raw, en, zh)
         en, zh = en.replace(ONE_WRONG_CHUNK[0], ""), zh.replace(ONE_WRONG_CHUNK[1], "")
         result["message"] = f"{en}. Cause: {cause[0]}"
         result["message_zh"] = f"{zh}。原因：{cause[1]}"
