@@ -7,7 +7,8 @@
 // Pyodide warm, click-Run-to-verdict for the ring-allreduce sample and the full suite, using the
 // exercise's reference. The medians are of `repeats` runs.
 // Usage: node scripts/measure.mjs [repeats=3] [--runner=workers] [--dist=DIR] [--write=FILE --label=NAME]
-//   --dist serves another build (default web/dist), e.g. an older commit's, for a before/after;
+//   --dist serves another build (default web/dist), e.g. an older commit's, for a before/after
+//   (--commit=REV names the commit it was built from: by default the checkout's HEAD);
 //   --write replaces the section NAME of the Markdown FILE (made if missing) with this run's
 //   numbers, the date and the machine: docs/web-load.md keeps "before" and "after" that way.
 import { execFileSync } from "node:child_process";
@@ -85,7 +86,7 @@ try {
     const context = await browser.newContext({ viewport: VIEWPORT });
     const page = await context.newPage();
     runs.cold.push(await loadToReady(page, () => page.goto(url)));
-    mode = await page.textContent("#runner-status");
+    mode = await page.getAttribute("#runner-status", "data-mode");
     await page.evaluate(() => navigator.serviceWorker.ready); // the service worker holds the files
     await page.evaluate((code) => localStorage.setItem("cjudge:code:ring-allreduce", JSON.stringify(code)), reference);
     runs.warm.push(await loadToReady(page, () => page.reload()));
@@ -128,7 +129,7 @@ function writeSection(file, label, s) {
     "(headless Chromium, web/dist served locally, medians of the repeats). Stages: the page and the download until the runner worker starts; " +
     "`pyodide_js` importing pyodide.mjs; `interpreter` loadPyodide (wasm compile and instantiate, the stdlib, Python's start, or the memory " +
     "snapshot's restore); `wheels` the kernel's wheels; `kernel_import` importing `cjudge_web.judge`; `after_kernel` the hub and the page's answer.\n";
-  const commit = execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: option("dist") ?? repo, encoding: "utf8" }).trim();
+  const commit = execFileSync("git", ["rev-parse", "--short", option("commit") ?? "HEAD"], { cwd: repo, encoding: "utf8" }).trim();
   const chromium = execFileSync(process.env.CHROMIUM ?? "/usr/bin/chromium", ["--version"], { encoding: "utf8" }).trim();
   const row = (name, l) => `| ${name} | ${l.total} | ${Object.values(l.stages).join(" | ")} |`;
   const stages = Object.keys(s.cold.stages);

@@ -46,7 +46,8 @@ export async function bootKernel(pyodideUrl, mark = () => {}) {
   mark("pyodide_js");
   const lock = JSON.parse(lockText);
   const key = `${pyodideUrl}kernel.snapshot?lock=${hex(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(lockText)))}`;
-  const cache = await caches.open(CACHE).catch(() => null); // no Cache Storage (e.g. an opaque origin)
+  // no Cache Storage outside a secure context (plain http on another host) or for an opaque origin
+  const cache = globalThis.caches ? await caches.open(CACHE).catch(() => null) : null;
   const cached = await cache?.match(key);
   if (cached) {
     try {
