@@ -15,18 +15,23 @@ from .. import values
 from ..protocol import CaseSpec, RawCase
 
 
-def _kept_own_input(exercise: Any, spec: CaseSpec, raw: RawCase) -> int | None:
-    """The first rank whose wrong elements all still hold its own input, or None."""
+def _kept_own_input(exercise: Any, spec: CaseSpec, raw: RawCase) -> tuple[int, bool] | None:
+    """The first rank whose wrong elements all still hold its own input (rank, False), or all
+    still hold 0 as the tensor was made (rank, True); None if no rank's do."""
     wants = exercise.grader.expected(spec["params"], spec["world_size"], spec["inputs"])
     for report, want, mine in zip(raw["ranks"], wants, spec["inputs"], strict=True):
         got = report["output"]
-        if not (values.is_tensor(got) and values.is_tensor(want) and values.is_tensor(mine)) or \
-                not got["shape"] == want["shape"] == mine["shape"]:
+        if not (values.is_tensor(got) and values.is_tensor(want)) or got["shape"] != want["shape"]:
             continue
         wrong = [i for i, (g, w) in enumerate(zip(got["data"], want["data"], strict=True))
                  if not values.element_matches(g, w, want["dtype"])]
-        if wrong and all(got["data"][i] == mine["data"][i] for i in wrong):
-            return int(report["rank"])
+        if not wrong:
+            continue
+        if values.is_tensor(mine) and mine["shape"] == got["shape"] and \
+                all(got["data"][i] == mine["data"][i] for i in wrong):
+            return int(report["rank"]), False
+        if all(got["data"][i] == 0 for i in wrong):
+            return int(report["rank"]), True
     return None
 
 
@@ -58,14 +63,17 @@ def matched(exercise: Any, spec: CaseSpec, raw: RawCase,
     what, what_zh = ("collective call", "集合通信调用") if collective else ("message", "消息")
     head = (f"every {what} matched {algo}'s, step for step, so each rank received all it needed",
             f"每条{what_zh}都与{algo_zh}逐步一致，每个 rank 都收到了所需的全部数据")
-    rank = _kept_own_input(exercise, spec, raw)
-    if rank is not None:
+    kept = _kept_own_input(exercise, spec, raw)
+    if kept is not None:
+        rank, zeros = kept
         into, into_zh = ("the tensor it was given", "传入的张量") if exercise.output == "inplace" \
             else ("the result it returns", "返回的结果")
-        return ((f"{head[0]}; yet where rank {rank}'s result is wrong it still holds rank {rank}'s "
-                 f"own input: what it received was added or written into a copy (a clone, a new "
-                 f"tensor), never into {into}",
-                 f"{head[1]}；但 rank {rank} 的结果在出错的位置上仍是它自己的输入：收到的值被加到或"
+        held, held_zh = ("0, as the tensor was made", "创建时的 0") if zeros else \
+            (f"rank {rank}'s own input", "它自己的输入")
+        return ((f"{head[0]}; yet where rank {rank}'s result is wrong it still holds {held}: what "
+                 f"it received was added or written into a copy (a clone, a new tensor), never "
+                 f"into {into}",
+                 f"{head[1]}；但 rank {rank} 的结果在出错的位置上仍是{held_zh}：收到的值被加到或"
                  f"写进了一个副本（clone 或新张量），从未写入{into_zh}"), False)
     scaled = _scaled(exercise, spec, raw)
     if scaled is not None:

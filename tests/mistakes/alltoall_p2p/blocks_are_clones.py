@@ -1,8 +1,8 @@
 # expect: wrong_answer
 # gloo: wrong on sample-4-ranks
-# names: every message matched the direct exchange's; a 0 never overwritten; into a copy
-# names_zh: 每条消息都与直接交换逐步一致
-# weak: the result's blocks are zeros, not its own input: the clone is not recognised as such
+# names: every message matched the direct exchange's; it still holds 0, as the tensor was made
+# names: written into a copy (a clone, a new tensor)
+# names_zh: 仍是创建时的 0
 # Receives into clones of the result's blocks, so the result itself is never written.
 import torch
 import torch.distributed as dist
