@@ -1,6 +1,6 @@
-"""Idle workers against the database (issue 26's numbers), on this machine: SQLite (WAL), or
-with ``--postgres`` a throw-away PostgreSQL cluster (Debian's PostgreSQL, as root: the tests'
-``tests/server/postgres.py``).
+"""Idle workers against the database (issue 26's numbers), on this machine: SQLite (WAL), and
+with ``--postgres`` then a throw-away PostgreSQL cluster (Debian's PostgreSQL, as root: the
+tests' ``tests/server/postgres.py``).
 
 Three ways for a worker to wait for jobs, each with ``--workers`` idle worker processes:
 
@@ -63,6 +63,7 @@ def idle_worker(url: str, policy: str, name: str, stop: object, ready: object,
     while not stop.is_set():  # type: ignore[attr-defined]
         with looks.get_lock():  # type: ignore[attr-defined]
             looks.value += 1  # type: ignore[attr-defined]
+        looked_at = utcnow()
         if policy == "before":
             with write_session(engine) as session:
                 claim = jobqueue.claim(session, name, settings.lease_s, settings.max_attempts)
@@ -75,10 +76,12 @@ def idle_worker(url: str, policy: str, name: str, stop: object, ready: object,
             else:
                 time.sleep(OLD_POLL_S if policy == "before" else next(waits))
             continue
+        claimed_at = utcnow()  # the job is this worker's
         waits = worker.idle_waits(settings.poll_s, settings.idle_poll_max_s)
-        with write_session(engine) as session:
+        with write_session(engine) as session:  # when it looked, and when it held the job
             session.exec(update(Submission).where(Submission.id == claim.id)  # type: ignore[call-overload]
-                         .values(status=DONE, verdict="accepted"))
+                         .values(status=DONE, verdict="accepted", started_at=looked_at,
+                                 finished_at=claimed_at))
     if bell is not None:
         bell.close()
 
@@ -104,10 +107,11 @@ def writes(engine, seconds: float) -> dict[str, float]:
     return percentiles(took)
 
 
-def claims(engine, settings: Settings, user_id: int, jobs: int) -> dict[str, float]:
+def claims(engine, settings: Settings, user_id: int, jobs: int) -> dict[str, object]:
     """Enqueue ``jobs`` one at a time at random moments, ringing this machine's doorbells
-    after each commit as the API does (SQLite); the time from each commit (its start) to the
-    worker's claim (``started_at``)."""
+    after each commit as the API does (SQLite). From each commit's start: ``look``, until the
+    worker began the look that found the job (negative when that look was already waiting for
+    the lock the enqueue held); ``claim``, until its claim returned the job."""
     committed = {}
     for _ in range(jobs):
         time.sleep(random.uniform(0.5, 1.5))
@@ -118,9 +122,12 @@ def claims(engine, settings: Settings, user_id: int, jobs: int) -> dict[str, flo
             doorbell.ring(settings.url)
     time.sleep(1.0)
     with write_session(engine) as session:
-        started = {i: session.get_one(Submission, i).started_at for i in committed}
-    waited = [(_aware(s) - committed[i]).total_seconds() for i, s in started.items() if s]
-    return percentiles(waited) | {"unclaimed": len(committed) - len(waited)}
+        rows = {i: session.get_one(Submission, i) for i in committed}
+        moments = {i: (r.started_at, r.finished_at) for i, r in rows.items() if r.finished_at}
+    looked = [(_aware(s) - committed[i]).total_seconds() for i, (s, _) in moments.items()]
+    held = [(_aware(f) - committed[i]).total_seconds() for i, (_, f) in moments.items()]
+    return {"look": percentiles(looked), "claim": percentiles(held),
+            "unclaimed": len(committed) - len(moments)}
 
 
 def _aware(moment: datetime) -> datetime:
@@ -170,30 +177,33 @@ def run(policy: str, workers: int, seconds: float, jobs: int,
 
 
 def main() -> None:
-    """Measure both policies and print (``--json``: also write) the numbers."""
+    """Measure every policy and print (``--json``: also write) the numbers."""
     p = argparse.ArgumentParser(description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--workers", type=int, default=4)
     p.add_argument("--seconds", type=float, default=5.0)
     p.add_argument("--jobs", type=int, default=20)
-    p.add_argument("--postgres", action="store_true", help="a throw-away PostgreSQL cluster")
+    p.add_argument("--postgres", action="store_true",
+                   help="then the same on a throw-away PostgreSQL cluster")
     p.add_argument("--json", type=Path)
     args = p.parse_args()
+    results = [run(policy, args.workers, args.seconds, args.jobs, None) for policy in POLICIES]
     if args.postgres:
         sys.path.insert(0, str(REPO / "tests" / "server"))
         from postgres import cluster, new_database
 
         with cluster() as server:
-            results = [run(policy, args.workers, args.seconds, args.jobs, new_database(server))
-                       for policy in POLICIES]
-    else:
-        results = [run(policy, args.workers, args.seconds, args.jobs, None) for policy in POLICIES]
+            results += [run(policy, args.workers, args.seconds, args.jobs, new_database(server))
+                        for policy in POLICIES]
     for r in results:
+        w, alone, c = r["writes_idle_workers"], r["writes_no_worker"], r["claim"]
         print(f"{r['database']} {r['policy']:7} {r['workers']} idle workers: "
-              f"{r['looks_per_s_per_worker']} looks/s each, "
-              f"{r['write_locks_per_s_per_worker']} write locks/s each; "
-              f"writes {r['writes_idle_workers']} (no worker: {r['writes_no_worker']}); "
-              f"claim {r['claim']}")
+              f"{r['looks_per_s_per_worker']} looks/s and "
+              f"{r['write_locks_per_s_per_worker']} write locks/s each; writes p50/p99 "
+              f"{w['p50_ms']}/{w['p99_ms']} ms (no worker {alone['p50_ms']}/{alone['p99_ms']}); "
+              f"look p50/p99 {c['look']['p50_ms']}/{c['look']['p99_ms']} ms, "
+              f"claim p50/p99 {c['claim']['p50_ms']}/{c['claim']['p99_ms']} ms"
+              f" ({c['unclaimed']} unclaimed)")
     if args.json:
         args.json.write_text(json.dumps(results, indent=1) + "\n")
 
