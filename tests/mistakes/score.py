@@ -1,6 +1,6 @@
 """Score the mistake corpus's messages on the five questions of issue 23, 0–2 each, by rule.
 
-    .venv/bin/python -m tests.mistakes.score [--files]
+    .venv/bin/python -m tests.mistakes.score [--files] [EXERCISE_DIR ...]
 
 Each file is judged as the corpus test judges it (simulated runtime, the reference's run as
 evidence); its failing case's message is scored:
@@ -17,7 +17,8 @@ evidence); its failing case's message is scored:
   English message is in the Chinese one and the Chinese has no English sentence (four English
   words in a row, code names aside) of the judge's own.
 
-Prints one row per exercise (means) and the corpus's means; ``--files`` one row per file.
+Prints one row per exercise (means) and the corpus's means; ``--files`` one row per file;
+exercise folders given (``ring_allreduce``) score only those.
 """
 
 from __future__ import annotations
@@ -72,7 +73,8 @@ def main(argv: list[str]) -> int:
     width = 44 if per_file else 26
     print(f"{'exercise' + ('/file' if per_file else ''):<{width}} {'n':>3} "
           + " ".join(f"{q:>8}" for q in QUESTIONS))
-    for path in FILES:
+    only = {a for a in argv if not a.startswith("--")}
+    for path in (f for f in FILES if not only or f.parent.name in only):
         s = score(path)
         rows.setdefault(path.parent.name, []).append(s)
         if per_file:
