@@ -3,35 +3,29 @@
 from __future__ import annotations
 
 import math
-import random
 
-from cjudge.checkers import contributions, digit_inputs, everyone_holds_the_sum, exact_inputs
+from cjudge.kit.case import Case
+from cjudge.kit.families import SumToAll, ring_allreduce_elements
+from cjudge.kit.pieces import contributions
 
-
-def make_inputs(params: dict, world: int, rng: random.Random) -> list[dict]:
-    """Every rank's 1-D tensor of N exact values."""
-    return exact_inputs(world, int(params["numel"]), params["dtype"], rng)
-
-
-def example_inputs(params: dict, world: int) -> list[dict]:
-    """The statement's example, the sample case: sums whose digits count the ranks."""
-    return digit_inputs(world, int(params["numel"]), params["dtype"])
-
-
-def expected(params: dict, world: int, inputs: list[dict]) -> list[dict]:
-    """Every rank ends with the elementwise sum, in place."""
-    return everyone_holds_the_sum(inputs)
+#: exact inputs, the statement's example whose digits count the ranks, every rank the sum
+ALL_REDUCE = SumToAll("numel")
+make_inputs = ALL_REDUCE.make_inputs
+example_inputs = ALL_REDUCE.example_inputs
+expected = ALL_REDUCE.expected
 
 
 def bytes_bound(params: dict, world: int, itemsize: int) -> int:
     """Both halves on a padded tensor of n·⌈N/n⌉ elements: (n−1)·⌈N/n⌉ elements each."""
-    return 2 * (world - 1) * math.ceil(int(params["numel"]) / world) * itemsize
+    case = Case.of(params, world)
+    return ring_allreduce_elements(case) * itemsize
 
 
 def diagnose(params: dict, world: int, inputs: list[dict], rank: int, index: int,
              got: float) -> tuple[str, str] | None:
     """Name the shard of the index, and the ranks whose contribution is missing or doubled."""
-    shard = index // math.ceil(int(params["numel"]) / world)
+    case = Case.of(params, world)
+    shard = index // math.ceil(case["numel"] / world)
     parts = [i["data"][index] for i in inputs]
     if got == parts[rank] and got != math.fsum(parts):
         return (f"the element (shard {shard}) still holds this rank's own input: was the result "

@@ -3,31 +3,24 @@
 from __future__ import annotations
 
 import math
-import random
 
-from cjudge.checkers import chunk_reader as sum_reader
-from cjudge.checkers import contributions, digit_inputs, everyone_holds_the_sum, exact_inputs
+from cjudge.kit.case import Case
+from cjudge.kit.families import SumToAll
+from cjudge.kit.pieces import chunk_reader as sum_reader
+from cjudge.kit.pieces import contributions
 
-
-def make_inputs(params: dict, world: int, rng: random.Random) -> list[dict]:
-    """Every rank's 1-D tensor of N exact values."""
-    return exact_inputs(world, int(params["numel"]), params["dtype"], rng)
-
-
-def example_inputs(params: dict, world: int) -> list[dict]:
-    """The statement's example, the sample case: sums whose digits count the ranks."""
-    return digit_inputs(world, int(params["numel"]), params["dtype"])
-
-
-def expected(params: dict, world: int, inputs: list[dict]) -> list[dict]:
-    """Every rank ends with the elementwise sum, in place."""
-    return everyone_holds_the_sum(inputs)
+#: exact inputs, the statement's example whose digits count the ranks, every rank the sum
+ALL_REDUCE = SumToAll("numel")
+make_inputs = ALL_REDUCE.make_inputs
+example_inputs = ALL_REDUCE.example_inputs
+expected = ALL_REDUCE.expected
 
 
 def bytes_bound(params: dict, world: int, itemsize: int) -> int:
     """⌈log₂n⌉ whole tensors per rank: log₂p exchanges, plus the result sent back to a folded
     rank when n is not a power of two p."""
-    return math.ceil(math.log2(world)) * int(params["numel"]) * itemsize
+    case = Case.of(params, world)
+    return math.ceil(math.log2(world)) * case["numel"] * itemsize
 
 
 def diagnose(params: dict, world: int, inputs: list[dict], rank: int, index: int,
@@ -47,4 +40,5 @@ def diagnose(params: dict, world: int, inputs: list[dict], rank: int, index: int
 
 def chunk_reader(params: dict, world: int, inputs: list[dict]):
     """Whose contributions a message's whole tensor sums (the trace view)."""
-    return sum_reader(inputs, [(0, int(params["numel"]))])
+    case = Case.of(params, world)
+    return sum_reader(inputs, [(0, case["numel"])])

@@ -2,52 +2,41 @@
 
 from __future__ import annotations
 
-import random
+from cjudge.kit import pieces
+from cjudge.kit.case import Case
+from cjudge.kit.families import AllToAllBlocks, blocks_to_others
 
-from cjudge import checkers
-
-
-def make_inputs(params: dict, world: int, rng: random.Random) -> list[dict]:
-    """Every rank's n blocks of k values, all distinct and exact in float32, so that every
-    element can be recognised wherever it lands."""
-    width = world * int(params["k"])
-    values = [v / 4 for v in rng.sample(range(1, 1 << 22), world * width)]
-    return [{"shape": [width], "dtype": params["dtype"], "data": values[r * width:(r + 1) * width]}
-            for r in range(world)]
-
-
-def example_inputs(params: dict, world: int) -> list[dict]:
-    """The statement's example, the sample case: rank r holds [10r, 10r+1, …] (n·k values, k = 1
-    in the statement: each value names its rank and place)."""
-    width = world * int(params["k"])
-    return [{"shape": [width], "dtype": params["dtype"],
-             "data": [10.0 * r + i for i in range(width)]} for r in range(world)]
+#: rows of n blocks of k distinct values, traced wherever they land; the statement's example
+ALL_TO_ALL = AllToAllBlocks("k")
+make_inputs = ALL_TO_ALL.make_inputs
+example_inputs = ALL_TO_ALL.example_inputs
 
 
 def expected(params: dict, world: int, inputs: list[dict]) -> list[dict]:
     """Block i of rank r's output is block r of rank i's input."""
-    k = int(params["k"])
-    return [{"shape": [world * k], "dtype": params["dtype"],
-             "data": [v for i in range(world) for v in inputs[i]["data"][r * k:(r + 1) * k]]}
-            for r in range(world)]
+    case = Case.of(params, world)
+    return [{"shape": [world * case["k"]], "dtype": case.dtype,
+             "data": [v for block in blocks for v in block]}
+            for blocks in ALL_TO_ALL.received(case, inputs)]
 
 
 def bytes_bound(params: dict, world: int, itemsize: int) -> int:
     """Exactly the n−1 blocks meant for the other ranks; a rank's own block stays home."""
-    return (world - 1) * int(params["k"]) * itemsize
+    return blocks_to_others(Case.of(params, world), "k") * itemsize
 
 
 
 def needs(params: dict, world: int, inputs: list[dict], rank: int,
           calls: list[dict]) -> tuple[str, str] | None:
     """Over budget: rank p needs only block p of the rank's x."""
-    return checkers.blocks_needed(params, world, rank, calls, ("x", "输入张量 x"))
+    return pieces.blocks_needed(params, world, rank, calls, ("x", "输入张量 x"))
 
 
 def diagnose(params: dict, world: int, inputs: list[dict], rank: int, index: int,
              got: float) -> tuple[str, str] | None:
     """Say which rank's block was found where another was expected."""
-    k = int(params["k"])
+    case = Case.of(params, world)
+    k = case["k"]
     block, i = divmod(index, k)
     for src, inp in enumerate(inputs):
         if got in inp["data"]:

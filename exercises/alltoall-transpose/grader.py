@@ -2,54 +2,42 @@
 
 from __future__ import annotations
 
-import random
+from cjudge.kit import pieces
+from cjudge.kit.case import Case
+from cjudge.kit.families import AllToAllBlocks, blocks_to_others
 
-from cjudge import checkers
-
-
-def make_inputs(params: dict, world: int, rng: random.Random) -> list[dict]:
-    """Row r of M for every rank r: n·n·k distinct values exact in float32, so that every
-    element of M can be recognised wherever it lands."""
-    width = world * int(params["k"])
-    values = [v / 4 for v in rng.sample(range(1, 1 << 22), world * width)]
-    return [{"shape": [width], "dtype": params["dtype"], "data": values[r * width:(r + 1) * width]}
-            for r in range(world)]
-
-
-def example_inputs(params: dict, world: int) -> list[dict]:
-    """The statement's example, the sample case: rank r holds [10r, 10r+1, …] (n·k values, k = 1
-    in the statement: each value names its rank and place)."""
-    width = world * int(params["k"])
-    return [{"shape": [width], "dtype": params["dtype"],
-             "data": [10.0 * r + i for i in range(width)]} for r in range(world)]
+#: rows of n blocks of k distinct values, traced wherever they land; the statement's example
+ALL_TO_ALL = AllToAllBlocks("k")
+make_inputs = ALL_TO_ALL.make_inputs
+example_inputs = ALL_TO_ALL.example_inputs
 
 
 def expected(params: dict, world: int, inputs: list[dict]) -> list[dict]:
-    """Rank r gets a (k, n) tensor: element [i][j] = M[j][r·k + i]."""
-    k = int(params["k"])
-    out = []
-    for r in range(world):
-        data = [inputs[j]["data"][r * k + i] for i in range(k) for j in range(world)]
-        out.append({"shape": [k, world], "dtype": params["dtype"], "data": data})
-    return out
+    """Rank r gets a (k, n) tensor: element [i][j] = M[j][r·k + i] (element i of the block
+    rank j sent it)."""
+    case = Case.of(params, world)
+    return [{"shape": [case["k"], world], "dtype": case.dtype,
+             "data": [v for column in zip(*blocks, strict=True) for v in column]}
+            for blocks in ALL_TO_ALL.received(case, inputs)]
 
 
 def bytes_bound(params: dict, world: int, itemsize: int) -> int:
     """Each rank keeps its own block and sends the other (n-1)·k elements of its row."""
-    return (world - 1) * int(params["k"]) * itemsize
+    return blocks_to_others(Case.of(params, world), "k") * itemsize
 
 
 
 def needs(params: dict, world: int, inputs: list[dict], rank: int,
           calls: list[dict]) -> tuple[str, str] | None:
     """Over budget: rank p needs only block p of the rank's row."""
-    return checkers.blocks_needed(params, world, rank, calls, ("row", "行"))
+    return pieces.blocks_needed(params, world, rank, calls, ("row", "行"))
 
 
 def diagnose(params: dict, world: int, inputs: list[dict], rank: int, index: int,
              got: float) -> tuple[str, str] | None:
     """Say which element of M was found where another was expected."""
-    k = int(params["k"])
+    case = Case.of(params, world)
+    k = case["k"]
     i, j = divmod(index, world)
     where = {v: (row, col) for row, inp in enumerate(inputs) for col, v in enumerate(inp["data"])}
     if got not in where:
@@ -64,4 +52,4 @@ def diagnose(params: dict, world: int, inputs: list[dict], rank: int, index: int
 
 def smaller_cases(params: dict, world: int) -> list[tuple[int, dict]]:
     """Smaller cases for the smallest-failing-case search: fewer ranks, narrower blocks."""
-    return checkers.smaller_cases(params, world, "k")
+    return pieces.smaller_cases(params, world, "k")

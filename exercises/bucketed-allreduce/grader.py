@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 import random
 
-from cjudge.checkers import contributions, exact_inputs
+from cjudge.kit.pieces import contributions, exact_inputs
 
 ITEMSIZE = {"float32": 4, "float64": 8}
 

@@ -14,13 +14,16 @@ import math
 import random
 import re
 
+from cjudge.kit.case import Case
+
 STEPS = 2
 SCALE = 1 / 16
 
 
 def make_inputs(params: dict, world: int, rng: random.Random) -> list[dict]:
     """Rank r: its gradient at each of the two steps and the quantization scale."""
-    numel = int(params["numel"])
+    case = Case.of(params, world)
+    numel = case["numel"]
 
     def grad() -> dict:
         return {"shape": [numel], "dtype": "float32",
@@ -54,14 +57,16 @@ def _results(inputs: list[dict], feedback: bool = True) -> list[list[float]]:
 
 def expected(params: dict, world: int, inputs: list[dict]) -> list[list[dict]]:
     """Every rank returns the two steps' results, float32 tensors of the gradient's shape."""
-    numel = int(params["numel"])
+    case = Case.of(params, world)
+    numel = case["numel"]
     results = [{"shape": [numel], "dtype": "float32", "data": r} for r in _results(inputs)]
     return [results for _ in inputs]
 
 
 def bytes_bound(params: dict, world: int, itemsize: int) -> int:
     """Two int8 ring all-reduces: 2 · 2(n − 1)·⌈N/n⌉ one-byte codes."""
-    return STEPS * 2 * (world - 1) * math.ceil(int(params["numel"]) / world)
+    case = Case.of(params, world)
+    return STEPS * 2 * (world - 1) * math.ceil(case["numel"] / world)
 
 
 def diagnose(params: dict, world: int, inputs: list[dict], rank: int, index: int, got: float,

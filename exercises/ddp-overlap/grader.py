@@ -7,6 +7,8 @@ from __future__ import annotations
 import math
 import random
 
+from cjudge.kit.case import Case
+
 ITEMSIZE = {"float32": 4, "float64": 8}
 
 
@@ -22,7 +24,8 @@ def buckets(params: dict) -> list[int]:
 def make_inputs(params: dict, world: int, rng: random.Random) -> list[dict]:
     """Rank r: the judge's backward, yielding layer L−1's gradient first, then L−2's, …, layer
     0's, each `numel` distinct exact values; n_layers and bucket_bytes."""
-    layers, numel, dtype = int(params["layers"]), int(params["numel"]), params["dtype"]
+    case = Case.of(params, world)
+    layers, numel, dtype = case["layers"], case["numel"], params["dtype"]
     assert len(buckets(params)) == params["buckets"] and buckets(params)[-1] == params["last"]
     calls = []
     for _ in range(world):
@@ -32,7 +35,7 @@ def make_inputs(params: dict, world: int, rng: random.Random) -> list[dict]:
         backward = {"fn": "gradients", "params": {
             "items": grads[::-1], "count": layers, "dtype": dtype, "unit": numel,
             "label": "backward"}}
-        calls.append({"call": [backward, layers, int(params["bucket_bytes"])]})
+        calls.append({"call": [backward, layers, case["bucket_bytes"]]})
     return calls
 
 
@@ -43,25 +46,28 @@ def _grads(inputs: list[dict], rank: int) -> list[list[float]]:
 
 def expected(params: dict, world: int, inputs: list[dict]) -> list[list[dict]]:
     """Every rank returns the L mean gradients in layer order (index l: layer l)."""
+    case = Case.of(params, world)
     per_rank = [_grads(inputs, r) for r in range(world)]
-    means = [{"shape": [int(params["numel"])], "dtype": params["dtype"],
+    means = [{"shape": [case["numel"]], "dtype": params["dtype"],
               "data": [math.fsum(col) / world for col in zip(*(g[layer] for g in per_rank),
                                                              strict=True)]}
-             for layer in range(int(params["layers"]))]
+             for layer in range(case["layers"])]
     return [[dict(m) for m in means] for _ in range(world)]
 
 
 def bytes_bound(params: dict, world: int, itemsize: int) -> int:
     """The ring all-reduce's volume of all the gradients: 2(n − 1)/n · L · numel elements (the
     gradients come from backward, so the dtype says their element size)."""
-    total = int(params["layers"]) * int(params["numel"]) * ITEMSIZE[params["dtype"]]
+    case = Case.of(params, world)
+    total = case["layers"] * case["numel"] * ITEMSIZE[params["dtype"]]
     return 2 * (world - 1) * total // world
 
 
 def check_traffic(params: dict, world: int, calls: list[dict]) -> tuple[str, str] | None:
     """One all_reduce per bucket, in order: as many calls as buckets, each of its bucket's
     elements."""
-    want = [k * int(params["numel"]) for k in buckets(params)]
+    case = Case.of(params, world)
+    want = [k * case["numel"] for k in buckets(params)]
     for rank in range(world):
         got = [c["count"] for c in calls if c["rank"] == rank and c["op"] == "all_reduce"]
         if got != want:

@@ -4,16 +4,11 @@ the two trees, diagnosis."""
 from __future__ import annotations
 
 import math
-import random
 
-from cjudge.checkers import chunk_reader as sum_reader
-from cjudge.checkers import (
-    contributions,
-    digit_inputs,
-    everyone_holds_the_sum,
-    exact_inputs,
-    torch_chunks,
-)
+from cjudge.kit.case import Case
+from cjudge.kit.families import SumToAll
+from cjudge.kit.pieces import chunk_reader as sum_reader
+from cjudge.kit.pieces import contributions, torch_chunks
 
 
 def btree(n: int, r: int) -> tuple[int, list[int]]:
@@ -50,25 +45,18 @@ def _halves(numel: int) -> list[int]:
     return [first, numel - first]
 
 
-def make_inputs(params: dict, world: int, rng: random.Random) -> list[dict]:
-    """Every rank's 1-D tensor of N exact values; the case's chunks count is the argument."""
-    return exact_inputs(world, int(params["numel"]), params["dtype"], rng)
-
-
-def example_inputs(params: dict, world: int) -> list[dict]:
-    """The statement's example, the sample case: sums whose digits count the ranks."""
-    return digit_inputs(world, int(params["numel"]), params["dtype"])
-
-
-def expected(params: dict, world: int, inputs: list[dict]) -> list[dict]:
-    """Every rank ends with the elementwise sum, in place."""
-    return everyone_holds_the_sum(inputs)
+#: exact inputs, the statement's example whose digits count the ranks, every rank the sum
+ALL_REDUCE = SumToAll("numel")
+make_inputs = ALL_REDUCE.make_inputs
+example_inputs = ALL_REDUCE.example_inputs
+expected = ALL_REDUCE.expected
 
 
 def bytes_bound(params: dict, world: int, itemsize: int) -> int:
     """The busiest rank's bytes in the two trees: in each, its half once up to its parent and
     once down to each child (2S on 8 ranks: an inner node of one tree is a leaf of the other)."""
-    halves = _halves(int(params["numel"]))
+    case = Case.of(params, world)
+    halves = _halves(case["numel"])
     return itemsize * max(sum(size * ((parent >= 0) + len(kids))
                               for size, (parent, kids) in zip(halves, double_tree(world, r),
                                                               strict=True))
@@ -78,8 +66,9 @@ def bytes_bound(params: dict, world: int, itemsize: int) -> int:
 def diagnose(params: dict, world: int, inputs: list[dict], rank: int, index: int,
              got: float) -> tuple[str, str] | None:
     """Which tree carries the element, and whose contributions it lacks or doubles."""
+    case = Case.of(params, world)
     parts = [i["data"][index] for i in inputs]
-    tree = 0 if index < _halves(int(params["numel"]))[0] else 1
+    tree = 0 if index < _halves(case["numel"])[0] else 1
     said = contributions(got, parts, f"the element (half {tree}, carried by tree {tree})",
                          f"该元素（第 {tree} 半，由树 {tree} 传送）")
     if said is None and got == parts[rank]:

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import random
 
+from cjudge.kit.case import Case
+
 ITEMSIZE = {"float32": 4, "float64": 8}
 BOUND = 2  # gathered layers alive at once: the one computing and the one prefetched
 
@@ -18,7 +20,8 @@ BOUND = 2  # gathered layers alive at once: the one computing and the one prefet
 def make_inputs(params: dict, world: int, rng: random.Random) -> list[dict]:
     """Rank r: the judge's layer_fn, its shard of each of the L layers (k elements: layer l's
     elements r·k … r·k + k − 1), and its own input x (act elements)."""
-    layers, k, act, dtype = int(params["layers"]), int(params["k"]), int(params["act"]), \
+    case = Case.of(params, world)
+    layers, k, act, dtype = case["layers"], case["k"], case["act"], \
         params["dtype"]
     weights = [[rng.randint(-64, 64) / 16 for _ in range(world * k)] for _ in range(layers)]
     calls = []
@@ -35,7 +38,8 @@ def make_inputs(params: dict, world: int, rng: random.Random) -> list[dict]:
 def expected(params: dict, world: int, inputs: list[dict]) -> list[dict]:
     """Rank r returns layer L − 1 ∘ … ∘ layer 0 applied to its x, each layer with its full
     parameters (the shards of ranks 0 … n − 1, in order)."""
-    layers = int(params["layers"])
+    case = Case.of(params, world)
+    layers = case["layers"]
     shifts = []
     for layer in range(layers):
         w = [v for r in range(world) for v in inputs[r]["call"][1][layer]["data"]]
@@ -51,7 +55,8 @@ def expected(params: dict, world: int, inputs: list[dict]) -> list[dict]:
 def bytes_bound(params: dict, world: int, itemsize: int) -> int:
     """Each layer gathered once: a rank sends its k-element shard of each of the L layers to
     the n − 1 others, L · (n − 1) · k elements."""
-    return int(params["layers"]) * (world - 1) * int(params["k"]) * ITEMSIZE[params["dtype"]]
+    case = Case.of(params, world)
+    return case["layers"] * (world - 1) * case["k"] * ITEMSIZE[params["dtype"]]
 
 
 def memory(params: dict, world: int, inputs: list[dict], trace: dict) -> dict:
@@ -59,7 +64,8 @@ def memory(params: dict, world: int, inputs: list[dict], trace: dict) -> dict:
     posted until the layer_fn call they are given to. Per rank, in switch time, each all-gather
     adds the elements it gathers and each layer_fn call, once made, frees one layer's (n · k);
     the peak, in layers, is bounded by 2."""
-    layer = world * int(params["k"])
+    case = Case.of(params, world)
+    layer = world * case["k"]
     size = ITEMSIZE[params["dtype"]]
     events: dict[int, list[tuple[int, int]]] = {r: [] for r in range(world)}
     for req in trace["requests"]:
@@ -89,8 +95,9 @@ def diagnose(params: dict, world: int, inputs: list[dict], rank: int, index: int
              got: float) -> tuple[str, str] | None:
     """A wrong output that is a layer's own shard's weighting instead of its full
     parameters'."""
+    case = Case.of(params, world)
     x = inputs[rank]["call"][2]["data"][index]
-    k, layers = int(params["k"]), int(params["layers"])
+    k, layers = case["k"], case["layers"]
     own = sum((j + 1) * v for layer in range(layers)
               for j, v in enumerate(inputs[rank]["call"][1][layer]["data"]))
     if world > 1 and got == x + own:

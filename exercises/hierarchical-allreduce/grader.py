@@ -4,35 +4,29 @@ diagnosis. Rank r is local rank r % g on node r // g (g = ranks_per_node, M = wo
 from __future__ import annotations
 
 import math
-import random
 
-from cjudge.checkers import contributions, digit_inputs, everyone_holds_the_sum, exact_inputs
+from cjudge.kit.case import Case
+from cjudge.kit.families import SumToAll
+from cjudge.kit.pieces import contributions
 
 ITEMSIZE = {"float32": 4, "float64": 8}
 
 
-def make_inputs(params: dict, world: int, rng: random.Random) -> list[dict]:
-    """Every rank's 1-D tensor of N exact values."""
-    return exact_inputs(world, int(params["numel"]), params["dtype"], rng)
-
-
-def example_inputs(params: dict, world: int) -> list[dict]:
-    """The statement's example, the sample case: sums whose digits count the ranks."""
-    return digit_inputs(world, int(params["numel"]), params["dtype"])
-
-
-def expected(params: dict, world: int, inputs: list[dict]) -> list[dict]:
-    """Every rank ends with the elementwise sum, in place."""
-    return everyone_holds_the_sum(inputs)
+#: exact inputs, the statement's example whose digits count the ranks, every rank the sum
+ALL_REDUCE = SumToAll("numel")
+make_inputs = ALL_REDUCE.make_inputs
+example_inputs = ALL_REDUCE.example_inputs
+expected = ALL_REDUCE.expected
 
 
 def _bounds(params: dict, world: int, itemsize: int) -> tuple[int, int]:
     """Bytes one rank may send (inside its node, to other nodes): 2(g−1) shards of at most ⌈N/g⌉
     elements, and 2(M−1) pieces of at most ⌈⌈N/g⌉/M⌉ elements: 2(g−1)/g·S and 2(M−1)/M·S/g
     with room for uneven splits."""
-    g = int(params["ranks_per_node"])
+    case = Case.of(params, world)
+    g = case["ranks_per_node"]
     nodes = world // g
-    shard = math.ceil(int(params["numel"]) / g)
+    shard = math.ceil(case["numel"] / g)
     return (2 * (g - 1) * shard * itemsize,
             2 * (nodes - 1) * math.ceil(shard / nodes) * itemsize)
 
@@ -45,7 +39,8 @@ def bytes_bound(params: dict, world: int, itemsize: int) -> int:
 def check_traffic(params: dict, world: int, calls: list[dict]) -> tuple[str, str] | None:
     """Each rank's bytes per link class (peer on its own node or not) against its bound: None,
     or why not (the judge prefixes "correct, but"), the NIC first, the worst rank of the class."""
-    g = int(params["ranks_per_node"])
+    case = Case.of(params, world)
+    g = case["ranks_per_node"]
     intra_bound, inter_bound = _bounds(params, world, ITEMSIZE[params["dtype"]])
     intra, inter = [0] * world, [0] * world
     for call in calls:
@@ -71,7 +66,8 @@ def check_traffic(params: dict, world: int, calls: list[dict]) -> tuple[str, str
 def diagnose(params: dict, world: int, inputs: list[dict], rank: int, index: int,
              got: float) -> tuple[str, str] | None:
     """Name the element's shard, and which nodes or ranks its sum lacks or doubles."""
-    g, numel = int(params["ranks_per_node"]), int(params["numel"])
+    case = Case.of(params, world)
+    g, numel = case["ranks_per_node"], case["numel"]
     nodes = world // g
     shard = next(i for i in range(g) if index < (i + 1) * numel // g)
     where = f"shard {shard} (elements {shard * numel // g}..{(shard + 1) * numel // g - 1})"

@@ -9,7 +9,8 @@ import json
 import math
 import random
 
-from cjudge.checkers import LIMIT, SCALE, first_unfed
+from cjudge.kit.case import Case
+from cjudge.kit.pieces import LIMIT, SCALE, first_unfed
 
 #: bytes of one count (an int64)
 COUNT_BYTES = 8
@@ -21,9 +22,10 @@ FACTORS = range(2, 34)
 
 def _sizes(params: dict, world: int) -> tuple[int, int, int, int, int]:
     """E, E/n (experts per rank), k, tokens per rank, hidden."""
-    experts = int(params["experts"])
-    return (experts, experts // world, int(params["topk"]), int(params["tokens"]),
-            int(params["hidden"]))
+    case = Case.of(params, world)
+    experts = case["experts"]
+    return (experts, experts // world, case["topk"], case["tokens"],
+            case["hidden"])
 
 
 def routing(params: dict, world: int) -> list[list[list[int]]]:
@@ -153,7 +155,8 @@ def payload_bytes(params: dict, world: int, itemsize: int) -> list[int]:
 def metadata_bytes(params: dict, world: int) -> int:
     """The most count bytes a rank may send: an int64 count of every expert to every other
     rank (the reference sends (n−1)·E/n of them: each rank's own experts' counts)."""
-    return (world - 1) * int(params["experts"]) * COUNT_BYTES
+    case = Case.of(params, world)
+    return (world - 1) * case["experts"] * COUNT_BYTES
 
 
 def bytes_bound(params: dict, world: int, itemsize: int) -> list[int]:
@@ -233,7 +236,8 @@ def diagnose(params: dict, world: int, inputs: list[dict], rank: int, index: int
              path: str = "") -> tuple[str, str] | None:
     """dispatch: which token of which rank, for which expert, a row should hold and which it
     holds; the layer: which expert's contribution a token's sum lacks or gets wrong."""
-    hidden = int(params["hidden"])
+    case = Case.of(params, world)
+    hidden = case["hidden"]
     row, col = divmod(index, hidden)
     if params["grade"] == "dispatch":
         if path != "[0]":

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import random
 
-from cjudge.checkers import contributions, digit_inputs, everyone_holds_the_sum, exact_inputs
+from cjudge.kit.pieces import contributions, digit_inputs, everyone_holds_the_sum, exact_inputs
 
 
 def _with_symm(inputs: list[dict], world: int) -> list[dict]:

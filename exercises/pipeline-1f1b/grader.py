@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import random
 
-from cjudge.checkers import first_unfed
+from cjudge.kit.case import Case
+from cjudge.kit.pieces import first_unfed
 from cjudge.switch.functions import digest, pack
 
 LIMIT = 2048  # inputs are k / 16 with 0 < |k| <= LIMIT
@@ -72,7 +73,8 @@ def expected(params: dict, world: int, inputs: list[dict]) -> list:
 def bytes_bound(params: dict, world: int, itemsize: int) -> list[int]:
     """Stage s sends each microbatch's activation forward (s < n − 1) and its input gradient
     back (s > 0): M · A bytes each way."""
-    each = int(params["microbatches"]) * _numel(params) * itemsize
+    case = Case.of(params, world)
+    each = case["microbatches"] * _numel(params) * itemsize
     return [each * ((stage < world - 1) + (stage > 0)) for stage in range(world)]
 
 
@@ -80,8 +82,9 @@ def check_computes(params: dict, world: int, inputs: list[dict],
                    computes: list[dict]) -> tuple[str, str] | None:
     """Stage s's fwd was given its M inputs in order, and its i-th bwd call microbatch i's
     stashed input and output gradient."""
+    case = Case.of(params, world)
     xs, gs = _flow(inputs)
-    dtype, m = params["dtype"], int(params["microbatches"])
+    dtype, m = params["dtype"], case["microbatches"]
     for stage in range(world):
         want = [v for x in xs[stage] for v in x]
         if first_unfed(computes, stage, "affine", want, dtype) is not None:

@@ -14,7 +14,8 @@ from __future__ import annotations
 import random
 import re
 
-from cjudge.checkers import first_unfed
+from cjudge.kit.case import Case
+from cjudge.kit.pieces import first_unfed
 
 STEP = 512  # stage s adds 2^p_s * STEP
 BITS = 10  # the positions p_s are drawn from range(BITS): every sum is exact in float32
@@ -67,7 +68,8 @@ def check_computes(params: dict, world: int, inputs: list[dict],
     """Stage s applied its stage_fn to each of the M microbatches it received, once and in
     order, and to nothing else: its calls, in order, were given exactly microbatches 0 … M−1
     after stages 0 … s−1 (one call each, or several stacked in one)."""
-    shifts, m = _shifts(inputs), int(params["microbatches"])
+    case = Case.of(params, world)
+    shifts, m = _shifts(inputs), case["microbatches"]
     for stage in range(world):
         before = STEP * sum(shifts[:stage])
         want = [x + before for mb in _microbatches(inputs) for x in mb["data"]]
@@ -98,7 +100,8 @@ def expected(params: dict, world: int, inputs: list[dict]) -> list:
 def bytes_bound(params: dict, world: int, itemsize: int) -> list[int]:
     """Every stage but the last sends each microbatch's activation once (M · A bytes); the last
     stage sends nothing."""
-    per_stage = int(params["microbatches"]) * _numel(params) * itemsize
+    case = Case.of(params, world)
+    per_stage = case["microbatches"] * _numel(params) * itemsize
     return [per_stage] * (world - 1) + [0]
 
 

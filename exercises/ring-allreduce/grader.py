@@ -3,30 +3,22 @@
 from __future__ import annotations
 
 import math
-import random
 
-from cjudge import checkers
-from cjudge.checkers import digit_inputs, everyone_holds_the_sum, exact_inputs
+from cjudge.kit import pieces
+from cjudge.kit.case import Case
+from cjudge.kit.families import SumToAll, ring_allreduce_elements
 
-
-def make_inputs(params: dict, world: int, rng: random.Random) -> list[dict]:
-    """Every rank's 1-D tensor of ``params["numel"]`` exact values (``cjudge.checkers``)."""
-    return exact_inputs(world, int(params["numel"]), params["dtype"], rng)
-
-
-def example_inputs(params: dict, world: int) -> list[dict]:
-    """The statement's example, the sample case: sums whose digits count the ranks."""
-    return digit_inputs(world, int(params["numel"]), params["dtype"])
-
-
-def expected(params: dict, world: int, inputs: list[dict]) -> list[dict]:
-    """Every rank ends with the elementwise sum of all ranks' inputs."""
-    return everyone_holds_the_sum(inputs)
+#: exact inputs, the statement's example whose digits count the ranks, every rank the sum
+ALL_REDUCE = SumToAll("numel")
+make_inputs = ALL_REDUCE.make_inputs
+example_inputs = ALL_REDUCE.example_inputs
+expected = ALL_REDUCE.expected
 
 
 def bytes_bound(params: dict, world: int, itemsize: int) -> int:
     """No rank may send more than 2(n-1)·⌈N/n⌉ elements."""
-    return 2 * (world - 1) * math.ceil(int(params["numel"]) / world) * itemsize
+    case = Case.of(params, world)
+    return ring_allreduce_elements(case) * itemsize
 
 
 def diagnose(params: dict, world: int, inputs: list[dict], rank: int, index: int,
@@ -54,17 +46,19 @@ def diagnose(params: dict, world: int, inputs: list[dict], rank: int, index: int
 
 def chunk_of(params: dict, world: int, index: int) -> int:
     """The chunk of ``t.chunk(world)`` that holds element ``index`` (for the trace view)."""
-    return index // math.ceil(int(params["numel"]) / world)
+    case = Case.of(params, world)
+    return index // math.ceil(case["numel"] / world)
 
 
 def chunk_reader(params: dict, world: int, inputs: list[dict]):
     """What tells the chunk a message carries and whose contributions it sums (the trace
     view's labels and each rank's buffer filling in)."""
-    return checkers.chunk_reader(inputs, checkers.torch_chunks(int(params["numel"]), world))
+    case = Case.of(params, world)
+    return pieces.chunk_reader(inputs, pieces.torch_chunks(case["numel"], world))
 
 
 def smaller_cases(params: dict, world: int) -> list[tuple[int, dict]]:
     """Smaller cases for the smallest-failing-case search: those where ``t.chunk(n)`` makes n
     chunks, as the chapter's code assumes."""
-    return checkers.smaller_cases(params, world, "numel",
+    return pieces.smaller_cases(params, world, "numel",
                                   lambda n, numel: (n - 1) * math.ceil(numel / n) < numel)

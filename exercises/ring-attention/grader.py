@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import random
 
+from cjudge.kit.case import Case
 from cjudge.switch import functions
 
 
@@ -24,9 +25,10 @@ def _block(params: dict, rng: random.Random, spread: int = 1) -> dict:
 
 def make_inputs(params: dict, world: int, rng: random.Random) -> list[dict]:
     """Rank r: the judge's ``scores`` and its block of queries, keys and values, (b, d) each."""
-    d = int(params["dim"])
+    case = Case.of(params, world)
+    d = case["dim"]
     scores = {"fn": "scores", "params": {"dim": d, "scale": 1 / math.sqrt(d),
-                                         "unit": int(params["block"]) * d, "label": "scores"}}
+                                         "unit": case["block"] * d, "label": "scores"}}
     spread = int(params.get("spread", 1))
     return [{"call": [scores, _block(params, rng, spread), _block(params, rng),
                       _block(params, rng)]} for _ in range(world)]
@@ -67,7 +69,8 @@ def expected(params: dict, world: int, inputs: list[dict]) -> list[dict]:
 
 def bytes_bound(params: dict, world: int, itemsize: int) -> int:
     """n − 1 steps of one block of keys and one of values: 2(n − 1)·b·d elements."""
-    return 2 * (world - 1) * int(params["block"]) * int(params["dim"]) * itemsize
+    case = Case.of(params, world)
+    return 2 * (world - 1) * case["block"] * case["dim"] * itemsize
 
 
 def check_computes(params: dict, world: int, inputs: list[dict],

@@ -7,7 +7,8 @@ from __future__ import annotations
 import math
 import random
 
-from cjudge.checkers import matrix, mlp_output, mlp_partial, mlp_shards, tensor2d
+from cjudge.kit.case import Case
+from cjudge.kit.mlp import matrix, mlp_output, mlp_partial, mlp_shards, tensor2d
 
 EPS = 1e-5
 
@@ -24,7 +25,8 @@ def _norm(rows: list[list[float]], unbiased: bool = False) -> list[list[float]]:
 
 def _dims(params: dict, world: int) -> tuple[int, int, int]:
     """s, d and s/n."""
-    s, d = int(params["seq"]), int(params["hidden"])
+    case = Case.of(params, world)
+    s, d = case["seq"], case["hidden"]
     if s % world:
         raise ValueError(f"seq = {s} is not a multiple of the world size {world}")
     return s, d, s // world
@@ -33,10 +35,11 @@ def _dims(params: dict, world: int) -> tuple[int, int, int]:
 def make_inputs(params: dict, world: int, rng: random.Random) -> list[dict]:
     """The whole x (s × d, multiples of 1/4 below 2), each rank given its s/n rows, and each
     rank's shards of W1 and W2."""
+    case = Case.of(params, world)
     s, d, local = _dims(params, world)
     dtype = params["dtype"]
     x = [[rng.randint(-8, 8) / 4 for _ in range(d)] for _ in range(s)]
-    shards = mlp_shards(d, int(params["ffn"]), world, dtype, rng)
+    shards = mlp_shards(d, case["ffn"], world, dtype, rng)
     return [{"call": [tensor2d(x[r * local:(r + 1) * local], dtype), w1, w2]}
             for r, (w1, w2) in enumerate(shards)]
 

@@ -7,7 +7,8 @@ import math
 import random
 
 from cjudge import special
-from cjudge.checkers import gelu, matrix, mlp_output, mlp_partial, mlp_shards, tensor2d
+from cjudge.kit.case import Case
+from cjudge.kit.mlp import gelu, matrix, mlp_output, mlp_partial, mlp_shards, tensor2d
 
 
 def _tanh_gelu(v: float) -> float:
@@ -16,9 +17,10 @@ def _tanh_gelu(v: float) -> float:
 
 def make_inputs(params: dict, world: int, rng: random.Random) -> list[dict]:
     """The same x (b × d, multiples of 1/4 below 2) on every rank, and each rank's shards."""
-    b, d, dtype = int(params["tokens"]), int(params["hidden"]), params["dtype"]
+    case = Case.of(params, world)
+    b, d, dtype = case["tokens"], case["hidden"], params["dtype"]
     x = tensor2d([[rng.randint(-8, 8) / 4 for _ in range(d)] for _ in range(b)], dtype)
-    shards = mlp_shards(d, int(params["ffn"]), world, dtype, rng)
+    shards = mlp_shards(d, case["ffn"], world, dtype, rng)
     return [{"call": [dict(x), w1, w2]} for w1, w2 in shards]
 
 
@@ -45,13 +47,15 @@ def expected(params: dict, world: int, inputs: list[dict]) -> list[dict]:
 
 def bytes_bound(params: dict, world: int, itemsize: int) -> int:
     """One all-reduce of y: 2(n−1)/n · b·d elements."""
-    return 2 * (world - 1) * int(params["tokens"]) * int(params["hidden"]) * itemsize // world
+    case = Case.of(params, world)
+    return 2 * (world - 1) * case["tokens"] * case["hidden"] * itemsize // world
 
 
 def needs(params: dict, world: int, inputs: list[dict], rank: int,
           calls: list[dict]) -> tuple[str, str]:
     """What the ranks needed: the sum of the partial outputs, not the intermediate."""
-    b, d, f = int(params["tokens"]), int(params["hidden"]), int(params["ffn"])
+    case = Case.of(params, world)
+    b, d, f = case["tokens"], case["hidden"], case["ffn"]
     return (f"every rank needs only the sum of the {world} partial outputs gelu(x·W1_r)·W2_r "
             f"({b} × {d}): one all-reduce; the intermediate gelu(x·W1) ({b} × {f}) and W2 "
             f"({f} × {d}) never have to travel",
@@ -63,8 +67,9 @@ def diagnose(params: dict, world: int, inputs: list[dict], rank: int, index: int
              got: float) -> tuple[str, str] | None:
     """Say what the element is instead of y: this rank's partial output, y without the gelu,
     the gelu applied after the second matmul, the tanh approximation."""
+    case = Case.of(params, world)
     x, shards = _parts(inputs)
-    d = int(params["hidden"])
+    d = case["hidden"]
     i, j = divmod(index, d)
     want = mlp_output(x, shards)[i][j]
     where, where_zh = f"y[{i}][{j}]", f"y[{i}][{j}]"

@@ -5,10 +5,13 @@ from __future__ import annotations
 import math
 import random
 
+from cjudge.kit.case import Case
+
 
 def make_inputs(params: dict, world: int, rng: random.Random) -> list[dict]:
     """Every rank's N distinct values, exact in float32, so each can be traced to its rank."""
-    n = int(params["numel"])
+    case = Case.of(params, world)
+    n = case["numel"]
     values = [v / 4 for v in rng.sample(range(1, 1 << 22), world * n)]
     return [{"shape": [n], "dtype": params["dtype"], "data": values[r * n:(r + 1) * n]}
             for r in range(world)]
@@ -24,20 +27,23 @@ def example_inputs(params: dict, world: int) -> list[dict]:
 
 def expected(params: dict, world: int, inputs: list[dict]) -> list[dict]:
     """Every rank ends with rank src's tensor."""
-    src = inputs[int(params["src"])]
+    case = Case.of(params, world)
+    src = inputs[case["src"]]
     return [{"shape": list(src["shape"]), "dtype": src["dtype"], "data": list(src["data"])}
             for _ in inputs]
 
 
 def bytes_bound(params: dict, world: int, itemsize: int) -> int:
     """A binomial tree: the root sends the whole tensor once per round, ⌈log₂n⌉ times."""
-    return math.ceil(math.log2(world)) * int(params["numel"]) * itemsize
+    case = Case.of(params, world)
+    return math.ceil(math.log2(world)) * case["numel"] * itemsize
 
 
 def diagnose(params: dict, world: int, inputs: list[dict], rank: int, index: int,
              got: float) -> tuple[str, str] | None:
     """Say whose tensor the element came from, when it is not src's."""
-    src = int(params["src"])
+    case = Case.of(params, world)
+    src = case["src"]
     for r, inp in enumerate(inputs):
         if got in inp["data"]:
             if r == rank:

@@ -5,12 +5,15 @@ from __future__ import annotations
 import math
 import random
 
+from cjudge.kit.case import Case
+
 
 def make_inputs(params: dict, world: int, rng: random.Random) -> list[dict]:
     """Element i of rank r is ±2**e_i · 4**r (sign and e_i random per element): every sum is
     exact in float32 in any order, and rank r's contribution sits alone in bits 2r..2r+1 of
     the sum's scaled value, so a wrong sum says whose contribution is missing or doubled."""
-    n = int(params["numel"])
+    case = Case.of(params, world)
+    n = case["numel"]
     base = [rng.choice((1, -1)) * 2.0 ** rng.randint(-6, 6) for _ in range(n)]
     return [{"shape": [n], "dtype": params["dtype"], "data": [b * 4 ** r for b in base]}
             for r in range(world)]
@@ -28,7 +31,8 @@ def example_inputs(params: dict, world: int) -> list[dict]:
 
 def expected(params: dict, world: int, inputs: list[dict]) -> list[dict]:
     """dst holds the element-wise sum of every rank's t; every other rank's t is unchanged."""
-    dst, n = int(params["dst"]), int(params["numel"])
+    case = Case.of(params, world)
+    dst, n = case["dst"], case["numel"]
     total = [sum(inp["data"][i] for inp in inputs) for i in range(n)]
     return [{"shape": [n], "dtype": params["dtype"],
              "data": list(total) if r == dst else list(inputs[r]["data"])}
@@ -37,7 +41,8 @@ def expected(params: dict, world: int, inputs: list[dict]) -> list[dict]:
 
 def bytes_bound(params: dict, world: int, itemsize: int) -> int:
     """Each rank other than dst sends the whole tensor (its partial sum) once."""
-    return int(params["numel"]) * itemsize
+    case = Case.of(params, world)
+    return case["numel"] * itemsize
 
 
 def _counts(world: int, inputs: list[dict], index: int, got: float) -> list[int] | None:
@@ -55,7 +60,8 @@ def _counts(world: int, inputs: list[dict], index: int, got: float) -> list[int]
 def diagnose(params: dict, world: int, inputs: list[dict], rank: int, index: int,
              got: float) -> tuple[str, str] | None:
     """Name the ranks whose contribution is missing from dst's element, or counted twice."""
-    dst = int(params["dst"])
+    case = Case.of(params, world)
+    dst = case["dst"]
     if rank != dst:
         return ("only dst's t may change: keep partial sums in a buffer of your own",
                 "只有 dst 的 t 可以改变：部分和请放在你自己的缓冲区里")

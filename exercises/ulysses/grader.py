@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import random
 
+from cjudge.kit.case import Case
+
 #: a case's `grade` -> the learner's functions the judge calls, in turn
 CALLS = {"seq_to_heads": ["seq_to_heads"], "heads_to_seq": ["heads_to_seq"],
          "round_trip": ["seq_to_heads", "heads_to_seq"]}
@@ -12,7 +14,8 @@ CALLS = {"seq_to_heads": ["seq_to_heads"], "heads_to_seq": ["heads_to_seq"],
 
 def _dims(params: dict, world: int) -> tuple[int, int, int, int, int]:
     """s, H, D and the shards: s/n positions and H/n heads per rank."""
-    s, heads, dim = int(params["seq"]), int(params["heads"]), int(params["dim"])
+    case = Case.of(params, world)
+    s, heads, dim = case["seq"], case["heads"], case["dim"]
     return s, heads, dim, s // world, heads // world
 
 
@@ -80,7 +83,8 @@ def expected(params: dict, world: int, inputs: list[dict]) -> list[dict]:
 def bytes_bound(params: dict, world: int, itemsize: int) -> int:
     """Each call's all-to-all keeps 1/n of the shard and sends the rest: (n−1)/n · S per call
     (S: the shard's bytes, the same size by sequence or by heads)."""
-    s, heads, dim = int(params["seq"]), int(params["heads"]), int(params["dim"])
+    case = Case.of(params, world)
+    s, heads, dim = case["seq"], case["heads"], case["dim"]
     shard = s * heads * dim // world * itemsize
     return len(CALLS[params["grade"]]) * (world - 1) * shard // world
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 import math
 import random
 
+from cjudge.kit.case import Case
+
 ITEMSIZE = {"float32": 4, "float64": 8}
 
 
@@ -28,7 +30,8 @@ def _call(param: list[float], grads: list[list[float]], moments: list[list[float
 def make_inputs(params: dict, world: int, rng: random.Random) -> list[dict]:
     """The same parameters on every rank, each rank's own gradient of them, its momentum shard
     (N/n elements), and the step's lr and beta."""
-    numel, dtype = int(params["numel"]), params["dtype"]
+    case = Case.of(params, world)
+    numel, dtype = case["numel"], params["dtype"]
     if numel % world:
         raise ValueError(f"numel = {numel} is not a multiple of the world size {world}")
     lr, beta = rng.choice([0.125, 0.25, 0.5]), rng.choice([0.5, 0.75, 0.875])
@@ -76,7 +79,8 @@ def expected(params: dict, world: int, inputs: list[dict]) -> list[dict]:
 def bytes_bound(params: dict, world: int, itemsize: int) -> int:
     """An all-reduce's volume, 2(n−1)/n·G: a reduce-scatter and an all-gather of the N
     gradients' and parameters' shards, (n−1)·N/n elements each."""
-    return 2 * (world - 1) * (int(params["numel"]) // world) * itemsize
+    case = Case.of(params, world)
+    return 2 * (world - 1) * (case["numel"] // world) * itemsize
 
 
 def _close(a: float, b: float) -> bool:
@@ -87,9 +91,10 @@ def diagnose(params: dict, world: int, inputs: list[dict], rank: int, index: int
              got: object, path: str = "") -> tuple[str, str] | None:
     """Say which part of the step the element skipped: the all-gather (another rank's shard
     still old), the mean (the sum), the momentum, the update itself."""
+    case = Case.of(params, world)
     if path not in ("[0]", "[1]") or not isinstance(got, (int, float)):
         return None
-    shard = int(params["numel"]) // world
+    shard = case["numel"] // world
     param, moments, other = _step(inputs)
     if path == "[1]":
         i = rank * shard + index
@@ -136,7 +141,8 @@ def diagnose(params: dict, world: int, inputs: list[dict], rank: int, index: int
 def diagnose_shape(params: dict, world: int, rank: int, shape: list[int],
                    path: str) -> tuple[str, str] | None:
     """A momentum of all N parameters: the state ZeRO shards."""
-    numel = int(params["numel"])
+    case = Case.of(params, world)
+    numel = case["numel"]
     if path != "[1]" or shape != [numel] or world == 1:
         return None
     return (f"a momentum of all N = {numel} parameters; each rank keeps the momentum of its own "

@@ -18,6 +18,7 @@ import types
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .kit.case import REQUIRED_HOOKS
 from .model.bound import Bound
 from .model.case import ModelSpec
 from .model.topology import ModelError
@@ -28,7 +29,7 @@ from .verdicts import Verdict
 ID_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 EXPECT_RE = re.compile(r"^#\s*expect:\s*([a-z_]+)\s*$", re.MULTILINE)
 DTYPES = ("float32", "float64", "int64")
-GRADER_FUNCTIONS = ("make_inputs", "expected", "bytes_bound", "diagnose")
+GRADER_FUNCTIONS = REQUIRED_HOOKS
 REQUIRED_FILES = ("exercise.toml", "statement.md", "statement.zh.md", "starter.py",
                   "solution.py", "grader.py")
 #: what never leaves the judge: the reference and the known-wrong solutions (a *published*

@@ -18,6 +18,7 @@ from . import __version__, values
 from .budget import over_budget
 from .chunks import summary
 from .exercises import Exercise
+from .kit.case import ExampleInputs, Needs
 from .model.case import CaseModel, model_case
 from .primitives import CANONICAL, DISPLAY, PROCESS_GROUP_METHODS
 from .protocol import CaseSpec, RankReport, RawCase, TensorData
@@ -60,7 +61,7 @@ def plan_cases(exercise: Exercise, seed: int | None = None,
     a learner can check by hand, those of the statement's example.
     """
     seed = exercise.seed if seed is None else seed
-    example = getattr(exercise.grader, "example_inputs", None)
+    example: ExampleInputs | None = getattr(exercise.grader, "example_inputs", None)
     specs = []
     for case in exercise.cases:
         if only_samples and not case.sample:
@@ -428,7 +429,7 @@ def _judge_outputs(exercise: Exercise, spec: CaseSpec, raw: RawCase, sent: list[
     over = [r for r in range(len(sent)) if sent[r] > bounds[r]]
     if over:
         worst = max(over, key=lambda r: sent[r] - bounds[r])
-        needs = getattr(exercise.grader, "needs", None)  # what its receivers needed, in words
+        needs: Needs | None = getattr(exercise.grader, "needs", None)  # in words
         calls = [c for c in graded_calls(raw["trace"]) if c["rank"] == worst]
         why = _diagnosis(needs, spec["params"], spec["world_size"], spec["inputs"], worst,
                          calls) if needs else None

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from cjudge.checkers import chunk_reader, torch_chunks
+from cjudge.kit.pieces import chunk_reader, torch_chunks
 
 from .helpers import graded
 

@@ -2,7 +2,7 @@
 the same way, searched on the simulated runtime in bounded time.
 
 Which cases are smaller is the grader's to say (its optional ``smaller_cases(params, world)``,
-e.g. ``cjudge.checkers.smaller_cases``: (world, params) pairs, smallest first, each one the
+e.g. ``cjudge.kit.pieces.smaller_cases``: (world, params) pairs, smallest first, each one the
 exercise's algorithm is defined on). A candidate's inputs are the statement's example's
 (``example_inputs``) when the grader has them: values a learner reads by hand.
 """

@@ -2,7 +2,7 @@
 
 For an exercise whose grader says what a message carries (its optional
 ``chunk_reader(params, world, inputs)`` → a function of a message's values answering (chunk,
-ranks whose contributions it sums) or None; ``cjudge.checkers.chunk_reader`` for sums),
+ranks whose contributions it sums) or None; ``cjudge.kit.pieces.chunk_reader`` for sums),
 each message of the timeline gets ``chunk`` and ``holds``, and the timeline gets ``buffers``.
 In ``reduce`` mode (the reader's ``mode``) every rank starts holding its own contribution in
 each chunk, and receiving chunk c summing ranks R adds R to what its chunk c holds (it adds what

@@ -1,5 +1,5 @@
-"""What the exercises' graders share, by name: exact inputs, sums, and which ranks' contributions
-a wrong sum lacks or doubles.
+"""The pieces graders share: exact inputs, sums, which ranks' contributions a wrong sum lacks or
+doubles, what a message carries, what a judge's function was fed, smaller cases.
 
 Inputs are multiples of 1/16 below 256 in magnitude, so any sum of up to 8 of them is exact in
 float32 in any order: a wrong element can be traced back to the ranks it came from.
@@ -13,10 +13,10 @@ import sys
 from array import array
 from collections.abc import Callable
 
-from . import special
-from .budget import ranks_text
-from .switch import functions
-from .units import plural
+from ..budget import ranks_text
+from ..switch import functions
+from ..units import plural
+from .case import Case
 
 SCALE = 16
 LIMIT = 4096
@@ -170,7 +170,7 @@ def smaller_cases(params: dict, world: int, size: str,
     of 2 ranks or more, each with ``size`` from 1 to twice its ranks (and never past the case's
     own), where ``fits(world, size)`` (the exercise's algorithm is defined there); fewest ranks
     first, then smallest."""
-    top = int(params[size])
+    top = Case.of(params, world)[size]
     return [(w, {**params, size: s}) for w in range(2, world + 1)
             for s in range(1, min(top, 2 * w) + 1)
             if (w, s) < (world, top) and (fits is None or fits(w, s))]
@@ -182,7 +182,7 @@ def blocks_needed(params: dict, world: int, rank: int, calls: list[dict],
     (``params[block]`` elements) of ``rank``'s ``what`` (e.g. ("row", "行")): an all-to-all, a
     reduce-scatter. Says to whom the rank sent more, from its ``calls`` (an all_to_all sends a
     block to every rank)."""
-    k = int(params[block])
+    k = Case.of(params, world)[block]
     per_peer: dict[int, int] = {}
     for call in calls:
         if call["op"] == "all_to_all":
@@ -210,52 +210,3 @@ def blocks_needed(params: dict, world: int, rank: int, calls: list[dict],
             f"{what[0]}: {plural(k, 'element')}, {(world - 1) * k} to the others in all",
             f"rank {rank} 把{sends_zh}发给了{to_zh}；而 rank p 只需要 rank {rank} 的{lead}{what[1]}{gap}中的"
             f"第 p 块：{k} 个元素，发给其他 rank 的总共 {(world - 1) * k} 个")
-
-
-# ---- Megatron's MLP: y = gelu(x·W1)·W2, W1 split by columns and W2 by rows ------------------
-
-def gelu(v: float) -> float:
-    """GELU as ``torch.nn.functional.gelu`` computes it by default: v·Φ(v)."""
-    return 0.5 * v * (1 + special.erf(v / math.sqrt(2)))
-
-
-def matrix(t: dict) -> list[list[float]]:
-    """A 2-D tensor's rows."""
-    cols = t["shape"][1]
-    return [t["data"][i:i + cols] for i in range(0, len(t["data"]), cols)]
-
-
-def tensor2d(rows: list[list[float]], dtype: str) -> dict:
-    """Rows as a 2-D tensor (``protocol.TensorData``)."""
-    return {"shape": [len(rows), len(rows[0]) if rows else 0], "dtype": dtype,
-            "data": [v for row in rows for v in row]}
-
-
-def mlp_shards(hidden: int, ffn: int, world: int, dtype: str,
-               rng: random.Random) -> list[tuple[dict, dict]]:
-    """Per rank, its shards of W1 (hidden × ffn, by columns: hidden × ffn/n) and of W2 (ffn ×
-    hidden, by rows: ffn/n × hidden), multiples of 1/8 below 1 in magnitude."""
-    if ffn % world:
-        raise ValueError(f"ffn = {ffn} is not a multiple of the world size {world}")
-    part = ffn // world
-    return [(tensor2d([[rng.randint(-8, 8) / 8 for _ in range(part)] for _ in range(hidden)], dtype),
-             tensor2d([[rng.randint(-8, 8) / 8 for _ in range(hidden)] for _ in range(part)], dtype))
-            for _ in range(world)]
-
-
-def mlp_partial(x: list[list[float]], w1: dict, w2: dict,
-                act: Callable[[float], float] = gelu) -> list[list[float]]:
-    """One rank's partial output act(x·W1_r)·W2_r, in exact sums before one rounding."""
-    a, b = matrix(w1), matrix(w2)
-    h = [[act(math.fsum(xi * a[k][j] for k, xi in enumerate(row))) for j in range(len(b))]
-         for row in x]
-    return [[math.fsum(hk * b[k][j] for k, hk in enumerate(row)) for j in range(len(b[0]))]
-            for row in h]
-
-
-def mlp_output(x: list[list[float]], shards: list[tuple[dict, dict]],
-               act: Callable[[float], float] = gelu) -> list[list[float]]:
-    """y = act(x·W1)·W2: the sum of every rank's partial output."""
-    partials = [mlp_partial(x, w1, w2, act) for w1, w2 in shards]
-    return [[math.fsum(col) for col in zip(*rows, strict=True)]
-            for rows in zip(*partials, strict=True)]
