@@ -13,7 +13,6 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from conftest import needs_sandbox
 from postgres import new_database
 from sqlalchemy import update
 from sqlmodel import Session
@@ -226,7 +225,7 @@ def start_worker(settings_env: dict, name: str) -> subprocess.Popen:
                             env=settings_env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
-@needs_sandbox
+@pytest.mark.needs_sandbox
 def test_sigkilled_worker_mid_job_still_gives_exactly_one_verdict(db) -> None:
     engine, settings, user = db
     sync_exercises(engine, load_exercises(EXERCISES))
