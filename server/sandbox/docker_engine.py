@@ -54,7 +54,8 @@ def attach(api: docker.APIClient, container_id: str) -> Attachment:
     nothing it prints comes before the answer's head)."""
     stream = checked(f"attaching to {container_id[:12]}", api.attach_socket, container_id,
                      params={"stdin": 1, "stdout": 1, "stderr": 1, "stream": 1})
-    return Attachment(stream._sock, keep=stream)  # the socket under docker-py's SocketIO
+    # on a Unix socket docker-py answers a SocketIO: the socket under it sends and shuts down
+    return Attachment(getattr(stream, "_sock", stream), keep=stream)
 
 
 class Attachment:
