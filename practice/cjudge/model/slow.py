@@ -191,7 +191,31 @@ def _computes_pattern(trace: SwitchTrace) -> tuple[str, str] | None:
                     f"computes the next microbatch: its {name} calls and its sends do not overlap.",
                     f"rank {rank} 每次发送（第 {line} 行）都要等对方接收后才计算下一个微批次："
                     f"它的 {name} 调用与发送没有重叠。")
+        waited = _waited_at_once(rank, mine, graded, trace)
+        if waited is not None:
+            return waited
     return None
+
+
+def _waited_at_once(rank: int, mine: list, graded: dict, trace: SwitchTrace) -> tuple[str, str] | None:
+    """A rank that waits for each of its non-blocking receives before any of its judge's
+    function calls runs: the transfers could have hidden behind them, and do not."""
+    begun: dict[int, int] = {}
+    for w in trace["waits"]:
+        if w["rank"] == rank:
+            begun.setdefault(w["request"], w["begin"])
+    recvs = [r for r in graded.values() if r["rank"] == rank and r["kind"] == "recv"
+             and r["api"] == "irecv" and r["id"] in begun]
+    if len(recvs) < 2 or any(r["posted"] < c["t"] < begun[r["id"]] for r in recvs for c in mine):
+        return None
+    later = [c for c in mine if c["t"] > begun[recvs[0]["id"]]]
+    if not later:
+        return None
+    line, name, at = recvs[0]["line"], mine[0]["name"], later[0]["line"]
+    return (f"Rank {rank} waits for each irecv (line {line}) right after posting it, before its "
+            f"next {name} call (line {at}): the transfers and the {name} calls do not overlap.",
+            f"rank {rank} 每次发出 irecv（第 {line} 行）后立即等待，之后才调用 {name}（第 {at} "
+            f"行）：传输与 {name} 调用没有重叠。")
 
 
 def explain(case: CaseModel, timeline: dict[str, Any], trace: SwitchTrace,

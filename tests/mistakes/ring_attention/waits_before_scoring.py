@@ -1,10 +1,8 @@
 # expect: too_slow
 # gloo: right on sample-4-ranks
+# names: Rank 0 waits for each irecv (line 22) right after posting it, before its next scores call
 # names: Overlap: post the isend/irecv of the next block of keys and values before you call scores
-# names: waits (line 26) for the next block before it calls scores
-# names_zh: 重叠
-# weak: the critical path is named by its transfers, not by the wait posted right after them that
-#   serialises each step
+# names_zh: 每次发出 irecv（第 22 行）后立即等待，之后才调用 scores
 # Waits for the next block before scoring the current one: no overlap of compute and transfer.
 import torch
 import torch.distributed as dist
