@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/judge_floods.py [--exercise ring-allreduce]
 
-Each flood of the attack corpus (tests/server/attacks) runs as one case (the exercise's first)
+Each flood of the attack corpus (tests/server/sandbox/attacks) runs as one case (the exercise's first)
 on real ranks, the judge's side in a fresh process of its own: ``peak`` is that process's
 high-water mark of resident memory (VmHWM), ``growth`` how far it rose above what it held before
 the case, and ``wall/limit`` the case's wall time against the exercise's time limit. The
@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-ATTACKS = ROOT / "tests" / "server" / "attacks"
+ATTACKS = ROOT / "tests" / "server" / "sandbox" / "attacks"
 #: scenario -> (attack file, reductions in pure Python)
 SCENARIOS = {
     "reply_flood": ("reply_flood.py", False),

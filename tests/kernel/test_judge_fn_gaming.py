@@ -1,6 +1,6 @@
 """The tricks that beat the judge's functions when they were closures in the rank (read the
 params, mute the charge, spend it up front, probe the expert once) never beat the reference now:
-each attack in ``tests/server/attacks/judge_fn_*.py`` ends in its clean verdict on the simulated
+each attack in ``tests/server/sandbox/attacks/judge_fn_*.py`` ends in its clean verdict on the simulated
 runtime, and no case it passes is modelled faster or sends fewer bytes than the reference's."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from cjudge.judge import judge_code
 from cjudge.sim.runtime import run_case
 
 EXERCISES = load_exercises(default_root())
-ATTACKS = sorted((Path(__file__).parents[1] / "server" / "attacks").glob("judge_fn_*.py"))
+ATTACKS = sorted((Path(__file__).parents[1] / "server" / "sandbox" / "attacks").glob("judge_fn_*.py"))
 
 
 def _header(text: str, key: str) -> str:

@@ -5,7 +5,7 @@ and no less modelled time than the reference alone.
 * Early receives: module-level code may communicate, so receives posted at import from every
   peer, never waited, used to meet the graded sends (the reference's own receives then waited
   forever, or, with the early ones used, the messages fell out of the model: 0 s on the
-  leaderboards; tests/server/attacks/pre_begin_receives.py is that run). One graded epoch stops it.
+  leaderboards; tests/server/sandbox/attacks/pre_begin_receives.py is that run). One graded epoch stops it.
 * Message floods: each send and receive split into one message per element (the same bytes,
   many more messages: the cheapest way to move case data in message counts, tags or empty
   messages costs at least as many). The message bound (``over_budget``), the time bound
