@@ -3,9 +3,6 @@
 
 from __future__ import annotations
 
-import time
-from typing import Any
-
 from cjudge.exercises import Exercise
 from cjudge.grading import plan_cases
 from cjudge.protocol import CaseSpec, JobSpec, RankError, RankReport, RankState, RawCase, Stop
@@ -16,8 +13,6 @@ from .process import Sandbox, SandboxStop
 
 #: the runtime a sandbox runs cases with (real processes, torch.distributed over the switch)
 RUNTIME = "torch"
-#: pauses before asking again whether a SIGKILL that ended a rank was the OOM killer's
-OOM_SETTLE_S = (0.1, 0.2, 0.4)
 NOTES = {
     "killed": "the judge's runner process was killed while your code ran",
     "tampered": "something in your code wrote into the judge's private result channel",
@@ -51,7 +46,7 @@ class SandboxCases:
             self.sandbox.kill()
             self.log = f"answer for case {raw.get('name')!r} instead of {spec['name']!r}"
             return self._stopped(spec, "tampered")
-        if self._oom_killed(self.sandbox, raw) and raw.get("stop") is None:
+        if self._oom_killed(self.sandbox) and raw.get("stop") is None:
             raw["stop"] = "memory_limit"  # the OOM killer fired in this case: say so
         return raw  # type: ignore[return-value]  # the runner's report: a RawCase, as JSON
 
@@ -65,17 +60,12 @@ class SandboxCases:
         if self.sandbox is not None:
             self.sandbox.close()
 
-    def _oom_killed(self, sandbox: Sandbox, raw: dict[str, Any]) -> bool:
-        """Whether the OOM killer fired during this case. A sandbox may learn of it a moment
-        late (the docker engine's events): when a rank died of SIGKILL, ask a few more times."""
-        before = self.oom_kills
-        sigkilled = any((rank.get("error") or {}).get("type") == "SIGKILL" for rank in raw["ranks"])
-        for pause in (0.0, *OOM_SETTLE_S) if sigkilled else (0.0,):
-            time.sleep(pause)
-            self.oom_kills = sandbox.oom_kills()
-            if self.oom_kills > before:
-                return True
-        return False
+    def _oom_killed(self, sandbox: Sandbox) -> bool:
+        """Whether the OOM killer fired during this case: the sandbox's count of OOM kills grew.
+        Read once, when the case's report is in: the kernel counts a kill before it signals the
+        victim, so a rank the runner saw die of it is already counted."""
+        before, self.oom_kills = self.oom_kills, sandbox.oom_kills()
+        return self.oom_kills > before
 
     def _stopped(self, spec: CaseSpec, stop: SandboxStop) -> RawCase:
         """The report of the case the sandbox stopped in (``judge_code`` runs no later case)."""

@@ -228,10 +228,16 @@ def _write(path: Path, value: str) -> None:
 
 def _count(path: Path, key: str) -> int:
     try:
-        for line in path.read_text().splitlines():
-            name, _, value = line.partition(" ")
-            if name == key:
-                return int(value)
+        return counter(path.read_text(), key)
     except OSError:
-        pass
+        return 0
+
+
+def counter(text: str, key: str) -> int:
+    """The value of ``key`` in a cgroup's flat-keyed file (``memory.events``: "oom_kill 2"), 0
+    when it is not there."""
+    for line in text.splitlines():
+        name, _, value = line.partition(" ")
+        if name == key:
+            return int(value)
     return 0

@@ -28,6 +28,7 @@ from requests.exceptions import RequestException
 import docker
 
 from ..settings import Settings
+from .cgroups import counter
 from .channel import ChannelError, LineChannel, await_ready
 from .docker_engine import GONE, EngineError, attach, checked, connect
 from .drain import Drain
@@ -47,6 +48,8 @@ KERNEL_PATH = "/judge"
 #: torch gets idle CPU only, never a running submission's; the default once given its job
 WARM_CPU_SHARES = 2
 RUN_CPU_SHARES = 1024
+#: the container's memory cgroup counters, as mounted in it (cgroup v2, then v1): one exists
+OOM_COUNTERS = ("/sys/fs/cgroup/memory.events", "/sys/fs/cgroup/memory/memory.oom_control")
 
 
 def container_config(settings: Settings, owner: str, cpu_seconds: int,
@@ -156,8 +159,18 @@ class DockerSandbox(Sandbox):
         self.channel.close()
 
     def oom_kills(self) -> int:
-        """How many of the container's processes the OOM killer has killed so far."""
-        return len(self.events("oom"))
+        """How many of the container's processes the OOM killer has killed so far: the kernel's
+        own counter, read in the container. The kernel raises it before it signals the victim,
+        so it already counts a rank the runner saw die; the engine's ``oom`` event comes later,
+        by a delay without bound on a loaded machine. When the container cannot run the
+        reader (gone, or out of processes), the engine's events are what is left."""
+        try:
+            run = checked("exec", self.api.exec_create, self.id, ["cat", *OOM_COUNTERS],
+                          stdout=True, stderr=False)
+            text: bytes = checked("exec", self.api.exec_start, run["Id"])
+        except EngineError:
+            return len(self.events("oom"))
+        return counter(text.decode(errors="replace"), "oom_kill")
 
     def events(self, *actions: str) -> list[dict[str, Any]]:
         """What the engine logged of the container until now, of these ``actions`` (``oom``: a

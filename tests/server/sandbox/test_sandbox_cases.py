@@ -1,6 +1,6 @@
 """The worker's side of a sandbox's answers (``server.sandbox.cases.SandboxCases``): when a rank was
-killed by SIGKILL, it is ``memory_limit`` only if the sandbox saw the OOM killer fire, even when
-the sandbox learns of that a moment late (the docker engine's events)."""
+killed by SIGKILL, it is ``memory_limit`` only if the sandbox's count of OOM kills grew in that
+case, read once (the kernel counts a kill before it signals the victim: nothing to wait for)."""
 
 from __future__ import annotations
 
@@ -49,15 +49,24 @@ class FakePool:
 
 
 @pytest.mark.parametrize(("signal", "counts", "stop"), [
-    ("SIGKILL", [0, 0, 1], "memory_limit"),  # the OOM event arrives late: asked again
-    ("SIGKILL", [0], None),                   # no OOM kill at all: the learner's own kill
-    ("SIGSEGV", [0, 1], None),                # not a SIGKILL: asked once, not again
+    ("SIGKILL", [1], "memory_limit"),  # the OOM killer fired in this case
+    ("SIGKILL", [0], None),            # no OOM kill at all: the learner's own kill
+    ("SIGSEGV", [0], None),            # not the OOM killer's signal, no OOM kill
 ])
 def test_a_sigkill_is_memory_limit_only_on_oom_evidence(signal: str, counts: list[int],
                                                         stop: str | None) -> None:
     sandbox = FakeSandbox(signal, counts)
     raw = SandboxCases(FakePool(sandbox), [CASE])(JOB, CASE)  # type: ignore[arg-type]
-    assert raw["stop"] == stop
+    assert raw["stop"] == stop and sandbox.asked == 1  # read once, never polled
+
+
+def test_only_an_oom_kill_in_this_case_counts() -> None:
+    """The count is cumulative over the sandbox's life: an earlier case's OOM kill does not make
+    a later SIGKILL a memory limit."""
+    sandbox = FakeSandbox("SIGKILL", [1, 1])
+    cases = SandboxCases(FakePool(sandbox), [CASE, CASE])
+    first, second = cases(JOB, CASE), cases(JOB, CASE)  # type: ignore[arg-type]
+    assert (first["stop"], second["stop"]) == ("memory_limit", None)
 
 
 class StoppedSandbox(FakeSandbox):
