@@ -1,7 +1,8 @@
 # expect: wrong_answer
 # gloo: wrong on sample-2-ranks
-# names: all_reduce (line 13) was never waited on
-# names_zh: all_reduce（第 13 行） 从未等待
+# racy: right
+# names: all_reduce (line 14) was never waited on
+# names_zh: all_reduce（第 14 行） 从未等待
 # async_op=True and no wait: y is returned before the all-reduce finished with it.
 import torch.distributed as dist
 import torch.nn.functional as F
