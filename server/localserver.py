@@ -17,6 +17,10 @@ import httpx
 
 REPO = Path(__file__).resolve().parents[1]
 EXERCISES = REPO / "exercises"
+#: how long a started server may take to answer: over 60 s was measured on a loaded machine
+#: (two CPU hogs beside the tests); a server that exits is seen at once, so this bounds only a
+#: start that hangs
+START_S = 300
 
 
 def free_port() -> int:
@@ -108,7 +112,7 @@ def start_server(data_dir: Path, workers: int = 2, **settings: Any) -> JudgeServ
     proc = subprocess.Popen([sys.executable, "-m", "server", "--port", str(port)], cwd=REPO,
                             env=env, stdout=log_path.open("wb"), stderr=subprocess.STDOUT)
     server = JudgeServer(f"http://127.0.0.1:{port}", port, data_dir, proc, log_path)
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + START_S
     while not server.alive():
         if proc.poll() is not None or time.monotonic() > deadline:
             server.stop()
