@@ -109,7 +109,7 @@ def _message(got, want) -> str | None:
     ex = exercise("ring-allreduce")
     spec = case([tensor([0.0])])
     wrong = _compare(ex, spec, 0, got, want)
-    return wrong[0] if wrong else None
+    return wrong.message()[0] if wrong else None
 
 
 def test_comparison_walks_the_structure_and_names_the_place():
