@@ -44,22 +44,24 @@ class Settings(BaseSettings):
 
     model_config = SettingsConfigDict(env_prefix="CJUDGE_", extra="ignore")
 
-    data_dir: Path = Path("data")
+    data_dir: Path = Path("data")  # the SQLite database and the generated secret live here
+    # a SQLAlchemy URL (postgresql://…); unset: SQLite in the data directory
     database_url: str | None = Field(
         default=None, validation_alias=AliasChoices("CJUDGE_DATABASE_URL", "DATABASE_URL")
     )
-    secret_key: SecretStr | None = None
-    exercises_dir: Path = REPO_ROOT / "exercises"
-    web_dist: Path = REPO_ROOT / "web" / "dist"
+    secret_key: SecretStr | None = None  # signs log-in tokens; unset: generated once in the data directory
+    exercises_dir: Path = REPO_ROOT / "exercises"  # the exercise folders the judge serves and grades
+    web_dist: Path = REPO_ROOT / "web" / "dist"  # the built web app (`cd web && npm run build`)
 
     # accounts
-    admin_username: str | None = None
-    admin_password: SecretStr | None = None
-    token_ttl_s: int = 7 * 24 * 3600
+    admin_username: str | None = None  # an admin account created at start, with admin_password
+    admin_password: SecretStr | None = None  # its password (the strength rule applies)
+    token_ttl_s: int = 7 * 24 * 3600  # how long a log-in lasts, in seconds
     cookie_secure: bool = False  # else Secure only when the (trusted) proxy says HTTPS
-    registration: Literal["open", "invite", "closed"] = "open"
+    registration: Literal["open", "invite", "closed"] = "open"  # who may sign up
     invite_codes: Secrets = []  # codes that open sign-up when registration=invite
     roster_file: Path | None = None  # if set, only the names in it (one a line) may sign up
+    # names nobody may sign up with
     reserved_names: Names = ["admin", "administrator", "root", "superuser", "sysadmin", "system",
                              "staff", "support", "judge"]
     min_password_score: int = 2  # zxcvbn's 0-4
@@ -67,15 +69,15 @@ class Settings(BaseSettings):
     hash_concurrency: int = Field(default_factory=lambda: max(1, (os.cpu_count() or 2) // 2))
     # per client IP, in the `limits` library's notation ("N/minute;M/hour")
     signup_rate: str = "10/minute;100/hour"  # a class behind one NAT: raise, or use invites
-    login_rate_ip: str = "60/minute;1000/hour"
+    login_rate_ip: str = "60/minute;1000/hour"  # log-in attempts per client IP
     # failed log-ins per (account, address): past these that address may not try the account
     login_failures_pair: str = "5/minute;20/hour;50/day"
     # failed log-ins per account from every address: past half of a window each attempt waits,
     # doubling up to login_delay_max_s; slowed, never refused (no locking a victim out)
     login_failures_account: str = "20/minute;200/hour"
-    login_delay_max_s: float = 2.0
-    submit_rate_ip: str = "60/minute"
-    max_pending_per_ip: int = 30
+    login_delay_max_s: float = 2.0  # the longest wait a slowed log-in gets
+    submit_rate_ip: str = "60/minute"  # submissions per client IP
+    max_pending_per_ip: int = 30  # submissions queued at once from one client IP
 
     # HTTP
     allowed_hosts: Names = ["localhost", "127.0.0.1", "[::1]"]  # Host values (no port); "*": any
@@ -83,7 +85,7 @@ class Settings(BaseSettings):
     max_connections: int = 2048  # open connections (also bounded by the open-file limit)
     idle_timeout_s: float = 5.0  # keep-alive between requests
     head_timeout_s: float = 10.0  # a request's line, headers and body must arrive within this
-    max_header_bytes: int = 64 * 1024
+    max_header_bytes: int = 64 * 1024  # a request's headers, all together
     max_streams_per_user: int = 4  # live-progress streams open at once
     stream_max_s: float = 300.0  # a stream's lifetime (clients reconnect with Last-Event-ID)
     verdict_limit_bytes: int = 1 << 20  # a stored verdict's JSON; traces are cut to fit
@@ -91,28 +93,28 @@ class Settings(BaseSettings):
     events_cache_bytes: int = 32 << 20  # finished submissions' live-progress events, rendered
 
     # bad input and fairness
-    max_code_bytes: int = 64 * 1024
-    rate_per_minute: int = 12
-    max_queued_per_user: int = 5
-    max_queued_total: int = 500
+    max_code_bytes: int = 64 * 1024  # a submission's source
+    rate_per_minute: int = 12  # submissions per user per minute
+    max_queued_per_user: int = 5  # a user's submissions waiting at once
+    max_queued_total: int = 500  # submissions waiting at once, all users; more get 503
 
     # queue and workers
-    workers: int = 2
-    lease_s: float = 20.0
+    workers: int = 2  # worker processes, each judging one submission at a time
+    lease_s: float = 20.0  # a claimed job's lease: a worker that stops renewing it loses the job
     poll_s: float = 0.05  # an idle worker's first wait; it doubles while the queue stays empty
     idle_poll_max_s: float = 0.2  # ... up to this
-    max_attempts: int = 3
+    max_attempts: int = 3  # claims of one job before it ends judge_error
 
     # sandbox
     sandbox: Literal["bwrap", "docker", "none"] = "bwrap"  # none: a trusted single user only
     pool_size: int = 2  # warm sandboxes per worker
-    memory_limit_mb: int = 1536
-    pids_limit: int = 1024
-    tmpfs_mb: int = 64
+    memory_limit_mb: int = 1536  # a sandbox's memory, all its ranks together
+    pids_limit: int = 1024  # processes and threads in a sandbox
+    tmpfs_mb: int = 64  # a sandbox's writable /tmp
     cpu_quota: float = 0.0  # cores; 0 means all cores
-    stdout_limit_bytes: int = 1 << 20
+    stdout_limit_bytes: int = 1 << 20  # what a submission may print, all ranks together
     result_limit_bytes: int = RESULT_BYTES  # the runner's lines stay within the default
-    ready_timeout_s: float = 60.0
+    ready_timeout_s: float = 60.0  # how long a new sandbox may take to be ready
     runner_python: str | None = None  # the interpreter sandboxes run (PREFIX/bin/python)
     sandbox_start_attempts: int = 3  # failed starts in a row before submissions end judge_error
     sandbox_backoff_max_s: float = 30.0  # longest wait between two failed sandbox starts
@@ -121,7 +123,7 @@ class Settings(BaseSettings):
     heartbeat_s: float = 5.0  # how often workers report their sandboxes' health
     # docker sandbox (CJUDGE_SANDBOX=docker): the engine's socket and the runner image
     docker_socket: Path = Path("/var/run/docker.sock")
-    docker_image: str = "cjudge/runner:latest"
+    docker_image: str = "cjudge/runner:latest"  # the runner image (docker/build-images.sh builds it)
 
     @field_validator("secret_key")
     @classmethod
