@@ -48,6 +48,20 @@ function bytesCell(c) {
     ),
     h("div.bound", {}, t("bound", { bound: c.bytes_bound })),
     modelBars(c.model),
+    memoryBar(c.memory),
+  );
+}
+
+/** The grader's memory bound (e.g. the gathered layers alive at once): the peak against it. */
+function memoryBar(memory) {
+  if (!memory) return null;
+  const text = pick({ en: `memory: peak ${memory.peak} ${memory.what}, bound ${memory.bound}`, zh: `内存：峰值 ${memory.peak} ${memory.what_zh}，上限 ${memory.bound}` });
+  return h(
+    "div.memory",
+    { "data-peak": memory.peak, "data-bound": memory.bound },
+    h("div.bar", { title: text },
+      h(`span.fill${memory.peak > memory.bound ? ".over" : ""}`, { style: `width:${Math.min(100, (100 * memory.peak) / Math.max(memory.bound, 1)).toFixed(1)}%` }),
+      h("span.label", {}, text)),
   );
 }
 
