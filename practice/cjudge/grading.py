@@ -25,7 +25,8 @@ from .protocol import CaseSpec, RankReport, RawCase, TensorData
 from .switch import symm
 from .switch.accounting import bytes_per_rank, graded_calls
 from .switch.core import Limits
-from .switch.explain import DeadlockFacts, deadlock_facts, deadlock_message
+from .switch.explain import DeadlockFacts, deadlock_facts, deadlock_message, stuck_message
+from .torch_zh import in_chinese
 from .units import plural
 from .verdict_json import CaseResult, MemoryUse, Sample, VerdictJSON
 from .verdicts import Verdict
@@ -179,9 +180,9 @@ def _compare_other(got: Any, want: Any, where: str, where_zh: str,
     if isinstance(want, dict) and want.get("any"):  # the grader does not look here
         return None
     if not values.same_structure(got, want) or values.is_tensor(got) != values.is_tensor(want):
-        return WrongAnswer((
-            f"{where}: {what} is {values.describe(got)}, expected {values.describe(want)}",
-            f"{where_zh}：结果是 {values.describe(got)}，应为 {values.describe(want)}"))
+        (is_, is_zh), (wants, wants_zh) = values.describe(got), values.describe(want)
+        return WrongAnswer((f"{where}: {what} is {is_}, expected {wants}",
+                            f"{where_zh}：结果是{is_zh}，应为{wants_zh}"))
     number = (int, float)
     if isinstance(want, float) and isinstance(got, number) and not isinstance(got, bool):
         if values.close(got, want, 1e-6, 1e-12):
@@ -252,7 +253,8 @@ def _rank_failure(exercise: Exercise, raw: RawCase) -> tuple[Verdict, str, str, 
         if err["kind"] == "memory":
             return (Verdict.MEMORY_LIMIT, f"{at} ran out of memory: {err['message']}",
                     f"{at_zh} 内存不足：{err['message']}", [err["traceback"]])
-        said_zh = err.get("message_zh", err["message"])  # the judge's words have a Chinese twin
+        # the judge's words have a Chinese twin; torch.distributed's have theirs in a table
+        said_zh = err.get("message_zh") or in_chinese(err["message"]) or err["message"]
         if err["kind"] == "signal":
             return (Verdict.RUNTIME_ERROR, f"rank {r} was killed: {err['message']}",
                     f"rank {r} {err.get('message_zh') or '被终止：' + err['message']}", [])
@@ -361,24 +363,11 @@ def grade_case(exercise: Exercise, spec: CaseSpec, raw: RawCase) -> CaseResult:
     return result
 
 
-def _ranks(ranks: list[int]) -> str:
-    """"rank 2" or "ranks 0, 1, 3"."""
-    if not ranks:
-        return ""
-    return f"rank {ranks[0]}" if len(ranks) == 1 else "ranks " + ", ".join(map(str, ranks))
-
-
 def _stop_message(raw: RawCase, verdict: Verdict, limit: float) -> tuple[str, str]:
     if verdict is Verdict.DEADLOCK:
         return deadlock_message(deadlock_facts(raw["trace"], raw["ranks"]))
     if verdict is Verdict.TIME_LIMIT:
-        spinning = _ranks([r["rank"] for r in raw["ranks"] if r["state"] == "running"])
-        waiting = _ranks([r["rank"] for r in raw["ranks"] if r["state"] == "blocked"])
-        en = f"{spinning or 'no rank'} still computing after the {limit:g} s limit"
-        zh = f"{spinning or '没有 rank'} 在 {limit:g} 秒限制后仍在计算"
-        if waiting:
-            en, zh = f"{en}; {waiting} waiting for communication", f"{zh}；{waiting} 在等待通信"
-        return en, zh
+        return stuck_message(raw["trace"], raw["ranks"], limit)
     if raw["stop"] == "trace_limit" and raw["trace"].get("limit") == "record":
         return ("the case's record (its results, errors and calls) is larger than the judge "
                 "keeps; the judge cut it",

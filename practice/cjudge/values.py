@@ -225,17 +225,19 @@ def element_size(case: CaseSpec) -> int:
     return ITEMSIZE.get(found[0]["dtype"], 8) if found else 1
 
 
-def describe(value: Any) -> str:
-    """What a value is, for a message: "a tensor", "a list of 3", "a tuple of 2", "a float"."""
+def describe(value: Any) -> tuple[str, str]:
+    """What a value is, for a message, (English, Chinese): "a tensor", "a list of 3", "a tuple
+    of 2", "a float"."""
     if is_tensor(value):
-        return "a tensor"
+        return "a tensor", "一个张量"
     if isinstance(value, list):
-        return f"a list of {len(value)}"
+        return f"a list of {len(value)}", f"含 {len(value)} 项的列表"
     if isinstance(value, dict) and "tuple" in value:
-        return f"a tuple of {len(value['tuple'])}"
+        return f"a tuple of {len(value['tuple'])}", f"含 {len(value['tuple'])} 项的元组"
     if isinstance(value, dict) and "object" in value:
-        return f"a {value['object']}"
-    return "None" if value is None else f"a {type(value).__name__}"
+        return f"a {value['object']}", f"一个 {value['object']}"
+    return ("None", "空值 None") if value is None else (f"a {type(value).__name__}",
+                                                   f"一个 {type(value).__name__}")
 
 
 def same_structure(got: Any, want: Any) -> bool:

@@ -313,7 +313,7 @@ def model_case(trace: SwitchTrace, run_size: int, spec: ModelSpec, case_name: st
     tolerance = f"{100 * spec.tolerance:g} %"
     headline = (f"Too slow with {where}, S = {size}: your modelled time is {format_seconds(t)}, "
                 f"{over:.0f} % over the bound {shown} (tolerance {tolerance}).",
-                f"在 {where_zh} 上、S = {size} 时太慢：你的建模时间为 {format_seconds(t)}，比上限 "
+                f"在 {where_zh}上、S = {size} 时太慢：你的建模时间为 {format_seconds(t)}，比上限 "
                 f"{shown}（容差 {tolerance}）多 {over:.0f} %。")
     return CaseModel(model, complete, True, headline, (why, why_zh), (advice, advice_zh),
                      worst, spec.time_bound.steps(**at))

@@ -51,7 +51,8 @@ def _groups(hops: list[dict[str, Any]]) -> list[tuple[str, str]]:
         at, at_zh = (f"line {line}: ", f"第 {line} 行：") if line else ("", "")
         span, span_zh = _span(run[0]["step"], run[-1]["step"])
         if "src" not in run[0]:  # collectives
-            kinds = ", ".join(dict.fromkeys(h["kind"] for h in run))
+            # as the learner calls them: symm.barrier, not the switch's symm_barrier
+            kinds = ", ".join(dict.fromkeys(h["kind"].replace("symm_", "symm.", 1) for h in run))
             out.append((f"{at}{kinds} ({span})", f"{at_zh}{kinds}（{span_zh}）"))
             continue
         parts = [[run[0]["src"], run[0]["dst"]]]  # chains of ranks, each with its repeats

@@ -1,5 +1,6 @@
 """Who waits on whom in a deadlock: as data read from the switch's trace (exact, not guessed),
-and as sentences that group the ranks stuck the same way.
+and as sentences that group the ranks stuck the same way; where the ranks were when a case hit
+its time limit (:func:`stuck_message`), in the same sentences.
 
 :func:`deadlock_facts` is what a case carries (``case["deadlock"]``): the cycle of the wait-for
 graph, each blocked rank's call and line and the ranks it waits on, and the sentences. The web
@@ -100,7 +101,8 @@ def _state(peer: int, ranks: list[RankReport], blocked: dict[int, Blocked]) -> t
         en, zh = _at(b["line"])
         return f"is itself blocked in {b['api']}{en}", f"自己也阻塞在 {b['api']}{zh}"
     state = ranks[peer]["state"] if peer < len(ranks) else "returned"
-    return ("has failed", "已出错") if state == "failed" else ("has returned", "已经返回")
+    return {"failed": ("has failed", "已出错"), "running": ("is still computing", "仍在计算")
+            }.get(state, ("has returned", "已经返回"))
 
 
 def _p2p(group: list[Blocked], ranks: list[RankReport], blocked: dict[int, Blocked]) -> Sentence:
@@ -193,10 +195,9 @@ def _tags(trace: SwitchTrace) -> list[Sentence]:
     return out
 
 
-def deadlock_facts(trace: SwitchTrace, ranks: list[RankReport]) -> DeadlockFacts:
-    """The deadlock of a stopped case: cycle, blocked ranks, and sentences, the ranks stuck the
-    same way (call, line, state of whom they wait on) said once."""
-    blocked = _blocked(trace)
+def _sentences(blocked: list[Blocked], ranks: list[RankReport]) -> list[Sentence]:
+    """Who waits on whom, the ranks stuck the same way (call, line, state of whom they wait on)
+    said once."""
     by_rank = {b["rank"]: b for b in blocked}
 
     def key(b: Blocked) -> tuple:
@@ -205,9 +206,58 @@ def deadlock_facts(trace: SwitchTrace, ranks: list[RankReport]) -> DeadlockFacts
             return (0, b["kind"], b["api"], b["line"] or 0, b["any_source"], peer_state)
         return (1, b["kind"], b["api"], b["line"] or 0, tuple(b["on"]))
 
-    lines = [(_p2p if k[0] == 0 else _collective)(list(g), ranks, by_rank)
-             for k, g in groupby(sorted(blocked, key=key), key=key)] + _tags(trace)
-    return DeadlockFacts(cycle=_cycle(trace["deadlock"]), blocked=blocked, lines=lines)
+    return [(_p2p if k[0] == 0 else _collective)(list(g), ranks, by_rank)
+            for k, g in groupby(sorted(blocked, key=key), key=key)]
+
+
+def deadlock_facts(trace: SwitchTrace, ranks: list[RankReport]) -> DeadlockFacts:
+    """The deadlock of a stopped case: cycle, blocked ranks, and sentences."""
+    blocked = _blocked(trace)
+    return DeadlockFacts(cycle=_cycle(trace["deadlock"]), blocked=blocked,
+                         lines=_sentences(blocked, ranks) + _tags(trace))
+
+
+def _waiting(trace: SwitchTrace) -> list[Blocked]:
+    """The ranks still waiting when the case stopped, each in its call, on the ranks it waits
+    for: a receive's source, a send's destination, a collective's members that never arrived."""
+    requests: dict[int, Request] = {r["id"]: r for r in trace["requests"]}
+    open_ = [requests[w["request"]] for w in trace["waits"] if w["end"] is None]
+    arrived = {(r["group"], r["kind"], r["rank"]) for r in open_ if r["kind"] not in P2P_OPS}
+    out: dict[int, Blocked] = {}
+    for req in open_:
+        if req["kind"] in P2P_OPS:
+            on = [] if req["peer"] is None else [req["peer"]]
+        else:
+            on = [m for m in trace["groups"][req["group"]]
+                  if (req["group"], req["kind"], m) not in arrived]
+        out.setdefault(req["rank"], Blocked(
+            rank=req["rank"], kind=req["kind"], api=req["api"], line=req["line"], on=on,
+            any_source=req["kind"] in P2P_OPS and req["peer"] is None))
+    return [out[r] for r in sorted(out)]
+
+
+def stuck_message(trace: SwitchTrace, ranks: list[RankReport], limit: float) -> tuple[str, str]:
+    """Where the ranks were when the case hit its time limit of ``limit`` seconds: those still
+    computing with the call each made last, then those waiting in a call, with its line and
+    whom they wait on (grouped as a deadlock's are)."""
+    last: dict[int, Request] = {}
+    for req in trace["requests"]:
+        if req["posted"] >= last.get(req["rank"], req)["posted"]:
+            last[req["rank"]] = req
+    running = [r["rank"] for r in ranks if r["state"] == "running"]
+    who, who_zh = _who(running) if running else ("no rank", "没有 rank")
+    en, zh = f"{who} still computing after the {limit:g} s limit", \
+        f"{who_zh} 在 {limit:g} 秒限制后仍在计算"
+    calls, calls_zh = [], []
+    for (api, line), group in groupby(sorted((r for r in running if r in last), key=lambda r: (
+            last[r]["api"], last[r]["line"] or 0)), key=lambda r: (last[r]["api"], last[r]["line"])):
+        them, them_zh = _who(list(group))
+        at, at_zh = _at(line)
+        calls.append(f"{them} last called {api}{at}")
+        calls_zh.append(f"{them_zh} 最后一次调用的是 {api}{at_zh}")
+    lines = _sentences(_waiting(trace), ranks)
+    return ("; ".join([en, *calls, *(s["en"] for s in lines)]),
+            "；".join([zh, *calls_zh, *(s["zh"] for s in lines)]))
 
 
 def deadlock_message(facts: DeadlockFacts) -> tuple[str, str]:

@@ -1,7 +1,7 @@
 # expect: wrong_answer
 # gloo: wrong on sample-4-ranks-dispatch
 # names: the return value is a list of 4, expected a list of 2; counts per local expert
-# names_zh: 结果是 a list of 4
+# names_zh: 结果是含 4 项的列表，应为含 2 项的列表
 # weak: says the counts' length, not that they are summed by source rank instead of by local expert
 # Tells the experts how many rows came from each source rank, not how many each expert got.
 import torch
