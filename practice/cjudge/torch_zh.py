@@ -13,6 +13,10 @@ _ROLE = {"source": "源", "destination": "目标"}
 TABLE: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(en), zh) for en, zh in (
     (r"Invalid (src|dst) rank (-?\d+): the group holds ranks (\[.*\])",
      "{1} rank {2} 无效：该组只有 rank {3}"),
+    (r"Invalid rank (-?\d+): the group holds (\d+) ranks \(global ranks (\[.*\])\)",
+     "rank {1} 无效：该组只有 {2} 个 rank（全局 rank 为 {3}）"),
+    (r"the judge's process group takes one tensor per rank and call",
+     "评测机的进程组每个 rank 每次调用只接受一个张量"),
     (r"Invalid (destination|source) rank: \1 rank should not be the same as the rank of the "
      r"current process\.", "无效的{role1} rank：它不能是当前进程自己的 rank"),
     (r"Cannot specify both (src|dst) and group_(src|dst)", "不能同时指定 {1} 和 group_{2}"),
