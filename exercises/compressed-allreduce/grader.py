@@ -1,11 +1,14 @@
-"""Trusted grading code for compressed-allreduce: gradients for two steps, the scale, the
+"""Trusted grading code for compressed-allreduce: gradients for three steps, the scale, the
 results of the int8 codes with error feedback (exact: every value is a multiple of scale/16,
 every code within ±15), the byte bound, and what a wrong result means.
 
-Each gradient element is (k + f)·scale with k in [-14, 14] and f in {5, 6, 7}/16: the first
-step always rounds down and leaves a residual of f·scale, the second always rounds up, so a
-run without error feedback is off by about 0.75·n·scale in the two steps' total, against the
-n·scale/2 that error feedback guarantees.
+In units of scale, each element of the first two steps is k + f with k in [-14, 14] and f in
+{5, 6, 7}/16: the first step always rounds down and leaves a residual f0, the second always
+rounds up (x = k + f1 + f0) and leaves f0 + f1 − 1, so a run without error feedback is off by
+n at step 1. The third step's element is k + t + 1 − f0 − f1 with t in {9, 10, 11}/16: with the
+right residual x = k + t rounds up; with a residual taken from the gradient instead of x
+(g − codes·scale, which drops f0) x = k + t − f0 rounds down, off by n at step 2. Two steps
+could not tell them apart: the first residual starts from zero, so g = x there.
 """
 
 from __future__ import annotations
@@ -16,21 +19,24 @@ import re
 
 from cjudge.kit.case import Case
 
-STEPS = 2
+STEPS = 3
 SCALE = 1 / 16
 
 
 def make_inputs(params: dict, world: int, rng: random.Random) -> list[dict]:
-    """Rank r: its gradient at each of the two steps and the quantization scale."""
+    """Rank r: its gradient at each of the three steps and the quantization scale."""
     case = Case.of(params, world)
     numel = case["numel"]
 
-    def grad() -> dict:
-        return {"shape": [numel], "dtype": "float32",
-                "data": [(rng.randint(-14, 14) + rng.randint(5, 7) / 16) * SCALE
-                         for _ in range(numel)]}
+    def element() -> list[float]:
+        f0, f1, t = (rng.randint(5, 7) / 16, rng.randint(5, 7) / 16, rng.randint(9, 11) / 16)
+        return [(rng.randint(-14, 14) + f) * SCALE for f in (f0, f1, t + 1 - f0 - f1)]
 
-    return [{"call": [[grad() for _ in range(STEPS)], SCALE]} for _ in range(world)]
+    def grads() -> list[dict]:
+        steps = list(zip(*(element() for _ in range(numel)), strict=True))
+        return [{"shape": [numel], "dtype": "float32", "data": list(d)} for d in steps]
+
+    return [{"call": [grads(), SCALE]} for _ in range(world)]
 
 
 def _codes(x: float) -> int:
@@ -38,8 +44,9 @@ def _codes(x: float) -> int:
     return max(-127, min(127, round(x / SCALE)))
 
 
-def _results(inputs: list[dict], feedback: bool = True) -> list[list[float]]:
-    """Each step's sum of every rank's codes, times scale (with or without error feedback)."""
+def _results(inputs: list[dict], feedback: str = "x") -> list[list[float]]:
+    """Each step's sum of every rank's codes, times scale, the residual kept as ``x − codes·scale``
+    (``feedback="x"``, right), as ``g − codes·scale`` (``"g"``) or not at all (``""``)."""
     numel = len(inputs[0]["call"][0][0]["data"])
     residual = [[0.0] * numel for _ in inputs]
     out = []
@@ -49,14 +56,14 @@ def _results(inputs: list[dict], feedback: bool = True) -> list[list[float]]:
             for j, g in enumerate(i["call"][0][step]["data"]):
                 x = g + residual[r][j]
                 code = _codes(x)
-                residual[r][j] = x - code * SCALE if feedback else 0.0
+                residual[r][j] = {"x": x, "g": g}.get(feedback, code * SCALE) - code * SCALE
                 total[j] += code
         out.append([c * SCALE for c in total])
     return out
 
 
 def expected(params: dict, world: int, inputs: list[dict]) -> list[list[dict]]:
-    """Every rank returns the two steps' results, float32 tensors of the gradient's shape."""
+    """Every rank returns the three steps' results, float32 tensors of the gradient's shape."""
     case = Case.of(params, world)
     numel = case["numel"]
     results = [{"shape": [numel], "dtype": "float32", "data": r} for r in _results(inputs)]
@@ -64,7 +71,7 @@ def expected(params: dict, world: int, inputs: list[dict]) -> list[list[dict]]:
 
 
 def bytes_bound(params: dict, world: int, itemsize: int) -> int:
-    """Two int8 ring all-reduces: 2 · 2(n − 1)·⌈N/n⌉ one-byte codes."""
+    """Three int8 ring all-reduces: 3 · 2(n − 1)·⌈N/n⌉ one-byte codes."""
     case = Case.of(params, world)
     return STEPS * 2 * (world - 1) * math.ceil(case["numel"] / world)
 
@@ -78,11 +85,17 @@ def diagnose(params: dict, world: int, inputs: list[dict], rank: int, index: int
         return None
     step = int(match.group(1))
     exact = math.fsum(i["call"][0][step]["data"][index] for i in inputs)
-    if step > 0 and got == _results(inputs, feedback=False)[step][index]:
+    if step > 0 and got == _results(inputs, feedback="")[step][index]:
         return (f"step {step} is summed without the residual of step {step - 1}: each rank must "
                 "add what rounding lost to its next gradient (error feedback)",
                 f"第 {step} 步求和时没有加上第 {step - 1} 步的残差：每个 rank 都必须把舍入丢掉的部分"
                 "加到下一步的梯度上（误差反馈）")
+    if step > 1 and got == _results(inputs, feedback="g")[step][index]:
+        return (f"step {step} adds a wrong residual: step {step - 1} kept g − codes·scale, but "
+                "the residual is x − codes·scale with x = g + the previous residual (what "
+                "rounding lost must include what was carried in)",
+                f"第 {step} 步加上的残差不对：第 {step - 1} 步保留的是 g − codes·scale，而残差应是 "
+                "x − codes·scale，其中 x = g + 上一步的残差（舍入丢掉的部分要包括带进来的残差）")
     if got == exact:
         return ("this is the exact sum: the result must be the sum of the int8 codes times scale",
                 "这是精确的和：结果必须是 int8 编码之和乘以 scale")

@@ -1,6 +1,6 @@
 # expect: over_budget
 # gloo: right on sample-4-ranks
-# names: sends 96 bytes to rank 1 where the int8 ring sends 24 (as many elements
+# names: sends 144 bytes to rank 1 where the int8 ring sends 36 (as many elements
 # names: 4 bytes each where the int8 ring's take 1)
 # names_zh: 每个 4 字节，而int8 环形算法的每个 1 字节
 # Rounds to codes but sums them as float32: right, four times the bytes of int8.

@@ -1,0 +1,39 @@
+# expect: wrong_answer
+# Mistake: the residual is taken from the gradient, g - codes * scale, instead of from
+# x = g + residual: the part of the old residual that rounding lost is dropped, so from
+# the third step on the error no longer telescopes.
+import torch
+import torch.distributed as dist
+
+
+def ring_sum(codes):
+    """Sum an int8 tensor over all ranks, in place: the ring's reduce-scatter, then all-gather."""
+    rank, n = dist.get_rank(), dist.get_world_size()
+    right, left = (rank + 1) % n, (rank - 1) % n
+    chunks = list(codes.chunk(n))
+    for step in range(2 * (n - 1)):
+        s = step % (n - 1)
+        if step < n - 1:
+            send_idx, recv_idx = (rank - s) % n, (rank - s - 1) % n
+        else:
+            send_idx, recv_idx = (rank + 1 - s) % n, (rank - s) % n
+        buf = torch.empty_like(chunks[recv_idx])
+        reqs = [dist.isend(chunks[send_idx].clone(), right), dist.irecv(buf, left)]
+        for req in reqs:
+            req.wait()
+        if step < n - 1:
+            chunks[recv_idx] += buf
+        else:
+            chunks[recv_idx].copy_(buf)
+
+
+def compressed_all_reduce(grads, scale):
+    residual = torch.zeros_like(grads[0])
+    results = []
+    for g in grads:
+        x = g + residual
+        codes = torch.clamp(torch.round(x / scale), -127, 127).to(torch.int8)
+        residual = g - codes.float() * scale
+        ring_sum(codes)
+        results.append(codes.float() * scale)
+    return results
