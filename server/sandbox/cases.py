@@ -13,6 +13,11 @@ from .process import Sandbox, SandboxStop
 
 #: the runtime a sandbox runs cases with (real processes, torch.distributed over the switch)
 RUNTIME = "torch"
+#: what a case's runtime may report when the OOM killer fired in it: nothing, or what the kill
+#: led to (peers waiting on the killed rank; ranks thrashing in a full memory cgroup past the
+#: time limit). The grader explains a killed rank before such a stop, which made the OOM kill a
+#: runtime_error. The judge's record limits stay as they are.
+OOM_CONSEQUENCES = (None, "deadlock", "time_limit")
 NOTES = {
     "killed": "the judge's runner process was killed while your code ran",
     "tampered": "something in your code wrote into the judge's private result channel",
@@ -46,8 +51,8 @@ class SandboxCases:
             self.sandbox.kill()
             self.log = f"answer for case {raw.get('name')!r} instead of {spec['name']!r}"
             return self._stopped(spec, "tampered")
-        if self._oom_killed(self.sandbox) and raw.get("stop") is None:
-            raw["stop"] = "memory_limit"  # the OOM killer fired in this case: say so
+        if self._oom_killed(self.sandbox) and raw.get("stop") in OOM_CONSEQUENCES:
+            raw["stop"] = "memory_limit"  # the OOM killer fired in this case: the first cause
         return raw  # type: ignore[return-value]  # the runner's report: a RawCase, as JSON
 
     def abort(self) -> None:

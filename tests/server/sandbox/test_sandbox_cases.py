@@ -19,9 +19,10 @@ JOB = {"time_limit_s": 5.0}
 class FakeSandbox:
     """Answers one case whose rank 1 died of ``signal``; the OOM count reads ``counts`` in turn."""
 
-    def __init__(self, signal: str, counts: list[int]) -> None:
+    def __init__(self, signal: str, counts: list[int], stop: str | None = None) -> None:
         self.signal = signal
         self.counts = counts
+        self.case_stop = stop  # what the runtime reported stopping the case
         self.asked = 0
 
     def send(self, payload: dict[str, Any]) -> None:
@@ -32,7 +33,7 @@ class FakeSandbox:
                  "traceback": "", "line": None}
         ranks = [{"rank": 0, "state": "blocked", "output": None, "error": None},
                  {"rank": 1, "state": "failed", "output": None, "error": error}]
-        return {"name": "sample", "ranks": ranks, "events": [], "stdout": "", "stop": None,
+        return {"name": "sample", "ranks": ranks, "events": [], "stdout": "", "stop": self.case_stop,
                 "wall_ms": 1.0}
 
     def oom_kills(self) -> int:
@@ -58,6 +59,17 @@ def test_a_sigkill_is_memory_limit_only_on_oom_evidence(signal: str, counts: lis
     sandbox = FakeSandbox(signal, counts)
     raw = SandboxCases(FakePool(sandbox), [CASE])(JOB, CASE)  # type: ignore[arg-type]
     assert raw["stop"] == stop and sandbox.asked == 1  # read once, never polled
+
+
+@pytest.mark.parametrize(("reported", "stop"), [
+    ("time_limit", "memory_limit"),  # ranks thrashing in a full cgroup ran past the limit
+    ("deadlock", "memory_limit"),    # the killed rank's peers waited on it
+    ("output_limit", "output_limit"),  # the judge's record limits stay
+])
+def test_an_oom_kill_is_the_cause_of_what_it_led_to(reported: str, stop: str) -> None:
+    sandbox = FakeSandbox("SIGKILL", [1], stop=reported)
+    raw = SandboxCases(FakePool(sandbox), [CASE])(JOB, CASE)  # type: ignore[arg-type]
+    assert raw["stop"] == stop
 
 
 def test_only_an_oom_kill_in_this_case_counts() -> None:
