@@ -138,6 +138,11 @@ class VerdictOut(RootModel[_from_kernel(VerdictJSON, required=("verdict",))]):  
     the kernel's ``cjudge.verdict_json.VerdictJSON`` (admins also see its ``seed``: the hidden
     cases' inputs follow from it)."""
 
+    @property
+    def cases(self) -> list[CaseOutline]:
+        """Its graded cases, each as the events stream sends it."""
+        return [CaseOutline.model_validate(case) for case in self.root.get("cases", [])]
+
 
 class SubmissionOut(SubmissionSummary):
     """A submission in full: the verdict JSON when done, the cases graded so far before."""
