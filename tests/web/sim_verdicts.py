@@ -1,10 +1,12 @@
 """What the browser must reproduce, from the CPython simulated runtime, as JSON on stdout.
 
-``sim_verdicts.py exercise_id:path ...``: the verdict of each exercise file.
+``sim_verdicts.py [--time-limit-scale=K] exercise_id:path ...``: the verdict of each exercise
+file, the exercises' time limits multiplied by K (1 unless given).
 ``sim_verdicts.py --raw`` with ``[{"job": ..., "spec": ...}, ...]`` on stdin: each case's
 :class:`~cjudge.protocol.RawCase`.
 """
 
+import dataclasses
 import json
 import re
 import shutil
@@ -22,9 +24,12 @@ if sys.argv[1:] == ["--raw"]:
 # the browser holds the exercises' published files only: no reference to compare a run with
 published = Path(tempfile.mkdtemp(prefix="cjudge-published-")) / "exercises"
 shutil.copytree(default_root(), published, ignore=shutil.ignore_patterns(*PRIVATE_FILES))
-exercises = load_exercises(published, published=True)
+args = sys.argv[1:]
+scale = float(args.pop(0).split("=", 1)[1]) if args and args[0].startswith("--time-limit-scale=") else 1
+exercises = {k: dataclasses.replace(v, time_limit_s=v.time_limit_s * scale)
+             for k, v in load_exercises(published, published=True).items()}
 verdicts = {}
-for arg in sys.argv[1:]:
+for arg in args:
     exercise_id, path = arg.split(":", 1)
     code = Path(path).read_text(encoding="utf-8")
     filename = re.sub(r"[^A-Za-z0-9]+", "_", exercise_id) + ".py"  # as the page names it
