@@ -102,7 +102,7 @@ def test_results_from_a_rank_are_checked():
 
 def test_unknown_objects_are_named_not_raised():
     assert values.encode({"a": 1}, lambda o: None) == {"object": "dict"}
-    assert values.describe(values.encode(object(), lambda o: None)) == "a object"
+    assert values.describe(values.encode(object(), lambda o: None)) == ("a object", "一个 object")
 
 
 def _message(got, want) -> str | None:
