@@ -156,3 +156,15 @@ def blocks_of(data: bytes, sizes: Sequence[int]) -> list[bytes]:
 def equal_blocks(data: bytes, n: int) -> list[bytes]:
     """``data`` cut into ``n`` equal blocks, one per rank."""
     return blocks_of(data, [len(data) // n] * n) if n else []
+
+
+def check_sizes(name: str, big: Any, small: Any, n: int) -> None:
+    """Gloo's rule for a fused all-gather / reduce-scatter: ``big`` holds ``n`` × ``small``, one
+    dtype (either runtime's tensors: torch's or the simulation's)."""
+    if big.dtype != small.dtype:
+        raise RuntimeError(f"ProcessGroupGloo::{name}: tensors must have one dtype "
+                           f"({big.dtype} and {small.dtype})")
+    if big.numel() != small.numel() * n:
+        raise RuntimeError(f"ProcessGroupGloo::{name}: the larger tensor must hold world_size "
+                           f"({n}) × the smaller one's {small.numel()} elements, it holds "
+                           f"{big.numel()}")

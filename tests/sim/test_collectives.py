@@ -305,3 +305,22 @@ def test_gloo_refusals_of_non_contiguous_and_mixed_dtype_tensors():
         assert report["error"]["type"] == "ValueError"
         assert "Invalid usage of tensors with different dtypes" in report["error"]["message"]
     assert calls(raw) == []  # refused by the backend's checks: neither call reached the switch
+
+
+@pytest.mark.parametrize(("call", "big", "small"), [
+    ("dist.all_gather_into_tensor(out, t)", "out", "t"),
+    ("dist.reduce_scatter_tensor(out, t)", "t", "out"),
+])
+def test_a_fused_collective_with_the_wrong_size_fails_as_gloo_says(call: str, big: str,
+                                                                    small: str) -> None:
+    raw = run(f"""
+        import torch
+        import torch.distributed as dist
+        def f(t):
+            out = torch.zeros(5 if "{big}" == "out" else 1, dtype=t.dtype)
+            {call}
+            return out
+    """, inputs(2, 3))
+    message = raw["ranks"][0]["error"]["message"]
+    assert "the larger tensor must hold world_size (2)" in message
+    assert "it holds" in message

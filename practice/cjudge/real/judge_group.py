@@ -23,7 +23,7 @@ import torch
 import torch.distributed as dist
 
 from ..learner import ForbiddenPrimitive, caller_line
-from ..primitives import blocks_of, equal_blocks, row_elements, same_shapes, split_rows
+from ..primitives import blocks_of, check_sizes, equal_blocks, row_elements, same_shapes, split_rows
 from ..protocol import TensorData, bilingual
 from ..switch.wire import encode, read_frame
 
@@ -350,7 +350,7 @@ class JudgeGroup(dist.ProcessGroup):
 
     def all_gather_single(self, output: torch.Tensor, input: torch.Tensor,
                           opts: Any = None) -> JudgeWork:
-        _check_sizes("allgather_into_tensor", output, input, len(self.ranks))
+        check_sizes("allgather_into_tensor", output, input, len(self.ranks))
         return self._post("all_gather", payload_of(input), input.dtype,
                           lambda d: write(output, d, "all_gather"), "all_gather_single")
 
@@ -369,7 +369,7 @@ class JudgeGroup(dist.ProcessGroup):
 
     def reduce_scatter_single(self, output: torch.Tensor, input: torch.Tensor,
                               opts: Any = None) -> JudgeWork:
-        _check_sizes("reduce_scatter_tensor", input, output, len(self.ranks))
+        check_sizes("reduce_scatter_tensor", input, output, len(self.ranks))
         return self._post("reduce_scatter", payload_of(input), input.dtype,
                           lambda d: write(output, d, "reduce_scatter"), "reduce_scatter_single",
                           op=_op(opts))
@@ -453,14 +453,6 @@ def _op(opts: Any) -> str:
     return str(op)
 
 
-def _check_sizes(name: str, big: torch.Tensor, small: torch.Tensor, n: int) -> None:
-    if big.dtype != small.dtype:
-        raise RuntimeError(f"ProcessGroupGloo::{name}: tensors must have one dtype "
-                           f"({big.dtype} and {small.dtype})")
-    if big.numel() != small.numel() * n:
-        raise RuntimeError(f"ProcessGroupGloo::{name}: the larger tensor must hold world_size "
-                           f"({n}) × the smaller one's {small.numel()} elements, it holds "
-                           f"{big.numel()}")
 
 
 class _Ranks:

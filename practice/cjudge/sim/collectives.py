@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..primitives import blocks_of, equal_blocks, row_elements, same_shapes, split_rows
+from ..primitives import blocks_of, check_sizes, equal_blocks, row_elements, same_shapes, split_rows
 from . import comm, groups
 from .comm import ReduceOp, Work
 from .context import Call, check, current
@@ -54,14 +54,6 @@ def _scattered(output: Tensor, flat: Tensor, op: ReduceOp, g: groups.Group, call
                            call, done, op=op)
 
 
-def _check_sizes(name: str, big: Tensor, small: Tensor, n: int) -> None:
-    if big.dtype is not small.dtype:
-        raise RuntimeError(f"ProcessGroupGloo::{name}: tensors must have one dtype "
-                           f"({big.dtype} and {small.dtype})")
-    if big.numel() != small.numel() * n:
-        raise RuntimeError(f"ProcessGroupGloo::{name}: the larger tensor must hold world_size "
-                           f"({n}) × the smaller one's {small.numel()} elements, it holds "
-                           f"{big.numel()}")
 
 
 def call_reduce_scatter_tensor(output: Any, input: Any, op: ReduceOp, group: Any,
@@ -72,7 +64,7 @@ def call_reduce_scatter_tensor(output: Any, input: Any, op: ReduceOp, group: Any
     member = groups.member(g)
     if member is None:
         return groups.idle()
-    _check_sizes("reduce_scatter_tensor", input, output, len(member[0]))
+    check_sizes("reduce_scatter_tensor", input, output, len(member[0]))
     return _scattered(output, input, op, g, call)
 
 
@@ -148,7 +140,7 @@ def call_all_gather_into(output: Any, input: Any, group: Any, api: str) -> Work:
     member = groups.member(g)
     if member is None:
         return groups.idle()
-    _check_sizes("allgather_into_tensor", output, input, len(member[0]))
+    check_sizes("allgather_into_tensor", output, input, len(member[0]))
 
     def done(result: bytes) -> None:
         output._write(comm.values_of(result, input.dtype))
