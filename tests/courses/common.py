@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from cjudge.exercises import default_root
-from tests.kernel.test_cli import judge_cli
+from tests.cli.test_cli import judge_cli
 
 EXERCISE = "allreduce-compose"
 SOLUTION = default_root() / EXERCISE / "solution.py"

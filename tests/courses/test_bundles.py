@@ -9,7 +9,7 @@ from pathlib import Path
 
 import yaml
 
-from tests.kernel.test_cli import judge_cli
+from tests.cli.test_cli import judge_cli
 
 from .common import EXERCISE, WRONG, export
 from .schemas import SCHEMAS

@@ -19,7 +19,7 @@ import pytest
 from cjudge.judge import judge_code
 from cjudge.primitives import CANONICAL
 from cjudge.sim.runtime import run_case
-from tests.kernel.helpers import exercise
+from tests.grading.helpers import exercise
 
 from .corpus import AGREES, FILES, HERE, exercise_of, gloo_record, header
 

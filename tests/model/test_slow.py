@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from tests.kernel.helpers import first_failing as judged
+from tests.grading.helpers import first_failing as judged
 
 
 @pytest.fixture(scope="module")

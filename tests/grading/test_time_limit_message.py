@@ -11,7 +11,7 @@ import pytest
 from cjudge.grading import grade_case, plan_cases
 from cjudge.real.runtime import run_case as run_real_case
 from cjudge.sim.runtime import run_case as run_sim_case
-from tests.kernel.helpers import exercise
+from tests.grading.helpers import exercise
 
 CODE = """
 import torch.distributed as dist

@@ -17,7 +17,7 @@ from cjudge.grading import grade_case, plan_cases
 from cjudge.runner import result_line
 from cjudge.switch.core import empty_trace
 
-from .helpers import exercise
+from tests.grading.helpers import exercise
 
 PRACTICE = Path(__file__).parents[2] / "practice"
 SLOW = "import time\n\ndef ring_all_reduce(t):\n    time.sleep(60)\n"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from .helpers import judge, judge_first_case
+from tests.grading.helpers import judge, judge_first_case
 
 ROOT = Path(__file__).resolve().parents[2]
 
