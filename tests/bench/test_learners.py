@@ -132,7 +132,7 @@ def test_an_exercise_bench_cannot_time_says_why_and_which_it_can(tmp_path: Path)
 #: grader's inputs, scaled by exercise.toml's bench_scale
 SCALED = ("zero1-step", "tp-mlp", "sequence-parallel", "ddp-overlap", "fsdp-prefetch",
           "pipeline-1f1b", "ring-attention", "double-binary-tree", "compressed-allreduce",
-          "oneshot-twoshot")
+          "oneshot-twoshot", "ulysses", "moe-dispatch-combine", "pipeline-gpipe")
 
 
 def test_every_exercise_with_a_builtin_counterpart_is_benchable() -> None:
