@@ -18,6 +18,7 @@ from ..primitives import DISPLAY
 from ..protocol import CaseSpec
 from ..switch.trace import SwitchTrace, recorded_values
 from ..units import plural
+from .sources import arguments, other_slice, returned
 from .values import ordinal, shown
 
 
@@ -78,14 +79,10 @@ def _argument_slice(got: tuple[float | int, ...], spec: CaseSpec, rank: int,
                     exercise: Any) -> str | None:
     """``param[0:2]``: the slice of one of the rank's tensor arguments that ``got`` is, as it
     was passed in; None if it is none."""
-    call = spec["inputs"][rank].get("call") if isinstance(spec["inputs"][rank], dict) else None
-    head = exercise.signature.split("(", 1)[-1].split(")", 1)[0]
-    names = [n.strip() for n in head.split(",")]
-    if not isinstance(call, list) or not got:
+    if not got:
         return None
-    for name, arg in zip(names, call, strict=False):
-        data = arg.get("data") if isinstance(arg, dict) else None
-        if not isinstance(data, list) or len(got) > len(data):
+    for name, data in arguments(spec, rank, exercise):
+        if len(got) > len(data):
             continue
         for start in range(len(data) - len(got) + 1):
             if tuple(data[start:start + len(got)]) == got:
@@ -109,6 +106,10 @@ def _what_differs(mine: Call, want: Call, ref_calls: list[Call], algo: tuple[str
     if given is not None:
         return (f"its input is {given}, as it was passed in, where {a}'s is computed from it",
                 f"它的输入是传入时的 {given}，原样未变，而{a_zh}的输入是由它算出的")
+    made = other_slice(mine.values, want.values, spec, mine.rank, exercise, algo) or \
+        returned(mine.values, spec, mine.rank, exercise)
+    if made is not None:
+        return made
     if len(mine.values) != len(want.values):
         return (f"its input has {len(mine.values)} elements where {a}'s has {len(want.values)}",
                 f"它的输入有 {len(mine.values)} 个元素，而{a_zh}的有 {len(want.values)} 个")

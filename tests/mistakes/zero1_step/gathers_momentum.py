@@ -1,11 +1,9 @@
 # expect: wrong_answer
 # gloo: wrong on sample-2-ranks
 # names: rank 0's 2nd collective call
-# names: all_gather_into_tensor (line 24): its input differs from the reference's at element 0 (3.5
-# names: where the reference has -0.75)
-# names: the momentum
-# names_zh: all_gather_into_tensor（第 24 行）
-# weak: the gathered input is shown to differ, but not recognised as the momentum shard
+# names: all_gather_into_tensor (line 22): its input is what the function returns as return value[1]
+# names_zh: all_gather_into_tensor（第 22 行）
+# names_zh: 它的输入是函数作为返回值[1]返回的那个值
 # All-gathers the momentum shard where the updated parameters belong.
 import torch
 import torch.distributed as dist

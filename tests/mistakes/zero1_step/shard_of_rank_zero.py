@@ -1,10 +1,10 @@
 # expect: wrong_answer
 # gloo: wrong on sample-2-ranks
 # names: rank 1's 2nd collective call
-# names: all_gather_into_tensor (line 23): its input differs from the reference's at element 0
-# names: rank 0's slice
+# names: all_gather_into_tensor (line 23): its input is computed from rank 0's slice of param
+# names: where the reference's is computed from rank 1's own
 # names_zh: all_gather_into_tensor（第 23 行）
-# weak: the gathered input is shown to differ, but not recognised as rank 0's slice of the parameters
+# names_zh: 由 rank 0 的 param 分片（param[0:2]）算出
 # Every rank updates rank 0's slice of the parameters with its own momentum shard.
 import torch
 import torch.distributed as dist
