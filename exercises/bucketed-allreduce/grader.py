@@ -23,9 +23,11 @@ def _shape(numel: int) -> list[int]:
     return [2, numel // 2] if numel >= 4 and numel % 2 == 0 else [numel]
 
 
-def greedy_buckets(sizes: list[int], itemsize: int, bucket_bytes: int) -> list[list[int]]:
+def greedy_buckets(sizes: list[int], itemsize: int, bucket_bytes: int,
+                   reset: bool = True) -> list[list[int]]:
     """The statement's packing: the list in order; a gradient joins the open bucket if the
-    bucket is empty or stays within bucket_bytes with it, else it opens the next one."""
+    bucket is empty or stays within bucket_bytes with it, else it opens the next one (without
+    ``reset``, a learner's fault: the bytes held are not reset when a bucket opens)."""
     buckets: list[list[int]] = []
     held = 0
     for i, numel in enumerate(sizes):
@@ -35,7 +37,7 @@ def greedy_buckets(sizes: list[int], itemsize: int, bucket_bytes: int) -> list[l
             held += nbytes
         else:
             buckets.append([i])
-            held = nbytes
+            held = nbytes if reset else held + nbytes
     return buckets
 
 
@@ -98,9 +100,22 @@ def bytes_bound(params: dict, world: int, itemsize: int) -> int:
     return 2 * (world - 1) * total // world
 
 
-def _counts(params: dict) -> list[int]:
+def _counts(params: dict, reset: bool = True) -> list[int]:
     sizes = sizes_of(params)
-    return [sum(sizes[i] for i in bucket) for bucket in _buckets(params)]
+    packed = greedy_buckets(sizes, ITEMSIZE[params["dtype"]], int(params["bucket_bytes"]), reset)
+    return [sum(sizes[i] for i in bucket) for bucket in packed]
+
+
+def _never_reset(params: dict, got: list[int]) -> tuple[str, str]:
+    """The cause when the calls' sizes are the packing's with the bytes held never reset."""
+    if got != _counts(params, reset=False):
+        return "", ""
+    sent = " + ".join(map(str, got))
+    return (f"; yours carry {sent} elements, what the packing makes when the bucket's count "
+            "of bytes held is never reset when a bucket closes: after the first bucket every "
+            "gradient opens its own",
+            f"；你的调用分别携带 {sent} 个元素，这正是桶内字节计数在开新桶时从未清零的结果："
+            "第一个桶之后每个梯度都单独成桶")
 
 
 def check_traffic(params: dict, world: int, calls: list[dict]) -> tuple[str, str] | None:
@@ -109,6 +124,7 @@ def check_traffic(params: dict, world: int, calls: list[dict]) -> tuple[str, str
     packing = " + ".join(map(str, want))
     for rank in range(world):
         got = [c["count"] for c in calls if c["rank"] == rank and c["op"] == "all_reduce"]
+        cause, cause_zh = _never_reset(params, got) if got != want else ("", "")
         if len(got) != len(want):
             more = len(got) > len(want)
             why = ("every all_reduce pays 2(n−1) steps of latency α: more calls is slower" if more
@@ -119,17 +135,17 @@ def check_traffic(params: dict, world: int, calls: list[dict]) -> tuple[str, str
             return (f"rank {rank} made {calls_en}; the greedy packing of the "
                     f"{len(sizes_of(params))} gradients in order into buckets of at most "
                     f"{params['bucket_bytes']} bytes makes {len(want)} ({packing} elements) — "
-                    f"{why}",
+                    f"{why}{cause}",
                     f"rank {rank} 调用了 {len(got)} 次 all_reduce；按顺序把 "
                     f"{len(sizes_of(params))} 个梯度贪心地装进不超过 {params['bucket_bytes']} "
-                    f"字节的桶，应得 {len(want)} 个桶（{packing} 个元素）——{why_zh}")
+                    f"字节的桶，应得 {len(want)} 个桶（{packing} 个元素）——{why_zh}{cause_zh}")
         if sorted(got) != sorted(want):
             sent = " + ".join(map(str, got))
             return (f"rank {rank}'s {len(got)} all_reduce calls carry {sent} elements; the greedy "
                     f"packing's buckets hold {packing}: fill each bucket while the next gradient "
-                    "still fits, in list order",
+                    f"still fits, in list order{cause}",
                     f"rank {rank} 的 {len(got)} 次 all_reduce 分别携带 {sent} 个元素；贪心装桶"
-                    f"应为 {packing}：按列表顺序，只要下一个梯度还装得下就放进当前桶")
+                    f"应为 {packing}：按列表顺序，只要下一个梯度还装得下就放进当前桶{cause_zh}")
     return None
 
 

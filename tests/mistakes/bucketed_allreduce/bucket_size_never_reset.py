@@ -1,8 +1,9 @@
 # expect: over_budget
 # gloo: right on sample-4-ranks
-# names: made 4 all_reduce calls; makes 3 (8 + 8 + 4 elements); the bucket's count is never reset
+# names: made 4 all_reduce calls; makes 3 (8 + 8 + 4 elements); yours carry 8 + 2 + 6 + 4 elements
+# names: the bucket's count of bytes held is never reset when a bucket closes
 # names_zh: 调用了 4 次 all_reduce
-# weak: says there are too many buckets, not that the byte count is never reset after a bucket closes
+# names_zh: 桶内字节计数在开新桶时从未清零
 # The bucket's byte count is never reset, so after the first bucket every gradient opens its own.
 import torch
 import torch.distributed as dist
