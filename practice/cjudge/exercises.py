@@ -372,16 +372,21 @@ def _bench_result(meta: dict, where: str) -> str:
 
 def _bench_scale(meta: dict, where: str) -> tuple[str, ...]:
     """``bench_scale``: the case parameters ``judge.py bench`` scales with the size (none unless
-    said); each must be an integer, or a list of integers whose first it scales, in every case."""
+    said); each must be an integer, or a list of integers whose first it scales (every one for
+    ``name[*]``), in every sample case and in every other case that gives it."""
     scale = meta.get("bench_scale", [])
     if not isinstance(scale, list) or not all(isinstance(name, str) for name in scale):
         raise ExerciseError(f"{where}: field `bench_scale` is {scale!r}; expected a list of case "
                             "parameter names")
     for case in meta.get("cases") or []:
-        for name in scale:
+        for entry in scale:
+            name = entry.removesuffix("[*]")
+            if name not in case and not case.get("sample"):
+                continue  # bench scales a sample case only
             value = case.get(name)
-            first = value[0] if isinstance(value, list) and value else value
-            if isinstance(first, bool) or not isinstance(first, int):
+            items = value if isinstance(value, list) and value else [value]
+            if any(isinstance(v, bool) or not isinstance(v, int)
+                   for v in items[:None if entry != name else 1]):
                 raise ExerciseError(f"{where}: `bench_scale` names {name!r}, which case "
                                     f"{case.get('name')!r} does not give as an integer")
     return tuple(scale)

@@ -132,7 +132,8 @@ def test_an_exercise_bench_cannot_time_says_why_and_which_it_can(tmp_path: Path)
 #: grader's inputs, scaled by exercise.toml's bench_scale
 SCALED = ("zero1-step", "tp-mlp", "sequence-parallel", "ddp-overlap", "fsdp-prefetch",
           "pipeline-1f1b", "ring-attention", "double-binary-tree", "compressed-allreduce",
-          "oneshot-twoshot", "ulysses", "moe-dispatch-combine", "pipeline-gpipe")
+          "oneshot-twoshot", "ulysses", "moe-dispatch-combine", "pipeline-gpipe",
+          "bucketed-allreduce")
 
 
 def test_every_exercise_with_a_builtin_counterpart_is_benchable() -> None:
@@ -142,6 +143,37 @@ def test_every_exercise_with_a_builtin_counterpart_is_benchable() -> None:
     exercises = load_exercises(default_root())
     assert {i for i in SCALED if unbenchable(exercises[i]) is None} == set(SCALED)
     assert all(exercises[i].bench_scale for i in SCALED)
+
+
+def test_every_entry_of_a_starred_list_scales() -> None:
+    """bucketed-allreduce's ``sizes[*]``: every gradient and the bucket grow together, so the
+    greedy packing stays the sample's (the grader refuses a case whose ``buckets`` it breaks)."""
+    from cjudge.bench.learners import scaled_case
+    from cjudge.exercises import load_exercises
+
+    exercise = load_exercises(default_root())["bucketed-allreduce"]
+    sample = next(c for c in exercise.cases if c.sample).params
+    case = scaled_case(exercise, exercise.bench_scale, 2, 4096)
+    factor = case["params"]["bucket_bytes"] // sample["bucket_bytes"]
+    assert factor > 1
+    assert case["params"]["sizes"] == [k * factor for k in sample["sizes"]]
+
+
+def test_a_starred_list_must_hold_integers_in_the_sample(tmp_path: Path) -> None:
+    """``sizes[*]`` checks every entry of the sample's list (cases that give ``count`` and
+    ``numel`` instead, never scaled, load as they are)."""
+    import shutil
+
+    from cjudge.exercises import ExerciseError, load_exercise
+
+    folder = tmp_path / "bucketed-allreduce"
+    shutil.copytree(default_root() / folder.name, folder,
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    toml = folder / "exercise.toml"
+    load_exercise(folder)
+    toml.write_text(toml.read_text().replace("sizes = [3, 5, 2, 6, 4]", "sizes = [3, 5, 2.5]", 1))
+    with pytest.raises(ExerciseError, match="names 'sizes', which case 'sample-4-ranks'"):
+        load_exercise(folder)
 
 
 def test_symmetric_memory_is_shared_memory_under_bench(tmp_path: Path) -> None:

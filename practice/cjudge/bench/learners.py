@@ -97,13 +97,15 @@ def learner_series(spec: LearnerSpec, collective: Collective, ctx: RankCtx) -> S
 
 def scaled_case(exercise: Exercise, scale: tuple[str, ...], world: int, nbytes: int) -> CaseSpec:
     """The exercise's first sample case on ``world`` ranks with every ``scale`` parameter (an
-    integer, or a list's first) multiplied so that a rank's input is about ``nbytes`` (never
-    below the sample's), its inputs made by the grader."""
+    integer, or a list's first, every entry for ``name[*]``) multiplied so that a rank's input
+    is about ``nbytes`` (never below the sample's), its inputs made by the grader."""
     base = next(c for c in exercise.cases if c.sample)
+    every = {entry.removesuffix("[*]"): entry.endswith("[*]") for entry in scale}
 
     def planned(factor: int) -> CaseSpec:
-        params: dict[str, Any] = {name: _times(value, factor) if name in scale else value
-                                  for name, value in base.params.items()}
+        params: dict[str, Any] = {
+            name: _times(value, factor, every[name]) if name in every else value
+            for name, value in base.params.items()}
         case = dataclasses.replace(base, world_size=world, sample=False, params=params)
         return plan_cases(dataclasses.replace(exercise, cases=(case,)))[0]
 
@@ -111,9 +113,12 @@ def scaled_case(exercise: Exercise, scale: tuple[str, ...], world: int, nbytes: 
     return planned(max(1, round(nbytes / unit)))
 
 
-def _times(value: Any, factor: int) -> Any:
-    """An integer case parameter ``factor`` times, or a list of them with its first so."""
-    return value * factor if isinstance(value, int) else [value[0] * factor, *value[1:]]
+def _times(value: Any, factor: int, every: bool) -> Any:
+    """An integer case parameter ``factor`` times, or a list of them with its first so (every
+    entry with ``every``)."""
+    if isinstance(value, int):
+        return value * factor
+    return [v * factor for v in value] if every else [value[0] * factor, *value[1:]]
 
 
 def case_series(spec: LearnerSpec, collective: Collective, ctx: RankCtx) -> Series:
