@@ -96,6 +96,8 @@ def unbenchable(exercise: Exercise) -> str | None:
         return f"its built-in {exercise.builtin} is not one bench measures ({', '.join(BUILTINS)})"
     sample = plan_cases(exercise, only_samples=True)[0]["inputs"][0]
     if not values.is_tensor(sample) and not exercise.bench_scale:
+        if not exercise.allowed:
+            return "its graded calls communicate nothing (exercise.toml allows no primitive)"
         return ("its graded call does not take the built-in's tensor, and exercise.toml names no "
                 "bench_scale")
     missing = [name for name in exercise.arguments if name not in ARGUMENTS
