@@ -9,6 +9,7 @@ went wrong after they arrived.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from .. import values
@@ -54,6 +55,39 @@ def _scaled(exercise: Any, spec: CaseSpec, raw: RawCase) -> tuple[int, str, str]
     return None
 
 
+def _number_lists(value: Any, path: str = "") -> Iterator[tuple[str, list[int | float]]]:
+    """Every list of plain numbers in a value (a returned count list), with its path."""
+    items = value if isinstance(value, list) else value.get("tuple") \
+        if isinstance(value, dict) else None
+    if not isinstance(items, list):
+        return
+    if items and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in items):
+        yield path, items
+        return
+    for i, item in enumerate(items):
+        yield from _number_lists(item, f"{path}[{i}]")
+
+
+def _regrouped(exercise: Any, spec: CaseSpec, raw: RawCase) -> tuple[int, str, str] | None:
+    """The first rank returning a list of numbers with one entry per rank where it should hold
+    another count of entries with the same total: the same counts, grouped by rank."""
+    world = spec["world_size"]
+    wants = exercise.grader.expected(spec["params"], world, spec["inputs"])
+    for report, want in zip(raw["ranks"], wants, strict=True):
+        got = dict(_number_lists(report["output"]))
+        for path, expect in _number_lists(want):
+            mine = got.get(path)
+            if mine is not None and len(mine) == world != len(expect) and \
+                    values.close(sum(mine), sum(expect), 1e-9, 1e-9):
+                return (int(report["rank"]),
+                        f"the return value{path} is {mine}, one entry per rank, with the same total "
+                        f"({sum(expect)}) as the expected {expect}: the right counts, grouped by "
+                        "rank instead of as the result's entries are",
+                        f"返回值{path}为 {mine}，每个 rank 一项，总和（{sum(expect)}）与应得的 "
+                        f"{expect} 相同：计数本身没错，却按 rank 分组，而不是按结果要求的条目分组")
+    return None
+
+
 def matched(exercise: Any, spec: CaseSpec, raw: RawCase,
             collective: bool) -> tuple[tuple[str, str], bool]:
     """The cause when every message (``collective``: collective call) matched the reference's,
@@ -75,6 +109,10 @@ def matched(exercise: Any, spec: CaseSpec, raw: RawCase,
                  f"into {into}",
                  f"{head[1]}；但 rank {rank} 的结果在出错的位置上仍是{held_zh}：收到的值被加到或"
                  f"写进了一个副本（clone 或新张量），从未写入{into_zh}"), False)
+    regrouped = _regrouped(exercise, spec, raw)
+    if regrouped is not None:
+        _, en, zh = regrouped
+        return (f"{head[0]}; yet {en}", f"{head[1]}；但{zh}"), False
     scaled = _scaled(exercise, spec, raw)
     if scaled is not None:
         rank, en, zh = scaled

@@ -1,8 +1,10 @@
 # expect: wrong_answer
 # gloo: wrong on sample-4-ranks-dispatch
-# names: the return value is a list of 4, expected a list of 2; counts per local expert
+# names: the return value is a list of 4, expected a list of 2
+# names: is [3, 5, 4, 6], one entry per rank, with the same total (18) as the expected [7, 11]
+# names: the right counts, grouped by rank
 # names_zh: 结果是含 4 项的列表，应为含 2 项的列表
-# weak: says the counts' length, not that they are summed by source rank instead of by local expert
+# names_zh: 计数本身没错，却按 rank 分组
 # Tells the experts how many rows came from each source rank, not how many each expert got.
 import torch
 import torch.distributed as dist
