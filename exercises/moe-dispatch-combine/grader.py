@@ -287,4 +287,13 @@ def _diagnose_layer(inputs: list[dict], rank: int, t: int, col: int,
             return (f"{head}: its slot {s} came back as expert {other}'s output, not "
                     f"expert {e}'s", f"{head_zh}：它的第 {s} 个槽位拿回的是专家 {other} "
                     f"的输出，而不是专家 {e} 的")
+        weight = (got - rest) / (f[e] * x) if f[e] * x else None
+        for u, other_ws in enumerate(_weights(inputs, rank)):
+            for v, other_w in enumerate(other_ws):
+                if weight == other_w and other_w != w and (u, v) != (t, s):
+                    return (f"{head}: its slot {s} was weighted by {other_w}, token {u}'s weight "
+                            f"in slot {v}: the weights are applied in another order than the "
+                            "rows come back in",
+                            f"{head_zh}：它的第 {s} 个槽位乘的是 {other_w}，即 token {u} 第 {v} "
+                            "个槽位的权重：权重的顺序与拿回的行的顺序不一致")
     return None

@@ -1,9 +1,10 @@
 # expect: wrong_answer
 # gloo: wrong on 2-ranks-layer-top1
-# names: every collective call matched the reference's; the weights
+# names: every collective call matched the reference's
+# names: its slot 0 was weighted by 0.75, token 1's weight in slot 0: the weights are applied in
+# names: another order than the rows come back in
 # names_zh: 每条集合通信调用都与参考解逐步一致
-# weak: says the exchanges matched, but not that the weights are applied in token order to rows in expert
-#   order
+# names_zh: 权重的顺序与拿回的行的顺序不一致
 # Weights the returned rows in token order, though they come back in expert order.
 import torch
 import torch.distributed as dist
