@@ -16,7 +16,6 @@ import pytest
 from cjudge.grading import grade_case, plan_cases
 from cjudge.runner import result_line
 from cjudge.switch.core import empty_trace
-
 from tests.grading.helpers import exercise
 
 PRACTICE = Path(__file__).parents[2] / "practice"
