@@ -20,6 +20,7 @@ from ..protocol import CaseSpec
 from ..switch.trace import SwitchTrace
 from ..units import plural
 from .sends import Send, sends
+from .sums import described, summed_slice
 from .values import ordinal, shown_list
 from .waits import read_before_wait
 
@@ -157,5 +158,21 @@ def explain(exercise: Any, spec: CaseSpec, learner: SwitchTrace,
         what, what_zh = _label(read, want, world)
         theirs = f"{algo} sends {what} to rank {want.dst}"
         theirs_zh = f"{algo_zh}此时把{what_zh}发给 rank {want.dst}"
-    return (f"{before}your run first departs from {algo} at {ours}, where {theirs}",
-            f"{before_zh}你的运行最早偏离{algo_zh}之处是 {ours_zh}；而{theirs_zh}")
+    piece, piece_zh = _pieces(read, send, want, spec["inputs"], (algo, algo_zh))
+    return (f"{before}your run first departs from {algo} at {ours}, where {theirs}{piece}",
+            f"{before_zh}你的运行最早偏离{algo_zh}之处是 {ours_zh}；而{theirs_zh}{piece_zh}")
+
+
+def _pieces(read: Reader | None, send: Send, want: Send | None, inputs: list[Any],
+            algo: tuple[str, str]) -> tuple[str, str]:
+    """Without a reader: which slice of the summed inputs each run's payload is, when both are
+    slices at different places (a piece chosen by the wrong index)."""
+    if read is not None or want is None or not send.values or not want.values:
+        return "", ""
+    ours, theirs = summed_slice(send.values, inputs), summed_slice(want.values, inputs)
+    if ours is None or theirs is None or ours[0] == theirs[0]:
+        return "", ""
+    mine, want_said = described(send.values, inputs), described(want.values, inputs)
+    assert mine is not None and want_said is not None
+    return (f": yours is {mine[0]}, {algo[0]}'s is {want_said[0]}, another piece of the buffer",
+            f"：你的是{mine[1]}，而{algo[1]}的是{want_said[1]}，取的是缓冲区的另一段")
