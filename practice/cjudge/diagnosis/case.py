@@ -91,12 +91,36 @@ def _explain_bytes(exercise, spec: CaseSpec, raw: RawCase, result: CaseResult,
         log.exception("%s, case %s: dropped a diagnosis that failed", exercise.id, spec["name"])
 
 
+def _explain_error(exercise, spec: CaseSpec, raw: RawCase, result: CaseResult,
+                   run: RunCase | None) -> None:
+    """A runtime error after the run already left the reference's (the error is where it shows,
+    the departure where it began): that departure, in place; total."""
+    try:
+        ref = reference_run(exercise, spec, run) if run is not None else None
+        if ref is None:
+            return
+        cause = divergence.explain(exercise, spec, raw["trace"], ref["trace"])
+        departed = calls.first_departure(raw["trace"], ref["trace"])
+        if cause is None and departed is not None and departed[0] is not None:
+            cause = calls.explain(exercise, spec, raw["trace"], ref["trace"])  # not the failing call
+        if cause is not None:
+            en, zh = result["message"], result["message_zh"]
+            en = en if en.endswith((".", "?", "!")) else f"{en}."
+            zh = zh if zh.endswith(("。", "？", "！")) else f"{zh}。"
+            result["message"] = f"{en} Before it, {cause[0]}"
+            result["message_zh"] = f"{zh}在此之前，{cause[1]}"
+    except Exception:  # noqa: BLE001 - a diagnosis is dropped, never the verdict
+        log.exception("%s, case %s: dropped a diagnosis that failed", exercise.id, spec["name"])
+
+
 def explain(exercise, spec: CaseSpec, raw: RawCase, result: CaseResult,
             run: RunCase | None) -> None:
     """Put the evidence's cause into a wrong answer's or an over_budget message (in place);
     total: a diagnosis that fails is logged and dropped."""
     if result["verdict"] == "over_budget":
         _explain_bytes(exercise, spec, raw, result, run)
+    if result["verdict"] == "runtime_error":
+        _explain_error(exercise, spec, raw, result, run)
     if result["verdict"] != "wrong_answer":
         return
     try:

@@ -1,8 +1,10 @@
 # expect: runtime_error
 # gloo: error on sample-4-ranks
-# names: line 34; 8 vs 0 bytes; the halving keeps the half
-# names_zh: 第 34 行
-# weak: the error is named where the doubling fails (line 31), not the halving's choice of half that causes it
+# names: line 36; 8 vs 0 bytes; Before it, your run first departs from recursive halving and doubling
+# names: at rank 0's 1st send (line 25): it sends [1, 2, 3, 4] to rank 2
+# names: yours is elements 0:4 of rank 0's input, recursive halving and doubling's is elements 4:8
+# names_zh: 第 36 行
+# names_zh: 在此之前，你的运行最早偏离递归减半与倍增之处是 rank 0 的 第 1 次发送（第 25 行）
 # The halving keeps the half its bit does not select, so the doubling swaps ranges the rank never finished.
 import torch
 import torch.distributed as dist
