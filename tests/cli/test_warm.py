@@ -93,10 +93,14 @@ def test_ctrl_c_stops_a_warm_run_and_its_ranks(warm_dir: Path, tmp_path: Path) -
         [sys.executable, str(ROOT / "practice" / "judge.py"), "test", "ring-allreduce",
          str(spinning)], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         env={**os.environ, "CJUDGE_WARM_DIR": str(warm_dir)})
-    time.sleep(1.5)  # well inside the 5 s time limit: the ranks are spinning
+    # Ctrl-C once the call has reached the warm judge (its child prints "grading"), not after a
+    # fixed sleep from the caller's start, which a loaded machine can outlast or undercut
+    assert caller.stdout is not None
+    assert "grading" in caller.stdout.readline()
+    time.sleep(1.0)  # well inside the 5 s time limit: the ranks are spinning
     caller.send_signal(signal.SIGINT)
-    _, err = caller.communicate(timeout=30)
-    assert caller.returncode == 130, err
+    out, err = caller.communicate(timeout=30)
+    assert caller.returncode == 130, out + err
     leftover = subprocess.run(["pgrep", "-f", str(spinning)], capture_output=True, text=True)
     assert leftover.stdout == ""
 
