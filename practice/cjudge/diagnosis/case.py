@@ -99,7 +99,10 @@ def _explain_error(exercise, spec: CaseSpec, raw: RawCase, result: CaseResult,
         ref = reference_run(exercise, spec, run) if run is not None else None
         if ref is None:
             return
-        cause = divergence.explain(exercise, spec, raw["trace"], ref["trace"])
+        sent = divergence.first_departure(raw["trace"], ref["trace"])
+        # a rank that stopped sending stopped because of the error: no departure before it
+        cause = divergence.explain(exercise, spec, raw["trace"], ref["trace"]) \
+            if sent is not None and sent[0].values is not None else None
         departed = calls.first_departure(raw["trace"], ref["trace"])
         if cause is None and departed is not None and departed[0] is not None:
             cause = calls.explain(exercise, spec, raw["trace"], ref["trace"])  # not the failing call
