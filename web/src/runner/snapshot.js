@@ -21,13 +21,20 @@ const base64OfHex = (h) => btoa(String.fromCharCode(...h.match(/../g).map((byte)
 
 /** Fetch the kernel's wheels (checked against the lock's sha256) and unpack them into site-packages. */
 async function installWheels(py, pyodideUrl, lock) {
-  const wheels = await Promise.all(KERNEL_PACKAGES.map(async (name) => {
+  const fetched = await Promise.allSettled(KERNEL_PACKAGES.map(async (name) => {
     const entry = lock.packages[name];
     if (!entry) throw new Error(`the lock file has no ${name}`);
     const response = await fetch(new URL(entry.file_name, pyodideUrl), { integrity: `sha256-${base64OfHex(entry.sha256)}` });
     if (!response.ok) throw new Error(`${entry.file_name}: HTTP ${response.status}`);
     return new Uint8Array(await response.arrayBuffer());
   }));
+  // said as bootPython says it: which packages did not load, and why each
+  const failed = KERNEL_PACKAGES.filter((_, i) => fetched[i].status === "rejected");
+  if (failed.length) {
+    const why = failed.map((name) => `${name}: ${fetched[KERNEL_PACKAGES.indexOf(name)].reason?.message}`);
+    throw new Error(`the kernel did not load (${failed.join(", ")}): ${why.join(" ")}`);
+  }
+  const wheels = fetched.map((f) => f.value);
   const site = py.runPython("import sysconfig; sysconfig.get_path('purelib')");
   for (const wheel of wheels) py.unpackArchive(wheel, "wheel", { extractDir: site });
 }
