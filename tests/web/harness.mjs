@@ -76,8 +76,10 @@ export async function setCode(page, code) {
 }
 
 /** The editor's text (every line is rendered: the files here are short); `root` holds the editor. */
+// CodeMirror draws only the lines near its viewport (a wrapped, scrolled document shows a part):
+// the text is its document's, read through the view that CodeMirror keeps on its content node
 export const editorText = (page, root = "#editor") =>
-  page.$$eval(`${root} .cm-line`, (lines) => lines.map((l) => l.textContent).join("\n"));
+  page.$eval(`${root} .cm-content`, (content) => content.cmTile.root.view.state.doc.toString());
 
 /** Click a run button (or press keys, e.g. "Control+Enter", in the editor) and wait for the verdict; returns {verdict, text}. */
 export async function runAndWait(page, button = "#run-sample", timeout = 60_000) {
