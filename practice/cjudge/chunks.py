@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 from . import values
 from .protocol import TensorData
@@ -33,8 +33,16 @@ def wrong_chunks(got: TensorData, want: TensorData, world: int,
     return wrong, len({where(i) for i in range(len(want["data"]))})
 
 
+class Summary(NamedTuple):
+    """The wrong chunks by rank, (English, Chinese), and the ``guess`` they suggest alone (every
+    rank one chunk wrong: a step missing), which evidence from the run replaces."""
+
+    text: tuple[str, str]
+    guess: tuple[str, str] | None = None
+
+
 def summary(params: dict, world: int, outputs: list[Any], wants: list[Any],
-            grader: Any) -> tuple[str, str] | None:
+            grader: Any) -> Summary | None:
     """"wrong chunks by rank: …" for a wrong answer whose results are tensors of the expected
     shape, when more than one chunk is wrong but not all of them (then one element says
     enough)."""
@@ -56,8 +64,7 @@ def summary(params: dict, world: int, outputs: list[Any], wants: list[Any],
         return None  # one wrong element says enough, and so does "everything is wrong"
     parts = "; ".join(f"rank {r}: {', '.join(map(str, c))}" for r, c in wrong.items())
     parts_zh = "；".join(f"rank {r}：{'、'.join(map(str, c))}" for r, c in wrong.items())
-    en, zh = f"wrong chunks by rank ({world} chunks each): {parts}", \
-        f"各 rank 的错误块（每个 {world} 块）：{parts_zh}"
-    if len(wrong) == world and all(len(c) == 1 for c in wrong.values()):
-        en, zh = en + ONE_WRONG_CHUNK[0], zh + ONE_WRONG_CHUNK[1]
-    return en, zh
+    text = (f"wrong chunks by rank ({world} chunks each): {parts}",
+            f"各 rank 的错误块（每个 {world} 块）：{parts_zh}")
+    one_each = len(wrong) == world and all(len(c) == 1 for c in wrong.values())
+    return Summary(text, ONE_WRONG_CHUNK if one_each else None)

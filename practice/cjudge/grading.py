@@ -12,11 +12,11 @@ import math
 import operator
 import random
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 from . import __version__, values
 from .budget import over_budget
-from .chunks import summary
+from .chunks import Summary, summary
 from .exercises import Exercise
 from .kit.case import ExampleInputs, Needs
 from .model.case import CaseModel, model_case
@@ -100,8 +100,11 @@ def _fmt(x: Any) -> str:
     return f"{x:.10g}" if isinstance(x, float) else repr(x) if isinstance(x, str) else str(x)
 
 
-def _diagnosis(hook: Callable[..., tuple[str, str] | None], *args: Any,
-               **kwargs: Any) -> tuple[str, str] | None:
+#: what a grader's hook says (words, or a chunk summary)
+Said = TypeVar("Said")
+
+
+def _diagnosis(hook: Callable[..., Said | None], *args: Any, **kwargs: Any) -> Said | None:
     """What a grader's ``hook`` says about a wrong answer, or nothing should it fail: a
     diagnosis is dropped, never the verdict (the failure is logged for the exercise's author)."""
     try:
@@ -119,15 +122,19 @@ class WrongAnswer(NamedTuple):
 
     where: tuple[str, str]
     hint: tuple[str, str] | None = None
-    summary: tuple[str, str] | None = None
+    summary: Summary | None = None
 
-    def message(self, hint: bool = True) -> tuple[str, str]:
-        """The case's message, (English, Chinese); without the hint when ``hint`` is False."""
+    def message(self, hint: bool = True, guess: bool = True) -> tuple[str, str]:
+        """The case's message, (English, Chinese); without the element's hint when ``hint`` is
+        False, without what the chunk pattern suggests when ``guess`` is False."""
         en, zh = self.where
         if hint and self.hint:
             en, zh = f"{en}; {self.hint[0]}", f"{zh}；{self.hint[1]}"
         if self.summary:
-            en, zh = f"{en}. In all, {self.summary[0]}", f"{zh}。总计：{self.summary[1]}"
+            (s_en, s_zh), more = self.summary
+            if guess and more:
+                s_en, s_zh = s_en + more[0], s_zh + more[1]
+            en, zh = f"{en}. In all, {s_en}", f"{zh}。总计：{s_zh}"
         return en, zh
 
 

@@ -9,7 +9,6 @@ import logging
 from collections.abc import Callable
 
 from ..budget import against_reference
-from ..chunks import ONE_WRONG_CHUNK
 from ..grading import wrong_answer
 from ..protocol import CaseSpec, JobSpec, RawCase
 from ..verdict_json import CaseResult
@@ -38,12 +37,15 @@ def reference_run(exercise, spec: CaseSpec, run: RunCase) -> RawCase | None:
     return raw
 
 
-def _without_guess(exercise, spec: CaseSpec, raw: RawCase, en: str,
-                   zh: str) -> tuple[str, str]:
-    """The message without the grader's guess from the first wrong element or number (the
-    hint of grading's :class:`~cjudge.grading.WrongAnswer`), when grading wrote it."""
+def _without_guesses(exercise, spec: CaseSpec, raw: RawCase, en: str, zh: str,
+                     keep_hint: bool) -> tuple[str, str]:
+    """The message without what the chunk pattern suggests, and without the grader's guess from
+    the first wrong element or number unless ``keep_hint`` (the parts of grading's
+    :class:`~cjudge.grading.WrongAnswer`), when grading wrote it."""
     answer = wrong_answer(exercise, spec, raw)
-    return answer.message(hint=False) if answer and answer.message() == (en, zh) else (en, zh)
+    if answer is None or answer.message() != (en, zh):
+        return en, zh
+    return answer.message(hint=keep_hint, guess=False)
 
 
 def _cause(exercise, spec: CaseSpec, raw: RawCase,
@@ -131,10 +133,10 @@ def explain(exercise, spec: CaseSpec, raw: RawCase, result: CaseResult,
         if found is None:
             return
         cause, keep = found
-        en, zh = result["message"], result["message_zh"]
-        if not keep:  # the evidence names the cause: the guesses from the result go
-            en, zh = _without_guess(exercise, spec, raw, en, zh)
-        en, zh = en.replace(ONE_WRONG_CHUNK[0], ""), zh.replace(ONE_WRONG_CHUNK[1], "")
+        # the evidence names the cause: the guesses from the result go (the element's stays
+        # where every exchange matched and the result does not contradict it)
+        en, zh = _without_guesses(exercise, spec, raw, result["message"], result["message_zh"],
+                                  keep_hint=keep)
         result["message"] = f"{en}. Cause: {cause[0]}"
         result["message_zh"] = f"{zh}。原因：{cause[1]}"
     except Exception:  # noqa: BLE001 - a diagnosis is dropped, never the verdict

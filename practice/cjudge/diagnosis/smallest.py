@@ -70,7 +70,6 @@ def smallest_failing(exercise, job: JobSpec, failed: CaseSpec, verdict: str,
             zh = case["message_zh"].removeprefix(f"用例 {spec['name']}，")
             case["message"] = f"fails already at {spec['name']}: {en}"
             case["message_zh"] = f"在 {spec['name']} 时就已失败：{zh}"
-            case.pop("timeline", None)  # the smaller case is shown by its values, not drawn
             return case
     except Exception:  # noqa: BLE001 - the search is dropped, never the verdict
         log.exception("%s: dropped a smallest-case search that failed", exercise.id)
