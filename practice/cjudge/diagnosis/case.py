@@ -5,8 +5,10 @@ or names the cause."""
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Callable
+from typing import Any
 
 from ..budget import against_reference
 from ..grading import wrong_answer
@@ -18,9 +20,23 @@ from .sends import sends
 from .waits import never_waited
 
 RunCase = Callable[[JobSpec, CaseSpec], RawCase]
+Explainer = Callable[[Any, CaseSpec, RawCase, CaseResult, "RunCase | None"], None]
 #: the reference's run on a case is given at most this long (it takes milliseconds)
 REFERENCE_LIMIT_S = 2.0
 log = logging.getLogger(__name__)
+
+
+def _total(explainer: Explainer) -> Explainer:
+    """``explainer`` made total: a diagnosis that fails is logged and dropped, never the verdict."""
+    @functools.wraps(explainer)
+    def total(exercise, spec: CaseSpec, raw: RawCase, result: CaseResult,
+              run: RunCase | None) -> None:
+        try:
+            explainer(exercise, spec, raw, result, run)
+        except Exception:  # noqa: BLE001 - a diagnosis is dropped, never the verdict
+            log.exception("%s, case %s: dropped a diagnosis that failed", exercise.id,
+                          spec["name"])
+    return total
 
 
 def reference_run(exercise, spec: CaseSpec, run: RunCase) -> RawCase | None:
@@ -69,10 +85,11 @@ def _cause(exercise, spec: CaseSpec, raw: RawCase,
     return None
 
 
+@_total
 def _explain_bytes(exercise, spec: CaseSpec, raw: RawCase, result: CaseResult,
                    run: RunCase | None) -> None:
     """Over the byte bound, where the grader does not say what the receivers needed: where the
-    rank sent more than the reference's same rank on the same inputs (in place; total)."""
+    rank sent more than the reference's same rank on the same inputs (in place)."""
     sent = result.get("bytes_sent")
     if run is None or getattr(exercise.grader, "needs", None) is not None or \
             not isinstance(sent, list):
@@ -81,63 +98,63 @@ def _explain_bytes(exercise, spec: CaseSpec, raw: RawCase, result: CaseResult,
     over = [r for r, b in enumerate(sent) if b > bounds[r]]
     if not over:
         return  # over a bound on messages, said by the grader
-    try:
-        ref = reference_run(exercise, spec, run)
-        algo = exercise.messages.algorithm if exercise.messages else ("the reference", "参考解")
-        worst = max(over, key=lambda r: sent[r] - bounds[r])
-        why = against_reference(raw["trace"], ref["trace"], worst, algo) if ref else None
-        if why is not None:
-            result["message"] = f"{result['message']}. {why[0][0].upper()}{why[0][1:]}"
-            result["message_zh"] = f"{result['message_zh']}。{why[1]}"
-    except Exception:  # noqa: BLE001 - a diagnosis is dropped, never the verdict
-        log.exception("%s, case %s: dropped a diagnosis that failed", exercise.id, spec["name"])
+    ref = reference_run(exercise, spec, run)
+    algo = exercise.messages.algorithm if exercise.messages else ("the reference", "参考解")
+    worst = max(over, key=lambda r: sent[r] - bounds[r])
+    why = against_reference(raw["trace"], ref["trace"], worst, algo) if ref else None
+    if why is not None:
+        result["message"] = f"{result['message']}. {why[0][0].upper()}{why[0][1:]}"
+        result["message_zh"] = f"{result['message_zh']}。{why[1]}"
 
 
+@_total
 def _explain_error(exercise, spec: CaseSpec, raw: RawCase, result: CaseResult,
                    run: RunCase | None) -> None:
     """A runtime error after the run already left the reference's (the error is where it shows,
-    the departure where it began): that departure, in place; total."""
-    try:
-        ref = reference_run(exercise, spec, run) if run is not None else None
-        if ref is None:
-            return
-        sent = divergence.first_departure(raw["trace"], ref["trace"])
-        # a rank that stopped sending stopped because of the error: no departure before it
-        cause = divergence.explain(exercise, spec, raw["trace"], ref["trace"]) \
-            if sent is not None and sent[0].values is not None else None
-        departed = calls.first_departure(raw["trace"], ref["trace"])
-        if cause is None and departed is not None and departed[0] is not None:
-            cause = calls.explain(exercise, spec, raw["trace"], ref["trace"])  # not the failing call
-        if cause is not None:
-            en, zh = result["message"], result["message_zh"]
-            en = en if en.endswith((".", "?", "!")) else f"{en}."
-            zh = zh if zh.endswith(("。", "？", "！")) else f"{zh}。"
-            result["message"] = f"{en} Before it, {cause[0]}"
-            result["message_zh"] = f"{zh}在此之前，{cause[1]}"
-    except Exception:  # noqa: BLE001 - a diagnosis is dropped, never the verdict
-        log.exception("%s, case %s: dropped a diagnosis that failed", exercise.id, spec["name"])
+    the departure where it began): that departure, in place."""
+    ref = reference_run(exercise, spec, run) if run is not None else None
+    if ref is None:
+        return
+    sent = divergence.first_departure(raw["trace"], ref["trace"])
+    # a rank that stopped sending stopped because of the error: no departure before it
+    cause = divergence.explain(exercise, spec, raw["trace"], ref["trace"]) \
+        if sent is not None and sent[0].values is not None else None
+    departed = calls.first_departure(raw["trace"], ref["trace"])
+    if cause is None and departed is not None and departed[0] is not None:
+        cause = calls.explain(exercise, spec, raw["trace"], ref["trace"])  # not the failing call
+    if cause is not None:
+        en, zh = result["message"], result["message_zh"]
+        en = en if en.endswith((".", "?", "!")) else f"{en}."
+        zh = zh if zh.endswith(("。", "？", "！")) else f"{zh}。"
+        result["message"] = f"{en} Before it, {cause[0]}"
+        result["message_zh"] = f"{zh}在此之前，{cause[1]}"
+
+
+@_total
+def _explain_wrong(exercise, spec: CaseSpec, raw: RawCase, result: CaseResult,
+                   run: RunCase | None) -> None:
+    """A wrong answer's cause from the evidence, in place of the guesses from its result."""
+    found = _cause(exercise, spec, raw, run)
+    if found is None:
+        return
+    cause, keep = found
+    # the evidence names the cause: the guesses from the result go (the element's stays
+    # where every exchange matched and the result does not contradict it)
+    en, zh = _without_guesses(exercise, spec, raw, result["message"], result["message_zh"],
+                              keep_hint=keep)
+    result["message"] = f"{en}. Cause: {cause[0]}"
+    result["message_zh"] = f"{zh}。原因：{cause[1]}"
+
+
+#: the diagnosis of each verdict that has one
+EXPLAINERS = {"over_budget": _explain_bytes, "runtime_error": _explain_error,
+              "wrong_answer": _explain_wrong}
 
 
 def explain(exercise, spec: CaseSpec, raw: RawCase, result: CaseResult,
             run: RunCase | None) -> None:
-    """Put the evidence's cause into a wrong answer's or an over_budget message (in place);
-    total: a diagnosis that fails is logged and dropped."""
-    if result["verdict"] == "over_budget":
-        _explain_bytes(exercise, spec, raw, result, run)
-    if result["verdict"] == "runtime_error":
-        _explain_error(exercise, spec, raw, result, run)
-    if result["verdict"] != "wrong_answer":
-        return
-    try:
-        found = _cause(exercise, spec, raw, run)
-        if found is None:
-            return
-        cause, keep = found
-        # the evidence names the cause: the guesses from the result go (the element's stays
-        # where every exchange matched and the result does not contradict it)
-        en, zh = _without_guesses(exercise, spec, raw, result["message"], result["message_zh"],
-                                  keep_hint=keep)
-        result["message"] = f"{en}. Cause: {cause[0]}"
-        result["message_zh"] = f"{zh}。原因：{cause[1]}"
-    except Exception:  # noqa: BLE001 - a diagnosis is dropped, never the verdict
-        log.exception("%s, case %s: dropped a diagnosis that failed", exercise.id, spec["name"])
+    """Put the evidence's cause into a wrong answer's, an over_budget or a runtime error's
+    message (in place); total: a diagnosis that fails is logged and dropped."""
+    explainer = EXPLAINERS.get(result["verdict"])
+    if explainer is not None:
+        explainer(exercise, spec, raw, result, run)
