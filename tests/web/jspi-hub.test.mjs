@@ -120,6 +120,15 @@ def f(t):
 `],
 };
 
+// Pyodide's stack switching breaks when the collector runs while rank stacks are suspended
+const GC_STATE = `
+import gc
+
+def f(t):
+    print("collector on:", gc.isenabled())
+    return t
+`;
+
 // timing decides which rank prints past the limit, or where the time limit finds a rank
 const ONLY_THE_STOP = new Set(["prints_too_much", "ping_pong_forever"]);
 const ALL_OPS = ["send", "recv", "all_reduce", "broadcast", "all_to_all"];
@@ -178,12 +187,13 @@ const pyodideUrl = `${dist}/pyodide/`;
 
 for (const mode of ["jspi", "workers"]) {
   describe(`ranks ${mode === "jspi" ? "as suspended stacks (JSPI)" : "in workers of their own"}`, () => {
-    let hub, run;
+    let hub, run, gcEnabled;
     const messages = [];
     before(async () => {
       const py = await bootPython(pyodideUrl);
       py.runPython(RUN);
       const runJson = py.globals.get("run_json");
+      gcEnabled = () => py.runPython("import gc; gc.isenabled()");
       if (mode === "jspi") {
         hub = new JspiHub((m) => messages.push(m));
         run = (job, spec) => runJson.callPromising(hub, job, spec);
@@ -209,6 +219,16 @@ for (const mode of ["jspi", "workers"]) {
       assert.deepEqual(started, cases.map((c) => c.spec.name));
       assert.equal(messages.find((m) => m.name === "ping_pong_forever").limit_s, 1);
     });
+
+    if (mode === "jspi") {
+      test("the cycle collector is off while a case's stacks may be suspended, on again after", async () => {
+        const [job, spec] = [{ ...cases[0].job, code: GC_STATE }, { ...cases[0].spec, name: "gc_state" }];
+        const raw = JSON.parse(await run(JSON.stringify(job), JSON.stringify(spec)));
+        const lines = Array.from({ length: spec.world_size }, (_, r) => `[rank ${r}] collector on: False`);
+        assert.deepEqual(raw.stdout.trim().split("\n").sort(), lines);
+        assert.equal(gcEnabled(), true);
+      });
+    }
   });
 }
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 import gc
 import json
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import partial
 from typing import Any
 
@@ -38,24 +40,35 @@ def run_case(hub: Any, job: JobSpec, spec: CaseSpec) -> RawCase:
     """One case: its switch here, its ranks run by ``hub`` (a JspiHub or a WorkersHub)."""
     case = BrowserCase(job, spec)
     if not case.over:
-        settled(hub.run_case(case, json.dumps(job), spec["name"], job["time_limit_s"]))
+        with no_cycle_collector():
+            settled(hub.run_case(case, json.dumps(job), spec["name"], job["time_limit_s"]))
     return case.result()
+
+
+@contextmanager
+def no_cycle_collector() -> Iterator[None]:
+    """The cycle collector off while rank stacks may be suspended; its state restored after.
+
+    Pyodide's stack switching breaks ("memory access out of bounds", "table index is out of
+    bounds") when the collector runs while rank stacks are suspended; a ping-pong that runs to
+    its time limit allocates enough to trigger it.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def judge(exercise_id: str, code: str, samples: bool, hub: Any) -> str:
     """The verdict JSON for ``code``; ``hub`` runs cases and hears about progress."""
     exercise = EXERCISES[exercise_id]
-
-    # Pyodide's stack switching breaks ("memory access out of bounds") when the cycle collector
-    # runs while rank stacks are suspended, so it is off while the judge runs.
-    gc.disable()
-    try:
-        run = partial(run_case, hub)  # the browser's runtime is the simulated one: it explores
-        result = judge_code(exercise, code, file_name(exercise_id), run, RUNTIME,
-                            only_samples=samples, explore=run,
-                            on_case=lambda case: hub.case_done(json.dumps(case)))
-    finally:
-        gc.enable()
+    run = partial(run_case, hub)  # the browser's runtime is the simulated one: it explores
+    result = judge_code(exercise, code, file_name(exercise_id), run, RUNTIME,
+                        only_samples=samples, explore=run,
+                        on_case=lambda case: hub.case_done(json.dumps(case)))
     return json.dumps(result)
 
 
