@@ -56,6 +56,31 @@ def warm_pids() -> list[int]:
     return [pid for _, pid in warm.running()]
 
 
+def descendants(pid: int) -> set[int]:
+    """The processes below ``pid`` (from /proc)."""
+    children: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # the process ended while listing
+        children.setdefault(int(fields[1]), []).append(int(stat.parent.name))
+    found, todo = set(), [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.add(child)
+            todo.append(child)
+    return found
+
+
+def alive(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie has ended)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
 def test_a_warm_run_gives_what_a_run_in_process_gives(warm_dir: Path) -> None:
     args = ("test", "ring-allreduce", "exercises/ring-allreduce/solution.py", "--json")
     cold = judge(warm_dir, *args, CJUDGE_WARM="0")
@@ -98,11 +123,16 @@ def test_ctrl_c_stops_a_warm_run_and_its_ranks(warm_dir: Path, tmp_path: Path) -
     assert caller.stdout is not None
     assert "grading" in caller.stdout.readline()
     time.sleep(1.0)  # well inside the 5 s time limit: the ranks are spinning
+    [server] = warm_pids()
+    working = descendants(server)  # the call's process and the case's ranks under it
+    assert len(working) >= 3, working
     caller.send_signal(signal.SIGINT)
     out, err = caller.communicate(timeout=30)
     assert caller.returncode == 130, out + err
-    leftover = subprocess.run(["pgrep", "-f", str(spinning)], capture_output=True, text=True)
-    assert leftover.stdout == ""
+    deadline = time.monotonic() + 30  # orphans would outlive the server's tree: check each pid
+    while (left := {pid for pid in working if alive(pid)}) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert left == set()
 
 
 def test_an_edited_kernel_or_import_environment_needs_a_new_warm_judge(
