@@ -98,6 +98,7 @@ def test_all_to_all_routes_uneven_blocks():
                           splits=[8, 0])
     assert floats(s.result(0, a)[1]) == [1, 4, 5] and floats(s.result(1, b)[1]) == [2, 3]
     assert [q["sent"] for q in s.trace()["requests"]] == [8, 8]  # to the other rank only
+    assert [q["splits"] for q in s.trace()["requests"]] == [[4, 8], [8, 0]]  # for a diagnosis
 
 
 def test_logical_bytes_follow_the_accounting_table():

@@ -19,6 +19,7 @@ from ..protocol import CaseSpec
 from ..switch.trace import SwitchTrace, recorded_values
 from ..units import plural
 from .sources import arguments, other_slice, returned
+from .splits import Splits, departure, elements
 from .values import ordinal, shown
 
 
@@ -32,6 +33,8 @@ class Call:
     api: str
     values: tuple[float | int, ...] | None  # its input, when recorded
     line: int | None
+    request: int = 0  # its request's id
+    splits: Splits | None = None  # all_to_all: elements for each member, when recorded
 
 
 def calls(trace: SwitchTrace) -> list[list[Call]]:
@@ -48,12 +51,14 @@ def calls(trace: SwitchTrace) -> list[list[Call]]:
             rank = req["rank"]
             out[rank].append(Call(rank, len(out[rank]), req["kind"],
                                   req["api"] or DISPLAY[req["kind"]], inputs.get(req["id"]),
-                                  req["line"]))
+                                  req["line"], req["id"], elements(req)))
     return out
 
 
 def _differs(mine: Call, theirs: Call) -> bool:
     if mine.kind != theirs.kind:
+        return True
+    if mine.splits is not None and theirs.splits is not None and mine.splits != theirs.splits:
         return True
     return mine.values is not None and theirs.values is not None and mine.values != theirs.values
 
@@ -71,7 +76,8 @@ def first_departure(learner: SwitchTrace, reference: SwitchTrace) -> tuple[Call 
                 break
     if not found:
         return None
-    _, _, mine, want = min(found, key=lambda f: (f[0], f[1]))
+    # at one place, a call that differs says more than a rank that stopped calling
+    _, _, mine, want = min(found, key=lambda f: (f[0], f[2] is None, f[1]))
     return mine, want
 
 
@@ -150,6 +156,9 @@ def explain(exercise: Any, spec: CaseSpec, learner: SwitchTrace,
         why, why_zh = f"{a} makes no such call", f"{a_zh}没有这次调用"
     elif mine.kind != want.kind:
         why, why_zh = f"{a} calls {want.api} there", f"{a_zh}此处调用的是 {want.api}"
+    elif mine.splits is not None and want.splits is not None and mine.splits != want.splits \
+            and (mine.values is None or want.values is None or mine.values == want.values):
+        why, why_zh = departure(mine.splits, want.splits, reference, want.request, mine.api, algo)
     else:
         why, why_zh = _what_differs(mine, want, ref_calls[mine.rank], algo, spec, exercise)
     return (f"your run first departs from {a} at {call}: {why}",

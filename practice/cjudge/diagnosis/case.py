@@ -120,14 +120,23 @@ def _explain_error(exercise, spec: CaseSpec, raw: RawCase, result: CaseResult,
     cause = divergence.explain(exercise, spec, raw["trace"], ref["trace"]) \
         if sent is not None and sent[0].values is not None else None
     departed = calls.first_departure(raw["trace"], ref["trace"])
+    at_error = False
     if cause is None and departed is not None and departed[0] is not None:
         cause = calls.explain(exercise, spec, raw["trace"], ref["trace"])  # not the failing call
+        # ... on this rank: at the failing line on another (split sizes the switch recorded)
+        at_error = departed[0].line is not None and departed[0].line in _error_lines(raw)
     if cause is not None:
         en, zh = result["message"], result["message_zh"]
         en = en if en.endswith((".", "?", "!")) else f"{en}."
         zh = zh if zh.endswith(("。", "？", "！")) else f"{zh}。"
-        result["message"] = f"{en} Before it, {cause[0]}"
-        result["message_zh"] = f"{zh}在此之前，{cause[1]}"
+        then, then_zh = ("Cause: ", "原因：") if at_error else ("Before it, ", "在此之前，")
+        result["message"] = f"{en} {then}{cause[0]}"
+        result["message_zh"] = f"{zh}{then_zh}{cause[1]}"
+
+
+def _error_lines(raw: RawCase) -> set[int]:
+    """The learner's lines at which a rank raised."""
+    return {r["error"]["line"] for r in raw["ranks"] if r["error"] and r["error"]["line"]}
 
 
 @_total

@@ -388,6 +388,8 @@ class Switch:
 
         req = self._new(rank, kind, group, root, 0, len(payload), dtype, line, api, payload, check)
         req.op, req.splits = op, splits
+        if kind == "all_to_all" and splits is not None:
+            req.record["splits"] = list(splits)
         members = self.groups[group]
         n, me = len(members), members.index(rank)
         nbytes = len(payload) * (n if kind == "all_gather" else 1)

@@ -40,6 +40,9 @@ class Request(TypedDict):
     completed: int | None  # switch time it completed (None: never)
     message: int | None  # p2p: the message id once matched
     collective: int | None  # collectives: the collective id once every member arrived
+    #: all_to_all: the input's bytes for each member, group order (``input_split_sizes``, or
+    #: the list's tensors): what a diagnosis compares with the reference's
+    splits: NotRequired[list[int]]
 
 
 class Message(TypedDict):

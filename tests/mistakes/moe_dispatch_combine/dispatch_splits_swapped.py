@@ -1,8 +1,8 @@
 # expect: runtime_error
 # gloo: error on sample-4-ranks-dispatch
-# names: line 25 raised RuntimeError: Split sizes doesn't match total dim 0 size; output_split_sizes
-# names_zh: 第 25 行
-# weak: torch's own error at the right line; the swapped split arguments are not named
+# names: line 25 raised RuntimeError: Split sizes doesn't match total dim 0 size; (line 25)
+# names: its input_split_sizes and output_split_sizes are swapped; it sends rank 1 6 elements
+# names_zh: 第 25 行; input_split_sizes 与 output_split_sizes 传反了; 它发给 rank 1 6 个元素
 # Passes the dispatch's split sizes in the wrong order (input's for the output's).
 import torch
 import torch.distributed as dist
