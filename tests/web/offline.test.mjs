@@ -187,7 +187,7 @@ test("a submission interrupted by an outage and a reload is followed again when 
 test("the service worker: the build lists every file with its hash; a reload offline serves the app and Python, and Stop works", async () => {
   // the build's list: the files the app and runner load, each with the sha256 of its content
   const offline = JSON.parse(readFileSync(`${dist}/offline.json`, "utf8"));
-  for (const name of ["index.html", "app.js", "worker.js", "catalog.json", "pyodide/pyodide.asm.wasm", "pyodide/python_stdlib.zip"]) {
+  for (const name of ["index.html", "app.js", "worker.js", "catalog.json", "pyodide/pyodide.asm.wasm", "pyodide/python_stdlib.zip", "pyodide/kernel.snapshot"]) {
     assert.ok(offline.files[name], name);
   }
   for (const [name, { sha256 }] of Object.entries(offline.files)) {

@@ -67,6 +67,20 @@ test("a wheel with one byte changed is refused: the page fails to start Python a
   await page.close();
 });
 
+test("a snapshot with one byte changed is refused: the page fails to start Python and names it", async () => {
+  const page = await openPage(browser, url(servers[0]), {
+    prepare: (p) => p.context().route("**/pyodide/kernel.snapshot", async (route) => {
+      const response = await route.fetch();
+      const bytes = await response.body();
+      bytes[bytes.length >> 1] ^= 0x01;
+      await route.fulfill({ response, body: bytes });
+    }),
+  });
+  assert.equal(await page.getAttribute("#runner-status", "data-state"), "failed");
+  assert.match(await page.getAttribute("#runner-status", "title"), /Python snapshot did not load \(kernel\.snapshot\): Failed to fetch/);
+  await page.close();
+});
+
 test("a judge server whose kernel is newer than the page's is noticed, in English and Chinese", async () => {
   const newer = version.replace(/^(\d+)/, (major) => String(Number(major) + 1));
   const page = await openPage(browser, url(servers[0]), {

@@ -102,17 +102,28 @@ test("a rank past the time limit gets time_limit, and the runner is ready again"
   await page.close();
 });
 
-test("a reload restores Python from the first visit's memory snapshot, and it judges", async () => {
+const bootedFromSnapshot = (page) => page.workers().find((w) => w.url().endsWith("/worker.js")).evaluate(() => self.bootMarks.restored);
+
+test("Python starts from the build's memory snapshot, and it judges", async () => {
   const page = await openPage(app.browser, `${app.url}#/ring-allreduce`);
-  const bootedFromSnapshot = () => page.workers().find((w) => w.url().endsWith("/worker.js")).evaluate(() => self.bootMarks.restored);
-  assert.equal(await bootedFromSnapshot(), false); // a fresh context has no snapshot yet
-  await eventually(assert.equal, () => page.evaluate(async () => (await (await caches.open("cjudge-python-snapshot")).keys()).length), 1);
-  await page.reload();
-  await page.waitForSelector('#runner-status[data-state="ready"]', { timeout: 60_000 });
-  assert.equal(await bootedFromSnapshot(), true);
+  assert.equal(await bootedFromSnapshot(page), true); // on the first visit: the snapshot is the build's
   await setCode(page, REFERENCE);
   assert.equal((await runAndWait(page, "#run-all")).verdict, "accepted");
   await setCode(page, WRONG);
   assert.equal((await runAndWait(page)).verdict, "wrong_answer");
+  await page.close();
+});
+
+test("a snapshot made with other wheels is not restored: Python starts afresh, and it judges", async () => {
+  const page = await openPage(app.browser, `${app.url}#/ring-allreduce`, {
+    prepare: (p) => p.context().route("**/pyodide/kernel.snapshot.json", async (route) => {
+      const about = await (await route.fetch()).json();
+      await route.fulfill({ json: { ...about, lock_sha256: "0".repeat(64) } });
+    }),
+  });
+  assert.equal(await page.getAttribute("#runner-status", "data-state"), "ready");
+  assert.equal(await bootedFromSnapshot(page), false);
+  await setCode(page, REFERENCE);
+  assert.equal((await runAndWait(page, "#run-all")).verdict, "accepted");
   await page.close();
 });

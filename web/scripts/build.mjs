@@ -4,10 +4,12 @@ import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, sep } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import * as esbuild from "esbuild";
 import { promisify } from "node:util";
 import { brotliCompress, constants, gzip } from "node:zlib";
+import { KERNEL_PACKAGES } from "../src/runner/boot.js";
+import { KERNEL_MODULE, SNAPSHOT, unpackWheels } from "../src/runner/snapshot.js";
 
 const web = join(dirname(fileURLToPath(import.meta.url)), "..");
 const repo = join(web, "..");
@@ -16,8 +18,12 @@ const dist = join(web, "dist");
 // pyodide-build's CLI, in the build-time environment (Python >= 3.12) that scripts/setup.sh makes
 const PYODIDE_CLI = process.env.PYODIDE_CLI ?? join(repo, ".tools", "pyodide-build", "bin", "pyodide");
 // precompressed copies: of these files, when they are at most 90% of the original
-const COMPRESSIBLE = /\.(js|mjs|css|json|wasm|html|svg|zip|ttf)$/;
+const COMPRESSIBLE = /\.(js|mjs|css|json|wasm|html|svg|zip|ttf|snapshot)$/;
 const MIN_GAIN = 0.9; // keep a copy only if it is at most 90% of the original
+// Brotli's best quality takes minutes for the kernel's snapshot (31 MB, new with every kernel):
+// files this large get a quality that takes seconds, for a copy about a fifth larger
+const BIG = 16e6;
+const BIG_QUALITY = 5;
 const PYODIDE_FILES = ["pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip"];
 
 function filesUnder(root) {
@@ -45,6 +51,32 @@ function kernelPackages(out) {
     ...wheels,
   ], { stdio: ["ignore", "ignore", "inherit"] });
   return wheels.map((wheel) => relative(out, wheel));
+}
+
+const sha256 = (bytes) => createHash("sha256").update(bytes).digest("hex");
+
+/**
+ * The kernel's memory snapshot, which the runner worker restores (web/src/runner/snapshot.js):
+ * Pyodide started here in Node as the worker would start it, the kernel's wheels unpacked and
+ * imported, and its memory saved as pyodide/kernel.snapshot, with kernel.snapshot.json naming its
+ * sha256 and the lock file's.
+ */
+async function kernelSnapshot(out) {
+  const lockText = readFileSync(join(out, "pyodide-lock.json"), "utf8");
+  const lock = JSON.parse(lockText);
+  const { loadPyodide } = await import(pathToFileURL(join(out, "pyodide.mjs")).href);
+  // Emscripten names the program (sys.argv, the environment's `_`) after process.argv[1]: without
+  // one, "./this.program" as in a browser, not a path on the build's machine
+  const argv = process.argv;
+  process.argv = argv.slice(0, 1);
+  const py = await loadPyodide({ indexURL: `${out}/`, packages: [], fullStdLib: false, _makeSnapshot: true })
+    .finally(() => (process.argv = argv));
+  unpackWheels(py, KERNEL_PACKAGES.map((name) => new Uint8Array(readFileSync(join(out, lock.packages[name].file_name)))));
+  py.pyimport(KERNEL_MODULE);
+  const snapshot = py.makeMemorySnapshot();
+  writeFileSync(join(out, SNAPSHOT), snapshot);
+  writeFileSync(join(out, `${SNAPSHOT}.json`), JSON.stringify({ sha256: sha256(snapshot), lock_sha256: sha256(lockText) }));
+  return [SNAPSHOT, `${SNAPSHOT}.json`];
 }
 
 function python() {
@@ -86,6 +118,7 @@ for (const name of PYODIDE_FILES) cpSync(join(web, "node_modules", "pyodide", na
 cpSync(join(web, "src", "index.html"), join(dist, "index.html"));
 cpSync(join(web, "src", "course.html"), join(dist, "course.html"));
 const wheels = kernelPackages(join(dist, "pyodide"));
+const snapshot = await kernelSnapshot(join(dist, "pyodide"));
 writeFileSync(join(dist, "catalog.json"), catalog());
 writeFileSync(join(dist, "manifest.json"), manifest());
 const offline = offlineManifest();
@@ -97,7 +130,7 @@ console.log(`built ${relative(repo, dist)} (precompressed: ${saved})`);
 // The files the runner worker loads, with their sizes: the app downloads them first, so that it
 // can show progress in bytes and name a file that fails.
 function manifest() {
-  const files = ["worker.js", ...[...PYODIDE_FILES, "pyodide-lock.json", ...wheels].map((name) => `pyodide/${name}`)];
+  const files = ["worker.js", ...[...PYODIDE_FILES, "pyodide-lock.json", ...wheels, ...snapshot].map((name) => `pyodide/${name}`)];
   return JSON.stringify({ files: Object.fromEntries(files.map((f) => [f, statSync(join(dist, f)).size])) });
 }
 
@@ -110,7 +143,7 @@ function offlineManifest() {
   for (const name of filesUnder(dist).sort()) {
     if (/\.(map|br|gz|woff|ttf)$/.test(name) || name === "sw.js" || name === "offline.json") continue;
     const bytes = readFileSync(join(dist, name));
-    files[name] = { sha256: createHash("sha256").update(bytes).digest("hex"), size: bytes.length };
+    files[name] = { sha256: sha256(bytes), size: bytes.length };
   }
   const version = createHash("sha256").update(JSON.stringify(files)).digest("hex").slice(0, 16);
   return { version, files };
@@ -141,7 +174,7 @@ async function precompress() {
       return out.length;
     };
     const sizes = await Promise.all([
-      make("br", (b) => br(b, { params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: b.length } })),
+      make("br", (b) => br(b, { params: { [constants.BROTLI_PARAM_QUALITY]: b.length > BIG ? BIG_QUALITY : 11, [constants.BROTLI_PARAM_SIZE_HINT]: b.length } })),
       make("gz", (b) => gz(b, { level: 9 })),
     ]);
     before += bytes.length;

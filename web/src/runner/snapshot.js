@@ -1,9 +1,10 @@
-// The runner worker's Python, started from a memory snapshot when it can. Starting Pyodide and
-// importing the kernel is CPU-bound work that gives the same interpreter on every visit; so the
-// first visit snapshots the interpreter's memory once the kernel is imported (Pyodide's
-// makeMemorySnapshot) and keeps it in the Cache Storage, and later visits restore it instead.
-// The snapshot is keyed by the lock file's hash (which names every wheel's sha256), so a new
-// build or a new kernel makes a new one; a snapshot that fails to restore is dropped.
+// The runner worker's Python, started from the build's memory snapshot. Starting Pyodide and
+// importing the kernel is CPU-bound work that ends in the same interpreter on every visit, so the
+// build does it once (web/scripts/build.mjs, in Node) and saves the interpreter's memory
+// (Pyodide's makeMemorySnapshot) as pyodide/kernel.snapshot; the page restores that instead.
+// kernel.snapshot.json beside it names the snapshot's sha256, the fetch's integrity (a tampered
+// snapshot is refused, and named), and the lock file's it was made with: a snapshot of other wheels
+// is not restored, and Python starts afresh as the build did, as it does when a restore fails.
 //
 // Pyodide refuses a snapshot after `loadPackage` (which records the packages in its JavaScript
 // state), so the kernel's wheels are unpacked directly into site-packages: each fetched with its
@@ -12,21 +13,30 @@
 // the exercises' statements and graders are files, and some modules are imported later.
 import { KERNEL_PACKAGES } from "./boot.js";
 
-const CACHE = "cjudge-python-snapshot";
 /** The module the snapshot holds imported: the runner worker's entry to the kernel. */
 export const KERNEL_MODULE = "cjudge_web.judge";
+/** The snapshot's file beside pyodide.mjs; `${SNAPSHOT}.json` names its hash and its lock's. */
+export const SNAPSHOT = "kernel.snapshot";
 
 const hex = (buffer) => [...new Uint8Array(buffer)].map((b) => b.toString(16).padStart(2, "0")).join("");
 const base64OfHex = (h) => btoa(String.fromCharCode(...h.match(/../g).map((byte) => parseInt(byte, 16))));
 
-/** Fetch the kernel's wheels (checked against the lock's sha256) and unpack them into site-packages. */
-async function installWheels(py, pyodideUrl, lock) {
-  const fetched = await Promise.allSettled(KERNEL_PACKAGES.map(async (name) => {
+/** The SHA-256 of `text`'s UTF-8 bytes, in hex. */
+const sha256Hex = async (text) => hex(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
+
+/** Fetch `url` whose content must have the sha256 `sha256` (hex): its bytes. */
+async function fetchChecked(url, sha256) {
+  const response = await fetch(url, { integrity: `sha256-${base64OfHex(sha256)}` });
+  if (!response.ok) throw new Error(`HTTP ${response.status}`);
+  return new Uint8Array(await response.arrayBuffer());
+}
+
+/** The kernel's wheels, each checked against the lock's sha256; a failure names the packages. */
+async function fetchWheels(pyodideUrl, lock) {
+  const fetched = await Promise.allSettled(KERNEL_PACKAGES.map((name) => {
     const entry = lock.packages[name];
-    if (!entry) throw new Error(`the lock file has no ${name}`);
-    const response = await fetch(new URL(entry.file_name, pyodideUrl), { integrity: `sha256-${base64OfHex(entry.sha256)}` });
-    if (!response.ok) throw new Error(`${entry.file_name}: HTTP ${response.status}`);
-    return new Uint8Array(await response.arrayBuffer());
+    if (!entry) return Promise.reject(new Error(`the lock file has no ${name}`));
+    return fetchChecked(new URL(entry.file_name, pyodideUrl), entry.sha256);
   }));
   // said as bootPython says it: which packages did not load, and why each
   const failed = KERNEL_PACKAGES.filter((_, i) => fetched[i].status === "rejected");
@@ -34,54 +44,84 @@ async function installWheels(py, pyodideUrl, lock) {
     const why = failed.map((name) => `${name}: ${fetched[KERNEL_PACKAGES.indexOf(name)].reason?.message}`);
     throw new Error(`the kernel did not load (${failed.join(", ")}): ${why.join(" ")}`);
   }
-  const wheels = fetched.map((f) => f.value);
+  return fetched.map((f) => f.value);
+}
+
+/** The sha256 of the build's snapshot made with this lock file, or null (none, or another lock's). */
+async function snapshotHash(pyodideUrl, lockText) {
+  const about = await fetch(new URL(`${SNAPSHOT}.json`, pyodideUrl));
+  if (!about.ok) return null;
+  const { sha256, lock_sha256: lockSha256 } = await about.json();
+  if (lockSha256 === await sha256Hex(lockText)) return sha256;
+  console.warn("the Python snapshot was made with other wheels; starting afresh");
+  return null;
+}
+
+/** The snapshot's bytes, checked against `sha256`; a failure names it. */
+const fetchSnapshot = (pyodideUrl, sha256) => fetchChecked(new URL(SNAPSHOT, pyodideUrl), sha256).catch((error) => {
+  throw new Error(`the Python snapshot did not load (${SNAPSHOT}): ${error.message}`);
+});
+
+/** Unpack the kernel's wheels (bytes, in KERNEL_PACKAGES' order) into site-packages. */
+export function unpackWheels(py, wheels) {
   const site = py.runPython("import sysconfig; sysconfig.get_path('purelib')");
   for (const wheel of wheels) py.unpackArchive(wheel, "wheel", { extractDir: site });
 }
 
 /**
- * Pyodide with the kernel imported: restored from the cached snapshot, or started, imported and
- * snapshotted for the next visit. `mark(stage)` as each stage ends; resolves with
- * `{py, restored}`.
+ * Pyodide restored from `snapshot` (bytes, or a promise of them: Pyodide fetches its own files
+ * meanwhile), or null if it does not restore; a snapshot that did not load throws.
+ */
+async function restore(loadPyodide, pyodideUrl, snapshot) {
+  try {
+    return await loadPyodide({ indexURL: pyodideUrl, _loadSnapshot: snapshot });
+  } catch (error) {
+    await snapshot;
+    console.warn("the Python snapshot did not restore; starting afresh:", error);
+    return null;
+  }
+}
+
+/**
+ * Pyodide with the kernel imported: restored from the build's snapshot, or started afresh.
+ * Everything is fetched at once. `mark(stage)` as each stage ends; resolves with
+ * `{py, restored, snapshot}`: `snapshot` the bytes it started from or made, when `keep` asks for
+ * them (the workers path starts its rank workers from them).
  * @param {string} pyodideUrl  the folder holding pyodide.mjs, pyodide-lock.json and the wheels (ends with "/")
  */
-export async function bootKernel(pyodideUrl, mark = () => {}) {
-  const [{ loadPyodide }, lockText] = await Promise.all([
-    import(`${pyodideUrl}pyodide.mjs`),
-    fetch(`${pyodideUrl}pyodide-lock.json`).then((r) => r.text()),
-  ]);
+export async function bootKernel(pyodideUrl, mark = () => {}, { keep = false } = {}) {
+  const lockText = fetch(new URL("pyodide-lock.json", pyodideUrl)).then((r) => r.text());
+  const wheels = lockText.then((text) => fetchWheels(pyodideUrl, JSON.parse(text)));
+  const hash = lockText.then((text) => snapshotHash(pyodideUrl, text));
+  for (const promise of [wheels, hash]) promise.catch(() => {}); // awaited below
+  const { loadPyodide } = await import(`${pyodideUrl}pyodide.mjs`);
   mark("pyodide_js");
-  const lock = JSON.parse(lockText);
-  const key = `${pyodideUrl}kernel.snapshot?lock=${hex(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(lockText)))}`;
-  // no Cache Storage outside a secure context (plain http on another host) or for an opaque origin
-  const cache = globalThis.caches ? await caches.open(CACHE).catch(() => null) : null;
-  const cached = await cache?.match(key);
-  if (cached) {
-    try {
-      const py = await loadPyodide({ indexURL: pyodideUrl, _loadSnapshot: cached.arrayBuffer() });
-      mark("interpreter");
-      await installWheels(py, pyodideUrl, lock);
-      mark("wheels");
-      if (!py.runPython(`import sys; "${KERNEL_MODULE}" in sys.modules`)) throw new Error("the snapshot has no kernel");
-      mark("kernel_import");
-      return { py, restored: true };
-    } catch (error) {
-      console.warn("the Python snapshot did not restore; starting afresh:", error);
-      await cache.delete(key);
-    }
-  }
-  const py = await loadPyodide({ indexURL: pyodideUrl, packages: [], fullStdLib: false, _makeSnapshot: true });
+  const sha256 = await hash;
+  const bytes = sha256 ? fetchSnapshot(pyodideUrl, sha256) : null;
+  bytes?.catch(() => {}); // awaited by the restore
+  let py = bytes && (await restore(loadPyodide, pyodideUrl, bytes));
+  const restored = Boolean(py);
+  py ||= await loadPyodide({ indexURL: pyodideUrl, packages: [], fullStdLib: false, _makeSnapshot: keep });
   mark("interpreter");
-  await installWheels(py, pyodideUrl, lock);
+  unpackWheels(py, await wheels);
   mark("wheels");
-  py.pyimport(KERNEL_MODULE);
+  py.pyimport(KERNEL_MODULE); // in memory already when restored
   mark("kernel_import");
-  if (cache) {
-    const snapshot = py.makeMemorySnapshot(); // a copy: Python may run on while it is stored
-    (async () => {
-      for (const request of await cache.keys()) await cache.delete(request); // an older build's
-      await cache.put(key, new Response(snapshot));
-    })().catch((error) => console.warn("the Python snapshot was not stored:", error));
-  }
-  return { py, restored: false };
+  const kept = keep ? (restored ? await bytes : py.makeMemorySnapshot()) : null;
+  return { py, restored, snapshot: kept };
+}
+
+/**
+ * A rank worker's Pyodide, from the bytes of the judge's worker's snapshot (the same interpreter,
+ * kernel imported): `{py, restored: true}`, or `{py: null}` if it does not restore.
+ */
+export async function bootFromSnapshot(pyodideUrl, snapshot) {
+  const lock = fetch(new URL("pyodide-lock.json", pyodideUrl)).then((r) => r.json());
+  const wheels = lock.then((l) => fetchWheels(pyodideUrl, l));
+  wheels.catch(() => {}); // awaited below
+  const { loadPyodide } = await import(`${pyodideUrl}pyodide.mjs`);
+  const py = await restore(loadPyodide, pyodideUrl, snapshot);
+  if (!py) return { py: null, restored: false };
+  unpackWheels(py, await wheels);
+  return { py, restored: true };
 }
