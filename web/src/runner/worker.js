@@ -1,5 +1,5 @@
-// The runner worker: one Pyodide with the kernel (restored from a memory snapshot after the first
-// visit: snapshot.js), judging a learner's code with the simulated runtime. Ranks run as
+// The runner worker: one Pyodide with the kernel (restored from the build's memory snapshot:
+// snapshot.js), judging a learner's code with the simulated runtime. Ranks run as
 // suspended stacks here (JSPI) or, without JSPI, in one worker each.
 import { hasJspi, kernelVersion } from "./boot.js";
 import { JspiHub } from "./jspi-hub.js";
