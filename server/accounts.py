@@ -17,10 +17,10 @@ from typing import Any, TypeVar
 from sqlalchemy import Engine
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
-from zxcvbn import zxcvbn
 
 from .db import write_session
 from .models import User
+from .passwords import strength
 from .security import DUMMY_HASH, hash_password, needs_rehash, verify_password
 from .settings import Settings
 
@@ -97,12 +97,8 @@ def on_roster(settings: Settings, username: str) -> bool:
 
 def password_feedback(username: str, password: str, min_score: int) -> str | None:
     """Why ``password`` is too easy to guess (zxcvbn's estimate), or None if it is strong enough."""
-    estimate = zxcvbn(password[:100], user_inputs=[username])
-    if estimate["score"] >= min_score:
-        return None
-    feedback = estimate.get("feedback") or {}
-    return feedback.get("warning") or " ".join(feedback.get("suggestions") or []) or \
-        "too easy to guess"
+    verdict = strength(username, password, min_score)
+    return None if verdict.acceptable else verdict.reason()
 
 
 def find_user(session: Session, username: str) -> User | None:

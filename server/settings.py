@@ -69,6 +69,8 @@ class Settings(BaseSettings):
     hash_concurrency: int = Field(default_factory=lambda: max(1, (os.cpu_count() or 2) // 2))
     # per client IP, in the `limits` library's notation ("N/minute;M/hour")
     signup_rate: str = "10/minute;100/hour"  # a class behind one NAT: raise, or use invites
+    # live password checks of the sign-up form (one per pause in typing) per client IP
+    password_check_rate: str = "120/minute;2000/hour"
     login_rate_ip: str = "60/minute;1000/hour"  # log-in attempts per client IP
     # failed log-ins per (account, address): past these that address may not try the account
     login_failures_pair: str = "5/minute;20/hour;50/day"

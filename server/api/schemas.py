@@ -12,12 +12,42 @@ from typing_extensions import TypedDict, is_typeddict
 from cjudge.verdict_json import CaseResult, VerdictJSON
 from cjudge.verdicts import Verdict
 
+from ..passwords import MAX_LENGTH, MIN_LENGTH
+
 
 class Credentials(BaseModel):
     """A username and password, to register or log in."""
 
     username: str = Field(pattern=r"^[A-Za-z0-9_.-]{3,32}$")
-    password: str = Field(min_length=8, max_length=256)
+    password: str = Field(min_length=MIN_LENGTH, max_length=MAX_LENGTH)
+
+
+class PasswordCheckIn(BaseModel):
+    """A password being typed into the sign-up form, and the name typed beside it (if any)."""
+
+    username: str = Field(default="", max_length=64)
+    password: str = Field(max_length=MAX_LENGTH)
+
+
+class AdviceOut(BaseModel):
+    """One line of zxcvbn's advice: its stable ``code`` (null for a message this server has no
+    code for) and its English ``text``."""
+
+    code: str | None
+    text: str
+
+
+class PasswordCheckOut(BaseModel):
+    """What sign-up would say of a password: ``acceptable``, or why not (shorter than
+    ``min_length``, or zxcvbn's ``score`` below ``min_score``) and zxcvbn's advice."""
+
+    acceptable: bool
+    too_short: bool
+    score: int
+    min_score: int
+    min_length: int
+    warning: AdviceOut | None
+    suggestions: list[AdviceOut]
 
 
 class Registration(Credentials):

@@ -129,3 +129,42 @@ test("too many sign-ups: the wait from retry_after, in the app's language", asyn
   await eventually(assert.match, async () => await page.textContent("#auth-error"), /^尝试太频繁：请在 \d+ 秒后重试。$/);
   await page.close();
 });
+
+test("Register shows the judge's own password verdict while typing, with its reason, in the app's language", async () => {
+  const page = await openPage(app.browser, `${server.url}#/ring-allreduce`);
+  const signUps = [];
+  page.on("request", (request) => request.url().endsWith("/api/auth/register") && signUps.push(request));
+  await page.click("#login");
+  await page.click("#auth-mode-register");
+  await page.fill("#auth-username", name("dana"));
+  await page.locator("#auth-password").pressSequentially("password123");
+  await page.waitForSelector('#password-strength[data-verdict="weak"]');
+  const weak = await page.textContent("#password-strength");
+  assert.match(weak, /^Too easy to guess: the judge refuses it \(strength [01] of 4; it needs 2\)\./);
+  assert.match(weak, /common|guess/i, `zxcvbn's reason is shown: ${weak}`);
+  assert.equal(signUps.length, 0, "the verdict came before any sign-up");
+  assert.equal(await page.isVisible("#password-strength"), true);
+
+  await page.fill("#auth-password", "");
+  await page.locator("#auth-password").pressSequentially("violet tractor ninety umbrella");
+  await page.waitForSelector('#password-strength[data-verdict="acceptable"]');
+  await eventually(assert.equal, async () => await page.textContent("#password-strength"), "Strong enough: the judge accepts this password.");
+  await page.click("#auth-mode-login");
+  await eventually(assert.equal, async () => await page.isVisible("#password-strength"), false, "Log in judges nothing");
+  await page.click("#auth-cancel");
+
+  await page.click("#lang-toggle");
+  await page.click("#login");
+  await page.click("#auth-mode-register");
+  await page.fill("#auth-password", "");
+  await page.locator("#auth-password").pressSequentially("password123");
+  await page.waitForSelector('#password-strength[data-verdict="weak"]');
+  const zh = await page.textContent("#password-strength");
+  assert.match(zh, /^太容易被猜到：评测系统会拒绝它/);
+  assert.doesNotMatch(zh, /[A-Za-z]{4,}/, `all of it in Chinese: ${zh}`);
+  await page.press("#auth-password", "Enter");
+  await page.waitForSelector("#password-error:not(:empty)");
+  assert.doesNotMatch(await page.textContent("#password-error"), /[A-Za-z]{4,}/, "the refusal's reason in Chinese too");
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});

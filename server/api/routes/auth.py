@@ -1,9 +1,9 @@
-"""Routes for accounts: register, log in, log out, who am I.
+"""Routes for accounts: register, log in, log out, who am I, and the sign-up form's live check
+of a password.
 
-Sign-up and log-in are rate-limited per client IP (failed log-ins per account and IP, and
-slowed down per account), check
-passwords in a bounded number of hashing slots (503 with ``Retry-After`` when all are busy),
-and never hash inside a database transaction.
+All but who-am-I are rate-limited per client IP (failed log-ins per account and IP, and slowed down per
+account); passwords are checked and hashed in a bounded number of slots (503 with
+``Retry-After`` when all are busy), never inside a database transaction.
 """
 
 from __future__ import annotations
@@ -29,11 +29,20 @@ from ...accounts import (
 )
 from ...db import write_session
 from ...models import User, saved_id
+from ...passwords import ADVICE, MIN_LENGTH, strength
 from ...security import hash_password, make_token
 from ...settings import Settings
 from ..deps import COOKIE, EngineDep, MaybeUserDep, SettingsDep, UserDep
 from ..errors import ApiError, rate_limited
-from ..schemas import AuthOut, Credentials, Registration, UserOut
+from ..schemas import (
+    AdviceOut,
+    AuthOut,
+    Credentials,
+    PasswordCheckIn,
+    PasswordCheckOut,
+    Registration,
+    UserOut,
+)
 
 router = APIRouter(prefix="/api/auth", tags=["accounts"])
 TAKEN = ApiError(409, "username_taken", "this username is taken", "该用户名已被使用")
@@ -104,6 +113,34 @@ def register(body: Registration, request: Request, response: Response, settings:
     except NameTaken:
         raise TAKEN from None
     return _logged_in(user, settings, request, response)
+
+
+@router.post("/password-check", responses={
+    429: {"description": "too many checks from this address (see Retry-After)"},
+    503: {"description": "every hashing slot busy (see Retry-After)"}})
+def check_password(body: PasswordCheckIn, request: Request,
+                   settings: SettingsDep) -> PasswordCheckOut:
+    """What sign-up would say of this password (the same estimator and threshold), for the
+    sign-up form to show while it is typed. The password is in the body, never logged."""
+    wait = request.app.state.limits.hit(settings.password_check_rate, "password-check",
+                                        client_ip(request))
+    if wait:
+        raise rate_limited(wait, "too many password checks from this address; try again later",
+                           "此地址检查密码过于频繁，请稍后再试")
+    try:  # zxcvbn costs CPU too: it shares sign-up's bounded slots
+        verdict = request.app.state.hash_slots.run(strength, body.username, body.password,
+                                                   settings.min_password_score)
+    except Busy:
+        raise BUSY from None
+    return PasswordCheckOut(
+        acceptable=verdict.acceptable, too_short=verdict.too_short, score=verdict.score,
+        min_score=settings.min_password_score, min_length=MIN_LENGTH,
+        warning=_advice(verdict.warning) if verdict.warning else None,
+        suggestions=[_advice(text) for text in verdict.suggestions])
+
+
+def _advice(text: str) -> AdviceOut:
+    return AdviceOut(code=ADVICE.get(text), text=text)
 
 
 @router.post("/login", responses={

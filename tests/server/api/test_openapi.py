@@ -11,6 +11,7 @@ from server.settings import Settings
 #: the operation ids clients are generated with: changing one breaks them
 OPERATIONS = {
     ("post", "/api/auth/register"): "register", ("post", "/api/auth/login"): "login",
+    ("post", "/api/auth/password-check"): "check_password",
     ("post", "/api/auth/logout"): "logout", ("get", "/api/auth/me"): "me",
     ("get", "/api/exercises"): "list_exercises",
     ("get", "/api/exercises/{exercise_id}"): "get_exercise",

@@ -15,12 +15,64 @@ export function renderAccount(root, dialog, onChange) {
   );
 }
 
-/** Which server field errors mean what, per field (pydantic's error types; a weak password's feedback). */
-function fieldMessage(field, type, feedback) {
+/** Which server field errors mean what, per field (pydantic's error types; a weak password's reason). */
+function fieldMessage(field, type, reason) {
   if (field === "username") return t(type === "string_too_long" ? "fieldUsernameLong" : "fieldUsername");
-  if (field === "password" && type === "weak") return `${t("fieldPasswordWeak")}${feedback ? ` ${t("strengthSays", { feedback })}` : ""}`;
+  if (field === "password" && type === "weak") return `${t("fieldPasswordWeak")}${reason ? ` ${t("strengthSays", { feedback: reason })}` : ""}`;
   if (field === "password") return t(type === "string_too_long" ? "fieldPasswordLong" : "fieldPassword");
   return t("err_invalid");
+}
+
+/** One line of zxcvbn's advice in the app's language (its English text for a code we lack). */
+const advice = (line) => (line.code && t.has(`zxcvbn.${line.code}`) ? t(`zxcvbn.${line.code}`) : line.text);
+
+/** Why the judge refuses a checked password, as sign-up's 422 words it (server/passwords.py), translated. */
+const reasonOf = (check) => (check.warning ? advice(check.warning) : check.suggestions.map(advice).join(" "));
+
+/**
+ * The Register form's live verdict on the password: the server's own estimator and threshold
+ * (`POST /api/auth/password-check`, docs/server.md), asked when typing pauses; an answer to an
+ * older keystroke is dropped. `check()` asks now and resolves to the answer (null if none).
+ */
+function strengthMeter(dialog, form) {
+  let out = dialog.querySelector("#password-strength");
+  if (!out) {
+    out = h("div.rule.strength", { id: "password-strength", "aria-live": "polite" });
+    dialog.querySelector("#password-rule").after(out);
+    form.password.setAttribute("aria-describedby", `${form.password.getAttribute("aria-describedby")} password-strength`);
+  }
+  let asked = 0;
+  let timer;
+  const render = (check) => {
+    out.dataset.verdict = check ? (check.acceptable ? "acceptable" : check.too_short ? "short" : "weak") : "";
+    if (!check) return out.replaceChildren();
+    if (check.acceptable) return out.replaceChildren(h("p", {}, t("password.acceptable")));
+    if (check.too_short) return out.replaceChildren(h("p", {}, t("password.tooShort", { min: check.min_length })));
+    out.replaceChildren(
+      h("p", {}, t("password.weak", { score: check.score, min: check.min_score })),
+      check.warning ? h("p.warning", {}, advice(check.warning)) : "",
+      check.suggestions.length ? h("ul.suggestions", {}, check.suggestions.map((line) => h("li", {}, advice(line)))) : "",
+    );
+  };
+  const check = async () => {
+    clearTimeout(timer);
+    const n = ++asked;
+    const password = form.password.value;
+    if (dialog.dataset.mode !== "register" || !password) return render(null), null;
+    let answer = null;
+    try {
+      answer = await api.call("POST", "/api/auth/password-check", { username: form.username.value.trim(), password });
+    } catch {} // offline or rate-limited: sign-up itself still says why
+    if (n === asked) render(answer);
+    return answer;
+  };
+  const soon = () => {
+    clearTimeout(timer);
+    timer = setTimeout(check, 250);
+  };
+  form.password.oninput = soon;
+  form.username.oninput = () => form.password.value && soon();
+  return { check };
 }
 
 /**
@@ -30,6 +82,7 @@ function fieldMessage(field, type, feedback) {
  */
 export function openAuthDialog(dialog, onDone, { reason = "", mode = "login" } = {}) {
   const form = dialog.querySelector("form");
+  const meter = strengthMeter(dialog, form);
   const error = dialog.querySelector("#auth-error");
   const setMode = (next) => {
     mode = next;
@@ -40,6 +93,7 @@ export function openAuthDialog(dialog, onDone, { reason = "", mode = "login" } =
     form.password.autocomplete = mode === "login" ? "current-password" : "new-password";
     for (const rule of dialog.querySelectorAll(".rule")) rule.hidden = mode !== "register";
     clearErrors();
+    meter.check();
   };
   const clearErrors = () => {
     error.textContent = "";
@@ -62,11 +116,12 @@ export function openAuthDialog(dialog, onDone, { reason = "", mode = "login" } =
       onDone();
     } catch (e) {
       const fields = Object.entries(e.fields ?? {});
+      const checked = e.fields?.password === "weak" ? await meter.check() : null;
       for (const [field, type] of fields) {
         const input = form.elements[field];
         if (!input) continue;
         input.setAttribute("aria-invalid", "true");
-        dialog.querySelector(`#${field}-error`).textContent = fieldMessage(field, type, e.feedback);
+        dialog.querySelector(`#${field}-error`).textContent = fieldMessage(field, type, checked ? reasonOf(checked) : e.feedback);
       }
       if (fields.length) form.elements[fields[0][0]]?.focus();
       else error.textContent = api.describe(e);
