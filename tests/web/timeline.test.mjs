@@ -11,6 +11,13 @@ after(async () => app?.close());
 
 const view = (page, name) => page.locator(`details.timeline[data-case="${name}"]`);
 
+/** The pairs of arrow labels in `timeline` whose drawn boxes intersect ("id/id": their arrows). */
+const overlappingLabels = (timeline) => timeline.locator(".tl-svg").evaluate((svg) => {
+  const boxes = [...svg.querySelectorAll(".tl-msg")].map((g) => ({ id: g.dataset.id, box: g.querySelector("text").getBBox() }));
+  const meet = (a, b) => a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
+  return boxes.flatMap((a, i) => boxes.slice(i + 1).filter((b) => meet(a.box, b.box)).map((b) => `${a.id}/${b.id}`));
+});
+
 test("the reference ring's 8-rank case: 112 arrows, playback, click to the sending line", async () => {
   const page = await openPage(app.browser, `${app.url}#/ring-allreduce`);
   await setCode(page, exerciseFile("ring-allreduce", "solution.py"));
@@ -37,10 +44,12 @@ test("the reference ring's 8-rank case: 112 arrows, playback, click to the sendi
   await ring.locator(".tl-play").click();
   await page.waitForFunction(() => document.querySelector('details.timeline[data-case="8-ranks"]').getAttribute("data-at") === "14", null, { timeout: 20_000 });
   await eventually(assert.equal, async () => await ring.locator(".tl-cell.tl-full").count(), 64);
+  assert.deepEqual(await overlappingLabels(ring), [], "no arrow label over another (the 7 → 0 wrap-around's included)");
   // modelled time: the same arrows, the axis in µs
   await ring.locator('input[value="time"]').check();
   await eventually(assert.equal, async () => await ring.locator(".tl-msg").count(), 8 * 14);
   await eventually(assert.match, async () => await ring.locator(".tl-grid").textContent(), /µs/);
+  assert.deepEqual(await overlappingLabels(ring), [], "nor on the modelled-time clock");
   // hover shows the details; a click moves the cursor to the line that sent it
   const arrow = ring.locator(".tl-msg").nth(20);
   const line = Number(await arrow.getAttribute("data-line"));

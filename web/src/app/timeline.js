@@ -93,6 +93,34 @@ function arrows(view) {
   return [...groups.values()];
 }
 
+/** Points along an arrow tried for its label, from the middle outwards. */
+const ALONG = [0.5, ...Array.from({ length: 22 }, (_, k) => 0.5 + (k % 2 ? -1 : 1) * 0.04 * (1 + (k >> 1)))];
+const CHAR_W = 6.6; // an 11 px label's widest character, so that an estimated box holds the drawn one
+
+/**
+ * Where each arrow's label goes (its baseline's middle): the arrow's midpoint unless that box
+ * meets a label placed already, else the free point nearest the middle along the arrow. Arrows
+ * across fewer lanes are placed first, so a ring's wrap-around arrow (last rank → rank 0), whose
+ * midpoint is its neighbours' label spot, is the one that moves.
+ */
+function placeLabels(drawn) {
+  const placed = [];
+  const spots = [];
+  const order = drawn.map((_, i) => i).sort((i, j) => Math.abs(drawn[i].y2 - drawn[i].y1) - Math.abs(drawn[j].y2 - drawn[j].y1));
+  for (const i of order) {
+    const { x1, y1, x2, y2, label } = drawn[i];
+    const half = (label.length * CHAR_W) / 2;
+    const at = (t) => {
+      const x = x1 + (x2 - x1) * t, y = y1 + (y2 - y1) * t - 4;
+      return { x, y, left: x - half, right: x + half, top: y - 11, bottom: y + 4 };
+    };
+    const free = (s) => placed.every((p) => s.right <= p.left || p.right <= s.left || s.bottom <= p.top || p.bottom <= s.top);
+    spots[i] = ALONG.map(at).find(free) ?? at(0.5);
+    placed.push(spots[i]);
+  }
+  return spots;
+}
+
 const describe = (m, view) => (m.count > 1
   ? say("group", { count: m.count, src: m.src, dst: m.dst, from: m.from, to: m.to, bytes: m.bytes })
   : say("message", {
@@ -213,13 +241,17 @@ function draw(view, clock, options, info) {
       el("text", { x: (a + b) / 2, y: Math.min(...rows) - 16, "text-anchor": "middle" }, c.kind));
     svg.append(band);
   }
-  for (const m of arrows(view)) {
+  const drawn = arrows(view).map((m) => {
     const [a, b] = span(m.count > 1 ? m.from : m.step, m.t0, m.t1);
     const [, b2] = m.count > 1 && !useTime ? [0, xs(m.to)] : [0, b];
-    const x1 = a + PAD, x2 = Math.max(b2 - PAD, x1 + 2), y1 = y(m.src), y2 = y(m.dst);
+    const x1 = a + PAD;
+    const label = m.count > 1 ? `×${m.count}` : `${size(m.bytes)}${m.chunk != null ? ` c${m.chunk}` : ""}`;
+    return { m, x1, y1: y(m.src), x2: Math.max(b2 - PAD, x1 + 2), y2: y(m.dst), label };
+  });
+  const spots = placeLabels(drawn);
+  drawn.forEach(({ m, x1, y1, x2, y2, label }, i) => {
     const kind = crit.has(m.id) ? ".tl-crit" : wrong && m.id === wrong.last_recv ? ".tl-last" : "";
     const text = describe(m, view);
-    const label = m.count > 1 ? `×${m.count}` : `${size(m.bytes)}${m.chunk != null ? ` c${m.chunk}` : ""}`;
     svg.append(el("g", {
       class: `tl-msg tl-item${kind.replace(".", " ")}`, "data-id": m.id, "data-step": m.to, "data-line": m.line,
       tabindex: 0, role: "button", "aria-label": `${label}: ${text}`, "data-detail": text, // the name starts with what the arrow shows
@@ -227,8 +259,8 @@ function draw(view, clock, options, info) {
     el("title", {}, text),
     el("line", { x1, y1, x2, y2, "marker-end": `url(#tl-head${kind ? kind.replace(".tl-", "-") : ""})` }),
     el("line", { class: "tl-hit", x1, y1, x2, y2 }),
-    el("text", { x: (x1 + x2) / 2, y: (y1 + y2) / 2 - 4, "text-anchor": "middle" }, label)));
-  }
+    el("text", { x: spots[i].x, y: spots[i].y, "text-anchor": "middle" }, label)));
+  });
   const defs = el("defs", {}, [["tl-head", "msg"], ["tl-head-crit", "crit"], ["tl-head-last", "dead"], ["tl-head-dead", "dead"]].map(([id, cls]) =>
     el("marker", { id, viewBox: "0 0 10 10", refX: 9, refY: 5, markerWidth: 7, markerHeight: 7, orient: "auto-start-reverse" },
       el("path", { class: `tl-head-${cls}`, d: "M0,0 L10,5 L0,10 z" }))));
