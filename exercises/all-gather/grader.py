@@ -14,15 +14,14 @@ example_inputs = ALL_GATHER.example_inputs
 expected = ALL_GATHER.expected
 
 
-def bytes_bound(params: dict, world: int, itemsize: int) -> int:
+def bytes_bound(case: Case) -> int:
     """Each rank's block must reach n−1 others; on a ring each rank forwards n−1 blocks."""
-    return blocks_to_others(Case.of(params, world), "m") * itemsize
+    return blocks_to_others(case, "m") * case.itemsize
 
 
-def diagnose(params: dict, world: int, inputs: list[dict], rank: int, index: int,
+def diagnose(case: Case, inputs: list[dict], rank: int, index: int,
              got: float) -> tuple[str, str] | None:
     """Say whose element was found in the block where another rank's was expected."""
-    case = Case.of(params, world)
     m = case["m"]
     block, i = divmod(index, m)
     for r, inp in enumerate(inputs):
@@ -36,11 +35,11 @@ def diagnose(params: dict, world: int, inputs: list[dict], rank: int, index: int
             f"第 {block} 块应为 rank {block} 的 x，但其第 {i} 个元素不是任何 rank 的输入：这一块收到过吗？")
 
 
-def chunk_reader(params: dict, world: int, inputs: list[dict]):
+def chunk_reader(case: Case, inputs: list[dict]):
     """Whose block a message carries (the trace view: each rank's output filling in)."""
     return block_reader(inputs)
 
 
-def smaller_cases(params: dict, world: int) -> list[tuple[int, dict]]:
+def smaller_cases(case: Case) -> list[tuple[int, dict]]:
     """Smaller cases for the smallest-failing-case search: fewer ranks, shorter blocks."""
-    return pieces.smaller_cases(params, world, "m")
+    return pieces.smaller_cases(case, "m")

@@ -15,17 +15,15 @@ example_inputs = ALL_REDUCE.example_inputs
 expected = ALL_REDUCE.expected
 
 
-def bytes_bound(params: dict, world: int, itemsize: int) -> int:
+def bytes_bound(case: Case) -> int:
     """Both halves on a padded tensor of n·⌈N/n⌉ elements: (n−1)·⌈N/n⌉ elements each."""
-    case = Case.of(params, world)
-    return ring_allreduce_elements(case) * itemsize
+    return ring_allreduce_elements(case) * case.itemsize
 
 
-def diagnose(params: dict, world: int, inputs: list[dict], rank: int, index: int,
+def diagnose(case: Case, inputs: list[dict], rank: int, index: int,
              got: float) -> tuple[str, str] | None:
     """Name the shard of the index, and the ranks whose contribution is missing or doubled."""
-    case = Case.of(params, world)
-    shard = index // math.ceil(case["numel"] / world)
+    shard = index // math.ceil(case["numel"] / case.world)
     parts = [i["data"][index] for i in inputs]
     if got == parts[rank] and got != math.fsum(parts):
         return (f"the element (shard {shard}) still holds this rank's own input: was the result "

@@ -15,19 +15,17 @@ example_inputs = ALL_REDUCE.example_inputs
 expected = ALL_REDUCE.expected
 
 
-def bytes_bound(params: dict, world: int, itemsize: int) -> int:
+def bytes_bound(case: Case) -> int:
     """The ring's volume with room for uneven blocks: n−1 blocks of at most ⌈N/n⌉ elements in
     each phase."""
-    case = Case.of(params, world)
-    return ring_allreduce_elements(case) * itemsize
+    return ring_allreduce_elements(case) * case.itemsize
 
 
-def diagnose(params: dict, world: int, inputs: list[dict], rank: int, index: int,
+def diagnose(case: Case, inputs: list[dict], rank: int, index: int,
              got: float) -> tuple[str, str] | None:
     """Name the block of the index, and the ranks whose contribution is missing or doubled."""
-    case = Case.of(params, world)
     numel = case["numel"]
-    block = next(b for b in range(world) if index < (b + 1) * numel // world)
+    block = next(b for b in range(case.world) if index < (b + 1) * numel // case.world)
     parts = [i["data"][index] for i in inputs]
     if got == parts[rank] and got != math.fsum(parts):
         return (f"the element (block {block}, reduced on rank {block}) still holds this rank's "

@@ -16,18 +16,17 @@ example_inputs = ALL_REDUCE.example_inputs
 expected = ALL_REDUCE.expected
 
 
-def bytes_bound(params: dict, world: int, itemsize: int) -> int:
+def bytes_bound(case: Case) -> int:
     """⌈log₂n⌉ whole tensors per rank: log₂p exchanges, plus the result sent back to a folded
     rank when n is not a power of two p."""
-    case = Case.of(params, world)
-    return math.ceil(math.log2(world)) * case["numel"] * itemsize
+    return math.ceil(math.log2(case.world)) * case["numel"] * case.itemsize
 
 
-def diagnose(params: dict, world: int, inputs: list[dict], rank: int, index: int,
+def diagnose(case: Case, inputs: list[dict], rank: int, index: int,
              got: float) -> tuple[str, str] | None:
     """Say whether the rank kept its own input, or whose contributions are missing or doubled."""
     parts = [i["data"][index] for i in inputs]
-    p = 1 << (world.bit_length() - 1)
+    p = 1 << (case.world.bit_length() - 1)
     if got == parts[rank] and got != math.fsum(parts):
         extra = (f" (rank {rank} is one of the n − {p} ranks folded into the first {p}: "
                  f"it must get the result back from rank {rank - p})") if rank >= p else ""
@@ -38,7 +37,6 @@ def diagnose(params: dict, world: int, inputs: list[dict], rank: int, index: int
     return contributions(got, parts, "the element", "该元素")
 
 
-def chunk_reader(params: dict, world: int, inputs: list[dict]):
+def chunk_reader(case: Case, inputs: list[dict]):
     """Whose contributions a message's whole tensor sums (the trace view)."""
-    case = Case.of(params, world)
     return sum_reader(inputs, [(0, case["numel"])])

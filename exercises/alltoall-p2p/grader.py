@@ -12,30 +12,27 @@ make_inputs = ALL_TO_ALL.make_inputs
 example_inputs = ALL_TO_ALL.example_inputs
 
 
-def expected(params: dict, world: int, inputs: list[dict]) -> list[dict]:
+def expected(case: Case, inputs: list[dict]) -> list[dict]:
     """Block i of rank r's output is block r of rank i's input."""
-    case = Case.of(params, world)
-    return [{"shape": [world * case["k"]], "dtype": case.dtype,
+    return [{"shape": [case.world * case["k"]], "dtype": case.dtype,
              "data": [v for block in blocks for v in block]}
             for blocks in ALL_TO_ALL.received(case, inputs)]
 
 
-def bytes_bound(params: dict, world: int, itemsize: int) -> int:
+def bytes_bound(case: Case) -> int:
     """Exactly the n−1 blocks meant for the other ranks; a rank's own block stays home."""
-    return blocks_to_others(Case.of(params, world), "k") * itemsize
+    return blocks_to_others(case, "k") * case.itemsize
 
 
 
-def needs(params: dict, world: int, inputs: list[dict], rank: int,
-          calls: list[dict]) -> tuple[str, str] | None:
+def needs(case: Case, inputs: list[dict], rank: int, calls: list[dict]) -> tuple[str, str] | None:
     """Over budget: rank p needs only block p of the rank's x."""
-    return pieces.blocks_needed(params, world, rank, calls, ("x", "输入张量 x"))
+    return pieces.blocks_needed(case, rank, calls, ("x", "输入张量 x"))
 
 
-def diagnose(params: dict, world: int, inputs: list[dict], rank: int, index: int,
+def diagnose(case: Case, inputs: list[dict], rank: int, index: int,
              got: float) -> tuple[str, str] | None:
     """Say which rank's block was found where another was expected."""
-    case = Case.of(params, world)
     k = case["k"]
     block, i = divmod(index, k)
     for src, inp in enumerate(inputs):

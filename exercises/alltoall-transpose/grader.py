@@ -12,33 +12,30 @@ make_inputs = ALL_TO_ALL.make_inputs
 example_inputs = ALL_TO_ALL.example_inputs
 
 
-def expected(params: dict, world: int, inputs: list[dict]) -> list[dict]:
+def expected(case: Case, inputs: list[dict]) -> list[dict]:
     """Rank r gets a (k, n) tensor: element [i][j] = M[j][r·k + i] (element i of the block
     rank j sent it)."""
-    case = Case.of(params, world)
-    return [{"shape": [case["k"], world], "dtype": case.dtype,
+    return [{"shape": [case["k"], case.world], "dtype": case.dtype,
              "data": [v for column in zip(*blocks, strict=True) for v in column]}
             for blocks in ALL_TO_ALL.received(case, inputs)]
 
 
-def bytes_bound(params: dict, world: int, itemsize: int) -> int:
+def bytes_bound(case: Case) -> int:
     """Each rank keeps its own block and sends the other (n-1)·k elements of its row."""
-    return blocks_to_others(Case.of(params, world), "k") * itemsize
+    return blocks_to_others(case, "k") * case.itemsize
 
 
 
-def needs(params: dict, world: int, inputs: list[dict], rank: int,
-          calls: list[dict]) -> tuple[str, str] | None:
+def needs(case: Case, inputs: list[dict], rank: int, calls: list[dict]) -> tuple[str, str] | None:
     """Over budget: rank p needs only block p of the rank's row."""
-    return pieces.blocks_needed(params, world, rank, calls, ("row", "行"))
+    return pieces.blocks_needed(case, rank, calls, ("row", "行"))
 
 
-def diagnose(params: dict, world: int, inputs: list[dict], rank: int, index: int,
+def diagnose(case: Case, inputs: list[dict], rank: int, index: int,
              got: float) -> tuple[str, str] | None:
     """Say which element of M was found where another was expected."""
-    case = Case.of(params, world)
     k = case["k"]
-    i, j = divmod(index, world)
+    i, j = divmod(index, case.world)
     where = {v: (row, col) for row, inp in enumerate(inputs) for col, v in enumerate(inp["data"])}
     if got not in where:
         return None
@@ -50,6 +47,6 @@ def diagnose(params: dict, world: int, inputs: list[dict], rank: int, index: int
             f"实际为 M[{row}][{col}]（rank {row} 的第 {col} 个元素）{empty[1]}")
 
 
-def smaller_cases(params: dict, world: int) -> list[tuple[int, dict]]:
+def smaller_cases(case: Case) -> list[tuple[int, dict]]:
     """Smaller cases for the smallest-failing-case search: fewer ranks, narrower blocks."""
-    return pieces.smaller_cases(params, world, "k")
+    return pieces.smaller_cases(case, "k")

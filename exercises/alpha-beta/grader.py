@@ -14,6 +14,7 @@ import math
 import random
 from collections.abc import Callable
 
+from cjudge.kit.case import Case
 from cjudge.model.case import busbw_factor, nccl_size
 from cjudge.units import format_seconds, format_size
 
@@ -29,22 +30,22 @@ def _draw_n(algo: str, rng: random.Random) -> int:
     return rng.randint(3, 64)
 
 
-def make_inputs(params: dict, world: int, rng: random.Random) -> list[dict]:
+def make_inputs(case: Case, rng: random.Random) -> list[dict]:
     """The question: the case's fixed numbers, the rest drawn (sizes from 1 KB to 10 GB)."""
-    ask = params["ask"]
-    name = params["algo"] if ask == "modeled_time" else params["op"]
-    n = int(params["n"]) if "n" in params else _draw_n(name, rng)
-    nbytes = int(params["nbytes"]) if "nbytes" in params else int(10 ** rng.uniform(3, 10))
+    ask = case.texts["ask"]
+    name = case.texts["algo"] if ask == "modeled_time" else case.texts["op"]
+    n = case["n"] if "n" in case.params else _draw_n(name, rng)
+    nbytes = case["nbytes"] if "nbytes" in case.params else int(10 ** rng.uniform(3, 10))
     if ask == "modeled_time":
-        alpha = float(params.get("alpha_s", rng.randint(10, 200) / 1e7))  # 1 to 20 µs
-        beta = float(params.get("beta_Bps", rng.randint(10, 900) * 1e9))  # 10 to 900 GB/s
+        alpha = float(case.params.get("alpha_s", rng.randint(10, 200) / 1e7))  # 1 to 20 µs
+        beta = float(case.params.get("beta_Bps", rng.randint(10, 900) * 1e9))  # 10 to 900 GB/s
         call: list = [name, n, nbytes, alpha, beta]
     else:
         # a plausible time: nccl-tests' size at 5 to 500 GB/s, plus 5 to 50 µs
-        seconds = float(params.get("seconds", nccl_size(name, n, nbytes)
-                                   / (rng.randint(5, 500) * 1e9) + rng.randint(5, 50) * 1e-6))
+        seconds = float(case.params.get("seconds", nccl_size(name, n, nbytes)
+                                        / (rng.randint(5, 500) * 1e9) + rng.randint(5, 50) * 1e-6))
         call = [name, n, nbytes, seconds]
-    return [{"call": call, "functions": [ask]} for _ in range(world)]
+    return [{"call": call, "functions": [ask]} for _ in range(case.world)]
 
 
 def modeled_time(algo: str, n: int, nbytes: int, alpha: float, beta: float) -> float:
@@ -63,7 +64,7 @@ def busbw(op: str, n: int, nbytes: int, seconds: float) -> float:
     return nccl_size(op, n, nbytes) / seconds / 1e9 * busbw_factor(op, n)
 
 
-def expected(params: dict, world: int, inputs: list[dict]) -> list[float]:
+def expected(case: Case, inputs: list[dict]) -> list[float]:
     """The answer to the case's question, on its one rank."""
     answers = []
     for rank_input in inputs:
@@ -72,7 +73,7 @@ def expected(params: dict, world: int, inputs: list[dict]) -> list[float]:
     return answers
 
 
-def bytes_bound(params: dict, world: int, itemsize: int) -> int:
+def bytes_bound(case: Case) -> int:
     """Nothing to send: the answer is arithmetic."""
     return 0
 
@@ -175,7 +176,7 @@ def _question(call: list, fn: str) -> tuple[str, str]:
     return f"{op} at {values}", f"{op}（{values}）"
 
 
-def diagnose(params: dict, world: int, inputs: list[dict], rank: int, index: int,
+def diagnose(case: Case, inputs: list[dict], rank: int, index: int,
              got: object, path: str = "") -> tuple[str, str] | None:
     """Name the question and, when one explains the number, the slip: a wrong step count, a
     missing factor, a unit."""

@@ -6,16 +6,15 @@ from __future__ import annotations
 import math
 import random
 
+from cjudge.kit.case import Case
 from cjudge.kit.pieces import contributions, exact_inputs
 
-ITEMSIZE = {"float32": 4, "float64": 8}
 
-
-def sizes_of(params: dict) -> list[int]:
+def sizes_of(case: Case) -> list[int]:
     """Every gradient's element count, in list order."""
-    if "sizes" in params:
-        return [int(k) for k in params["sizes"]]
-    return [int(params["numel"])] * int(params["count"])
+    if "sizes" in case.params:
+        return [int(k) for k in case.params["sizes"]]
+    return [case["numel"]] * case["count"]
 
 
 def _shape(numel: int) -> list[int]:
@@ -41,40 +40,40 @@ def greedy_buckets(sizes: list[int], itemsize: int, bucket_bytes: int,
     return buckets
 
 
-def _buckets(params: dict) -> list[list[int]]:
-    return greedy_buckets(sizes_of(params), ITEMSIZE[params["dtype"]], int(params["bucket_bytes"]))
+def _buckets(case: Case) -> list[list[int]]:
+    return greedy_buckets(sizes_of(case), case.itemsize, case["bucket_bytes"])
 
 
-def make_inputs(params: dict, world: int, rng: random.Random) -> list[dict]:
+def make_inputs(case: Case, rng: random.Random) -> list[dict]:
     """Every rank's list of gradients (exact values, so a wrong element can be traced to the
     ranks it came from) and bucket_bytes."""
-    sizes = sizes_of(params)
-    if len(_buckets(params)) != int(params["buckets"]):  # the time bound is made from it
-        raise ValueError(f"case parameter buckets = {params['buckets']}, but the greedy packing "
-                         f"makes {len(_buckets(params))}")
-    flat = exact_inputs(world, sum(sizes), params["dtype"], rng)
+    sizes = sizes_of(case)
+    if len(_buckets(case)) != case["buckets"]:  # the time bound is made from it
+        raise ValueError(f"case parameter buckets = {case['buckets']}, but the greedy packing "
+                         f"makes {len(_buckets(case))}")
+    flat = exact_inputs(case.world, sum(sizes), case.dtype, rng)
     calls = []
-    for rank in range(world):
+    for rank in range(case.world):
         grads, at = [], 0
         for numel in sizes:
             data = flat[rank]["data"][at:at + numel]
-            grads.append({"shape": _shape(numel), "dtype": params["dtype"], "data": data})
+            grads.append({"shape": _shape(numel), "dtype": case.dtype, "data": data})
             at += numel
-        calls.append({"call": [grads, int(params["bucket_bytes"])]})
+        calls.append({"call": [grads, case["bucket_bytes"]]})
     return calls
 
 
-def example_inputs(params: dict, world: int) -> list[dict]:
+def example_inputs(case: Case) -> list[dict]:
     """The statement's example, the sample case: rank r's gradients hold 10r, 10r + 1, … in
     list order, so gradient values are their rank and place and the means are 10(n−1)/2 + i."""
-    sizes, calls = sizes_of(params), []
-    for rank in range(world):
+    sizes, calls = sizes_of(case), []
+    for rank in range(case.world):
         grads, at = [], 0
         for numel in sizes:
-            grads.append({"shape": _shape(numel), "dtype": params["dtype"],
+            grads.append({"shape": _shape(numel), "dtype": case.dtype,
                           "data": [10.0 * rank + at + i for i in range(numel)]})
             at += numel
-        calls.append({"call": [grads, int(params["bucket_bytes"])]})
+        calls.append({"call": [grads, case["bucket_bytes"]]})
     return calls
 
 
@@ -86,29 +85,29 @@ def _means(inputs: list[dict]) -> list[list[float]]:
             for k in range(len(per_rank[0]))]
 
 
-def expected(params: dict, world: int, inputs: list[dict]) -> list[list[dict]]:
+def expected(case: Case, inputs: list[dict]) -> list[list[dict]]:
     """Every rank's gradients, each replaced in place by its mean over the ranks."""
     grads = inputs[0]["call"][0]
     means = [{"shape": list(g["shape"]), "dtype": g["dtype"], "data": m}
              for g, m in zip(grads, _means(inputs), strict=True)]
-    return [[dict(m) for m in means] for _ in range(world)]
+    return [[dict(m) for m in means] for _ in range(case.world)]
 
 
-def bytes_bound(params: dict, world: int, itemsize: int) -> int:
+def bytes_bound(case: Case) -> int:
     """Every gradient all-reduced once: 2(n−1)/n of their total bytes."""
-    total = sum(sizes_of(params)) * ITEMSIZE[params["dtype"]]
-    return 2 * (world - 1) * total // world
+    total = sum(sizes_of(case)) * case.itemsize
+    return 2 * (case.world - 1) * total // case.world
 
 
-def _counts(params: dict, reset: bool = True) -> list[int]:
-    sizes = sizes_of(params)
-    packed = greedy_buckets(sizes, ITEMSIZE[params["dtype"]], int(params["bucket_bytes"]), reset)
+def _counts(case: Case, reset: bool = True) -> list[int]:
+    sizes = sizes_of(case)
+    packed = greedy_buckets(sizes, case.itemsize, case["bucket_bytes"], reset)
     return [sum(sizes[i] for i in bucket) for bucket in packed]
 
 
-def _never_reset(params: dict, got: list[int]) -> tuple[str, str]:
+def _never_reset(case: Case, got: list[int]) -> tuple[str, str]:
     """The cause when the calls' sizes are the packing's with the bytes held never reset."""
-    if got != _counts(params, reset=False):
+    if got != _counts(case, reset=False):
         return "", ""
     sent = " + ".join(map(str, got))
     return (f"; yours carry {sent} elements, what the packing makes when the bucket's count "
@@ -118,13 +117,13 @@ def _never_reset(params: dict, got: list[int]) -> tuple[str, str]:
             "第一个桶之后每个梯度都单独成桶")
 
 
-def check_traffic(params: dict, world: int, calls: list[dict]) -> tuple[str, str] | None:
+def check_traffic(case: Case, calls: list[dict]) -> tuple[str, str] | None:
     """One all_reduce per bucket of the greedy packing: as many calls, of the buckets' sizes."""
-    want = _counts(params)
+    want = _counts(case)
     packing = " + ".join(map(str, want))
-    for rank in range(world):
+    for rank in range(case.world):
         got = [c["count"] for c in calls if c["rank"] == rank and c["op"] == "all_reduce"]
-        cause, cause_zh = _never_reset(params, got) if got != want else ("", "")
+        cause, cause_zh = _never_reset(case, got) if got != want else ("", "")
         if len(got) != len(want):
             more = len(got) > len(want)
             why = ("every all_reduce pays 2(n−1) steps of latency α: more calls is slower" if more
@@ -133,11 +132,11 @@ def check_traffic(params: dict, world: int, calls: list[dict]) -> tuple[str, str
                       else "除非一个桶里只有一个梯度，否则桶不能超过 bucket_bytes")
             calls_en = f"{len(got)} all_reduce call" + ("" if len(got) == 1 else "s")
             return (f"rank {rank} made {calls_en}; the greedy packing of the "
-                    f"{len(sizes_of(params))} gradients in order into buckets of at most "
-                    f"{params['bucket_bytes']} bytes makes {len(want)} ({packing} elements) — "
+                    f"{len(sizes_of(case))} gradients in order into buckets of at most "
+                    f"{case['bucket_bytes']} bytes makes {len(want)} ({packing} elements) — "
                     f"{why}{cause}",
                     f"rank {rank} 调用了 {len(got)} 次 all_reduce；按顺序把 "
-                    f"{len(sizes_of(params))} 个梯度贪心地装进不超过 {params['bucket_bytes']} "
+                    f"{len(sizes_of(case))} 个梯度贪心地装进不超过 {case['bucket_bytes']} "
                     f"字节的桶，应得 {len(want)} 个桶（{packing} 个元素）——{why_zh}{cause_zh}")
         if sorted(got) != sorted(want):
             sent = " + ".join(map(str, got))
@@ -149,7 +148,7 @@ def check_traffic(params: dict, world: int, calls: list[dict]) -> tuple[str, str
     return None
 
 
-def diagnose(params: dict, world: int, inputs: list[dict], rank: int, index: int,
+def diagnose(case: Case, inputs: list[dict], rank: int, index: int,
              got: object, path: str = "") -> tuple[str, str] | None:
     """Say what the element holds instead of the mean: the sum, this rank's own gradient, the
     mean divided twice, another gradient's element, or a sum lacking ranks."""
@@ -158,23 +157,24 @@ def diagnose(params: dict, world: int, inputs: list[dict], rank: int, index: int
     k = int(path[1:].split("]")[0])
     grads = [i["call"][0] for i in inputs]
     parts = [g[k]["data"][index] for g in grads]
-    total, mean = math.fsum(parts), math.fsum(parts) / world
+    total, mean = math.fsum(parts), math.fsum(parts) / case.world
     where = f"gradient [{k}], element {index}"
     where_zh = f"梯度 [{k}] 的第 {index} 个元素"
     close = lambda a, b: math.isclose(a, b, rel_tol=1e-5, abs_tol=1e-5)  # noqa: E731
     if close(got, total) and not close(total, mean):
-        return (f"{where} holds the sum over the {world} ranks: divide by the world size for the "
-                "mean", f"{where_zh}是 {world} 个 rank 的和：要除以 world size 才是平均值")
+        return (f"{where} holds the sum over the {case.world} ranks: divide by the world size for the "
+                "mean", f"{where_zh}是 {case.world} 个 rank 的和：要除以 world size 才是平均值")
     if got == parts[rank] and not close(got, mean):
         return (f"{where} is still this rank's own gradient: the all-reduced bucket was never "
                 "copied back into the gradient tensors",
                 f"{where_zh}仍是本 rank 自己的梯度：all-reduce 之后的桶没有拷回梯度张量")
-    if close(got, mean / world):
-        return (f"{where} is the mean divided by {world} once more", f"{where_zh}多除了一次 {world}")
+    if close(got, mean / case.world):
+        return (f"{where} is the mean divided by {case.world} once more",
+                f"{where_zh}多除了一次 {case.world}")
     for j, mean_j in enumerate(_means(inputs)):
         for i, value in enumerate(mean_j):
             if (j, i) != (k, index) and close(got, value) and not close(value, mean):
                 return (f"{where} holds the mean of gradient [{j}], element {i}: the bucket is "
                         "copied back at the wrong offsets",
                         f"{where_zh}是梯度 [{j}] 第 {i} 个元素的平均值：从桶拷回时偏移错了")
-    return contributions(got * world, parts, where, where_zh)
+    return contributions(got * case.world, parts, where, where_zh)

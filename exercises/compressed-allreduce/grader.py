@@ -23,9 +23,8 @@ STEPS = 3
 SCALE = 1 / 16
 
 
-def make_inputs(params: dict, world: int, rng: random.Random) -> list[dict]:
+def make_inputs(case: Case, rng: random.Random) -> list[dict]:
     """Rank r: its gradient at each of the three steps and the quantization scale."""
-    case = Case.of(params, world)
     numel = case["numel"]
 
     def element() -> list[float]:
@@ -36,7 +35,7 @@ def make_inputs(params: dict, world: int, rng: random.Random) -> list[dict]:
         steps = list(zip(*(element() for _ in range(numel)), strict=True))
         return [{"shape": [numel], "dtype": "float32", "data": list(d)} for d in steps]
 
-    return [{"call": [grads(), SCALE]} for _ in range(world)]
+    return [{"call": [grads(), SCALE]} for _ in range(case.world)]
 
 
 def _codes(x: float) -> int:
@@ -62,21 +61,19 @@ def _results(inputs: list[dict], feedback: str = "x") -> list[list[float]]:
     return out
 
 
-def expected(params: dict, world: int, inputs: list[dict]) -> list[list[dict]]:
+def expected(case: Case, inputs: list[dict]) -> list[list[dict]]:
     """Every rank returns the three steps' results, float32 tensors of the gradient's shape."""
-    case = Case.of(params, world)
     numel = case["numel"]
     results = [{"shape": [numel], "dtype": "float32", "data": r} for r in _results(inputs)]
     return [results for _ in inputs]
 
 
-def bytes_bound(params: dict, world: int, itemsize: int) -> int:
+def bytes_bound(case: Case) -> int:
     """Three int8 ring all-reduces: 3 · 2(n − 1)·⌈N/n⌉ one-byte codes."""
-    case = Case.of(params, world)
-    return STEPS * 2 * (world - 1) * math.ceil(case["numel"] / world)
+    return STEPS * 2 * (case.world - 1) * math.ceil(case["numel"] / case.world)
 
 
-def diagnose(params: dict, world: int, inputs: list[dict], rank: int, index: int, got: float,
+def diagnose(case: Case, inputs: list[dict], rank: int, index: int, got: float,
              path: str = "") -> tuple[str, str] | None:
     """Which step's result ``path`` ("[s]") is, and what a wrong element matches: the result
     without error feedback, the exact sum, or the codes' sum not multiplied by scale."""

@@ -9,26 +9,23 @@ import random
 
 from cjudge.kit.case import Case
 
-ITEMSIZE = {"float32": 4, "float64": 8}
 
-
-def buckets(params: dict) -> list[int]:
+def buckets(case: Case) -> list[int]:
     """The layers in each bucket, in the order backward yields them: a gradient joins the open
     bucket, which is reduced once it holds at least bucket_bytes; the rest after the last."""
-    layer_bytes = int(params["numel"]) * ITEMSIZE[params["dtype"]]
-    per = max(1, -(-int(params["bucket_bytes"]) // layer_bytes))
-    layers = int(params["layers"])
+    layer_bytes = case["numel"] * case.itemsize
+    per = max(1, -(-case["bucket_bytes"] // layer_bytes))
+    layers = case["layers"]
     return [min(per, layers - start) for start in range(0, layers, per)]
 
 
-def make_inputs(params: dict, world: int, rng: random.Random) -> list[dict]:
+def make_inputs(case: Case, rng: random.Random) -> list[dict]:
     """Rank r: the judge's backward, yielding layer L−1's gradient first, then L−2's, …, layer
     0's, each `numel` distinct exact values; n_layers and bucket_bytes."""
-    case = Case.of(params, world)
-    layers, numel, dtype = case["layers"], case["numel"], params["dtype"]
-    assert len(buckets(params)) == params["buckets"] and buckets(params)[-1] == params["last"]
+    layers, numel, dtype = case["layers"], case["numel"], case.dtype
+    assert len(buckets(case)) == case["buckets"] and buckets(case)[-1] == case["last"]
     calls = []
-    for _ in range(world):
+    for _ in range(case.world):
         grads = [{"shape": [numel], "dtype": dtype,
                   "data": [rng.randint(-4096, 4096) / 16 for _ in range(numel)]}
                  for _ in range(layers)]  # layer order
@@ -44,63 +41,60 @@ def _grads(inputs: list[dict], rank: int) -> list[list[float]]:
     return [g["data"] for g in inputs[rank]["call"][0]["params"]["items"][::-1]]
 
 
-def expected(params: dict, world: int, inputs: list[dict]) -> list[list[dict]]:
+def expected(case: Case, inputs: list[dict]) -> list[list[dict]]:
     """Every rank returns the L mean gradients in layer order (index l: layer l)."""
-    case = Case.of(params, world)
-    per_rank = [_grads(inputs, r) for r in range(world)]
-    means = [{"shape": [case["numel"]], "dtype": params["dtype"],
-              "data": [math.fsum(col) / world for col in zip(*(g[layer] for g in per_rank),
-                                                             strict=True)]}
+    per_rank = [_grads(inputs, r) for r in range(case.world)]
+    means = [{"shape": [case["numel"]], "dtype": case.dtype,
+              "data": [math.fsum(col) / case.world
+                       for col in zip(*(g[layer] for g in per_rank), strict=True)]}
              for layer in range(case["layers"])]
-    return [[dict(m) for m in means] for _ in range(world)]
+    return [[dict(m) for m in means] for _ in range(case.world)]
 
 
-def bytes_bound(params: dict, world: int, itemsize: int) -> int:
+def bytes_bound(case: Case) -> int:
     """The ring all-reduce's volume of all the gradients: 2(n − 1)/n · L · numel elements (the
     gradients come from backward, so the dtype says their element size)."""
-    case = Case.of(params, world)
-    total = case["layers"] * case["numel"] * ITEMSIZE[params["dtype"]]
-    return 2 * (world - 1) * total // world
+    total = case["layers"] * case["numel"] * case.itemsize
+    return 2 * (case.world - 1) * total // case.world
 
 
-def check_traffic(params: dict, world: int, calls: list[dict]) -> tuple[str, str] | None:
+def check_traffic(case: Case, calls: list[dict]) -> tuple[str, str] | None:
     """One all_reduce per bucket, in order: as many calls as buckets, each of its bucket's
     elements."""
-    case = Case.of(params, world)
-    want = [k * case["numel"] for k in buckets(params)]
-    for rank in range(world):
+    want = [k * case["numel"] for k in buckets(case)]
+    for rank in range(case.world):
         got = [c["count"] for c in calls if c["rank"] == rank and c["op"] == "all_reduce"]
         if got != want:
             return (f"rank {rank}'s all_reduce calls carry {' + '.join(map(str, got))} "
-                    f"elements; the buckets of at least {params['bucket_bytes']} bytes, filled in "
+                    f"elements; the buckets of at least {case['bucket_bytes']} bytes, filled in "
                     f"the order backward yields the gradients, hold {' + '.join(map(str, want))}"
                     ": one all_reduce per bucket (each pays 2(n − 1) α)",
                     f"rank {rank} 的 all_reduce 调用分别携带 {' + '.join(map(str, got))} 个元素；"
-                    f"按 backward 产出梯度的顺序装桶、每桶至少 {params['bucket_bytes']} 字节，"
+                    f"按 backward 产出梯度的顺序装桶、每桶至少 {case['bucket_bytes']} 字节，"
                     f"应为 {' + '.join(map(str, want))}：每个桶一次 all_reduce（每次都要付 "
                     "2(n − 1) 个 α）")
     return None
 
 
-def diagnose(params: dict, world: int, inputs: list[dict], rank: int, index: int, got: float,
+def diagnose(case: Case, inputs: list[dict], rank: int, index: int, got: float,
              path: str = "") -> tuple[str, str] | None:
     """What a wrong element of the returned layer ``path`` ("[l]") is: the sum over the ranks,
     this rank's own gradient, or another layer's mean."""
     if not (path.startswith("[") and path[1:-1].isdigit()):
         return None
     layer = int(path[1:-1])
-    per_rank = [_grads(inputs, r) for r in range(world)]
+    per_rank = [_grads(inputs, r) for r in range(case.world)]
     if layer >= len(per_rank[0]):
         return None
 
     def mean(at: int) -> float:
-        return math.fsum(g[at][index] for g in per_rank) / world
+        return math.fsum(g[at][index] for g in per_rank) / case.world
 
     where, where_zh = f"layer {layer}'s gradient", f"第 {layer} 层的梯度"
-    if world > 1 and got == mean(layer) * world:
-        return (f"{where} holds the sum over the {world} ranks: divide by the world size for the "
-                "mean", f"{where_zh}是 {world} 个 rank 的和：要除以 world size 得到平均值")
-    if world > 1 and got == per_rank[rank][layer][index]:
+    if case.world > 1 and got == mean(layer) * case.world:
+        return (f"{where} holds the sum over the {case.world} ranks: divide by the world size for the "
+                "mean", f"{where_zh}是 {case.world} 个 rank 的和：要除以 world size 得到平均值")
+    if case.world > 1 and got == per_rank[rank][layer][index]:
         return (f"{where} is still this rank's own: its bucket's all-reduced result never came "
                 "back into it", f"{where_zh}仍是本 rank 自己的：所在桶 all-reduce 的结果没有写回")
     other = next((k for k in range(len(per_rank[0])) if k != layer and got == mean(k)), None)

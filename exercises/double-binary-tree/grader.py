@@ -52,21 +52,19 @@ example_inputs = ALL_REDUCE.example_inputs
 expected = ALL_REDUCE.expected
 
 
-def bytes_bound(params: dict, world: int, itemsize: int) -> int:
+def bytes_bound(case: Case) -> int:
     """The busiest rank's bytes in the two trees: in each, its half once up to its parent and
     once down to each child (2S on 8 ranks: an inner node of one tree is a leaf of the other)."""
-    case = Case.of(params, world)
     halves = _halves(case["numel"])
-    return itemsize * max(sum(size * ((parent >= 0) + len(kids))
-                              for size, (parent, kids) in zip(halves, double_tree(world, r),
-                                                              strict=True))
-                          for r in range(world))
+    return case.itemsize * max(sum(size * ((parent >= 0) + len(kids))
+                                   for size, (parent, kids) in zip(halves, double_tree(case.world, r),
+                                                                   strict=True))
+                               for r in range(case.world))
 
 
-def diagnose(params: dict, world: int, inputs: list[dict], rank: int, index: int,
+def diagnose(case: Case, inputs: list[dict], rank: int, index: int,
              got: float) -> tuple[str, str] | None:
     """Which tree carries the element, and whose contributions it lacks or doubles."""
-    case = Case.of(params, world)
     parts = [i["data"][index] for i in inputs]
     tree = 0 if index < _halves(case["numel"])[0] else 1
     said = contributions(got, parts, f"the element (half {tree}, carried by tree {tree})",
@@ -77,19 +75,19 @@ def diagnose(params: dict, world: int, inputs: list[dict], rank: int, index: int
     return said
 
 
-def _pieces(params: dict) -> list[tuple[int, int]]:
+def _pieces(case: Case) -> list[tuple[int, int]]:
     """The [start, end) of every piece: each half's ``chunk(chunks)``, half 0's first."""
-    first, second = _halves(int(params["numel"]))
-    k = int(params["chunks"])
+    first, second = _halves(case["numel"])
+    k = case["chunks"]
     return (torch_chunks(first, k)
             + [(first + lo, first + hi) for lo, hi in torch_chunks(second, k)])
 
 
-def chunk_of(params: dict, world: int, index: int) -> int:
+def chunk_of(case: Case, index: int) -> int:
     """The piece that holds element ``index`` (for the trace view)."""
-    return next(c for c, (lo, hi) in enumerate(_pieces(params)) if lo <= index < hi)
+    return next(c for c, (lo, hi) in enumerate(_pieces(case)) if lo <= index < hi)
 
 
-def chunk_reader(params: dict, world: int, inputs: list[dict]):
+def chunk_reader(case: Case, inputs: list[dict]):
     """Which piece a message carries and whose contributions it sums (the trace view)."""
-    return sum_reader(inputs, _pieces(params), noun=("piece", "片"))
+    return sum_reader(inputs, _pieces(case), noun=("piece", "片"))

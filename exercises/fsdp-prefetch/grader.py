@@ -17,15 +17,14 @@ ITEMSIZE = {"float32": 4, "float64": 8}
 BOUND = 2  # gathered layers alive at once: the one computing and the one prefetched
 
 
-def make_inputs(params: dict, world: int, rng: random.Random) -> list[dict]:
+def make_inputs(case: Case, rng: random.Random) -> list[dict]:
     """Rank r: the judge's layer_fn, its shard of each of the L layers (k elements: layer l's
     elements r·k … r·k + k − 1), and its own input x (act elements)."""
-    case = Case.of(params, world)
-    layers, k, act, dtype = case["layers"], case["k"], case["act"], \
-        params["dtype"]
-    weights = [[rng.randint(-64, 64) / 16 for _ in range(world * k)] for _ in range(layers)]
+    layers, k, act, dtype = case["layers"], case["k"], case["act"],\
+        case.dtype
+    weights = [[rng.randint(-64, 64) / 16 for _ in range(case.world * k)] for _ in range(layers)]
     calls = []
-    for rank in range(world):
+    for rank in range(case.world):
         shards = [{"shape": [k], "dtype": dtype, "data": w[rank * k:(rank + 1) * k]}
                   for w in weights]
         x = {"shape": [act], "dtype": dtype,
@@ -35,14 +34,13 @@ def make_inputs(params: dict, world: int, rng: random.Random) -> list[dict]:
     return calls
 
 
-def expected(params: dict, world: int, inputs: list[dict]) -> list[dict]:
+def expected(case: Case, inputs: list[dict]) -> list[dict]:
     """Rank r returns layer L − 1 ∘ … ∘ layer 0 applied to its x, each layer with its full
     parameters (the shards of ranks 0 … n − 1, in order)."""
-    case = Case.of(params, world)
     layers = case["layers"]
     shifts = []
     for layer in range(layers):
-        w = [v for r in range(world) for v in inputs[r]["call"][1][layer]["data"]]
+        w = [v for r in range(case.world) for v in inputs[r]["call"][1][layer]["data"]]
         shifts.append(sum((j + 1) * v for j, v in enumerate(w)))
     out = []
     for call in (i["call"] for i in inputs):
@@ -52,25 +50,23 @@ def expected(params: dict, world: int, inputs: list[dict]) -> list[dict]:
     return out
 
 
-def bytes_bound(params: dict, world: int, itemsize: int) -> int:
+def bytes_bound(case: Case) -> int:
     """Each layer gathered once: a rank sends its k-element shard of each of the L layers to
     the n − 1 others, L · (n − 1) · k elements."""
-    case = Case.of(params, world)
-    return case["layers"] * (world - 1) * case["k"] * ITEMSIZE[params["dtype"]]
+    return case["layers"] * (case.world - 1) * case["k"] * case.itemsize
 
 
-def memory(params: dict, world: int, inputs: list[dict], trace: dict) -> dict:
+def memory(case: Case, inputs: list[dict], trace: dict) -> dict:
     """Gathered layers alive: a layer's parameters are alive from the moment its all-gather is
     posted until the layer_fn call they are given to. Per rank, in switch time, each all-gather
     adds the elements it gathers and each layer_fn call, once made, frees one layer's (n · k);
     the peak, in layers, is bounded by 2."""
-    case = Case.of(params, world)
-    layer = world * case["k"]
-    size = ITEMSIZE[params["dtype"]]
-    events: dict[int, list[tuple[int, int]]] = {r: [] for r in range(world)}
+    layer = case.world * case["k"]
+    size = case.itemsize
+    events: dict[int, list[tuple[int, int]]] = {r: [] for r in range(case.world)}
     for req in trace["requests"]:
         if req["graded"] and req["kind"] == "all_gather":
-            events[req["rank"]].append((req["posted"], req["bytes"] // size * world))
+            events[req["rank"]].append((req["posted"], req["bytes"] // size * case.world))
     for call in trace.get("computes", []):
         if call["name"] == "layer":
             events[call["rank"]].append((call["t"], -layer))
@@ -91,18 +87,17 @@ def memory(params: dict, world: int, inputs: list[dict], trace: dict) -> dict:
                           "l + 1 层，不要更早"}
 
 
-def diagnose(params: dict, world: int, inputs: list[dict], rank: int, index: int,
+def diagnose(case: Case, inputs: list[dict], rank: int, index: int,
              got: float) -> tuple[str, str] | None:
     """A wrong output that is a layer's own shard's weighting instead of its full
     parameters'."""
-    case = Case.of(params, world)
     x = inputs[rank]["call"][2]["data"][index]
     k, layers = case["k"], case["layers"]
     own = sum((j + 1) * v for layer in range(layers)
               for j, v in enumerate(inputs[rank]["call"][1][layer]["data"]))
-    if world > 1 and got == x + own:
+    if case.world > 1 and got == x + own:
         return ("each layer_fn call was given this rank's shard, not the layer's full "
-                f"parameters: all-gather the {world} shards ({world * k} elements) first",
-                f"每次调用 layer_fn 给的都是本 rank 的分片，而不是这一层的完整参数：先把 {world} "
-                f"个分片（共 {world * k} 个元素）all-gather 起来")
+                f"parameters: all-gather the {case.world} shards ({case.world * k} elements) first",
+                f"每次调用 layer_fn 给的都是本 rank 的分片，而不是这一层的完整参数：先把 {case.world} "
+                f"个分片（共 {case.world * k} 个元素）all-gather 起来")
     return None

@@ -9,9 +9,6 @@ from cjudge.kit.case import Case
 from cjudge.kit.families import SumToAll
 from cjudge.kit.pieces import contributions
 
-ITEMSIZE = {"float32": 4, "float64": 8}
-
-
 #: exact inputs, the statement's example whose digits count the ranks, every rank the sum
 ALL_REDUCE = SumToAll("numel")
 make_inputs = ALL_REDUCE.make_inputs
@@ -19,30 +16,28 @@ example_inputs = ALL_REDUCE.example_inputs
 expected = ALL_REDUCE.expected
 
 
-def _bounds(params: dict, world: int, itemsize: int) -> tuple[int, int]:
+def _bounds(case: Case) -> tuple[int, int]:
     """Bytes one rank may send (inside its node, to other nodes): 2(g−1) shards of at most ⌈N/g⌉
     elements, and 2(M−1) pieces of at most ⌈⌈N/g⌉/M⌉ elements: 2(g−1)/g·S and 2(M−1)/M·S/g
     with room for uneven splits."""
-    case = Case.of(params, world)
     g = case["ranks_per_node"]
-    nodes = world // g
+    nodes = case.world // g
     shard = math.ceil(case["numel"] / g)
-    return (2 * (g - 1) * shard * itemsize,
-            2 * (nodes - 1) * math.ceil(shard / nodes) * itemsize)
+    return (2 * (g - 1) * shard * case.itemsize,
+            2 * (nodes - 1) * math.ceil(shard / nodes) * case.itemsize)
 
 
-def bytes_bound(params: dict, world: int, itemsize: int) -> int:
+def bytes_bound(case: Case) -> int:
     """Both levels together: 2(g−1)/g·S inside the node plus 2(M−1)/M·S/g across nodes."""
-    return sum(_bounds(params, world, itemsize))
+    return sum(_bounds(case))
 
 
-def check_traffic(params: dict, world: int, calls: list[dict]) -> tuple[str, str] | None:
+def check_traffic(case: Case, calls: list[dict]) -> tuple[str, str] | None:
     """Each rank's bytes per link class (peer on its own node or not) against its bound: None,
     or why not (the judge prefixes "correct, but"), the NIC first, the worst rank of the class."""
-    case = Case.of(params, world)
     g = case["ranks_per_node"]
-    intra_bound, inter_bound = _bounds(params, world, ITEMSIZE[params["dtype"]])
-    intra, inter = [0] * world, [0] * world
+    intra_bound, inter_bound = _bounds(case)
+    intra, inter = [0] * case.world, [0] * case.world
     for call in calls:
         if call["op"] == "send" and call["peer"] is not None:
             same = call["rank"] // g == call["peer"] // g
@@ -52,23 +47,22 @@ def check_traffic(params: dict, world: int, calls: list[dict]) -> tuple[str, str
              "经节点间链路（网卡）向其他节点", "2(M−1)/M·S/g"),
             (intra, intra_bound, "inside its node (intra-node link: NVLink)",
              "经节点内链路（NVLink）在本节点内", "2(g−1)/g·S")):
-        worst = max(range(world), key=lambda r: sent[r] - bound)
+        worst = max(range(case.world), key=lambda r: sent[r] - bound)
         if sent[worst] > bound:
             node = worst // g
             return (f"rank {worst} (node {node}) sent {sent[worst]} bytes {what}; "
                     f"the bound is {bound} bytes ({formula} with g = {g} ranks per node, "
-                    f"M = {world // g} nodes)",
+                    f"M = {case.world // g} nodes)",
                     f"rank {worst}（节点 {node}）{what_zh}发送了 {sent[worst]} 字节；"
-                    f"上限为 {bound} 字节（{formula}，每节点 g = {g} 个 rank，M = {world // g} 个节点）")
+                    f"上限为 {bound} 字节（{formula}，每节点 g = {g} 个 rank，M = {case.world // g} 个节点）")
     return None
 
 
-def diagnose(params: dict, world: int, inputs: list[dict], rank: int, index: int,
+def diagnose(case: Case, inputs: list[dict], rank: int, index: int,
              got: float) -> tuple[str, str] | None:
     """Name the element's shard, and which nodes or ranks its sum lacks or doubles."""
-    case = Case.of(params, world)
     g, numel = case["ranks_per_node"], case["numel"]
-    nodes = world // g
+    nodes = case.world // g
     shard = next(i for i in range(g) if index < (i + 1) * numel // g)
     where = f"shard {shard} (elements {shard * numel // g}..{(shard + 1) * numel // g - 1})"
     where_zh = f"第 {shard} 个分片（元素 {shard * numel // g}..{(shard + 1) * numel // g - 1}）"

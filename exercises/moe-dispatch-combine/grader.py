@@ -20,26 +20,25 @@ INTEGER_DTYPES = ("int64", "int32")
 FACTORS = range(2, 34)
 
 
-def _sizes(params: dict, world: int) -> tuple[int, int, int, int, int]:
+def _sizes(case: Case) -> tuple[int, int, int, int, int]:
     """E, E/n (experts per rank), k, tokens per rank, hidden."""
-    case = Case.of(params, world)
     experts = case["experts"]
-    return (experts, experts // world, case["topk"], case["tokens"],
+    return (experts, experts // case.world, case["topk"], case["tokens"],
             case["hidden"])
 
 
-def routing(params: dict, world: int) -> list[list[list[int]]]:
+def routing(case: Case) -> list[list[list[int]]]:
     """routes[r][t]: the k distinct experts of rank r's token t. The routing is part of the
     case (drawn from its parameters, not from the submission's seed), so that the byte bound,
     which depends on it, is known without the inputs: the hot expert (if any) in most tokens,
     a cold one in none, slots in random order."""
-    experts, _, k, tokens, _ = _sizes(params, world)
-    rng = random.Random(json.dumps([world, params], sort_keys=True))
-    cold = set(params.get("cold", []))
-    hot = params.get("hot")
+    experts, _, k, tokens, _ = _sizes(case)
+    rng = random.Random(json.dumps([case.world, dict(case.params)], sort_keys=True))
+    cold = set(case.params.get("cold", []))
+    hot = case.params.get("hot")
     pool = [e for e in range(experts) if e not in cold]
     routes = []
-    for _ in range(world):
+    for _ in range(case.world):
         mine = []
         for _ in range(tokens):
             if hot is not None and rng.random() < 0.8:
@@ -52,22 +51,22 @@ def routing(params: dict, world: int) -> list[list[list[int]]]:
     return routes
 
 
-def make_inputs(params: dict, world: int, rng: random.Random) -> list[dict]:
+def make_inputs(case: Case, rng: random.Random) -> list[dict]:
     """Every rank's x (distinct multiples of 1/16, so each value names its token and column),
     topk_idx (int64, the case's routing) and topk_w (multiples of 1/8 in (0, 1]): every
     weighted sum of expert outputs is exact in float32. The layer's experts multiply by
     factors drawn here, per case (the switch keeps them)."""
-    experts, local, k, tokens, hidden = _sizes(params, world)
-    dtype = params["dtype"]
+    experts, local, k, tokens, hidden = _sizes(case)
+    dtype = case.dtype
     values = [v / SCALE for v in rng.sample([v for v in range(-LIMIT + 1, LIMIT) if v],
-                                            world * tokens * hidden)]
+                                            case.world * tokens * hidden)]
     factors = rng.sample(FACTORS, experts)
     inputs = []
-    for r, routes in enumerate(routing(params, world)):
+    for r, routes in enumerate(routing(case)):
         x = {"shape": [tokens, hidden], "dtype": dtype,
              "data": values[r * tokens * hidden:(r + 1) * tokens * hidden]}
         idx = {"shape": [tokens, k], "dtype": "int64", "data": [e for row in routes for e in row]}
-        if params["grade"] == "dispatch":
+        if case.texts["grade"] == "dispatch":
             inputs.append({"call": [x, idx, experts], "functions": ["dispatch"]})
             continue
         w = {"shape": [tokens, k], "dtype": dtype,
@@ -89,10 +88,10 @@ def _routes(inputs: list[dict], rank: int) -> list[list[int]]:
     return [idx["data"][t * k:(t + 1) * k] for t in range(idx["shape"][0])]
 
 
-def _dispatched(params: dict, world: int, inputs: list[dict], rank: int) -> list[tuple]:
+def _dispatched(case: Case, inputs: list[dict], rank: int) -> list[tuple]:
     """Rank's rows after dispatch: (global expert, source rank, token), in the required order."""
-    _, local, _, _, _ = _sizes(params, world)
-    return [(rank * local + le, src, t) for le in range(local) for src in range(world)
+    _, local, _, _, _ = _sizes(case)
+    return [(rank * local + le, src, t) for le in range(local) for src in range(case.world)
             for t, route in enumerate(_routes(inputs, src)) if rank * local + le in route]
 
 
@@ -107,20 +106,20 @@ def _factors(inputs: list[dict]) -> list[int]:
     return [f for i in inputs for f in i["call"][4]["params"]["factors"]]
 
 
-def _dispatched_data(params: dict, world: int, inputs: list[dict], rank: int) -> list[float]:
+def _dispatched_data(case: Case, inputs: list[dict], rank: int) -> list[float]:
     """The elements of rank's rows after dispatch, in order."""
-    return [v for _, src, t in _dispatched(params, world, inputs, rank)
+    return [v for _, src, t in _dispatched(case, inputs, rank)
             for v in _rows(inputs, src)[t]]
 
 
-def expected(params: dict, world: int, inputs: list[dict]) -> list:
+def expected(case: Case, inputs: list[dict]) -> list:
     """dispatch: (tokens, (counts, anything)); the layer: row t = Σ_slot w·f_e·x[t], f_e
     expert e's factor."""
-    _, local, _, tokens, hidden = _sizes(params, world)
-    dtype = params["dtype"]
+    _, local, _, tokens, hidden = _sizes(case)
+    dtype = case.dtype
     out = []
-    for r in range(world):
-        if params["grade"] == "layer":
+    for r in range(case.world):
+        if case.texts["grade"] == "layer":
             f = _factors(inputs)
             data = [math.fsum(w * f[e] * v for w, e in zip(ws, route, strict=True))
                     for row, route, ws in zip(_rows(inputs, r), _routes(inputs, r),
@@ -128,58 +127,56 @@ def expected(params: dict, world: int, inputs: list[dict]) -> list:
                     for v in row]
             out.append({"shape": [tokens, hidden], "dtype": dtype, "data": data})
             continue
-        rows = _dispatched(params, world, inputs, r)
-        data = _dispatched_data(params, world, inputs, r)
+        rows = _dispatched(case, inputs, r)
+        data = _dispatched_data(case, inputs, r)
         counts = [sum(1 for e, _, _ in rows if e == r * local + le) for le in range(local)]
         out.append({"tuple": [{"shape": [len(rows), hidden], "dtype": dtype, "data": data},
                               {"tuple": [counts, {"any": True}]}]})
     return out
 
 
-def payload_bytes(params: dict, world: int, itemsize: int) -> list[int]:
+def payload_bytes(case: Case) -> list[int]:
     """Token bytes each rank must send: its (token, expert) rows for other ranks' experts, and
     for the layer also the expert outputs it returns to their ranks in combine."""
-    _, local, _, _, hidden = _sizes(params, world)
-    rows = [[0] * world for _ in range(world)]  # rows[r][j]: pairs rank r sends to rank j
-    for r, routes in enumerate(routing(params, world)):
+    _, local, _, _, hidden = _sizes(case)
+    rows = [[0] * case.world for _ in range(case.world)]  # rows[r][j]: pairs rank r sends to rank j
+    for r, routes in enumerate(routing(case)):
         for e in itertools.chain.from_iterable(routes):
             rows[r][e // local] += 1
     out = []
-    for r in range(world):
-        there = sum(rows[r][j] for j in range(world) if j != r)
-        back = sum(rows[j][r] for j in range(world) if j != r)
-        out.append((there + (back if params["grade"] == "layer" else 0)) * hidden * itemsize)
+    for r in range(case.world):
+        there = sum(rows[r][j] for j in range(case.world) if j != r)
+        back = sum(rows[j][r] for j in range(case.world) if j != r)
+        out.append((there + (back if case.texts["grade"] == "layer" else 0)) * hidden * case.itemsize)
     return out
 
 
-def metadata_bytes(params: dict, world: int) -> int:
+def metadata_bytes(case: Case) -> int:
     """The most count bytes a rank may send: an int64 count of every expert to every other
     rank (the reference sends (n−1)·E/n of them: each rank's own experts' counts)."""
-    case = Case.of(params, world)
-    return (world - 1) * case["experts"] * COUNT_BYTES
+    return (case.world - 1) * case["experts"] * COUNT_BYTES
 
 
-def bytes_bound(params: dict, world: int, itemsize: int) -> list[int]:
+def bytes_bound(case: Case) -> list[int]:
     """Per rank: exactly its token bytes plus the counts' allowance."""
-    meta = metadata_bytes(params, world)
-    return [p + meta for p in payload_bytes(params, world, itemsize)]
+    meta = metadata_bytes(case)
+    return [p + meta for p in payload_bytes(case)]
 
 
-def check_traffic(params: dict, world: int, calls: list[dict]) -> tuple[str, ...] | None:
+def check_traffic(case: Case, calls: list[dict]) -> tuple[str, ...] | None:
     """The counts apart from the tokens: at most two all_to_all_single calls in dispatch (the
     counts, then the tokens) and one in combine (it reuses the counts), count bytes within
     their allowance, token bytes exactly what the routing needs (more: over budget; fewer:
     the rows did not travel, a wrong answer)."""
-    itemsize = 8 if params["dtype"] == "float64" else 4
-    payload = payload_bytes(params, world, itemsize)
-    meta = metadata_bytes(params, world)
-    most = 2 if params["grade"] == "dispatch" else 3
+    payload = payload_bytes(case)
+    meta = metadata_bytes(case)
+    most = 2 if case.texts["grade"] == "dispatch" else 3
     what = ("dispatch (one for the counts, one for the tokens)" if most == 2 else
             "the layer (dispatch: the counts, the tokens; combine: the tokens back, reusing "
             "dispatch's counts)")
     what_zh = ("dispatch（一次交换计数，一次交换 token）" if most == 2 else
                "整层（dispatch：计数与 token；combine：把 token 送回，复用 dispatch 的计数）")
-    for r in range(world):
+    for r in range(case.world):
         mine = [c for c in calls if c["rank"] == r and c["op"] == "all_to_all"]
         counts = sum(c["bytes"] for c in mine if c["dtype"] in INTEGER_DTYPES)
         tokens = sum(c["bytes"] for c in mine if c["dtype"] not in INTEGER_DTYPES)
@@ -188,10 +185,10 @@ def check_traffic(params: dict, world: int, calls: list[dict]) -> tuple[str, ...
                     f"{what}",
                     f"rank {r} 调用了 {len(mine)} 次 all_to_all_single；{what_zh}只需 {most} 次")
         if tokens > payload[r]:
-            return (f"rank {r} sent {tokens} bytes in {params['dtype']} calls, but its tokens "
+            return (f"rank {r} sent {tokens} bytes in {case.dtype} calls, but its tokens "
                     f"for other ranks take exactly {payload[r]} (send the counts as an integer "
                     "tensor, and each row once)",
-                    f"rank {r} 在 {params['dtype']} 调用中发送了 {tokens} 字节，但它发往其他 "
+                    f"rank {r} 在 {case.dtype} 调用中发送了 {tokens} 字节，但它发往其他 "
                     f"rank 的 token 恰好需要 {payload[r]} 字节（计数请用整数张量发送，每行只发一次）")
         if counts > meta:
             return (f"rank {r} sent {counts} bytes of integers, more than the counts' "
@@ -199,24 +196,23 @@ def check_traffic(params: dict, world: int, calls: list[dict]) -> tuple[str, ...
                     f"rank {r} 发送了 {counts} 字节的整数，超过计数的额度 {meta} 字节"
                     "（每个其他 rank 每个专家一个 int64）")
         if tokens < payload[r]:
-            return (f"rank {r} sent only {tokens} bytes in {params['dtype']} calls, but its "
+            return (f"rank {r} sent only {tokens} bytes in {case.dtype} calls, but its "
                     f"tokens for other ranks take exactly {payload[r]}: every routed row must "
                     "travel to its expert's rank and back",
-                    f"rank {r} 在 {params['dtype']} 调用中只发送了 {tokens} 字节，但它发往其他 "
+                    f"rank {r} 在 {case.dtype} 调用中只发送了 {tokens} 字节，但它发往其他 "
                     f"rank 的 token 恰好需要 {payload[r]} 字节：每个路由的行都必须送到专家所在的 "
                     "rank 并送回", "wrong_answer")
     return None
 
 
-def check_computes(params: dict, world: int, inputs: list[dict],
-                   computes: list[dict]) -> tuple[str, str] | None:
+def check_computes(case: Case, inputs: list[dict], computes: list[dict]) -> tuple[str, str] | None:
     """In the layer, each rank's experts were given exactly the rows dispatch must return, in
     its order (one call or several in turn), and nothing else."""
-    if params["grade"] != "layer":
+    if case.texts["grade"] != "layer":
         return None
-    for r in range(world):
-        wrong = first_unfed(computes, r, "expert", _dispatched_data(params, world, inputs, r),
-                            params["dtype"])
+    for r in range(case.world):
+        wrong = first_unfed(computes, r, "expert", _dispatched_data(case, inputs, r),
+                            case.dtype)
         if wrong is not None:
             call, calls = wrong
             return (f"rank {r}'s expert must be given exactly the rows its dispatch returns, in "
@@ -232,17 +228,16 @@ def _where(inputs: list[dict]) -> dict[float, tuple[int, int, int]]:
             for c, v in enumerate(row)}
 
 
-def diagnose(params: dict, world: int, inputs: list[dict], rank: int, index: int, got: float,
+def diagnose(case: Case, inputs: list[dict], rank: int, index: int, got: float,
              path: str = "") -> tuple[str, str] | None:
     """dispatch: which token of which rank, for which expert, a row should hold and which it
     holds; the layer: which expert's contribution a token's sum lacks or gets wrong."""
-    case = Case.of(params, world)
     hidden = case["hidden"]
     row, col = divmod(index, hidden)
-    if params["grade"] == "dispatch":
+    if case.texts["grade"] == "dispatch":
         if path != "[0]":
             return None
-        rows = _dispatched(params, world, inputs, rank)
+        rows = _dispatched(case, inputs, rank)
         if row >= len(rows):
             return None
         e, src, t = rows[row]

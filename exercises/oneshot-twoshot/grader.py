@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 
+from cjudge.kit.case import Case
 from cjudge.kit.pieces import contributions, digit_inputs, everyone_holds_the_sum, exact_inputs
 
 
@@ -20,27 +21,27 @@ def _tensors(inputs: list[dict]) -> list[dict]:
     return [i["call"][0] for i in inputs]
 
 
-def make_inputs(params: dict, world: int, rng: random.Random) -> list[dict]:
+def make_inputs(case: Case, rng: random.Random) -> list[dict]:
     """Every rank's 1-D tensor of N exact values, and the symmetric memory."""
-    return _with_symm(exact_inputs(world, int(params["numel"]), params["dtype"], rng), world)
+    return _with_symm(exact_inputs(case.world, case["numel"], case.dtype, rng), case.world)
 
 
-def example_inputs(params: dict, world: int) -> list[dict]:
+def example_inputs(case: Case) -> list[dict]:
     """The statement's example, the sample case: sums whose digits count the ranks."""
-    return _with_symm(digit_inputs(world, int(params["numel"]), params["dtype"]), world)
+    return _with_symm(digit_inputs(case.world, case["numel"], case.dtype), case.world)
 
 
-def expected(params: dict, world: int, inputs: list[dict]) -> list[dict]:
+def expected(case: Case, inputs: list[dict]) -> list[dict]:
     """Every rank ends with the elementwise sum, in place."""
     return everyone_holds_the_sum(_tensors(inputs))
 
 
-def bytes_bound(params: dict, world: int, itemsize: int) -> int:
+def bytes_bound(case: Case) -> int:
     """One-shot's loads: every other rank's tensor, (n − 1)·S per rank."""
-    return (world - 1) * int(params["numel"]) * itemsize
+    return (case.world - 1) * case["numel"] * case.itemsize
 
 
-def diagnose(params: dict, world: int, inputs: list[dict], rank: int, index: int,
+def diagnose(case: Case, inputs: list[dict], rank: int, index: int,
              got: float) -> tuple[str, str] | None:
     """Whose contributions the element lacks or doubles."""
     parts = [t["data"][index] for t in _tensors(inputs)]

@@ -26,16 +26,16 @@ def _numel(params: dict) -> int:
     return size
 
 
-def make_inputs(params: dict, world: int, rng: random.Random) -> list[dict]:
+def make_inputs(case: Case, rng: random.Random) -> list[dict]:
     """Stage 0: M microbatches of distinct exact values; every other stage: M zero tensors of
     the same shape and dtype (placeholders). Each stage's fwd and bwd, drawn per case."""
-    m, numel, shape = int(params["microbatches"]), _numel(params), list(params["act_shape"])
+    m, numel, shape = case["microbatches"], _numel(case.params), list(case.params["act_shape"])
     pool = [k for k in range(-LIMIT, LIMIT + 1) if k != 0]
     values = [k / 16 for k in rng.sample(pool, m * numel)]
-    shifts = rng.sample(range(4, 1024, 4), 2 * world)
+    shifts = rng.sample(range(4, 1024, 4), 2 * case.world)
     inputs = []
-    for stage in range(world):
-        batches = [{"shape": shape, "dtype": params["dtype"],
+    for stage in range(case.world):
+        batches = [{"shape": shape, "dtype": case.dtype,
                     "data": values[i * numel:(i + 1) * numel] if stage == 0 else [0.0] * numel}
                    for i in range(m)]
         fwd = {"fn": "affine", "params": {"scale": 1, "shift": shifts[2 * stage],
@@ -62,30 +62,27 @@ def _flow(inputs: list[dict]) -> tuple[list[list[list[float]]], list[list[list[f
     return xs, gs
 
 
-def expected(params: dict, world: int, inputs: list[dict]) -> list:
+def expected(case: Case, inputs: list[dict]) -> list:
     """Stage 0 returns each microbatch's input gradient, in microbatch order; the others None."""
     grads = _flow(inputs)[1][0]
-    shape = list(params["act_shape"])
-    return [[{"shape": shape, "dtype": params["dtype"], "data": g} for g in grads]] + \
-        [None] * (world - 1)
+    shape = list(case.params["act_shape"])
+    return [[{"shape": shape, "dtype": case.dtype, "data": g} for g in grads]] +\
+        [None] * (case.world - 1)
 
 
-def bytes_bound(params: dict, world: int, itemsize: int) -> list[int]:
+def bytes_bound(case: Case) -> list[int]:
     """Stage s sends each microbatch's activation forward (s < n − 1) and its input gradient
     back (s > 0): M · A bytes each way."""
-    case = Case.of(params, world)
-    each = case["microbatches"] * _numel(params) * itemsize
-    return [each * ((stage < world - 1) + (stage > 0)) for stage in range(world)]
+    each = case["microbatches"] * _numel(case.params) * case.itemsize
+    return [each * ((stage < case.world - 1) + (stage > 0)) for stage in range(case.world)]
 
 
-def check_computes(params: dict, world: int, inputs: list[dict],
-                   computes: list[dict]) -> tuple[str, str] | None:
+def check_computes(case: Case, inputs: list[dict], computes: list[dict]) -> tuple[str, str] | None:
     """Stage s's fwd was given its M inputs in order, and its i-th bwd call microbatch i's
     stashed input and output gradient."""
-    case = Case.of(params, world)
     xs, gs = _flow(inputs)
-    dtype, m = params["dtype"], case["microbatches"]
-    for stage in range(world):
+    dtype, m = case.dtype, case["microbatches"]
+    for stage in range(case.world):
         want = [v for x in xs[stage] for v in x]
         if first_unfed(computes, stage, "affine", want, dtype) is not None:
             return (f"stage {stage} must apply fwd to each of the {m} microbatches it receives "
@@ -106,29 +103,29 @@ def check_computes(params: dict, world: int, inputs: list[dict],
     return None
 
 
-def memory(params: dict, world: int, inputs: list[dict], trace: dict) -> dict:
+def memory(case: Case, inputs: list[dict], trace: dict) -> dict:
     """Stashed activations: an input given to fwd is stashed until a bwd call is given it. Per
     stage, in its calls' order, fwd adds its microbatches (units) and bwd takes its away; the
     peak over the stages is bounded by n."""
     peak, worst = 0, 0
-    for stage in range(world):
+    for stage in range(case.world):
         held = 0
         for call in trace.get("computes", []):
             if call["rank"] == stage:
                 held += call["units"] if call["name"] == "affine" else -call["units"]
                 if held > peak:
                     peak, worst = held, stage
-    return {"peak": peak, "bound": world, "what": "stashed activations",
+    return {"peak": peak, "bound": case.world, "what": "stashed activations",
             "what_zh": "个暂存的激活",
             "message": f"stage {worst} held {peak} stashed activations at once (inputs given to "
-                       f"fwd and not yet to bwd); 1F1B holds at most n = {world} on any stage: "
+                       f"fwd and not yet to bwd); 1F1B holds at most n = {case.world} on any stage: "
                        "after n − s − 1 warm-up forwards, run one backward after each forward",
             "message_zh": f"stage {worst} 同时暂存了 {peak} 个激活（已交给 fwd、尚未交给 bwd 的"
-                          f"输入）；1F1B 在任何 stage 上最多暂存 n = {world} 个：先做 n − s − 1 "
+                          f"输入）；1F1B 在任何 stage 上最多暂存 n = {case.world} 个：先做 n − s − 1 "
                           "次预热前向，之后每次前向后接一次反向"}
 
 
-def diagnose(params: dict, world: int, inputs: list[dict], rank: int, index: int, got: float,
+def diagnose(case: Case, inputs: list[dict], rank: int, index: int, got: float,
              path: str = "") -> tuple[str, str] | None:
     """Which microbatch's input gradient a wrong element of output ``path`` ("[i]") is, when
     it is another one's (outputs out of order); or a gradient whose bwd on some stage was
@@ -144,7 +141,7 @@ def diagnose(params: dict, world: int, inputs: list[dict], rank: int, index: int
         return (f"output {i} holds microbatch {source}'s input gradient: stage 0 must return "
                 "them in microbatch order",
                 f"输出 {i} 是微批次 {source} 的输入梯度：stage 0 必须按微批次顺序返回")
-    for stage in range(world):  # got = want − x[stage][i] + x[stage][j]: bwd given j's stash
+    for stage in range(case.world):  # got = want − x[stage][i] + x[stage][j]: bwd given j's stash
         for j in range(len(xs[stage])):
             if j != i and got == gs[0][i][index] - xs[stage][i][index] + xs[stage][j][index]:
                 return (f"stage {stage}'s bwd for microbatch {i} was given microbatch {j}'s "

@@ -36,17 +36,17 @@ def stage_fn(stage: int, shift: int, numel: int) -> dict:
                                        "unit": numel}}
 
 
-def make_inputs(params: dict, world: int, rng: random.Random) -> list[dict]:
+def make_inputs(case: Case, rng: random.Random) -> list[dict]:
     """Stage 0: M microbatches of distinct exact values; every other stage: M zero tensors of
     the same shape and dtype (placeholders: the count, shape and dtype, never the data). Each
     stage's shift is drawn here, per case."""
-    m, numel, shape = int(params["microbatches"]), _numel(params), list(params["act_shape"])
+    m, numel, shape = case["microbatches"], _numel(case.params), list(case.params["act_shape"])
     pool = [k for k in range(-LIMIT, LIMIT + 1) if k != 0]
     values = [k / 16 for k in rng.sample(pool, m * numel)]
-    shifts = [STEP << p for p in rng.sample(range(BITS), world)]
+    shifts = [STEP << p for p in rng.sample(range(BITS), case.world)]
     inputs = []
-    for stage in range(world):
-        batches = [{"shape": shape, "dtype": params["dtype"],
+    for stage in range(case.world):
+        batches = [{"shape": shape, "dtype": case.dtype,
                     "data": values[i * numel:(i + 1) * numel] if stage == 0 else [0.0] * numel}
                    for i in range(m)]
         inputs.append({"call": [stage_fn(stage, shifts[stage], numel), batches,
@@ -63,17 +63,15 @@ def _shifts(inputs: list[dict]) -> list[int]:
     return [i["call"][0]["params"]["shift"] // STEP for i in inputs]
 
 
-def check_computes(params: dict, world: int, inputs: list[dict],
-                   computes: list[dict]) -> tuple[str, str] | None:
+def check_computes(case: Case, inputs: list[dict], computes: list[dict]) -> tuple[str, str] | None:
     """Stage s applied its stage_fn to each of the M microbatches it received, once and in
     order, and to nothing else: its calls, in order, were given exactly microbatches 0 … M−1
     after stages 0 … s−1 (one call each, or several stacked in one)."""
-    case = Case.of(params, world)
     shifts, m = _shifts(inputs), case["microbatches"]
-    for stage in range(world):
+    for stage in range(case.world):
         before = STEP * sum(shifts[:stage])
         want = [x + before for mb in _microbatches(inputs) for x in mb["data"]]
-        wrong = first_unfed(computes, stage, "affine", want, params["dtype"])
+        wrong = first_unfed(computes, stage, "affine", want, case.dtype)
         if wrong is None:
             continue
         call, calls = wrong
@@ -88,21 +86,20 @@ def check_computes(params: dict, world: int, inputs: list[dict],
     return None
 
 
-def expected(params: dict, world: int, inputs: list[dict]) -> list:
+def expected(case: Case, inputs: list[dict]) -> list:
     """The last stage returns every microbatch after stages 0, 1, …, n−1, in microbatch order;
     the other stages return None."""
     total = STEP * sum(_shifts(inputs))
     outputs = [{"shape": list(mb["shape"]), "dtype": mb["dtype"],
                 "data": [x + total for x in mb["data"]]} for mb in _microbatches(inputs)]
-    return [None] * (world - 1) + [outputs]
+    return [None] * (case.world - 1) + [outputs]
 
 
-def bytes_bound(params: dict, world: int, itemsize: int) -> list[int]:
+def bytes_bound(case: Case) -> list[int]:
     """Every stage but the last sends each microbatch's activation once (M · A bytes); the last
     stage sends nothing."""
-    case = Case.of(params, world)
-    per_stage = case["microbatches"] * _numel(params) * itemsize
-    return [per_stage] * (world - 1) + [0]
+    per_stage = case["microbatches"] * _numel(case.params) * case.itemsize
+    return [per_stage] * (case.world - 1) + [0]
 
 
 def _stages(mask: int) -> str:
@@ -116,15 +113,15 @@ def _stages_zh(mask: int) -> str:
     return "stage " + ", ".join(str(s) for s in range(mask.bit_length()) if mask >> s & 1)
 
 
-def diagnose(params: dict, world: int, inputs: list[dict], rank: int, index: int, got: float,
+def diagnose(case: Case, inputs: list[dict], rank: int, index: int, got: float,
              path: str = "") -> tuple[str, str] | None:
     """Which microbatch output ``path`` ("[i]") holds at ``index``, and which stages it went
     through: a skipped or doubled stage, an output out of order, a stage that computed on a
     buffer it never received into."""
     match = re.fullmatch(r"\[(\d+)\]", path)
-    if rank != world - 1 or match is None:
+    if rank != case.world - 1 or match is None:
         return None
-    i, full, shifts = int(match.group(1)), (1 << world) - 1, _shifts(inputs)
+    i, full, shifts = int(match.group(1)), (1 << case.world) - 1, _shifts(inputs)
     for source, mb in enumerate(_microbatches(inputs)):
         mask = _stage_mask((got - mb["data"][index]) / STEP, shifts)
         if mask is not None:

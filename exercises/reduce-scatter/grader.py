@@ -18,24 +18,22 @@ example_inputs = REDUCE_SCATTER.example_inputs
 expected = REDUCE_SCATTER.expected
 
 
-def bytes_bound(params: dict, world: int, itemsize: int) -> int:
+def bytes_bound(case: Case) -> int:
     """The ring: n−1 shards of m elements per rank."""
-    return blocks_to_others(Case.of(params, world), "m") * itemsize
+    return blocks_to_others(case, "m") * case.itemsize
 
 
-def needs(params: dict, world: int, inputs: list[dict], rank: int,
-          calls: list[dict]) -> tuple[str, str] | None:
+def needs(case: Case, inputs: list[dict], rank: int, calls: list[dict]) -> tuple[str, str] | None:
     """Over budget: rank p needs only shard p of the rank's x (m elements)."""
-    return pieces.blocks_needed(params, world, rank, calls, ("x", "x"), block="m")
+    return pieces.blocks_needed(case, rank, calls, ("x", "x"), block="m")
 
 
-def diagnose(params: dict, world: int, inputs: list[dict], rank: int, index: int,
+def diagnose(case: Case, inputs: list[dict], rank: int, index: int,
              got: float) -> tuple[str, str] | None:
     """Name the shard the value belongs to, or the rank whose contribution is missing or doubled."""
-    case = Case.of(params, world)
     m = case["m"]
     at = rank * m + index
-    for shard in range(world):
+    for shard in range(case.world):
         if shard != rank and got == math.fsum(i["data"][shard * m + index] for i in inputs):
             return (f"this is element {index} of shard {shard}'s sum: rank {rank} must return "
                     f"shard {rank} (elements {rank * m}…{rank * m + m - 1} of the sum)",
@@ -44,13 +42,12 @@ def diagnose(params: dict, world: int, inputs: list[dict], rank: int, index: int
     return contributions(got, [i["data"][at] for i in inputs], f"shard {rank}", f"第 {rank} 段")
 
 
-def chunk_reader(params: dict, world: int, inputs: list[dict]):
+def chunk_reader(case: Case, inputs: list[dict]):
     """Which shard a message carries and whose contributions it sums (the trace view)."""
-    case = Case.of(params, world)
     m = case["m"]
-    return sum_reader(inputs, [(r * m, (r + 1) * m) for r in range(world)], ("shard", "段"))
+    return sum_reader(inputs, [(r * m, (r + 1) * m) for r in range(case.world)], ("shard", "段"))
 
 
-def smaller_cases(params: dict, world: int) -> list[tuple[int, dict]]:
+def smaller_cases(case: Case) -> list[tuple[int, dict]]:
     """Smaller cases for the smallest-failing-case search: fewer ranks, shorter shards."""
-    return pieces.smaller_cases(params, world, "m")
+    return pieces.smaller_cases(case, "m")

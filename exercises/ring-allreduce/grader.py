@@ -15,13 +15,12 @@ example_inputs = ALL_REDUCE.example_inputs
 expected = ALL_REDUCE.expected
 
 
-def bytes_bound(params: dict, world: int, itemsize: int) -> int:
+def bytes_bound(case: Case) -> int:
     """No rank may send more than 2(n-1)·⌈N/n⌉ elements."""
-    case = Case.of(params, world)
-    return ring_allreduce_elements(case) * itemsize
+    return ring_allreduce_elements(case) * case.itemsize
 
 
-def diagnose(params: dict, world: int, inputs: list[dict], rank: int, index: int,
+def diagnose(case: Case, inputs: list[dict], rank: int, index: int,
              got: float) -> tuple[str, str] | None:
     """Name the rank whose contribution at ``index`` is missing or counted twice, if one is."""
     want = math.fsum(i["data"][index] for i in inputs)
@@ -44,21 +43,19 @@ def diagnose(params: dict, world: int, inputs: list[dict], rank: int, index: int
     return None
 
 
-def chunk_of(params: dict, world: int, index: int) -> int:
+def chunk_of(case: Case, index: int) -> int:
     """The chunk of ``t.chunk(world)`` that holds element ``index`` (for the trace view)."""
-    case = Case.of(params, world)
-    return index // math.ceil(case["numel"] / world)
+    return index // math.ceil(case["numel"] / case.world)
 
 
-def chunk_reader(params: dict, world: int, inputs: list[dict]):
+def chunk_reader(case: Case, inputs: list[dict]):
     """What tells the chunk a message carries and whose contributions it sums (the trace
     view's labels and each rank's buffer filling in)."""
-    case = Case.of(params, world)
-    return pieces.chunk_reader(inputs, pieces.torch_chunks(case["numel"], world))
+    return pieces.chunk_reader(inputs, pieces.torch_chunks(case["numel"], case.world))
 
 
-def smaller_cases(params: dict, world: int) -> list[tuple[int, dict]]:
+def smaller_cases(case: Case) -> list[tuple[int, dict]]:
     """Smaller cases for the smallest-failing-case search: those where ``t.chunk(n)`` makes n
     chunks, as the chapter's code assumes."""
-    return pieces.smaller_cases(params, world, "numel",
+    return pieces.smaller_cases(case, "numel",
                                   lambda n, numel: (n - 1) * math.ceil(numel / n) < numel)

@@ -17,21 +17,20 @@ from cjudge.kit.case import Case
 from cjudge.switch import functions
 
 
-def _block(params: dict, rng: random.Random, spread: int = 1) -> dict:
-    b, d = int(params["block"]), int(params["dim"])
-    return {"shape": [b, d], "dtype": params["dtype"],
+def _block(case: Case, rng: random.Random, spread: int = 1) -> dict:
+    b, d = case["block"], case["dim"]
+    return {"shape": [b, d], "dtype": case.dtype,
             "data": [rng.randint(-16, 16) / 8 * spread for _ in range(b * d)]}
 
 
-def make_inputs(params: dict, world: int, rng: random.Random) -> list[dict]:
+def make_inputs(case: Case, rng: random.Random) -> list[dict]:
     """Rank r: the judge's ``scores`` and its block of queries, keys and values, (b, d) each."""
-    case = Case.of(params, world)
     d = case["dim"]
     scores = {"fn": "scores", "params": {"dim": d, "scale": 1 / math.sqrt(d),
                                          "unit": case["block"] * d, "label": "scores"}}
-    spread = int(params.get("spread", 1))
-    return [{"call": [scores, _block(params, rng, spread), _block(params, rng),
-                      _block(params, rng)]} for _ in range(world)]
+    spread = case.sizes.get("spread", 1)
+    return [{"call": [scores, _block(case, rng, spread), _block(case, rng), _block(case, rng)]}
+            for _ in range(case.world)]
 
 
 def _rows(t: dict) -> list[list[float]]:
@@ -60,24 +59,22 @@ def _kv(inputs: list[dict]) -> list[tuple[dict, dict]]:
     return [(i["call"][2], i["call"][3]) for i in inputs]
 
 
-def expected(params: dict, world: int, inputs: list[dict]) -> list[dict]:
+def expected(case: Case, inputs: list[dict]) -> list[dict]:
     """Rank r returns attention of its queries over all n blocks of keys and values."""
     kv = _kv(inputs)
-    return [{"shape": list(i["call"][1]["shape"]), "dtype": params["dtype"],
+    return [{"shape": list(i["call"][1]["shape"]), "dtype": case.dtype,
              "data": _attention(i["call"][1], kv)} for i in inputs]
 
 
-def bytes_bound(params: dict, world: int, itemsize: int) -> int:
+def bytes_bound(case: Case) -> int:
     """n − 1 steps of one block of keys and one of values: 2(n − 1)·b·d elements."""
-    case = Case.of(params, world)
-    return 2 * (world - 1) * case["block"] * case["dim"] * itemsize
+    return 2 * (case.world - 1) * case["block"] * case["dim"] * case.itemsize
 
 
-def check_computes(params: dict, world: int, inputs: list[dict],
-                   computes: list[dict]) -> tuple[str, str] | None:
+def check_computes(case: Case, inputs: list[dict], computes: list[dict]) -> tuple[str, str] | None:
     """Rank r scored its own queries against each of the n blocks of keys, once each, one
     block per call (the judge's ``scores``, charged per block)."""
-    dtype = params["dtype"]
+    dtype = case.dtype
 
     def digest(t: dict) -> str:
         return functions.digest(functions.pack(t["data"], dtype))
@@ -88,20 +85,20 @@ def check_computes(params: dict, world: int, inputs: list[dict],
         mine = digest(i["call"][1])
         got = sorted(keys.get(c["input"], -1) for c in calls
                      if c.get("inputs", [None])[0] == mine)
-        if got != list(range(world)) or len(calls) != world:
+        if got != list(range(case.world)) or len(calls) != case.world:
             seen = ", ".join(map(str, sorted(set(got) - {-1})))
             on = f", on the key blocks of ranks {seen}" if seen else ""
             on_zh = f"，用到的是 rank {seen} 的键块" if seen else ""
-            return (f"rank {rank} must call scores(q, k) with its own q and each of the {world} "
+            return (f"rank {rank} must call scores(q, k) with its own q and each of the {case.world} "
                     f"blocks of keys once, one block per call (the attention is the work the "
                     f"model charges); it called it {len(calls)} time(s){on}",
-                    f"rank {rank} 必须用自己的 q 和 {world} 个键块中的每一个各调用一次 "
+                    f"rank {rank} 必须用自己的 q 和 {case.world} 个键块中的每一个各调用一次 "
                     f"scores(q, k)，每次一个块（注意力计算是模型计费的工作）；它调用了 "
                     f"{len(calls)} 次{on_zh}")
     return None
 
 
-def diagnose(params: dict, world: int, inputs: list[dict], rank: int, index: int,
+def diagnose(case: Case, inputs: list[dict], rank: int, index: int,
              got: float) -> tuple[str, str] | None:
     """Whether the row is attention over its own block only, or over all blocks but one."""
     kv, q = _kv(inputs), inputs[rank]["call"][1]
@@ -110,11 +107,11 @@ def diagnose(params: dict, world: int, inputs: list[dict], rank: int, index: int
     def matches(blocks: list[tuple[dict, dict]]) -> bool:
         return abs(_attention(q, blocks)[index] - got) <= tol
 
-    if world > 1 and matches([kv[rank]]):
+    if case.world > 1 and matches([kv[rank]]):
         return ("this value is attention over this rank's own block of keys only: the other "
                 "blocks never reached it", "该值只是对本 rank 自己的键块做的注意力：其他块没有传到")
-    for j in range(world):
-        if world > 2 and matches(kv[:j] + kv[j + 1:]):
+    for j in range(case.world):
+        if case.world > 2 and matches(kv[:j] + kv[j + 1:]):
             return (f"this value is attention over every block but rank {j}'s: that block of "
                     "keys and values was never merged in (one step short?)",
                     f"该值是对除 rank {j} 之外所有块的注意力：那一块键和值没有合并进来（少了一步？）")

@@ -23,23 +23,21 @@ def _norm(rows: list[list[float]], unbiased: bool = False) -> list[list[float]]:
     return out
 
 
-def _dims(params: dict, world: int) -> tuple[int, int, int]:
+def _dims(case: Case) -> tuple[int, int, int]:
     """s, d and s/n."""
-    case = Case.of(params, world)
     s, d = case["seq"], case["hidden"]
-    if s % world:
-        raise ValueError(f"seq = {s} is not a multiple of the world size {world}")
-    return s, d, s // world
+    if s % case.world:
+        raise ValueError(f"seq = {s} is not a multiple of the world size {case.world}")
+    return s, d, s // case.world
 
 
-def make_inputs(params: dict, world: int, rng: random.Random) -> list[dict]:
+def make_inputs(case: Case, rng: random.Random) -> list[dict]:
     """The whole x (s × d, multiples of 1/4 below 2), each rank given its s/n rows, and each
     rank's shards of W1 and W2."""
-    case = Case.of(params, world)
-    s, d, local = _dims(params, world)
-    dtype = params["dtype"]
+    s, d, local = _dims(case)
+    dtype = case.dtype
     x = [[rng.randint(-8, 8) / 4 for _ in range(d)] for _ in range(s)]
-    shards = mlp_shards(d, case["ffn"], world, dtype, rng)
+    shards = mlp_shards(d, case["ffn"], case.world, dtype, rng)
     return [{"call": [tensor2d(x[r * local:(r + 1) * local], dtype), w1, w2]}
             for r, (w1, w2) in enumerate(shards)]
 
@@ -50,24 +48,23 @@ def _parts(inputs: list[dict]) -> tuple[list[list[float]], list[tuple[dict, dict
             [(i["call"][1], i["call"][2]) for i in inputs])
 
 
-def expected(params: dict, world: int, inputs: list[dict]) -> list[dict]:
+def expected(case: Case, inputs: list[dict]) -> list[dict]:
     """Rank r returns rows r·s/n … of layer_norm(gelu(x·W1)·W2): s/n × d."""
-    _, _, local = _dims(params, world)
+    _, _, local = _dims(case)
     x, shards = _parts(inputs)
     out = _norm(mlp_output(x, shards))
-    return [tensor2d(out[r * local:(r + 1) * local], params["dtype"]) for r in range(world)]
+    return [tensor2d(out[r * local:(r + 1) * local], case.dtype) for r in range(case.world)]
 
 
-def bytes_bound(params: dict, world: int, itemsize: int) -> int:
+def bytes_bound(case: Case) -> int:
     """An all-gather of x and a reduce-scatter of the output: (n−1)/n · s·d elements each."""
-    s, d, _ = _dims(params, world)
-    return 2 * (world - 1) * s * d * itemsize // world
+    s, d, _ = _dims(case)
+    return 2 * (case.world - 1) * s * d * case.itemsize // case.world
 
 
-def needs(params: dict, world: int, inputs: list[dict], rank: int,
-          calls: list[dict]) -> tuple[str, str]:
+def needs(case: Case, inputs: list[dict], rank: int, calls: list[dict]) -> tuple[str, str]:
     """What the ranks needed: their own rows of the summed output, a reduce-scatter."""
-    s, d, local = _dims(params, world)
+    s, d, local = _dims(case)
     return (f"rank {rank} needs only its {local} rows of the summed output ({local} × {d}): a "
             f"reduce-scatter along the sequence leaves each rank exactly those, (n−1)/n of "
             f"{s} × {d} sent; an all-reduce sends twice that, and keeps the whole {s} × {d} "
@@ -77,11 +74,10 @@ def needs(params: dict, world: int, inputs: list[dict], rank: int,
             f"要发送两倍，而且每个 rank 都保留完整的 {s} × {d} 激活")
 
 
-def diagnose_shape(params: dict, world: int, rank: int, shape: list[int],
-                   path: str) -> tuple[str, str] | None:
+def diagnose_shape(case: Case, rank: int, shape: list[int], path: str) -> tuple[str, str] | None:
     """The whole sequence's rows: the activation sequence parallelism shards."""
-    s, d, local = _dims(params, world)
-    if shape != [s, d] or world == 1:
+    s, d, local = _dims(case)
+    if shape != [s, d] or case.world == 1:
         return None
     return (f"all {s} rows of the sequence; each rank keeps only its own {local} rows after the "
             "reduce-scatter and normalizes those: the activation memory sequence parallelism saves",
@@ -89,12 +85,12 @@ def diagnose_shape(params: dict, world: int, rank: int, shape: list[int],
             "这正是序列并行省下的激活内存")
 
 
-def diagnose(params: dict, world: int, inputs: list[dict], rank: int, index: int,
+def diagnose(case: Case, inputs: list[dict], rank: int, index: int,
              got: float) -> tuple[str, str] | None:
     """Say what the element is instead: the output without the layer norm, the norm of this
     rank's partial output or of each partial before the sum, another row, the unbiased
     variance."""
-    _, d, local = _dims(params, world)
+    _, d, local = _dims(case)
     x, shards = _parts(inputs)
     i, j = divmod(index, d)
     row = rank * local + i
@@ -111,15 +107,15 @@ def diagnose(params: dict, world: int, inputs: list[dict], rank: int, index: int
         return (f"{where} is the block's output before the layer norm: normalize your rows "
                 "(F.layer_norm over the last dimension)",
                 f"{where_zh}是层归一化之前的输出：要对你的行做归一化（在最后一维上 F.layer_norm）")
-    if world > 1 and near(_norm(mlp_partial(x, *shards[rank]))[row][j]):
+    if case.world > 1 and near(_norm(mlp_partial(x, *shards[rank]))[row][j]):
         return (f"{where} is the layer norm of this rank's partial output alone: reduce-scatter "
                 "the partial outputs (their sum) first",
                 f"{where_zh}只是本 rank 部分输出的层归一化：先对部分输出做 reduce-scatter（求和）")
     normed = [_norm(mlp_partial(x, w1, w2)) for w1, w2 in shards]
-    if world > 1 and near(math.fsum(p[row][j] for p in normed)):
-        return (f"{where} is the sum of the layer norms of the {world} partial outputs: the norm "
+    if case.world > 1 and near(math.fsum(p[row][j] for p in normed)):
+        return (f"{where} is the sum of the layer norms of the {case.world} partial outputs: the norm "
                 "is not linear; reduce-scatter first, then normalize the sum",
-                f"{where_zh}是 {world} 个部分输出各自层归一化后的和：归一化不是线性的；"
+                f"{where_zh}是 {case.world} 个部分输出各自层归一化后的和：归一化不是线性的；"
                 "先 reduce-scatter，再对和做归一化")
     if near(_norm(y, unbiased=True)[row][j]):
         return (f"{where} uses the unbiased variance (over d − 1); layer norm divides by d",

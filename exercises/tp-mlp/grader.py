@@ -15,18 +15,17 @@ def _tanh_gelu(v: float) -> float:
     return 0.5 * v * (1 + special.tanh(math.sqrt(2 / math.pi) * (v + 0.044715 * v ** 3)))
 
 
-def make_inputs(params: dict, world: int, rng: random.Random) -> list[dict]:
+def make_inputs(case: Case, rng: random.Random) -> list[dict]:
     """The same x (b × d, multiples of 1/4 below 2) on every rank, and each rank's shards."""
-    case = Case.of(params, world)
-    b, d, dtype = case["tokens"], case["hidden"], params["dtype"]
+    b, d, dtype = case["tokens"], case["hidden"], case.dtype
     x = tensor2d([[rng.randint(-8, 8) / 4 for _ in range(d)] for _ in range(b)], dtype)
-    shards = mlp_shards(d, case["ffn"], world, dtype, rng)
+    shards = mlp_shards(d, case["ffn"], case.world, dtype, rng)
     return [{"call": [dict(x), w1, w2]} for w1, w2 in shards]
 
 
-def example_inputs(params: dict, world: int) -> list[dict]:
+def example_inputs(case: Case) -> list[dict]:
     """The statement's example: n = 2, b = d = 2, f = 4."""
-    dtype = params["dtype"]
+    dtype = case.dtype
     x = tensor2d([[1.0, 2.0], [-1.0, 0.0]], dtype)
     w1 = [[[1.0, 0.0], [0.0, 1.0]], [[2.0, -1.0], [0.0, 1.0]]]
     w2 = [[[1.0, 0.0], [0.0, 1.0]], [[1.0, 1.0], [0.0, -1.0]]]
@@ -38,36 +37,32 @@ def _parts(inputs: list[dict]) -> tuple[list[list[float]], list[tuple[dict, dict
     return matrix(inputs[0]["call"][0]), [(i["call"][1], i["call"][2]) for i in inputs]
 
 
-def expected(params: dict, world: int, inputs: list[dict]) -> list[dict]:
+def expected(case: Case, inputs: list[dict]) -> list[dict]:
     """Every rank returns y = gelu(x·W1)·W2, b × d."""
     x, shards = _parts(inputs)
-    y = tensor2d(mlp_output(x, shards), params["dtype"])
-    return [dict(y) for _ in range(world)]
+    y = tensor2d(mlp_output(x, shards), case.dtype)
+    return [dict(y) for _ in range(case.world)]
 
 
-def bytes_bound(params: dict, world: int, itemsize: int) -> int:
+def bytes_bound(case: Case) -> int:
     """One all-reduce of y: 2(n−1)/n · b·d elements."""
-    case = Case.of(params, world)
-    return 2 * (world - 1) * case["tokens"] * case["hidden"] * itemsize // world
+    return 2 * (case.world - 1) * case["tokens"] * case["hidden"] * case.itemsize // case.world
 
 
-def needs(params: dict, world: int, inputs: list[dict], rank: int,
-          calls: list[dict]) -> tuple[str, str]:
+def needs(case: Case, inputs: list[dict], rank: int, calls: list[dict]) -> tuple[str, str]:
     """What the ranks needed: the sum of the partial outputs, not the intermediate."""
-    case = Case.of(params, world)
     b, d, f = case["tokens"], case["hidden"], case["ffn"]
-    return (f"every rank needs only the sum of the {world} partial outputs gelu(x·W1_r)·W2_r "
+    return (f"every rank needs only the sum of the {case.world} partial outputs gelu(x·W1_r)·W2_r "
             f"({b} × {d}): one all-reduce; the intermediate gelu(x·W1) ({b} × {f}) and W2 "
             f"({f} × {d}) never have to travel",
-            f"每个 rank 只需要 {world} 个部分输出 gelu(x·W1_r)·W2_r（{b} × {d}）之和：一次 "
+            f"每个 rank 只需要 {case.world} 个部分输出 gelu(x·W1_r)·W2_r（{b} × {d}）之和：一次 "
             f"all-reduce；中间结果 gelu(x·W1)（{b} × {f}）和 W2（{f} × {d}）都不必传输")
 
 
-def diagnose(params: dict, world: int, inputs: list[dict], rank: int, index: int,
+def diagnose(case: Case, inputs: list[dict], rank: int, index: int,
              got: float) -> tuple[str, str] | None:
     """Say what the element is instead of y: this rank's partial output, y without the gelu,
     the gelu applied after the second matmul, the tanh approximation."""
-    case = Case.of(params, world)
     x, shards = _parts(inputs)
     d = case["hidden"]
     i, j = divmod(index, d)
@@ -78,7 +73,7 @@ def diagnose(params: dict, world: int, inputs: list[dict], rank: int, index: int
         return math.isclose(got, v, rel_tol=1e-5, abs_tol=1e-5) and not math.isclose(
             want, v, rel_tol=1e-5, abs_tol=1e-5)
 
-    if world > 1 and near(mlp_partial(x, *shards[rank])[i][j]):
+    if case.world > 1 and near(mlp_partial(x, *shards[rank])[i][j]):
         return (f"{where} is only this rank's partial output gelu(x·W1_{rank})·W2_{rank}: "
                 "all-reduce the partial outputs (sum) to get y",
                 f"{where_zh} 只是本 rank 的部分输出 gelu(x·W1_{rank})·W2_{rank}：要对各部分输出做 "

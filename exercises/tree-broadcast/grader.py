@@ -8,41 +8,37 @@ import random
 from cjudge.kit.case import Case
 
 
-def make_inputs(params: dict, world: int, rng: random.Random) -> list[dict]:
+def make_inputs(case: Case, rng: random.Random) -> list[dict]:
     """Every rank's N distinct values, exact in float32, so each can be traced to its rank."""
-    case = Case.of(params, world)
     n = case["numel"]
-    values = [v / 4 for v in rng.sample(range(1, 1 << 22), world * n)]
-    return [{"shape": [n], "dtype": params["dtype"], "data": values[r * n:(r + 1) * n]}
-            for r in range(world)]
+    values = [v / 4 for v in rng.sample(range(1, 1 << 22), case.world * n)]
+    return [{"shape": [n], "dtype": case.dtype, "data": values[r * n:(r + 1) * n]}
+            for r in range(case.world)]
 
 
-def example_inputs(params: dict, world: int) -> list[dict]:
+def example_inputs(case: Case) -> list[dict]:
     """The statement's example, the sample case: rank r holds [10r+1, 10r+2, …], so each value
     names the rank it came from (no rank holds 0, which an empty buffer would hold)."""
-    n = int(params["numel"])
-    return [{"shape": [n], "dtype": params["dtype"], "data": [10.0 * r + i + 1 for i in range(n)]}
-            for r in range(world)]
+    n = case["numel"]
+    return [{"shape": [n], "dtype": case.dtype, "data": [10.0 * r + i + 1 for i in range(n)]}
+            for r in range(case.world)]
 
 
-def expected(params: dict, world: int, inputs: list[dict]) -> list[dict]:
+def expected(case: Case, inputs: list[dict]) -> list[dict]:
     """Every rank ends with rank src's tensor."""
-    case = Case.of(params, world)
     src = inputs[case["src"]]
     return [{"shape": list(src["shape"]), "dtype": src["dtype"], "data": list(src["data"])}
             for _ in inputs]
 
 
-def bytes_bound(params: dict, world: int, itemsize: int) -> int:
+def bytes_bound(case: Case) -> int:
     """A binomial tree: the root sends the whole tensor once per round, ⌈log₂n⌉ times."""
-    case = Case.of(params, world)
-    return math.ceil(math.log2(world)) * case["numel"] * itemsize
+    return math.ceil(math.log2(case.world)) * case["numel"] * case.itemsize
 
 
-def diagnose(params: dict, world: int, inputs: list[dict], rank: int, index: int,
+def diagnose(case: Case, inputs: list[dict], rank: int, index: int,
              got: float) -> tuple[str, str] | None:
     """Say whose tensor the element came from, when it is not src's."""
-    case = Case.of(params, world)
     src = case["src"]
     for r, inp in enumerate(inputs):
         if got in inp["data"]:

@@ -8,41 +8,38 @@ import random
 from cjudge.kit.case import Case
 
 
-def make_inputs(params: dict, world: int, rng: random.Random) -> list[dict]:
+def make_inputs(case: Case, rng: random.Random) -> list[dict]:
     """Element i of rank r is ±2**e_i · 4**r (sign and e_i random per element): every sum is
     exact in float32 in any order, and rank r's contribution sits alone in bits 2r..2r+1 of
     the sum's scaled value, so a wrong sum says whose contribution is missing or doubled."""
-    case = Case.of(params, world)
     n = case["numel"]
     base = [rng.choice((1, -1)) * 2.0 ** rng.randint(-6, 6) for _ in range(n)]
-    return [{"shape": [n], "dtype": params["dtype"], "data": [b * 4 ** r for b in base]}
-            for r in range(world)]
+    return [{"shape": [n], "dtype": case.dtype, "data": [b * 4 ** r for b in base]}
+            for r in range(case.world)]
 
 
-def example_inputs(params: dict, world: int) -> list[dict]:
+def example_inputs(case: Case) -> list[dict]:
     """The statement's example, the sample case: element i of rank r is 2**i · 10**r, so the
     sum's decimal digits count each rank's contribution (8 ranks: dst ends with 11111111,
     22222222, …; a 0 digit is a missing rank, a 2 one counted twice). Exact in float32: every
     partial sum is a power of two times an integer below 2**24."""
-    n = int(params["numel"])
-    return [{"shape": [n], "dtype": params["dtype"], "data": [2.0 ** i * 10 ** r for i in range(n)]}
-            for r in range(world)]
+    n = case["numel"]
+    return [{"shape": [n], "dtype": case.dtype, "data": [2.0 ** i * 10 ** r for i in range(n)]}
+            for r in range(case.world)]
 
 
-def expected(params: dict, world: int, inputs: list[dict]) -> list[dict]:
+def expected(case: Case, inputs: list[dict]) -> list[dict]:
     """dst holds the element-wise sum of every rank's t; every other rank's t is unchanged."""
-    case = Case.of(params, world)
     dst, n = case["dst"], case["numel"]
     total = [sum(inp["data"][i] for inp in inputs) for i in range(n)]
-    return [{"shape": [n], "dtype": params["dtype"],
+    return [{"shape": [n], "dtype": case.dtype,
              "data": list(total) if r == dst else list(inputs[r]["data"])}
-            for r in range(world)]
+            for r in range(case.world)]
 
 
-def bytes_bound(params: dict, world: int, itemsize: int) -> int:
+def bytes_bound(case: Case) -> int:
     """Each rank other than dst sends the whole tensor (its partial sum) once."""
-    case = Case.of(params, world)
-    return case["numel"] * itemsize
+    return case["numel"] * case.itemsize
 
 
 def _counts(world: int, inputs: list[dict], index: int, got: float) -> list[int] | None:
@@ -57,15 +54,14 @@ def _counts(world: int, inputs: list[dict], index: int, got: float) -> list[int]
     return [int(scaled) // base ** r % base for r in range(world)]
 
 
-def diagnose(params: dict, world: int, inputs: list[dict], rank: int, index: int,
+def diagnose(case: Case, inputs: list[dict], rank: int, index: int,
              got: float) -> tuple[str, str] | None:
     """Name the ranks whose contribution is missing from dst's element, or counted twice."""
-    case = Case.of(params, world)
     dst = case["dst"]
     if rank != dst:
         return ("only dst's t may change: keep partial sums in a buffer of your own",
                 "只有 dst 的 t 可以改变：部分和请放在你自己的缓冲区里")
-    counts = _counts(world, inputs, index, got)
+    counts = _counts(case.world, inputs, index, got)
     if counts is None:
         return None
     missing = [r for r, c in enumerate(counts) if c == 0]

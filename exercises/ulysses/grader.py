@@ -12,91 +12,89 @@ CALLS = {"seq_to_heads": ["seq_to_heads"], "heads_to_seq": ["heads_to_seq"],
          "round_trip": ["seq_to_heads", "heads_to_seq"]}
 
 
-def _dims(params: dict, world: int) -> tuple[int, int, int, int, int]:
+def _dims(case: Case) -> tuple[int, int, int, int, int]:
     """s, H, D and the shards: s/n positions and H/n heads per rank."""
-    case = Case.of(params, world)
     s, heads, dim = case["seq"], case["heads"], case["dim"]
-    return s, heads, dim, s // world, heads // world
+    return s, heads, dim, s // case.world, heads // case.world
 
 
-def _sharded_by_sequence(params: dict, world: int, rank: int) -> list[tuple[int, int, int]]:
+def _sharded_by_sequence(case: Case, rank: int) -> list[tuple[int, int, int]]:
     """(position, head, d) of each element of rank's [s/n, H, D] shard, in memory order."""
-    _, heads, dim, local, _ = _dims(params, world)
+    _, heads, dim, local, _ = _dims(case)
     return [(rank * local + i, h, d) for i in range(local) for h in range(heads)
             for d in range(dim)]
 
 
-def _sharded_by_heads(params: dict, world: int, rank: int) -> list[tuple[int, int, int]]:
+def _sharded_by_heads(case: Case, rank: int) -> list[tuple[int, int, int]]:
     """(position, head, d) of each element of rank's [s, H/n, D] shard, in memory order."""
-    s, _, dim, _, mine = _dims(params, world)
+    s, _, dim, _, mine = _dims(case)
     return [(p, rank * mine + j, d) for p in range(s) for j in range(mine) for d in range(dim)]
 
 
-def _layout(params: dict, world: int, rank: int, first: bool) -> list[tuple[int, int, int]]:
+def _layout(case: Case, rank: int, first: bool) -> list[tuple[int, int, int]]:
     """Where each element of rank's input (``first``) or result sits in the full [s, H, D]."""
-    functions = CALLS[params["grade"]]
+    functions = CALLS[case.texts["grade"]]
     name = functions[0] if first else functions[-1]
     by_sequence = (name == "seq_to_heads") == first
-    return (_sharded_by_sequence if by_sequence else _sharded_by_heads)(params, world, rank)
+    return (_sharded_by_sequence if by_sequence else _sharded_by_heads)(case, rank)
 
 
-def make_inputs(params: dict, world: int, rng: random.Random) -> list[dict]:
+def make_inputs(case: Case, rng: random.Random) -> list[dict]:
     """One value per (position, head, d) of the full [s, H, D] tensor, all distinct and exact in
     float32, each rank given its shard of it: by sequence for seq_to_heads and the round trip,
     by heads for heads_to_seq."""
-    s, heads, dim, local, mine = _dims(params, world)
+    s, heads, dim, local, mine = _dims(case)
     values = [v / 4 for v in rng.sample(range(1, 1 << 22), s * heads * dim)]
     full = {}
     for p in range(s):
         for h in range(heads):
             for d in range(dim):
                 full[p, h, d] = values[(p * heads + h) * dim + d]
-    by_sequence = CALLS[params["grade"]][0] == "seq_to_heads"
+    by_sequence = CALLS[case.texts["grade"]][0] == "seq_to_heads"
     shape = [local, heads, dim] if by_sequence else [s, mine, dim]
     inputs = []
-    for r in range(world):
-        data = [full[key] for key in _layout(params, world, r, True)]
-        inputs.append({"call": [{"shape": shape, "dtype": params["dtype"], "data": data}],
-                       "functions": CALLS[params["grade"]]})
+    for r in range(case.world):
+        data = [full[key] for key in _layout(case, r, True)]
+        inputs.append({"call": [{"shape": shape, "dtype": case.dtype, "data": data}],
+                       "functions": CALLS[case.texts["grade"]]})
     return inputs
 
 
-def _full(params: dict, world: int, inputs: list[dict]) -> dict[tuple[int, int, int], float]:
+def _full(case: Case, inputs: list[dict]) -> dict[tuple[int, int, int], float]:
     """The full tensor's values by (position, head, d), read back from the shards."""
     full = {}
     for r, inp in enumerate(inputs):
-        full.update(zip(_layout(params, world, r, True), inp["call"][0]["data"], strict=True))
+        full.update(zip(_layout(case, r, True), inp["call"][0]["data"], strict=True))
     return full
 
 
-def expected(params: dict, world: int, inputs: list[dict]) -> list[dict]:
+def expected(case: Case, inputs: list[dict]) -> list[dict]:
     """Each rank's shard of the same tensor in the result's layout, bit for bit."""
-    s, heads, dim, local, mine = _dims(params, world)
-    full = _full(params, world, inputs)
-    by_heads = CALLS[params["grade"]][-1] == "seq_to_heads"
+    s, heads, dim, local, mine = _dims(case)
+    full = _full(case, inputs)
+    by_heads = CALLS[case.texts["grade"]][-1] == "seq_to_heads"
     shape = [s, mine, dim] if by_heads else [local, heads, dim]
-    return [{"shape": shape, "dtype": params["dtype"],
-             "data": [full[key] for key in _layout(params, world, r, False)]}
-            for r in range(world)]
+    return [{"shape": shape, "dtype": case.dtype,
+             "data": [full[key] for key in _layout(case, r, False)]}
+            for r in range(case.world)]
 
 
-def bytes_bound(params: dict, world: int, itemsize: int) -> int:
+def bytes_bound(case: Case) -> int:
     """Each call's all-to-all keeps 1/n of the shard and sends the rest: (n−1)/n · S per call
     (S: the shard's bytes, the same size by sequence or by heads)."""
-    case = Case.of(params, world)
     s, heads, dim = case["seq"], case["heads"], case["dim"]
-    shard = s * heads * dim // world * itemsize
-    return len(CALLS[params["grade"]]) * (world - 1) * shard // world
+    shard = s * heads * dim // case.world * case.itemsize
+    return len(CALLS[case.texts["grade"]]) * (case.world - 1) * shard // case.world
 
 
-def check_traffic(params: dict, world: int, calls: list[dict]) -> tuple[str, ...] | None:
+def check_traffic(case: Case, calls: list[dict]) -> tuple[str, ...] | None:
     """Exactly one all_to_all_single per function call on every rank, each a full exchange:
     (n−1)/n of the shard leaves the rank (in a round trip the second one too: returning the
     input kept from the first call is not an exchange)."""
-    functions = CALLS[params["grade"]]
+    functions = CALLS[case.texts["grade"]]
     want = len(functions)
-    full = bytes_bound(params, world, 8 if params["dtype"] == "float64" else 4) // want
-    for r in range(world):
+    full = bytes_bound(case) // want
+    for r in range(case.world):
         made = [c for c in calls if c["rank"] == r and c["op"] == "all_to_all"]
         if len(made) != want:
             which = " then ".join(functions)
@@ -117,15 +115,15 @@ def check_traffic(params: dict, world: int, calls: list[dict]) -> tuple[str, ...
     return None
 
 
-def diagnose(params: dict, world: int, inputs: list[dict], rank: int, index: int,
+def diagnose(case: Case, inputs: list[dict], rank: int, index: int,
              got: float) -> tuple[str, str] | None:
     """Name the (position, head, d) the element should hold, the rank whose input holds it, and
     the (position, head, d) it holds instead."""
-    layout = _layout(params, world, rank, False)
+    layout = _layout(case, rank, False)
     if index >= len(layout):
         return None
-    owner = {key: r for r in range(world) for key in _layout(params, world, r, True)}
-    where = {v: key for key, v in _full(params, world, inputs).items()}
+    owner = {key: r for r in range(case.world) for key in _layout(case, r, True)}
+    where = {v: key for key, v in _full(case, inputs).items()}
     p, h, d = layout[index]
     should = (f"should be sequence position {p}, head {h}, d {d} (from rank {owner[p, h, d]}'s "
               "input)")

@@ -8,8 +8,6 @@ import random
 
 from cjudge.kit.case import Case
 
-ITEMSIZE = {"float32": 4, "float64": 8}
-
 
 def _values(count: int, rng: random.Random) -> list[float]:
     """Multiples of 1/16 below 4 in magnitude: with n, lr and beta powers of two, every step of
@@ -27,24 +25,23 @@ def _call(param: list[float], grads: list[list[float]], moments: list[list[float
             for g, m in zip(grads, moments, strict=True)]
 
 
-def make_inputs(params: dict, world: int, rng: random.Random) -> list[dict]:
+def make_inputs(case: Case, rng: random.Random) -> list[dict]:
     """The same parameters on every rank, each rank's own gradient of them, its momentum shard
     (N/n elements), and the step's lr and beta."""
-    case = Case.of(params, world)
-    numel, dtype = case["numel"], params["dtype"]
-    if numel % world:
-        raise ValueError(f"numel = {numel} is not a multiple of the world size {world}")
+    numel, dtype = case["numel"], case.dtype
+    if numel % case.world:
+        raise ValueError(f"numel = {numel} is not a multiple of the world size {case.world}")
     lr, beta = rng.choice([0.125, 0.25, 0.5]), rng.choice([0.5, 0.75, 0.875])
     param = _values(numel, rng)
-    grads = [_values(numel, rng) for _ in range(world)]
-    moments = [_values(numel // world, rng) for _ in range(world)]
+    grads = [_values(numel, rng) for _ in range(case.world)]
+    moments = [_values(numel // case.world, rng) for _ in range(case.world)]
     return _call(param, grads, moments, lr, beta, dtype)
 
 
-def example_inputs(params: dict, world: int) -> list[dict]:
+def example_inputs(case: Case) -> list[dict]:
     """The statement's example (2 ranks, N = 4, lr = beta = 1/2)."""
     return _call([1.0, 2.0, 3.0, 4.0], [[2.0, 4.0, 6.0, 8.0], [4.0, 0.0, 2.0, -2.0]],
-                 [[1.0, -1.0], [0.0, 2.0]], 0.5, 0.5, params["dtype"])
+                 [[1.0, -1.0], [0.0, 2.0]], 0.5, 0.5, case.dtype)
 
 
 def _step(inputs: list[dict]) -> tuple[list[float], list[list[float]], dict[str, list[float]]]:
@@ -69,47 +66,45 @@ def _step(inputs: list[dict]) -> tuple[list[float], list[list[float]], dict[str,
     return new_p, [new_m[r * shard:(r + 1) * shard] for r in range(world)], other
 
 
-def expected(params: dict, world: int, inputs: list[dict]) -> list[dict]:
+def expected(case: Case, inputs: list[dict]) -> list[dict]:
     """Every rank: the updated parameters (all N) and its own updated momentum shard (N/n)."""
     param, moments, _ = _step(inputs)
-    dtype = params["dtype"]
+    dtype = case.dtype
     return [{"tuple": [_tensor(param, dtype), _tensor(m, dtype)]} for m in moments]
 
 
-def bytes_bound(params: dict, world: int, itemsize: int) -> int:
+def bytes_bound(case: Case) -> int:
     """An all-reduce's volume, 2(n−1)/n·G: a reduce-scatter and an all-gather of the N
     gradients' and parameters' shards, (n−1)·N/n elements each."""
-    case = Case.of(params, world)
-    return 2 * (world - 1) * (case["numel"] // world) * itemsize
+    return 2 * (case.world - 1) * (case["numel"] // case.world) * case.itemsize
 
 
 def _close(a: float, b: float) -> bool:
     return math.isclose(a, b, rel_tol=1e-5, abs_tol=1e-5)
 
 
-def diagnose(params: dict, world: int, inputs: list[dict], rank: int, index: int,
+def diagnose(case: Case, inputs: list[dict], rank: int, index: int,
              got: object, path: str = "") -> tuple[str, str] | None:
     """Say which part of the step the element skipped: the all-gather (another rank's shard
     still old), the mean (the sum), the momentum, the update itself."""
-    case = Case.of(params, world)
     if path not in ("[0]", "[1]") or not isinstance(got, (int, float)):
         return None
-    shard = case["numel"] // world
+    shard = case["numel"] // case.world
     param, moments, other = _step(inputs)
     if path == "[1]":
         i = rank * shard + index
         want = moments[rank][index]
         if _close(got, other["sum_m"][i]) and not _close(got, want):
             return ("the momentum took the sum of the gradients; the step uses their mean: divide "
-                    f"the reduce-scattered shard by n = {world}",
-                    f"动量用了梯度之和；更新要用平均值：把 reduce-scatter 得到的分片除以 n = {world}")
+                    f"the reduce-scattered shard by n = {case.world}",
+                    f"动量用了梯度之和；更新要用平均值：把 reduce-scatter 得到的分片除以 n = {case.world}")
         if _close(got, other["old_m"][i]) and not _close(got, want):
             return ("the momentum shard is unchanged: m ← beta·m + g (g: the mean gradient of "
                     "this rank's shard), and return the new one",
                     "动量分片没有变化：m ← beta·m + g（g：本 rank 分片的平均梯度），并返回新的动量")
         return None
     owner = index // shard
-    if owner >= world:
+    if owner >= case.world:
         return None
     where = f"parameter {index} (rank {owner}'s shard)"
     where_zh = f"参数 {index}（rank {owner} 的分片）"
@@ -123,9 +118,9 @@ def diagnose(params: dict, world: int, inputs: list[dict], rank: int, index: int
                 "p ← p − lr·m", f"{where_zh}属于本 rank，却仍是旧值：要更新它，p ← p − lr·m")
     if _close(got, other["sum"][index]) and not _close(got, param[index]):
         return (f"{where} moved by the sum of the gradients; the step uses their mean: divide the "
-                f"reduce-scattered shard by n = {world}",
+                f"reduce-scattered shard by n = {case.world}",
                 f"{where_zh}按梯度之和移动了；更新要用平均值：把 reduce-scatter 得到的分片除以 "
-                f"n = {world}")
+                f"n = {case.world}")
     if _close(got, other["no_momentum"][index]) and not _close(got, param[index]):
         if owner != rank:
             return (f"{where} moved by lr·g alone: its momentum lives on rank {owner}, not here; "
@@ -138,14 +133,12 @@ def diagnose(params: dict, world: int, inputs: list[dict], rank: int, index: int
     return None
 
 
-def diagnose_shape(params: dict, world: int, rank: int, shape: list[int],
-                   path: str) -> tuple[str, str] | None:
+def diagnose_shape(case: Case, rank: int, shape: list[int], path: str) -> tuple[str, str] | None:
     """A momentum of all N parameters: the state ZeRO shards."""
-    case = Case.of(params, world)
     numel = case["numel"]
-    if path != "[1]" or shape != [numel] or world == 1:
+    if path != "[1]" or shape != [numel] or case.world == 1:
         return None
     return (f"a momentum of all N = {numel} parameters; each rank keeps the momentum of its own "
-            f"shard only, N/n = {numel // world} elements: that is the memory ZeRO saves",
+            f"shard only, N/n = {numel // case.world} elements: that is the memory ZeRO saves",
             f"这是全部 N = {numel} 个参数的动量；每个 rank 只保存自己分片的动量，即 N/n = "
-            f"{numel // world} 个元素：这正是 ZeRO 省下的内存")
+            f"{numel // case.world} 个元素：这正是 ZeRO 省下的内存")

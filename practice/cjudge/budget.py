@@ -5,7 +5,7 @@ destination and, for a message, its payload. From them the judge says where the 
 which ranks, from which lines) and what went twice (the same values to the same rank). What a
 receiver needed is the exercise's to say, in its own terms: a grader may define
 
-    needs(params, world, inputs, rank, calls) -> (english, chinese) | None
+    needs(case, inputs, rank, calls) -> (english, chinese) | None
 
 (``calls``: the rank's graded calls ``protocol.TraceEvent``, in order), e.g. "rank p needs
 only block p of rank 0's row (1 element)".

@@ -3,7 +3,7 @@
 A ring, a transpose or an all-gather moves a rank's tensor in ``world`` chunks, so a mistake
 shows as a pattern of chunks ("each rank has one wrong chunk: the all-gather stopped one step
 short") that one wrong element does not show. Chunks are the grader's (its optional
-``chunk_of(params, world, index)``), else ``torch.chunk``'s of the flat tensor.
+``chunk_of(case, index)``), else ``torch.chunk``'s of the flat tensor.
 """
 
 from __future__ import annotations

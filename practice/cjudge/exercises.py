@@ -14,11 +14,11 @@ import importlib.util
 import math
 import re
 import tomllib
-import types
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from .kit.case import REQUIRED_HOOKS
+from .kit.hooks import Hooks
 from .model.bound import Bound
 from .model.case import ModelSpec
 from .model.topology import ModelError
@@ -119,7 +119,7 @@ class Exercise:
     cases: tuple[Case, ...]
     wrong: tuple[WrongSolution, ...]
     content_hash: str
-    grader: types.ModuleType = field(repr=False, compare=False)
+    grader: Hooks = field(repr=False, compare=False)
     model: ModelSpec = field(default_factory=ModelSpec, compare=False)
     messages: MessageBound | None = field(default=None, compare=False)  # None: not bounded
     draft: bool = False  # being written (``judge.py new``): served by no front door yet
@@ -220,7 +220,7 @@ def _load_wrong(folder: Path) -> tuple[WrongSolution, ...]:
     return tuple(wrong)
 
 
-def _load_grader(folder: Path, exercise_id: str) -> types.ModuleType:
+def _load_grader(folder: Path, exercise_id: str) -> Hooks:
     path = folder / "grader.py"
     spec = importlib.util.spec_from_file_location(f"cjudge_grader_{exercise_id.replace('-', '_')}",
                                                   path)
@@ -230,7 +230,7 @@ def _load_grader(folder: Path, exercise_id: str) -> types.ModuleType:
     for name in GRADER_FUNCTIONS:
         if not callable(getattr(module, name, None)):
             raise ExerciseError(f"{path}: must define a function `{name}`")
-    return module
+    return Hooks(module)
 
 
 def is_private(relative: Path) -> bool:

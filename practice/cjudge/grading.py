@@ -6,7 +6,6 @@ beside the simulated ranks) and are the only place where verdicts are decided.
 
 from __future__ import annotations
 
-import inspect
 import logging
 import math
 import operator
@@ -18,7 +17,6 @@ from . import __version__, values
 from .budget import over_budget
 from .chunks import Summary, summary
 from .exercises import Exercise
-from .kit.case import ExampleInputs, Needs
 from .model.case import CaseModel, model_case
 from .primitives import CANONICAL, DISPLAY, PROCESS_GROUP_METHODS
 from .protocol import CaseSpec, RankReport, RawCase, TensorData
@@ -58,11 +56,11 @@ def plan_cases(exercise: Exercise, seed: int | None = None,
                only_samples: bool = False) -> list[CaseSpec]:
     """The cases to run, with every rank's inputs made from ``seed`` (the exercise's by default).
 
-    A sample case takes the grader's optional ``example_inputs(params, world)`` instead: values
+    A sample case takes the grader's optional ``example_inputs(case)`` instead: values
     a learner can check by hand, those of the statement's example.
     """
     seed = exercise.seed if seed is None else seed
-    example: ExampleInputs | None = getattr(exercise.grader, "example_inputs", None)
+    example = getattr(exercise.grader, "example_inputs", None)
     specs = []
     for case in exercise.cases:
         if only_samples and not case.sample:
@@ -173,7 +171,7 @@ def _result_name(exercise: Exercise) -> tuple[str, str]:
 def _takes_path(exercise: Exercise) -> bool:
     """Whether the grader's ``diagnose`` takes ``path``: written for results other than one
     tensor (only such a grader is asked about a nested element or a returned number)."""
-    return "path" in inspect.signature(exercise.grader.diagnose).parameters
+    return exercise.grader.takes_path
 
 
 def _asks_about_numbers(exercise: Exercise, want: Any) -> bool:
@@ -307,8 +305,9 @@ def grade_case(exercise: Exercise, spec: CaseSpec, raw: RawCase) -> CaseResult:
     afterwards (``cjudge.view.present``)."""
     world = spec["world_size"]
     sent, msgs = bytes_per_rank(raw["trace"])
-    bound = exercise.grader.bytes_bound(spec["params"], world, values.element_size(spec))
-    per_rank = isinstance(bound, (list, tuple))
+    bound = exercise.grader.bytes_bound(spec["params"], world)
+    per_rank = isinstance(bound, list)
+    bounds = bound if isinstance(bound, list) else [bound] * world
     details: list[str] = []
     deadlock: DeadlockFacts | None = None
     memory: MemoryUse | None = None
@@ -328,7 +327,7 @@ def grade_case(exercise: Exercise, spec: CaseSpec, raw: RawCase) -> CaseResult:
     elif failure is not None:  # a rank's error explains why its peers hung or spun
         verdict, en, zh, details = failure
     else:
-        verdict, en, zh = _judge_outputs(exercise, spec, raw, sent, bound)
+        verdict, en, zh = _judge_outputs(exercise, spec, raw, sent, bounds)
         if "race" in raw["trace"]:  # symmetric memory read or written with no barrier between
             verdict, (en, zh) = Verdict.WRONG_ANSWER, symm.explain(raw["trace"]["race"])
         if verdict in (Verdict.ACCEPTED, Verdict.OVER_BUDGET):
@@ -351,11 +350,11 @@ def grade_case(exercise: Exercise, spec: CaseSpec, raw: RawCase) -> CaseResult:
         if verdict is Verdict.ACCEPTED:  # too_slow names the critical path first
             verdict, en, zh = _check_messages(exercise, spec, msgs) or (verdict, en, zh)
     result = CaseResult(name=spec["name"], world_size=world, bytes_sent=sent,
-                        bytes_bound=max(bound) if per_rank else bound, messages_sent=msgs,
+                        bytes_bound=max(bounds), messages_sent=msgs,
                         wall_ms=round(raw["wall_ms"], 1), trace=graded_calls(raw["trace"]),
                         verdict=verdict.value, message=en, message_zh=zh, details=details)
     if per_rank:  # e.g. a root's bound and the leaves'
-        result["bytes_bounds"] = list(bound)
+        result["bytes_bounds"] = bounds
     if deadlock is not None:
         result["deadlock"] = deadlock
     if memory is not None:
@@ -412,7 +411,7 @@ def wrong_answer(exercise: Exercise, spec: CaseSpec, raw: RawCase) -> WrongAnswe
 
 
 def _judge_outputs(exercise: Exercise, spec: CaseSpec, raw: RawCase, sent: list[int],
-                   bound: int) -> tuple[Verdict, str, str]:
+                   bounds: list[int]) -> tuple[Verdict, str, str]:
     wants = exercise.grader.expected(spec["params"], spec["world_size"], spec["inputs"])
     found = _first_wrong(exercise, spec, raw, wants)
     if isinstance(found, WrongAnswer):
@@ -421,11 +420,10 @@ def _judge_outputs(exercise: Exercise, spec: CaseSpec, raw: RawCase, sent: list[
         r = found["rank"]
         return (Verdict.RUNTIME_ERROR, f"rank {r} never finished its call (state: "
                 f"{found['state']})", f"rank {r} 没有完成调用（状态：{found['state']}）")
-    bounds = list(bound) if isinstance(bound, (list, tuple)) else [bound] * len(sent)
     over = [r for r in range(len(sent)) if sent[r] > bounds[r]]
     if over:
         worst = max(over, key=lambda r: sent[r] - bounds[r])
-        needs: Needs | None = getattr(exercise.grader, "needs", None)  # in words
+        needs = getattr(exercise.grader, "needs", None)  # in words
         calls = [c for c in graded_calls(raw["trace"]) if c["rank"] == worst]
         why = _diagnosis(needs, spec["params"], spec["world_size"], spec["inputs"], worst,
                          calls) if needs else None
@@ -460,7 +458,7 @@ def _check_messages(exercise: Exercise, spec: CaseSpec,
 
 def _check_traffic(exercise: Exercise, spec: CaseSpec,
                    raw: RawCase) -> tuple[Verdict, str, str] | None:
-    """The grader's optional ``check_traffic(params, world, calls)`` on a correct answer: a
+    """The grader's optional ``check_traffic(case, calls)`` on a correct answer: a
     constraint on the calls themselves (bytes per link class, how many calls), over budget when
     it says why (``(en, zh)``), or the verdict it names (``(en, zh, "wrong_answer")``: too little
     traffic for the result to have been computed as the exercise says)."""
@@ -477,7 +475,7 @@ def _check_traffic(exercise: Exercise, spec: CaseSpec,
 
 def _check_computes(exercise: Exercise, spec: CaseSpec,
                     raw: RawCase) -> tuple[Verdict, str, str] | None:
-    """The grader's optional ``check_computes(params, world, inputs, computes)`` on a correct
+    """The grader's optional ``check_computes(case, inputs, computes)`` on a correct
     answer: whether the judge's functions were given what the algorithm gives them (the trace's
     ``computes``, each call's input known by its digest, in order); wrong_answer when it says
     why: the result was not computed by the judge's functions from the data that travelled."""
@@ -491,7 +489,7 @@ def _check_computes(exercise: Exercise, spec: CaseSpec,
 
 def _check_memory(exercise: Exercise, spec: CaseSpec, raw: RawCase
                   ) -> tuple[MemoryUse | None, tuple[Verdict, str, str] | None]:
-    """The grader's optional ``memory(params, world, inputs, trace)`` on a correct answer: the
+    """The grader's optional ``memory(case, inputs, trace)`` on a correct answer: the
     peak of what the judge counts alive from its functions' calls (``peak``, ``bound``,
     ``what``, ``what_zh``; ``message``, ``message_zh`` when over), kept as the case's
     ``memory``; memory_limit when the peak is over the bound."""

@@ -14,7 +14,6 @@ from typing import Any
 
 from . import values
 from .exercises import Exercise
-from .grading import plan_cases
 from .model.case import ModelSpec
 from .units import format_size
 
@@ -85,10 +84,8 @@ def rules_section(exercise: Exercise, lang: str) -> str:
                      "communication call is refused (`forbidden_primitive`)." if calls else
                      f"* **Calls.** Inside {fn} no `torch.distributed` call is allowed "
                      "(`forbidden_primitive`).")
-    specs = {s["name"]: s for s in plan_cases(exercise)}
     bounds = [(c.name, c.world_size,
-               _bytes(exercise.grader.bytes_bound(c.params, c.world_size,
-                                                  values.element_size(specs[c.name]))))
+               _bytes(exercise.grader.bytes_bound(c.params, c.world_size)))
               for c in exercise.cases]
     if zh:
         lines.append("* **字节。** 每个 rank 在被评测的调用中发送的字节数不得超过上限（按 rank "

@@ -31,21 +31,21 @@ GRADER = '''"""Trusted grading code for demo-exercise."""
 import random
 
 
-def make_inputs(params, world, rng: random.Random):
-    n = int(params["numel"])
-    return [{"shape": [n], "dtype": params["dtype"],
-             "data": [rng.randint(-4096, 4096) / 16 for _ in range(n)]} for _ in range(world)]
+def make_inputs(case, rng: random.Random):
+    n = case["numel"]
+    return [{"shape": [n], "dtype": case.dtype,
+             "data": [rng.randint(-4096, 4096) / 16 for _ in range(n)]} for _ in range(case.world)]
 
 
-def expected(params, world, inputs):
-    return [dict(inputs[0]) for _ in range(world)]
+def expected(case, inputs):
+    return [dict(inputs[0]) for _ in range(case.world)]
 
 
-def bytes_bound(params, world, itemsize):
-    return (world - 1) * int(params["numel"]) * itemsize
+def bytes_bound(case):
+    return (case.world - 1) * case["numel"] * case.itemsize
 
 
-def diagnose(params, world, inputs, rank, index, got):
+def diagnose(case, inputs, rank, index, got):
     return None
 '''
 STARTER = '''"""Broadcast rank 0's t to every rank with send/recv (用 send/recv 广播 rank 0 的 t)."""

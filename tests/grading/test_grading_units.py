@@ -181,10 +181,10 @@ def test_per_rank_bounds_judge_each_rank_by_its_own():
     """tree-broadcast's sample: 8 ranks, 16 bytes each; root 5 sends three times, rank 6
     twice, ranks 7 and 0 once."""
     bounds = [16, 0, 0, 0, 0, 48, 32, 16]
-    [case] = _regraded("tree-broadcast", bytes_bound=lambda p, w, e: bounds)
+    [case] = _regraded("tree-broadcast", bytes_bound=lambda p, w: bounds)
     assert case["verdict"] == "accepted" and case["bytes_bounds"] == bounds
     assert case["bytes_bound"] == 48
-    [case] = _regraded("tree-broadcast", bytes_bound=lambda p, w, e: [16, 0, 0, 0, 0, 48, 16, 16])
+    [case] = _regraded("tree-broadcast", bytes_bound=lambda p, w: [16, 0, 0, 0, 0, 48, 16, 16])
     assert case["verdict"] == "over_budget"
     assert "rank 6 sent 32 bytes" in case["message"] and "its bound is 16 bytes" in case["message"]
 

@@ -20,9 +20,9 @@ from .exits import OK, REJECTED, USAGE, error, invocation
 from .scaffold import MARK, write_draft
 
 GRADER_HELP = {
-    "make_inputs": "make_inputs(params, world, rng): every rank's input tensor from the seeded rng",
-    "expected": "expected(params, world, inputs): what every rank must end with",
-    "bytes_bound": "bytes_bound(params, world, itemsize): the most bytes one rank may send",
+    "make_inputs": "make_inputs(case, rng): every rank's input tensor from the seeded rng",
+    "expected": "expected(case, inputs): what every rank must end with",
+    "bytes_bound": "bytes_bound(case): the most bytes one rank may send",
 }
 
 

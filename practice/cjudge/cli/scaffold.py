@@ -161,15 +161,19 @@ GRADER = '''\
 
 It runs on the judge's side only: learners' code never sees it, and on the server the expected
 values never enter the sandbox. A tensor is a dict {{"shape": [...], "dtype": ..., "data":
-[flat values, row-major]}}. The guide: docs/authoring.md.
+[flat values, row-major]}}. Every hook is given the case first, typed once by the kit:
+``case.world``, ``case.dtype``, ``case.itemsize``, ``case["numel"]`` (an int). The guide:
+docs/authoring.md.
 """
 
 from __future__ import annotations
 
 import random
 
+from cjudge.kit.case import Case
 
-def make_inputs(params: dict, world: int, rng: random.Random) -> list[dict]:
+
+def make_inputs(case: Case, rng: random.Random) -> list[dict]:
     """Every rank's input tensor, one dict per rank, from the seeded ``rng`` only.
 
     Prefer exact values (small multiples of a power of two, e.g. rng.randint(-4096, 4096) / 16):
@@ -178,19 +182,19 @@ def make_inputs(params: dict, world: int, rng: random.Random) -> list[dict]:
     raise NotImplementedError("TODO(author): make_inputs")
 
 
-def expected(params: dict, world: int, inputs: list[dict]) -> list[dict]:
+def expected(case: Case, inputs: list[dict]) -> list[dict]:
     """What every rank must end with (its tensor for "inplace", its return value for "return")."""
     raise NotImplementedError("TODO(author): expected")
 
 
-def bytes_bound(params: dict, world: int, itemsize: int) -> int:
+def bytes_bound(case: Case) -> int:
     """The most bytes any one rank may send (receives count nothing); above it a correct
     answer is ``over_budget``. Allow the intended algorithm's volume, with room for uneven
     splits, and say the same formula in the statement."""
     raise NotImplementedError("TODO(author): bytes_bound")
 
 
-def diagnose(params: dict, world: int, inputs: list[dict], rank: int, index: int,
+def diagnose(case: Case, inputs: list[dict], rank: int, index: int,
              got: float) -> tuple[str, str] | None:
     """Optional: why element ``index`` of ``rank``'s result is ``got`` (English, Chinese), e.g.
     "rank 2's contribution is missing"; None keeps the plain expected-vs-got message."""

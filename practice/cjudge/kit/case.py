@@ -1,8 +1,9 @@
 """A case as a grader reads it, and the hooks a grader declares.
 
-A grader's hooks are called with a case's raw parameters (``exercise.toml``'s, JSON across a
-sandbox or the browser: ``dict[str, int | str]``) and its world size; :meth:`Case.of` types
-them once, so a hook reads ``case["numel"]`` as an ``int`` and never casts.
+A case's raw parameters are ``exercise.toml``'s (JSON across a sandbox or the browser:
+``dict[str, int | str | list]``); the kit types them once into a frozen :class:`Case` (the
+world, the element type and its size, the integer parameters as ``int``) and hands that Case
+to every hook (:mod:`.hooks`), so a hook reads ``case["numel"]`` and never casts.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import math
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any, Protocol
 
 from ..values import ITEMSIZE
@@ -21,13 +23,14 @@ Params = Mapping[str, Any]
 
 @dataclass(frozen=True)
 class Case:
-    """One case's world, element type and integer parameters, typed."""
+    """One case's world, element type and parameters, typed."""
 
     world: int
     dtype: str
     itemsize: int  # bytes per element of ``dtype``
     sizes: Mapping[str, int]  # the integer parameters (numel, m, k, …)
     texts: Mapping[str, str]  # the text parameters (dtype, a schedule's name, …)
+    params: Params  # all of them as given (lists too: a shape, a set of experts)
 
     @classmethod
     def of(cls, params: Params, world: int) -> Case:
@@ -36,7 +39,8 @@ class Case:
                  if isinstance(v, int) and not isinstance(v, bool)}
         texts = {k: v for k, v in params.items() if isinstance(v, str)}
         dtype = texts.get("dtype", "float32")
-        return cls(world, dtype, ITEMSIZE.get(dtype, 8), sizes, texts)
+        return cls(world, dtype, ITEMSIZE.get(dtype, 8), MappingProxyType(sizes),
+                   MappingProxyType(texts), MappingProxyType(dict(params)))
 
     def __getitem__(self, name: str) -> int:
         """An integer parameter: ``case["numel"]``."""
@@ -58,36 +62,85 @@ class Case:
 
 #: the hooks every grader defines (:class:`Grader`'s), checked when an exercise loads
 REQUIRED_HOOKS = ("make_inputs", "expected", "bytes_bound", "diagnose")
+#: the hooks a grader may define (each a ``Protocol`` below; see docs/authoring.md)
+OPTIONAL_HOOKS = ("example_inputs", "needs", "diagnose_shape", "chunk_of", "chunk_reader",
+                  "smaller_cases", "check_traffic", "check_computes", "memory")
 
 
 class Grader(Protocol):
-    """The hooks every grader declares; the optional ones each have a ``Protocol`` below
-    (others: ``diagnose_shape``, ``chunk_of``, ``chunk_reader``, ``smaller_cases``,
-    ``check_traffic``, ``check_computes``, ``memory``; see docs/authoring.md)."""
+    """The hooks every grader declares, each given the case first; the optional ones each
+    have a ``Protocol`` below."""
 
-    def make_inputs(self, params: Params, world: int, rng: random.Random) -> list[Any]:
+    def make_inputs(self, case: Case, rng: random.Random) -> list[Any]:
         """Every rank's input (``protocol.TensorData``, or a call's arguments)."""
 
-    def expected(self, params: Params, world: int, inputs: list[Any]) -> list[Any]:
+    def expected(self, case: Case, inputs: list[Any]) -> list[Any]:
         """Every rank's expected result."""
 
-    def bytes_bound(self, params: Params, world: int, itemsize: int) -> int | Sequence[int]:
+    def bytes_bound(self, case: Case) -> int | Sequence[int]:
         """The bytes no rank may send past (or each rank's own)."""
 
-    def diagnose(self, params: Params, world: int, inputs: list[Any], rank: int, index: int,
+    def diagnose(self, case: Case, inputs: list[Any], rank: int, index: int,
                  got: Any) -> tuple[str, str] | None:
         """A guess at why element ``index`` of ``rank``'s result is ``got``, (English,
         Chinese); a grader of nested results also takes ``path``."""
 
 
-class ExampleInputs(Protocol):
-    """Optional ``example_inputs``: the statement's example, the sample case's inputs."""
+#: a guess in words, (English, Chinese), or None
+Why = tuple[str, str] | None
 
-    def __call__(self, params: Params, world: int) -> list[Any]: ...
+
+class ExampleInputs(Protocol):
+    """``example_inputs``: the statement's example, the sample case's inputs."""
+
+    def __call__(self, case: Case) -> list[Any]: ...
 
 
 class Needs(Protocol):
-    """Optional ``needs``: over the byte bound, what the rank's receivers needed, in words."""
+    """``needs``: over the byte bound, what the rank's receivers needed, in words."""
 
-    def __call__(self, params: Params, world: int, inputs: list[Any], rank: int,
-                 calls: list[Any]) -> tuple[str, str] | None: ...
+    def __call__(self, case: Case, inputs: list[Any], rank: int, calls: list[Any]) -> Why: ...
+
+
+class DiagnoseShape(Protocol):
+    """``diagnose_shape``: what a result of the wrong ``shape`` (at ``path``) is, in words."""
+
+    def __call__(self, case: Case, rank: int, shape: list[int], path: str) -> Why: ...
+
+
+class ChunkOf(Protocol):
+    """``chunk_of``: which chunk element ``index`` of a result is in (for "wrong chunks")."""
+
+    def __call__(self, case: Case, index: int) -> int: ...
+
+
+class ChunkReader(Protocol):
+    """``chunk_reader``: what reads a message's values as (chunk, ranks summed) or None."""
+
+    def __call__(self, case: Case, inputs: list[Any]) -> Any: ...
+
+
+class SmallerCases(Protocol):
+    """``smaller_cases``: (world, params) of smaller cases, smallest first."""
+
+    def __call__(self, case: Case) -> list[tuple[int, dict[str, Any]]]: ...
+
+
+class CheckTraffic(Protocol):
+    """``check_traffic``: a correct answer's calls, over budget (or a verdict) when it says
+    why."""
+
+    def __call__(self, case: Case, calls: list[Any]) -> tuple[str, ...] | None: ...
+
+
+class CheckComputes(Protocol):
+    """``check_computes``: whether the judge's functions were given what the algorithm gives
+    them; wrong when it says why."""
+
+    def __call__(self, case: Case, inputs: list[Any], computes: list[Any]) -> Why: ...
+
+
+class Memory(Protocol):
+    """``memory``: the peak of what the judge counts alive, and its bound."""
+
+    def __call__(self, case: Case, inputs: list[Any], trace: Any) -> dict[str, Any]: ...

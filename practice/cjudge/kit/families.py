@@ -12,7 +12,7 @@ import math
 import random
 from typing import Any
 
-from .case import Case, Params
+from .case import Case
 from .pieces import digit_inputs, elementwise_sum, everyone_holds_the_sum, exact_inputs
 
 
@@ -28,17 +28,15 @@ class SumToAll:
     def __init__(self, size: str = "numel") -> None:
         self.size = size
 
-    def make_inputs(self, params: Params, world: int, rng: random.Random) -> list[Any]:
+    def make_inputs(self, case: Case, rng: random.Random) -> list[Any]:
         """Every rank's tensor of exact values."""
-        case = Case.of(params, world)
-        return exact_inputs(world, case[self.size], case.dtype, rng)
+        return exact_inputs(case.world, case[self.size], case.dtype, rng)
 
-    def example_inputs(self, params: Params, world: int) -> list[Any]:
+    def example_inputs(self, case: Case) -> list[Any]:
         """The statement's example, the sample case: sums whose digits count the ranks."""
-        case = Case.of(params, world)
-        return digit_inputs(world, case[self.size], case.dtype)
+        return digit_inputs(case.world, case[self.size], case.dtype)
 
-    def expected(self, params: Params, world: int, inputs: list[Any]) -> list[Any]:
+    def expected(self, case: Case, inputs: list[Any]) -> list[Any]:
         """Every rank ends with the elementwise sum of all ranks' inputs."""
         return everyone_holds_the_sum(inputs)
 
@@ -47,19 +45,17 @@ class ShardedSum(SumToAll):
     """A reduce-scatter of sums: every rank's tensor of world·``case[size]`` exact values; rank
     r ends with shard r of the elementwise sum."""
 
-    def make_inputs(self, params: Params, world: int, rng: random.Random) -> list[Any]:
+    def make_inputs(self, case: Case, rng: random.Random) -> list[Any]:
         """Every rank's tensor of n·m exact values."""
-        case = Case.of(params, world)
-        return exact_inputs(world, world * case[self.size], case.dtype, rng)
+        return exact_inputs(case.world, case.world * case[self.size], case.dtype, rng)
 
-    def example_inputs(self, params: Params, world: int) -> list[Any]:
+    def example_inputs(self, case: Case) -> list[Any]:
         """The statement's example, the sample case: sums whose digits count the ranks."""
-        case = Case.of(params, world)
-        return digit_inputs(world, world * case[self.size], case.dtype)
+        return digit_inputs(case.world, case.world * case[self.size], case.dtype)
 
-    def expected(self, params: Params, world: int, inputs: list[Any]) -> list[Any]:
+    def expected(self, case: Case, inputs: list[Any]) -> list[Any]:
         """Rank r gets shard r of the elementwise sum: elements r·m … r·m+m−1."""
-        case, total = Case.of(params, world), elementwise_sum(inputs)
+        total = elementwise_sum(inputs)
         return [_tensor([hi - lo], case.dtype, total[lo:hi]) for lo, hi in case.shards(self.size)]
 
 
@@ -80,13 +76,12 @@ class Blocks:
         """Elements per rank's input."""
         return case.world * case[self.size]
 
-    def make_inputs(self, params: Params, world: int, rng: random.Random) -> list[Any]:
+    def make_inputs(self, case: Case, rng: random.Random) -> list[Any]:
         """Every rank's distinct values, exact in float32."""
-        case = Case.of(params, world)
         width = self.width(case)
-        values = distinct_values(world * width, rng)
+        values = distinct_values(case.world * width, rng)
         return [_tensor([width], case.dtype, values[r * width:(r + 1) * width])
-                for r in range(world)]
+                for r in range(case.world)]
 
 
 class Gather(Blocks):
@@ -97,18 +92,16 @@ class Gather(Blocks):
         """Elements per rank's input: one block."""
         return case[self.size]
 
-    def example_inputs(self, params: Params, world: int) -> list[Any]:
+    def example_inputs(self, case: Case) -> list[Any]:
         """The statement's example, the sample case: what reduce-scatter's example leaves,
         element j of the sum being (j+1)·11…1 (one 1 per rank): [1111], [2222], [3333], [4444]
         on 4 ranks. Distinct values, so each can be traced to its rank."""
-        case = Case.of(params, world)
-        m, ones = case[self.size], int("1" * world)
+        m, ones = case[self.size], int("1" * case.world)
         return [_tensor([m], case.dtype, [float((r * m + i + 1) * ones) for i in range(m)])
-                for r in range(world)]
+                for r in range(case.world)]
 
-    def expected(self, params: Params, world: int, inputs: list[Any]) -> list[Any]:
+    def expected(self, case: Case, inputs: list[Any]) -> list[Any]:
         """Every rank gets every rank's block, in rank order: n·m elements."""
-        case = Case.of(params, world)
         whole = [v for i in inputs for v in i["data"]]
         return [_tensor([len(whole)], case.dtype, whole) for _ in inputs]
 
@@ -117,13 +110,12 @@ class AllToAllBlocks(Blocks):
     """An all-to-all of blocks: rank r's row of n blocks of ``case[size]`` values; block p of
     it goes to rank p."""
 
-    def example_inputs(self, params: Params, world: int) -> list[Any]:
+    def example_inputs(self, case: Case) -> list[Any]:
         """The statement's example, the sample case: rank r holds [10r, 10r+1, …] (n·k values,
         k = 1 in the statement: each value names its rank and place)."""
-        case = Case.of(params, world)
         width = self.width(case)
         return [_tensor([width], case.dtype, [10.0 * r + i for i in range(width)])
-                for r in range(world)]
+                for r in range(case.world)]
 
     def received(self, case: Case, inputs: list[Any]) -> list[list[list[float]]]:
         """Per rank r, the blocks it receives in source order: block r of every rank's row."""

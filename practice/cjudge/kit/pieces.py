@@ -164,25 +164,25 @@ def first_unfed(computes: list[dict], rank: int, name: str, want: list[float],
     return None if start == len(want) else (len(calls), len(calls))
 
 
-def smaller_cases(params: dict, world: int, size: str,
+def smaller_cases(case: Case, size: str,
                   fits: Callable[[int, int], bool] | None = None) -> list[tuple[int, dict]]:
-    """Cases smaller than (``world``, ``params``) for the smallest-failing-case search: worlds
-    of 2 ranks or more, each with ``size`` from 1 to twice its ranks (and never past the case's
-    own), where ``fits(world, size)`` (the exercise's algorithm is defined there); fewest ranks
-    first, then smallest."""
-    top = Case.of(params, world)[size]
-    return [(w, {**params, size: s}) for w in range(2, world + 1)
+    """Cases smaller than ``case`` for the smallest-failing-case search, as (world, params):
+    worlds of 2 ranks or more, each with ``size`` from 1 to twice its ranks (and never past the
+    case's own), where ``fits(world, size)`` (the exercise's algorithm is defined there); fewest
+    ranks first, then smallest."""
+    top = case[size]
+    return [(w, {**case.params, size: s}) for w in range(2, case.world + 1)
             for s in range(1, min(top, 2 * w) + 1)
-            if (w, s) < (world, top) and (fits is None or fits(w, s))]
+            if (w, s) < (case.world, top) and (fits is None or fits(w, s))]
 
 
-def blocks_needed(params: dict, world: int, rank: int, calls: list[dict],
-                  what: tuple[str, str], block: str = "k") -> tuple[str, str] | None:
+def blocks_needed(case: Case, rank: int, calls: list[dict], what: tuple[str, str],
+                  block: str = "k") -> tuple[str, str] | None:
     """A grader's ``needs`` (``cjudge.budget``) where rank p needs only block p
-    (``params[block]`` elements) of ``rank``'s ``what`` (e.g. ("row", "行")): an all-to-all, a
+    (``case[block]`` elements) of ``rank``'s ``what`` (e.g. ("row", "行")): an all-to-all, a
     reduce-scatter. Says to whom the rank sent more, from its ``calls`` (an all_to_all sends a
     block to every rank)."""
-    k = Case.of(params, world)[block]
+    world, k = case.world, case[block]
     per_peer: dict[int, int] = {}
     for call in calls:
         if call["op"] == "all_to_all":

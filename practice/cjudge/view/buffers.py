@@ -1,7 +1,7 @@
 """Chunk labels and each rank's buffer filling in, from the learner's own messages.
 
 For an exercise whose grader says what a message carries (its optional
-``chunk_reader(params, world, inputs)`` → a function of a message's values answering (chunk,
+``chunk_reader(case, inputs)`` → a function of a message's values answering (chunk,
 ranks whose contributions it sums) or None; ``cjudge.kit.pieces.chunk_reader`` for sums),
 each message of the timeline gets ``chunk`` and ``holds``, and the timeline gets ``buffers``.
 In ``reduce`` mode (the reader's ``mode``) every rank starts holding its own contribution in

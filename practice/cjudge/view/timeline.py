@@ -323,7 +323,7 @@ def first_wrong(got: Sequence[float | int], want: Sequence[float | int], dtype: 
 
 def mark_wrong(timeline: dict[str, Any], exercise: Any, spec: CaseSpec, raw: RawCase) -> None:
     """For a wrong answer: the first wrong element's rank, index, chunk (when the exercise's
-    grader says, through its optional ``chunk_of(params, world, index)``) and the last message
+    grader says, through its optional ``chunk_of(case, index)``) and the last message
     that rank received (the last write into its tensor the trace knows of)."""
     wants = exercise.grader.expected(spec["params"], spec["world_size"], spec["inputs"])
     for report, want in zip(raw["ranks"], wants, strict=False):
