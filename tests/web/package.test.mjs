@@ -81,6 +81,23 @@ test("a snapshot with one byte changed is refused: the page fails to start Pytho
   await page.close();
 });
 
+test("a snapshot changed in the service worker's cache is refused: the page names it", async () => {
+  const page = await openPage(browser, url(servers[0]));
+  await page.evaluate(() => navigator.serviceWorker.ready); // installed: every file cached
+  await page.evaluate(async () => {
+    const cache = await caches.open("cjudge-files");
+    const key = (await cache.keys()).find((request) => new URL(request.url).pathname.endsWith("/pyodide/kernel.snapshot"));
+    const bytes = new Uint8Array(await (await cache.match(key)).arrayBuffer());
+    bytes[bytes.length >> 1] ^= 0x01;
+    await cache.put(key, new Response(bytes));
+  });
+  await page.reload();
+  await page.waitForSelector('#runner-status[data-state="ready"], #runner-status[data-state="failed"]', { timeout: 60_000 });
+  assert.equal(await page.getAttribute("#runner-status", "data-state"), "failed");
+  assert.match(await page.getAttribute("#runner-status", "title"), /Python snapshot did not load \(kernel\.snapshot\): the cached copy is not the build's/);
+  await page.close();
+});
+
 test("a judge server whose kernel is newer than the page's is noticed, in English and Chinese", async () => {
   const newer = version.replace(/^(\d+)/, (major) => String(Number(major) + 1));
   const page = await openPage(browser, url(servers[0]), {

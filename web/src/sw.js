@@ -7,7 +7,7 @@
 // hash: a new version downloads only the files whose hash changed, checks each against its hash,
 // and drops the old ones once it is active. The judge's API (/api/...) is never cached.
 /* global OFFLINE */
-const CACHE = "cjudge-files";
+const CACHE = "cjudge-files"; // the runner worker reads its Python files here too (runner/snapshot.js)
 const base = new URL("./", self.location.href);
 const files = OFFLINE.files;
 

@@ -17,6 +17,8 @@ import { KERNEL_PACKAGES } from "./boot.js";
 export const KERNEL_MODULE = "cjudge_web.judge";
 /** The snapshot's file beside pyodide.mjs; `${SNAPSHOT}.json` names its hash and its lock's. */
 export const SNAPSHOT = "kernel.snapshot";
+/** The service worker's cache, where each file's key is its URL with `?sha256=` its hash (sw.js). */
+const SW_CACHE = "cjudge-files";
 
 const hex = (buffer) => [...new Uint8Array(buffer)].map((b) => b.toString(16).padStart(2, "0")).join("");
 const base64OfHex = (h) => btoa(String.fromCharCode(...h.match(/../g).map((byte) => parseInt(byte, 16))));
@@ -24,8 +26,18 @@ const base64OfHex = (h) => btoa(String.fromCharCode(...h.match(/../g).map((byte)
 /** The SHA-256 of `text`'s UTF-8 bytes, in hex. */
 const sha256Hex = async (text) => hex(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
 
-/** Fetch `url` whose content must have the sha256 `sha256` (hex): its bytes. */
+/**
+ * Fetch `url` whose content must have the sha256 `sha256` (hex): its bytes. When the service
+ * worker (sw.js) holds them, they are read from its cache here and checked the same way, rather
+ * than passed (31 MB of snapshot) through the service worker's thread.
+ */
 async function fetchChecked(url, sha256) {
+  const cached = await globalThis.caches?.match(`${url}?sha256=${sha256}`, { cacheName: SW_CACHE }).catch(() => null);
+  if (cached) {
+    const bytes = await cached.arrayBuffer();
+    if (hex(await crypto.subtle.digest("SHA-256", bytes)) !== sha256) throw new Error("the cached copy is not the build's");
+    return new Uint8Array(bytes);
+  }
   const response = await fetch(url, { integrity: `sha256-${base64OfHex(sha256)}` });
   if (!response.ok) throw new Error(`HTTP ${response.status}`);
   return new Uint8Array(await response.arrayBuffer());
