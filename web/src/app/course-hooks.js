@@ -1,11 +1,8 @@
 // What the exercise page shows of the course: the learner's own progress from the server in the
 // catalog, and a submission's place in the queue with the submissions left this minute.
 import { t } from "./i18n.js";
+import { state, update } from "./state.js";
 import { load, recordVerdict } from "./store.js";
-
-let redraw = () => {};
-/** Draw the queue note again (in the app's language, after a change). */
-export const redrawQueue = () => redraw();
 
 async function get(path) {
   const token = load("token");
@@ -15,37 +12,39 @@ async function get(path) {
   return response.json();
 }
 
-/** Merge the server's record of the learner's verdicts into the catalog's progress marks;
- * `redraw` once done (nothing when logged out or without a server). */
-export async function syncProgress(redraw) {
+/** Merge the server's record of the learner's verdicts into the catalog's progress marks (the
+ * state's `recorded` grows once done; nothing when logged out or without a server). */
+export async function syncProgress() {
   if (!load("user")) return; // logged out: no request (a 401 in the console on every visit)
   const rows = await get("/api/me/progress").catch(() => null);
   if (!Array.isArray(rows)) return;
   for (const row of rows) if (row.best_verdict) recordVerdict(row.exercise, row.best_verdict);
-  redraw();
+  update({ recorded: state.recorded + 1 });
 }
 
-/** Show `created` (the answer to a submission of `exercise`: id, queue_position,
- * remaining_this_minute) in `node`, following the submission's place until a worker takes it. */
-export async function noteQueue(node, created, exercise) {
-  node.dataset.exercise = exercise;
-  node.hidden = false;
+/** Follow `created` (the answer to a submission of `exercise`: id, queue_position,
+ * remaining_this_minute) in the state's `queue` until a worker takes it. */
+export async function noteQueue(created, exercise) {
   const rate = (await get("/api/me/quota").catch(() => null))?.rate_per_minute;
+  const note = (place) => update({ queue: { id: created.id, exercise, place, left: created.remaining_this_minute, rate } });
   let place = created.queue_position;
-  const draw = () => {
-    const parts = [];
-    if (place) parts.push(t("queue.place", { n: place }));
-    if (created.remaining_this_minute != null && rate) parts.push(t("queue.left", { n: created.remaining_this_minute, rate }));
-    node.textContent = parts.join(" ");
-    node.dataset.submission = String(created.id);
-  };
-  redraw = draw;
-  draw();
+  note(place);
   while (place) {
     await new Promise((r) => setTimeout(r, 1000));
-    if (node.dataset.submission !== String(created.id)) return; // a newer submission took over
+    if (state.queue?.id !== created.id) return; // a newer submission took over
     const sub = await get(`/api/submissions/${created.id}`).catch(() => null);
     place = sub?.status === "queued" ? sub.queue_position : null;
-    draw();
+    note(place);
   }
+}
+
+/** Draw the state's `queue` in `node`: shown while its exercise is open. */
+export function drawQueue(node) {
+  const queue = state.queue;
+  node.hidden = !queue || queue.exercise !== state.current?.id;
+  if (!queue) return;
+  const parts = [];
+  if (queue.place) parts.push(t("queue.place", { n: queue.place }));
+  if (queue.left != null && queue.rate) parts.push(t("queue.left", { n: queue.left, rate: queue.rate }));
+  node.textContent = parts.join(" ");
 }

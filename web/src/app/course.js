@@ -5,10 +5,10 @@ import "./course.css";
 import { call, Unreachable } from "./api.js";
 import { h } from "./dom.js";
 import { currentLang, dateTime, setLang, t as tr } from "./i18n.js";
+import { on } from "./state.js";
 import { load } from "./store.js";
 import { formatSeconds } from "./units.js";
 
-let lang = currentLang();
 /** A course page string (strings.js, "course." keys) in the current language. */
 const t = (key, vars = {}) => tr(`course.${key}`, vars);
 
@@ -26,7 +26,7 @@ const when = (iso) => (iso ? dateTime(iso) : "");
 const seconds = (s) => (s === null || s === undefined ? "–" : formatSeconds(s, 4));
 
 
-/** The app's catalog (its order, tracks and titles), fetched once. */
+/** The app's catalog (its order, tracks and titles), fetched once: a cache, not page state. */
 let catalogFile = null;
 const catalog = () => (catalogFile ??= fetch(new URL("catalog.json", import.meta.url)).then((r) => r.json()));
 
@@ -37,9 +37,9 @@ async function inCatalogOrder(items, key = (item) => item.id) {
   return [...items].sort((a, b) => at(a) - at(b));
 }
 
-/** The catalog's verdict names ({code: {en, zh}}), set once the catalog has loaded. */
+/** The catalog's verdict names ({code: {en, zh}}), a cache of the catalog's, set once it has loaded. */
 let verdictNames = {};
-const verdictName = (v) => verdictNames[v]?.[lang] ?? verdictNames[v]?.en ?? v;
+const verdictName = (v) => verdictNames[v]?.[currentLang()] ?? verdictNames[v]?.en ?? v;
 const verdictCell = (v) => h("td", { class: v ? `verdict-${v}` : "verdict-none", "data-verdict": v ?? null },
   v ? verdictName(v) : t("notTried"));
 
@@ -56,10 +56,10 @@ async function picker(list, id) {
   for (const e of list) {
     const track = trackOf.get(e.id) ?? null;
     if (groups.at(-1)?.track !== track) groups.push({ track, items: [] });
-    groups.at(-1).items.push(h("option", { value: e.id, selected: e.id === id }, e.title[lang] ?? e.id));
+    groups.at(-1).items.push(h("option", { value: e.id, selected: e.id === id }, e.title[currentLang()] ?? e.id));
   }
   const select = h("select", { id: "exercise-picker" }, groups.map((g) => (g.track && tracks[g.track]
-    ? h("optgroup", { label: tracks[g.track][lang] ?? g.track }, g.items) : g.items)));
+    ? h("optgroup", { label: tracks[g.track][currentLang()] ?? g.track }, g.items) : g.items)));
   select.addEventListener("change", () => (location.hash = `#/leaderboard/${encodeURIComponent(select.value)}`));
   return h("p.picker", {}, h("label", { for: "exercise-picker" }, t("pickExercise")), select);
 }
@@ -75,7 +75,7 @@ async function leaderboardView(main, id) {
     h("td", { class: "num" }, seconds(e.model_time_s)),
     h("td", { class: "num" }, e.bytes_sent === null ? "–" : e.bytes_sent.toLocaleString()),
     h("td", {}, when(e.submitted_at), e.current_version ? "" : ` (${t("version")})`)));
-  const title = `${t("leaderboards")}: ${board.title[lang] ?? id}`;
+  const title = `${t("leaderboards")}: ${board.title[currentLang()] ?? id}`;
   main.replaceChildren(h("h1", {}, title), await picker(list, id),
     h("p", { class: "muted" }, modelled ? t("rankedBy") : t("rankedByBytes")),
     rows.length ? table([t("rank"), t("name"), t("modelled"), t("bytes"), t("date")], rows, { id: "leaderboard", caption: title })
@@ -85,7 +85,7 @@ async function leaderboardView(main, id) {
 async function meView(main) {
   const [profile, progress, quota, list] = await Promise.all([call("GET", "/api/me/profile"),
     call("GET", "/api/me/progress"), call("GET", "/api/me/quota"), exercises()]);
-  const titles = Object.fromEntries(list.map((e) => [e.id, e.title[lang]]));
+  const titles = Object.fromEntries(list.map((e) => [e.id, e.title[currentLang()]]));
   const input = h("input", { id: "display-name", value: profile.display_name ?? "", maxlength: "32",
     "aria-label": t("displayName") });
   const note = h("span", { id: "profile-note", role: "status" });
@@ -120,9 +120,9 @@ async function staffView(main) {
   const data = await call("GET", "/api/admin/progress");
   data.exercises = await inCatalogOrder(data.exercises, (e) => e.exercise);
   const summary = data.exercises.map((e) => h("tr", { "data-exercise": e.exercise },
-    h("td", {}, e.title[lang] ?? e.exercise), h("td", { class: "num" }, `${e.solved} / ${e.learners}`),
+    h("td", {}, e.title[currentLang()] ?? e.exercise), h("td", { class: "num" }, `${e.solved} / ${e.learners}`),
     h("td", { class: "num" }, `${(100 * e.solve_rate).toFixed(0)} %`),
-    h("td", {}, e.common_failures.map((f) => `${verdictName(f.verdict)} × ${f.count}`).join(lang === "zh" ? "，" : ", "))));
+    h("td", {}, e.common_failures.map((f) => `${verdictName(f.verdict)} × ${f.count}`).join(currentLang() === "zh" ? "，" : ", "))));
   const ids = data.exercises.map((e) => e.exercise);
   const learners = new Map();
   for (const row of data.rows) {
@@ -150,13 +150,13 @@ async function staffView(main) {
   });
   main.replaceChildren(h("h1", {}, t("staff")), csv,
     table([t("exercise"), t("solved"), t("solveRate"), t("failures")], summary, { id: "solve-rates", caption: t("solveRate") }),
-    table([t("learner"), ...data.exercises.map((e) => e.title[lang] ?? e.exercise)], grid, { id: "progress-grid", caption: t("learner") }));
+    table([t("learner"), ...data.exercises.map((e) => e.title[currentLang()] ?? e.exercise)], grid, { id: "progress-grid", caption: t("learner") }));
 }
 
 async function route() {
   const main = document.getElementById("course");
   const [, page = "leaderboard", arg] = location.hash.replace(/^#\/?/, "#/").split("/");
-  document.documentElement.lang = lang === "zh" ? "zh-CN" : "en";
+  document.documentElement.lang = currentLang() === "zh" ? "zh-CN" : "en";
   document.getElementById("course-lang").textContent = t("lang");
   document.getElementById("course-nav").setAttribute("aria-label", t("pages"));
   document.getElementById("course-nav").replaceChildren(...[["leaderboard", "leaderboards"], ["me", "me"], ["staff", "staff"]].map(
@@ -174,10 +174,8 @@ async function route() {
   }
 }
 
-document.getElementById("course-lang").addEventListener("click", () => {
-  lang = lang === "zh" ? "en" : "zh";
-  setLang(lang);  // the app's language too: dates follow it
-  route();
-});
+// the app's language too (state.js's `lang`): dates follow it
+document.getElementById("course-lang").addEventListener("click", () => setLang(currentLang() === "zh" ? "en" : "zh"));
+on(["lang"], route);
 window.addEventListener("hashchange", route);
 route();

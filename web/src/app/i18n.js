@@ -1,15 +1,13 @@
-// UI text in English and Chinese, and the current language.
-import { load, save } from "./store.js";
+// UI text in English and Chinese, and the current language (state.js's `lang`).
+import { on, state, update } from "./state.js";
+import { save } from "./store.js";
 import { STRINGS } from "./strings.js";
 
-const listeners = [];
-let lang = load("lang") ?? (navigator.language?.startsWith("zh") ? "zh" : "en");
-
-export const currentLang = () => lang;
+export const currentLang = () => state.lang;
 
 /** The UI text `key` in the current language (English if it has none there, else the key itself). */
 export function t(key, params = {}) {
-  const text = STRINGS[lang][key] ?? STRINGS.en[key] ?? key;
+  const text = STRINGS[state.lang][key] ?? STRINGS.en[key] ?? key;
   return text.replace(/\{(\w+)\}/g, (_, name) => String(params[name]));
 }
 t.has = (key) => key in STRINGS.en;
@@ -24,25 +22,24 @@ export function shortcut(keys) {
 /** A date and time from the API (UTC), in the app's language. */
 export function dateTime(iso) {
   const date = new Date(/[zZ]|[+-]\d\d:\d\d$/.test(iso) ? iso : `${iso}Z`);
-  return date.toLocaleString(lang === "zh" ? "zh-CN" : "en", { dateStyle: "medium", timeStyle: "short" });
+  return date.toLocaleString(state.lang === "zh" ? "zh-CN" : "en", { dateStyle: "medium", timeStyle: "short" });
 }
 
 /** Pick the current language's side of an {en, zh} pair, or of a message/message_zh pair. */
 export function pick(pair) {
-  return pair[lang] ?? pair.en;
+  return pair[state.lang] ?? pair.en;
 }
 
 export function applyI18n(root = document) {
-  document.documentElement.lang = lang === "zh" ? "zh-CN" : "en";
+  document.documentElement.lang = state.lang === "zh" ? "zh-CN" : "en";
   for (const el of root.querySelectorAll("[data-i18n]")) el.textContent = t(el.dataset.i18n);
   for (const el of root.querySelectorAll("[data-i18n-label]")) el.setAttribute("aria-label", t(el.dataset.i18nLabel));
 }
 
+/** Switch the language (kept between visits); the page redraws through the state's `lang` drawers. */
 export function setLang(next) {
-  lang = next;
-  save("lang", lang);
-  applyI18n();
-  for (const fn of listeners) fn(lang);
+  save("lang", next);
+  update({ lang: next });
 }
 
-export const onLangChange = (fn) => listeners.push(fn);
+on(["lang"], () => applyI18n());

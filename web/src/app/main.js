@@ -2,38 +2,29 @@
 import { openAuthDialog, renderAccount, renderHistory } from "./account.js";
 import * as api from "./api.js";
 import { h } from "./dom.js";
-import { noteQueue, redrawQueue, syncProgress } from "./course-hooks.js";
+import { drawQueue, noteQueue, syncProgress } from "./course-hooks.js";
 import { createEditor } from "./editor.js";
-import { applyI18n, currentLang, onLangChange, pick, setLang, shortcut, t } from "./i18n.js";
+import { currentLang, pick, setLang, shortcut, t } from "./i18n.js";
 import { setupLayout, showResultTab, showTab } from "./layout.js";
 import { renderMarkdown } from "./markdown.js";
 import { renderPast } from "./past.js";
 import { diagnostics, renderResult, renderStatus, setVerdictTitles, verdictBadge } from "./results.js";
 import { Runner, Stopped } from "./runner.js";
 import { openInPerfetto, traceFileName } from "../runner/perfetto.js";
+import { drawAll, on, state, update } from "./state.js";
 import { dropPending, loadCode, notePending, pendingSubmissions, progress, recordVerdict, saveCode } from "./store.js";
 
+// The page's state is state.js's; this module changes it through `update` and subscribes the
+// drawers below (at the end, so that what changes before the page is drawn waits for `drawAll`).
 const $ = (id) => document.getElementById(id);
-let runnerState = ["loading"];
-let drawn = false; // the runner may report before the page is drawn
-const runner = new Runner((...state) => {
-  runnerState = state;
-  if (state[0] === "ready") registerServiceWorker();
-  if (!drawn) return;
-  drawRunnerStatus();
-  updateButtons();
+const runner = new Runner((...report) => {
+  if (report[0] === "ready") registerServiceWorker();
+  update({ runner: report });
 });
 
 const catalog = await (await fetch(new URL("catalog.json", import.meta.url))).json();
 const exercises = Object.fromEntries(catalog.exercises.map((ex) => [ex.id, ex]));
 setVerdictTitles(catalog.verdicts);
-
-let current = null; // the open exercise
-let shown = null; // what the results area shows: {result, heading(), sampleOnly} or {status()}, redrawn on a language change
-let past = null; // the past submission shown read-only instead of the editor, if any
-/** Work under way per exercise (a count), and results that finished while another exercise was open. */
-const running = new Map();
-const waiting = new Map();
 
 /** The file a learner's code is called in messages and submissions: the exercise's function's module. */
 const fileName = (id) => `${id.replace(/[^A-Za-z0-9]+/g, "_")}.py`;
@@ -44,42 +35,43 @@ const KEYS = [
   { key: "Mod-'", run: () => (act("submit"), true) },
 ];
 const editor = createEditor($("editor"), {
-  onChange: (code) => current && saveCode(current.id, code),
+  onChange: (code) => state.current && saveCode(state.current.id, code),
   keys: KEYS,
-  label: () => t("editorLabel", { file: current ? fileName(current.id) : "" }),
+  label: () => t("editorLabel", { file: state.current ? fileName(state.current.id) : "" }),
 });
 
 /** A button's action, from a click or a shortcut; nothing when the button is disabled. */
 function act(what) {
   const button = { sample: $("run-sample"), all: $("run-all"), submit: $("submit") }[what];
-  if (!current || button.disabled || past || (what === "submit" && serverUp === false)) return;
+  if (!state.current || button.disabled || state.past || (what === "submit" && state.serverUp === false)) return;
   if (what === "submit") submitCode();
   else runTests(what === "sample");
 }
 
 function drawRunnerStatus() {
-  const [state, detail] = runnerState;
+  const [now, detail] = state.runner;
   const status = $("runner-status");
-  status.dataset.state = state;
+  status.dataset.state = now;
   status.replaceChildren();
-  if (state === "loading" && detail?.total) {
+  if (now === "loading" && detail?.total) {
     const mb = (n) => (n / 1e6).toFixed(1);
     status.append(t("runnerDownloading", { done: mb(detail.loaded), total: mb(detail.total) }),
       h("progress", { max: detail.total, value: detail.loaded, "aria-hidden": "true" }));
-  } else if (state === "failed") {
+  } else if (now === "failed") {
     const why = t.has(`load_${detail?.why}`) ? t(`load_${detail.why}`) : detail?.why;
     status.append(detail?.file ? t("runnerFileFailed", { file: detail.file, why }) : t("runnerFailed"), " ",
       h("button.ghost", { type: "button", id: "runner-retry", onclick: () => runner.retry() }, t("retry")));
     status.title = detail?.error ?? "";
   } else {
     status.title = "";
-    status.textContent = t({ loading: "runnerLoading", ready: "runnerReady", busy: "runnerBusy" }[state]);
-    if (state === "ready") status.dataset.mode = detail;
-    if (state === "ready" && runner.kernelVersion) {
+    status.textContent = t({ loading: "runnerLoading", ready: "runnerReady", busy: "runnerBusy" }[now]);
+    if (now === "ready") status.dataset.mode = detail;
+    if (now === "ready" && runner.kernelVersion) {
       status.dataset.kernel = runner.kernelVersion;
       status.title = t("kernelVersion", { version: runner.kernelVersion });
     }
   }
+  const { serverKernel } = state;
   const newer = serverKernel && runner.kernelVersion && newerVersion(serverKernel, runner.kernelVersion);
   $("kernel-newer")?.remove();
   if (newer) status.after(h("span.kernel-newer", { id: "kernel-newer", role: "alert" }, t("kernelNewer", { server: serverKernel, page: runner.kernelVersion })));
@@ -93,64 +85,68 @@ function newerVersion(a, b) {
   return false;
 }
 
-/** The judge server's kernel (GET /api/exercises gives it with each exercise); none without a server. */
-let serverKernel = null;
-
 /**
- * Whether a judge server answers here: null until asked, false on a static host or while it is
- * unreachable (practice mode: a banner instead of Submit, history and course links; asked again
- * with a growing pause, and when the browser is back online), true once it answers.
+ * Ask whether a judge server answers here (the state's `serverUp`, with its kernel as
+ * `serverKernel`). Unreachable, it is asked again after a growing pause, and when the browser is
+ * back online; an HTTP error is still a server that answers.
  */
-let serverUp = null;
-let probeTimer = null;
-let probeDelay = 3000;
 async function probeServer() {
-  clearTimeout(probeTimer);
+  retry.cancel();
   let up;
   try {
     const list = await api.call("GET", "/api/exercises");
-    serverKernel = Array.isArray(list) ? list[0]?.judge_version ?? null : null;
+    update({ serverKernel: Array.isArray(list) ? list[0]?.judge_version ?? null : null });
     up = true;
   } catch (error) {
-    up = !(error instanceof api.Unreachable); // an HTTP error is still a server that answers
+    up = !(error instanceof api.Unreachable);
   }
   setServer(up);
 }
 
+/** Call `fn` again after a pause that doubles from `first` ms up to `most` ms until `reset`. */
+function backoff(fn, first, most) {
+  let timer = null;
+  let delay = first;
+  const cancel = () => clearTimeout(timer);
+  return {
+    cancel,
+    reset: () => (cancel(), (delay = first)),
+    again: () => {
+      cancel();
+      timer = setTimeout(fn, delay);
+      delay = Math.min(2 * delay, most);
+    },
+  };
+}
+const retry = backoff(probeServer, 3000, 30_000);
+
 function setServer(up) {
-  const was = serverUp;
-  serverUp = up;
-  document.body.dataset.server = up ? "up" : "down";
-  clearTimeout(probeTimer);
-  if (up) probeDelay = 3000;
-  else {
-    probeTimer = setTimeout(probeServer, probeDelay);
-    probeDelay = Math.min(2 * probeDelay, 30_000);
-  }
-  if (was === up) return;
-  drawPractice();
-  drawRunnerStatus();
-  drawShown();
-  if (up) {
-    drawAccount();
-    drawHistory();
-    resumePending();
-  }
+  if (up) retry.reset();
+  else retry.again();
+  update({ serverUp: up });
+}
+
+/** Practice mode (no server): a banner instead of Submit, history and course links. */
+function drawServer() {
+  if (state.serverUp !== null) document.body.dataset.server = state.serverUp ? "up" : "down";
 }
 
 function drawPractice() {
   const banner = $("practice-banner");
-  banner.hidden = serverUp !== false;
-  const ids = pendingSubmissions().map((p) => `#${p.id}`).join(currentLang() === "zh" ? "、" : ", ");
+  banner.hidden = state.serverUp !== false;
+  const ids = state.pending.map((p) => `#${p.id}`).join(currentLang() === "zh" ? "、" : ", ");
   banner.textContent = `${t("practiceMode")}${ids ? ` ${t("practicePending", { ids })}` : ""}`;
 }
 
-/** Cache the app and Python for offline use (web/src/sw.js), once Python has loaded. */
-let swRegistered = false;
-function registerServiceWorker() {
-  if (swRegistered || !("serviceWorker" in navigator)) return;
-  swRegistered = true;
+/** Cache the app and Python for offline use (web/src/sw.js), once Python has first loaded. */
+const registerServiceWorker = once(() => {
+  if (!("serviceWorker" in navigator)) return;
   navigator.serviceWorker.register(new URL("sw.js", import.meta.url)).catch(() => {}); // e.g. not a secure origin
+});
+
+function once(fn) {
+  let done = false;
+  return () => done || ((done = true), fn());
 }
 
 /** The course page's leaderboard of exercise `id` (its first exercise's without one). */
@@ -159,7 +155,7 @@ const boardHref = (id) => `course.html#/leaderboard${id ? `/${encodeURIComponent
 /** The next exercise to open after an official accept: the catalog's next one not solved yet. */
 function nextExercise() {
   const list = catalog.exercises;
-  const at = list.findIndex((ex) => ex.id === current?.id);
+  const at = list.findIndex((ex) => ex.id === state.current?.id);
   for (let k = 1; k < list.length; k++) {
     const ex = list[(at + k) % list.length];
     if (progress(ex.id) !== "solved") return { id: ex.id, title: pick(ex.title) };
@@ -168,14 +164,14 @@ function nextExercise() {
 }
 
 function updateButtons() {
-  const state = runnerState[0];
-  const why = state === "ready" ? "" : t(state === "failed" ? "whyFailed" : state === "busy" ? "whyBusy" : "whyLoading");
+  const now = state.runner[0];
+  const why = now === "ready" ? "" : t(now === "failed" ? "whyFailed" : now === "busy" ? "whyBusy" : "whyLoading");
   for (const [id, keys] of [["run-sample", "Mod-Enter"], ["run-all", "Shift-Mod-Enter"]]) {
-    $(id).disabled = state !== "ready";
+    $(id).disabled = now !== "ready";
     $(id).title = why || shortcut(keys);
   }
   $("submit").title = shortcut("Mod-'");
-  $("stop").disabled = state !== "busy";
+  $("stop").disabled = now !== "busy";
 }
 
 function drawList() {
@@ -189,8 +185,8 @@ function drawList() {
 }
 
 function exerciseItem(ex) {
-  const here = ex === current;
-  const done = waiting.get(ex.id);
+  const here = ex === state.current;
+  const done = state.waiting.get(ex.id);
   return h(
     `li${here ? ".current" : ""}`,
     { "data-exercise": ex.id, "data-progress": progress(ex.id) },
@@ -199,12 +195,13 @@ function exerciseItem(ex) {
     h("span.state", {},
       ex.difficulty && catalog.difficulties ? h(`span.difficulty.d-${ex.difficulty}`, { title: t("difficulty") }, pick(catalog.difficulties[ex.difficulty])) : null,
       h(`span.progress.p-${progress(ex.id)}`, {}, t(progress(ex.id))),
-      running.get(ex.id) ? h("span.spinner", { role: "img", "aria-label": t("pendingHere") }) : null,
+      state.running.get(ex.id) ? h("span.spinner", { role: "img", "aria-label": t("pendingHere") }) : null,
       done ? h("span.waiting", { title: t("resultWaiting") }, verdictBadge(done.result.verdict)) : null),
   );
 }
 
 function drawShown() {
+  const { shown, current } = state;
   if (!shown) return $("results").replaceChildren();
   if (shown.result) {
     renderResult($("results"), shown.result, {
@@ -222,7 +219,7 @@ function drawShown() {
       official: shown.official,
       next: shown.official && shown.result.verdict === "accepted" ? nextExercise() : null,
       leaderboard: current && boardHref(current.id),
-      canSubmit: serverUp !== false,
+      canSubmit: state.serverUp !== false,
     });
     editor.mark(shown.result.verdict === "running" ? [] : diagnostics(shown.result));
   } else {
@@ -231,12 +228,22 @@ function drawShown() {
   }
 }
 
-function show(next) {
-  shown = next;
-  drawShown();
+const show = (shown) => update({ shown });
+
+/** The welcome page, the exercise or "no such exercise", by the address. */
+function drawPage() {
+  const { current, missing } = state;
+  $("exercise").hidden = !current;
+  $("welcome").hidden = !!current;
+  $("not-found").hidden = !missing;
+  if (missing) $("not-found").textContent = t("noExercise", { id: missing });
+  if (!current) document.title = t("brand");
+  $("course-link").href = boardHref(current?.id);
 }
 
 function drawExercise() {
+  const { current } = state;
+  if (!current) return;
   document.title = `${pick(current.title)} · ${t("brand")}`;
   $("title").textContent = pick(current.title);
   $("statement-body").innerHTML = renderMarkdown(pick(current.statement));
@@ -244,62 +251,57 @@ function drawExercise() {
   for (const pre of $("statement-body").querySelectorAll("pre")) pre.tabIndex = 0;
   $("statement-body").lang = currentLang() === "zh" ? "zh-CN" : "en";
   $("file-name").textContent = fileName(current.id);
+  editor.relabel();
 }
 
+/** Open exercise `id` (from the address): its code, and a result that waited for it. */
 function open(id) {
-  const missing = id && !exercises[id];
-  current = exercises[id] ?? null;
-  closePast();
-  $("exercise").hidden = !current;
-  $("welcome").hidden = !!current;
-  $("not-found").hidden = !missing;
-  if (missing) $("not-found").textContent = t("noExercise", { id });
-  if (!current) document.title = t("brand");
-  $("course-link").href = boardHref(current?.id);
-  $("queue-note").hidden = $("queue-note").dataset.exercise !== current?.id; // a note of its own exercise only
-  drawList();
+  const current = exercises[id] ?? null;
+  update({ current, missing: id && !current ? id : null, past: null });
   if (!current) return;
-  drawExercise();
   editor.load(loadCode(current.id) ?? current.starter);
-  editor.relabel();
-  const done = waiting.get(current.id);
+  const done = state.waiting.get(current.id);
+  const waiting = new Map(state.waiting);
   waiting.delete(current.id);
-  show(done ?? null);
-  if (done) drawList();
-  drawHistory();
+  update({ shown: done ?? null, ...(done ? { waiting } : {}) });
   // keyboard and screen-reader users land on the exercise, not on the page's body
   showTab("problem");
   $("title").focus({ preventScroll: true });
 }
 
-const drawHistory = () => current && renderHistory($("history"), current.id, openPast);
+function drawHistory() {
+  // hidden in practice mode: drawn again when the server answers
+  if (state.current && state.serverUp !== false) renderHistory($("history"), state.current.id, openPast);
+}
 
 /** A verdict-shaped view of work in progress: its status as the verdict, the cases so far. */
 const pending = (status, key, cases, extra = {}) => ({ verdict: status, message: t(key), message_zh: t(key), cases, ...extra });
 
 /** Show `view` if its exercise is open; otherwise it waits in the sidebar until it is opened. */
 function showFor(id, view) {
-  if (current?.id === id) show(view);
+  if (state.current?.id === id) show(view);
 }
 
 /** A run or submission of exercise `id` ended; full runs and official verdicts count as progress. */
 function finished(id, view, counts) {
   if (counts) recordVerdict(id, view.result.verdict);
-  if (current?.id === id && !past) {
-    show(view);
-    showResultTab();
-  }
-  else waiting.set(id, view);
-  drawList();
+  const here = state.current?.id === id && !state.past;
+  const recorded = state.recorded + 1;
+  update(here ? { shown: view, recorded } : { waiting: new Map(state.waiting).set(id, view), recorded });
+  if (here) showResultTab();
 }
 
 function busy(id, delta) {
-  running.set(id, (running.get(id) ?? 0) + delta);
-  drawList();
+  update({ running: new Map(state.running).set(id, (state.running.get(id) ?? 0) + delta) });
+}
+
+/** The learner's submissions changed: the pending ones (kept by store.js) and the history. */
+function submissionsChanged() {
+  update({ pending: pendingSubmissions(), submitted: state.submitted + 1 });
 }
 
 async function runTests(samples) {
-  const id = current.id;
+  const id = state.current.id;
   const cases = [];
   const heading = () => t("localResult");
   let ticking = null; // the case running now: its elapsed time against its limit
@@ -357,8 +359,7 @@ async function followSubmission(id, subId) {
     following.delete(subId);
     busy(id, -1);
   }
-  drawPractice();
-  if (current?.id === id) drawHistory();
+  submissionsChanged();
 }
 
 /** Follow again the submissions a reload or an outage interrupted. */
@@ -370,15 +371,15 @@ function resumePending() {
 }
 
 async function submitCode() {
-  if (!api.currentUser()) return openAuthDialog($("auth-dialog"), () => (drawAccount(), drawHistory(), submitCode()), { reason: t("loginToSubmit") });
-  const id = current.id;
+  if (!api.currentUser()) return openAuthDialog($("auth-dialog"), () => (loggedIn(), submitCode()), { reason: t("loginToSubmit") });
+  const id = state.current.id;
   $("submit").disabled = true;
   show({ status: () => t("submitting") });
   try {
     const sub = await api.submit(id, editor.code, fileName(id));
     notePending(sub.id, id);
-    drawHistory(); // the new submission, queued, rather than "No submissions yet"
-    noteQueue($("queue-note"), sub, id);
+    submissionsChanged(); // the new submission, queued, rather than "No submissions yet"
+    noteQueue(sub, id);
     await followSubmission(id, sub.id);
   } catch (error) {
     if (error instanceof api.Unreachable) {
@@ -386,8 +387,8 @@ async function submitCode() {
       setServer(false);
     } else if (error.status === 401) {
       api.forget();
-      drawAccount();
-      openAuthDialog($("auth-dialog"), () => (drawAccount(), drawHistory(), submitCode()), { reason: t("loginToSubmit") });
+      loggedIn();
+      openAuthDialog($("auth-dialog"), () => (loggedIn(), submitCode()), { reason: t("loginToSubmit") });
     } else showFor(id, { status: () => api.describe(error), kind: "error" });
   } finally {
     $("submit").disabled = false;
@@ -396,34 +397,31 @@ async function submitCode() {
 
 /** Show a past submission read-only in place of the editor. */
 async function openPast(subId) {
-  const id = current.id;
+  const id = state.current.id;
   let sub;
   try {
     sub = await api.submission(subId);
   } catch (error) {
     return show({ status: () => api.describe(error), kind: "error" });
   }
-  if (current?.id !== id) return;
-  past = sub;
-  drawPast();
+  if (state.current?.id !== id) return;
+  update({ past: sub });
   if (sub.status !== "done") followPast(id, sub);
 }
 
 async function followPast(id, sub) {
   const done = await api.follow(sub.id, ({ status, cases }) => {
-    if (past?.id !== sub.id) return;
-    past = { ...sub, status, result: pending(status, status === "queued" ? "queued" : "judging", cases) };
-    drawPast();
+    if (state.past?.id !== sub.id) return;
+    update({ past: { ...sub, status, result: pending(status, status === "queued" ? "queued" : "judging", cases) } });
   });
-  if (past?.id === sub.id) {
-    past = done;
-    drawPast();
-  }
+  if (state.past?.id === sub.id) update({ past: done });
   dropPending(sub.id);
+  update({ pending: pendingSubmissions() });
   finished(id, { result: done.result, official: true, heading: () => t("officialResult", { runtime: done.result.runtime }) }, true);
 }
 
 function drawPast() {
+  const { past, current } = state;
   const work = $("work");
   work.dataset.view = past ? "past" : "edit";
   if (!past) return $("past").replaceChildren();
@@ -444,33 +442,16 @@ function drawPast() {
   });
 }
 
-function closePast() {
-  past = null;
-  drawPast();
-}
+const closePast = () => update({ past: null });
 
-function drawAccount() {
-  renderAccount($("account"), $("auth-dialog"), () => {
-    drawAccount();
-    drawHistory();
-  });
-}
+/** Logged in or out (api.js keeps who): the account corner and the history follow. */
+const loggedIn = () => update({ user: api.currentUser() });
 
-function drawAll() {
+const drawAccount = () => renderAccount($("account"), $("auth-dialog"), loggedIn);
+
+/** The parts of the page that only the language changes. */
+function drawChrome() {
   $("lang-toggle").textContent = t("langButton");
-  drawRunnerStatus();
-  updateButtons();
-  drawList();
-  drawAccount();
-  if (current) {
-    drawExercise();
-    editor.relabel();
-  } else document.title = t("brand");
-  drawShown();
-  drawPast();
-  drawHistory();
-  drawPractice();
-  redrawQueue();
   const first = catalog.exercises[0];
   $("start-first").href = `#/${first.id}`;
   $("start-first").textContent = t("startFirst", { title: pick(first.title) });
@@ -490,8 +471,8 @@ $("stop").onclick = () => runner.stop();
 $("submit").onclick = () => act("submit");
 $("reset").onclick = () => {
   if (!confirm(t("resetConfirm"))) return;
-  editor.load(current.starter);
-  saveCode(current.id, null);
+  editor.load(state.current.starter);
+  saveCode(state.current.id, null);
 };
 $("lang-toggle").onclick = () => setLang(currentLang() === "en" ? "zh" : "en");
 // The shortcuts work outside the editor too (the editor's own keymap handles them inside).
@@ -502,14 +483,27 @@ addEventListener("keydown", (event) => {
   else return;
   event.preventDefault();
 });
-onLangChange(drawAll);
 addEventListener("online", probeServer);
 addEventListener("hashchange", () => open(decodeURIComponent(location.hash.replace(/^#\/?/, ""))));
 
-applyI18n();
+// What redraws what: each drawer with the state keys it reads.
+on(["lang"], drawChrome);
+on(["runner", "serverKernel", "lang"], drawRunnerStatus);
+on(["runner", "lang"], updateButtons);
+on(["current", "missing", "lang"], drawPage);
+on(["current", "running", "waiting", "recorded", "lang"], drawList);
+on(["user", "lang"], drawAccount);
+on(["current", "lang"], drawExercise);
+on(["shown", "serverUp", "lang"], drawShown);
+on(["past", "lang"], drawPast);
+on(["current", "user", "submitted", "serverUp", "lang"], drawHistory);
+on(["serverUp"], drawServer);
+on(["serverUp", "pending", "lang"], drawPractice);
+on(["queue", "current", "lang"], () => drawQueue($("queue-note")));
+on(["serverUp"], () => state.serverUp && resumePending()); // follow again what an outage interrupted
+
 setupLayout();
-drawn = true;
 drawAll();
 open(decodeURIComponent(location.hash.replace(/^#\/?/, "")));
-syncProgress(drawList);
+syncProgress();
 probeServer();
