@@ -55,7 +55,9 @@ def calls(trace: SwitchTrace) -> list[list[Call]]:
     return out
 
 
-def _differs(mine: Call, theirs: Call) -> bool:
+def differs(mine: Call, theirs: Call) -> bool:
+    """Whether a call departs from the reference's at its place: another call, other split
+    sizes, or another input (where both are recorded)."""
     if mine.kind != theirs.kind:
         return True
     if mine.splits is not None and theirs.splits is not None and mine.splits != theirs.splits:
@@ -71,7 +73,7 @@ def first_departure(learner: SwitchTrace, reference: SwitchTrace) -> tuple[Call 
         for i in range(max(len(ours), len(theirs))):
             mine = ours[i] if i < len(ours) else None
             want = theirs[i] if i < len(theirs) else None
-            if mine is None or want is None or _differs(mine, want):
+            if mine is None or want is None or differs(mine, want):
                 found.append((i, rank, mine, want))
                 break
     if not found:
@@ -145,9 +147,12 @@ def explain(exercise: Any, spec: CaseSpec, learner: SwitchTrace,
         if not want.index:
             return (f"rank {want.rank} makes no collective call, where {a} calls {want.api}",
                     f"rank {want.rank} 没有任何集合通信调用，而{a_zh}调用了 {want.api}")
-        return (f"rank {want.rank} makes only {plural(want.index, 'collective call')}; {a} then "
-                f"makes its {ordinal(want.index + 1)}, {want.api}",
-                f"rank {want.rank} 只做了 {want.index} 次集合通信；而{a_zh}接着做第 "
+        last = calls(learner)[want.rank][-1]
+        at, at_zh = (f" (the last, {last.api}, at line {last.line})",
+                     f"（最后一次是第 {last.line} 行的 {last.api}）") if last.line else ("", "")
+        return (f"rank {want.rank} makes only {plural(want.index, 'collective call')}{at}; {a} "
+                f"then makes its {ordinal(want.index + 1)}, {want.api}",
+                f"rank {want.rank} 只做了 {want.index} 次集合通信{at_zh}；而{a_zh}接着做第 "
                 f"{want.index + 1} 次：{want.api}")
     at, at_zh = (f" (line {mine.line})", f"（第 {mine.line} 行）") if mine.line else ("", "")
     call = f"rank {mine.rank}'s {ordinal(mine.index + 1)} collective call, {mine.api}{at}"

@@ -13,6 +13,7 @@ from typing import Any
 from ..budget import against_reference
 from ..grading import wrong_answer
 from ..protocol import CaseSpec, JobSpec, RawCase
+from ..units import plural
 from ..verdict_json import CaseResult
 from . import calls, divergence
 from .matched import matched
@@ -125,13 +126,39 @@ def _explain_error(exercise, spec: CaseSpec, raw: RawCase, result: CaseResult,
         cause = calls.explain(exercise, spec, raw["trace"], ref["trace"])  # not the failing call
         # ... on this rank: at the failing line on another (split sizes the switch recorded)
         at_error = departed[0].line is not None and departed[0].line in _error_lines(raw)
+    then, then_zh = ("Cause: ", "原因：") if at_error else ("Before it, ", "在此之前，")
+    if cause is None:
+        cause, then, then_zh = _matched_until(exercise, raw, ref), "", ""
     if cause is not None:
         en, zh = result["message"], result["message_zh"]
         en = en if en.endswith((".", "?", "!")) else f"{en}."
         zh = zh if zh.endswith(("。", "？", "！")) else f"{zh}。"
-        then, then_zh = ("Cause: ", "原因：") if at_error else ("Before it, ", "在此之前，")
         result["message"] = f"{en} {then}{cause[0]}"
         result["message_zh"] = f"{zh}{then_zh}{cause[1]}"
+
+
+def _matched_until(exercise, raw: RawCase, ref: RawCase) -> tuple[str, str] | None:
+    """"Until then, rank 0's 4 sends matched the ring's, step for step": the failing rank's
+    sends and collective calls before its error, when each is the reference's at its place (the
+    fault is at the error, not before it); None otherwise."""
+    rank = next((r["rank"] for r in raw["ranks"] if r["error"]), None)
+    if rank is None:
+        return None
+    mine, theirs = sends(raw["trace"])[rank], sends(ref["trace"])[rank]
+    made, wanted = calls.calls(raw["trace"])[rank], calls.calls(ref["trace"])[rank]
+    if not (mine or made) or len(mine) > len(theirs) or len(made) > len(wanted) or any(
+            a.values is None or (a.dst, a.values) != (b.dst, b.values)
+            for a, b in zip(mine, theirs, strict=False)) or any(
+            calls.differs(a, b) for a, b in zip(made, wanted, strict=False)):
+        return None
+    algo, algo_zh = exercise.messages.algorithm if exercise.messages else ("the reference",
+                                                                          "参考解")
+    did = " and ".join(plural(len(x), what) for x, what in
+                       ((mine, "send"), (made, "collective call")) if x)
+    did_zh = "和".join(f"{len(x)} 次{what}" for x, what in ((mine, "发送"), (made, "集合通信"))
+                      if x)
+    return (f"Until then, rank {rank}'s {did} matched {algo}'s, step for step",
+            f"在此之前，rank {rank} 的 {did_zh}都与{algo_zh}逐步一致")
 
 
 def _error_lines(raw: RawCase) -> set[int]:

@@ -143,11 +143,13 @@ def explain(exercise: Any, spec: CaseSpec, learner: SwitchTrace,
     where_zh = f"{phase[1]} 第 {step} 步" if phase else f"第 {step} 次发送"
     line, line_zh = (f" (line {send.line})", f"（第 {send.line} 行）") if send.line else ("", "")
     again, again_zh = _seen_before(send, sends(learner)[send.rank], ref_sends[send.rank], algo)
-    if send.values is None:  # the learner stopped sending
-        ours, ours_zh = ((f"rank {send.rank}, which sends nothing more after its "
-                          f"{plural(send.index, 'send')}", f"rank {send.rank}：它在 {send.index} "
-                          "次发送之后不再发送") if send.index else
-                         (f"rank {send.rank}, which sends nothing", f"rank {send.rank}：它什么也不发送"))
+    if send.values is None and send.index:  # the learner stopped sending
+        last = sends(learner)[send.rank][send.index - 1].line
+        at, at_zh = (f" (the last at line {last})", f"（最后一次在第 {last} 行）") if last else ("", "")
+        ours = f"rank {send.rank}, which sends nothing more after its {plural(send.index, 'send')}{at}"
+        ours_zh = f"rank {send.rank}：它在 {send.index} 次发送{at_zh}之后不再发送"
+    elif send.values is None:
+        ours, ours_zh = f"rank {send.rank}, which sends nothing", f"rank {send.rank}：它什么也不发送"
     else:
         what, what_zh = _label(read, send, world)
         ours = f"rank {send.rank}'s {where}{line}: it sends {what}{again} to rank {send.dst}"

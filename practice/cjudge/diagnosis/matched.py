@@ -13,7 +13,12 @@ from collections.abc import Iterator
 from typing import Any
 
 from .. import values
+from ..grading import _compare
 from ..protocol import CaseSpec, RawCase
+from ..switch.trace import SwitchTrace
+
+#: calls a rank received values through, named in the message, at most
+NAMED = 3
 
 
 def _kept_own_input(exercise: Any, spec: CaseSpec, raw: RawCase) -> tuple[int, bool] | None:
@@ -88,6 +93,36 @@ def _regrouped(exercise: Any, spec: CaseSpec, raw: RawCase) -> tuple[int, str, s
     return None
 
 
+def _first_wrong_rank(exercise: Any, spec: CaseSpec, raw: RawCase) -> int | None:
+    """The first rank, in rank order, whose result is wrong (the one the message names)."""
+    wants = exercise.grader.expected(spec["params"], spec["world_size"], spec["inputs"])
+    for report, want in zip(raw["ranks"], wants, strict=True):
+        if report["state"] == "returned" and \
+                _compare(exercise, spec, report["rank"], report["output"], want):
+            return int(report["rank"])
+    return None
+
+
+def _through(trace: SwitchTrace, rank: int, collective: bool) -> tuple[str, str]:
+    """" (rank 0 through its all_reduce at lines 18, 24)": the calls (``collective``) or
+    receives whose right values the rank's wrong result was made from, by their lines."""
+    lines: dict[str, list[int]] = {}
+    for req in sorted(trace["requests"], key=lambda r: r["posted"]):
+        carries = req["kind"] not in ("send", "recv", "barrier") if collective \
+            else req["kind"] == "recv"
+        if req["graded"] and req["rank"] == rank and carries and req["line"]:
+            at = lines.setdefault(req["api"], [])
+            if req["line"] not in at:
+                at.append(req["line"])
+    named = list(lines.items())[:NAMED]
+    if not named:
+        return "", ""
+    en = " and ".join(f"{api} at line{'s' if len(at) > 1 else ''} "
+                      f"{', '.join(map(str, at[:NAMED]))}" for api, at in named)
+    zh = "、".join(f"第 {'、'.join(map(str, at[:NAMED]))} 行的 {api}" for api, at in named)
+    return f" (rank {rank} through its {en})", f"（rank {rank} 通过{zh} 收到）"
+
+
 def matched(exercise: Any, spec: CaseSpec, raw: RawCase,
             collective: bool) -> tuple[tuple[str, str], bool]:
     """The cause when every message (``collective``: collective call) matched the reference's,
@@ -95,8 +130,11 @@ def matched(exercise: Any, spec: CaseSpec, raw: RawCase,
     algo, algo_zh = exercise.messages.algorithm if exercise.messages else ("the reference",
                                                                           "参考解")
     what, what_zh = ("collective call", "集合通信调用") if collective else ("message", "消息")
-    head = (f"every {what} matched {algo}'s, step for step, so each rank received all it needed",
-            f"每条{what_zh}都与{algo_zh}逐步一致，每个 rank 都收到了所需的全部数据")
+    rank = _first_wrong_rank(exercise, spec, raw)
+    at, at_zh = _through(raw["trace"], rank, collective) if rank is not None else ("", "")
+    head = (f"every {what} matched {algo}'s, step for step, so each rank received all it "
+            f"needed{at}",
+            f"每条{what_zh}都与{algo_zh}逐步一致，每个 rank 都收到了所需的全部数据{at_zh}")
     kept = _kept_own_input(exercise, spec, raw)
     if kept is not None:
         rank, zeros = kept

@@ -1,6 +1,6 @@
 # expect: wrong_answer
 # gloo: wrong on sample-4-ranks
-# names: every collective call matched the reference's
+# names: every collective call matched the reference's; (rank 0 through its all_reduce at line 24)
 # names: the all-reduced bucket was never copied back into the gradient tensors
 # names_zh: all-reduce 之后的桶没有拷回梯度张量
 # Puts views of the flat buffer into the bucket list: the caller's gradients are never written.

@@ -1,7 +1,7 @@
 # expect: wrong_answer
 # gloo: wrong on sample-4-ranks-6-layers
-# names: layer 0's gradient is layer 5's mean: return the gradients in layer order
-# names_zh: 第 0 层的梯度是第 5 层的平均值
+# names: layer 0's gradient is layer 5's mean: return the gradients in layer order; its all_reduce at line 18
+# names_zh: 第 0 层的梯度是第 5 层的平均值; rank 0 通过第 18 行的 all_reduce 收到
 # Returns the gradients in the order backward yields them (last layer first).
 import torch
 import torch.distributed as dist

@@ -1,7 +1,7 @@
 # expect: wrong_answer
 # gloo: wrong on 3-ranks-uneven-last-bucket
-# names: rank 0 makes only 1 collective call; the reference then makes its 2nd, all_reduce
-# names_zh: rank 0 只做了 1 次集合通信
+# names: rank 0 makes only 1 collective call (the last, all_reduce, at line 17); its 2nd, all_reduce
+# names_zh: rank 0 只做了 1 次集合通信（最后一次是第 17 行的 all_reduce）
 # Closes a bucket only when it is full: the last, partly filled bucket is never all-reduced.
 import torch
 import torch.distributed as dist

@@ -1,7 +1,7 @@
 # expect: runtime_error
 # gloo: undefined on sample-4-stages-8-microbatches
-# names: line 34 raised ValueError: Invalid src rank -1
-# names_zh: 第 34 行
+# names: line 34 raised ValueError: Invalid src rank -1; Until then, rank 0's 4 sends matched
+# names_zh: 第 34 行; 在此之前，rank 0 的 4 次发送
 # The backward receives its gradient from stage - 1 instead of stage + 1.
 import torch
 import torch.distributed as dist
