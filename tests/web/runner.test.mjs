@@ -40,6 +40,11 @@ for (const runner of ["jspi", "workers"]) {
       assert.ok((await page.locator("tr.case.v-accepted").count()) >= 6);
       await eventually(assert.equal, async () => await page.locator(".bar .fill.over").count(), 0);
       await eventually(assert.equal, async () => await page.getAttribute('#exercise-list li[data-exercise="ring-allreduce"]', "data-progress"), "solved");
+      if (runner === "workers") {
+        // every rank worker, the 8-rank case's too, started from the judge's worker's memory snapshot
+        const boots = await page.workers().find((w) => w.url().endsWith("/worker.js")).evaluate(() => self.bootMarks.rank_boots);
+        assert.deepEqual(boots, Array(8).fill("snapshot"));
+      }
       await page.close();
     });
 

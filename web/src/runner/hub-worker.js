@@ -3,8 +3,8 @@
 // starts a case's ranks; they then talk to the switch in the judge's worker directly.
 import { answer } from "./sync-call.js";
 
-const ranks = []; // {worker, ready: Promise}
-let boot; // {pyodideUrl}
+const ranks = []; // {worker, ready: Promise of how it started: "snapshot" or "fresh"}
+let boot; // {pyodideUrl, snapshot}: the judge's worker's memory snapshot (shared bytes), if any
 let judgeChannel;
 
 function rankWorker(index) {
@@ -13,17 +13,15 @@ function rankWorker(index) {
   const rank = { worker };
   rank.ready = new Promise((resolve) => {
     worker.onmessage = ({ data }) => {
-      if (data.type === "ready") resolve();
+      if (data.type === "ready") resolve(data.how);
     };
   });
   worker.postMessage({ type: "boot", ...boot });
   return (ranks[index] = rank);
 }
 
-async function prepare(world) {
-  await Promise.all(Array.from({ length: world }, (_, r) => rankWorker(r).ready));
-  return true;
-}
+/** Start (or find) `world` rank workers; how each started, by rank. */
+const prepare = (world) => Promise.all(Array.from({ length: world }, (_, r) => rankWorker(r).ready));
 
 /** Start rank r of the case on channels[r]; the judge's worker serves them from now on. */
 function run({ job, channels, bell }) {

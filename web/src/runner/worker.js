@@ -19,11 +19,12 @@ const mark = (stage) => (self.bootMarks[stage] = performance.timeOrigin + perfor
 mark("worker_start");
 
 async function boot(mode) {
-  const { py, restored } = await bootKernel(`${dist}pyodide/`, mark);
+  const workers = mode === "workers" || !hasJspi();
+  const { py, restored, snapshot } = await bootKernel(`${dist}pyodide/`, mark, { keep: workers });
   self.bootMarks.restored = restored;
   kernel = py.pyimport(KERNEL_MODULE);
   version = kernelVersion(py);
-  if (mode !== "workers" && hasJspi()) {
+  if (!workers) {
     hub = new JspiHub((message) => postMessage(message));
     return "JSPI";
   }
@@ -31,11 +32,14 @@ async function boot(mode) {
     throw new Error("this browser has no JSPI and the page is not cross-origin isolated: ranks cannot block");
   }
   const serve = py.pyimport("cjudge_web.wire").serve;
-  hub = new WorkersHub(`${dist}pyodide/`, (message) => postMessage(message), serve);
+  hub = new WorkersHub(`${dist}pyodide/`, (message) => postMessage(message), serve, snapshot);
   await hub.started;
   hub.prepare(WARM_RANKS);
   return "workers";
 }
+
+/** How each rank worker started ("snapshot" or "fresh"), by rank: the workers path's tests read it. */
+Object.defineProperty(self.bootMarks, "rank_boots", { enumerable: true, get: () => hub?.rankBoots ?? [] });
 
 const handlers = {
   async boot({ mode }) {

@@ -5,15 +5,21 @@ import { ProgressHub } from "./progress.js";
 import { caller, newBell, newChannel, Switchboard } from "./sync-call.js";
 
 export class WorkersHub extends ProgressHub {
-  /** @param serve  Python `cjudge_web.wire.serve(case, board)` */
-  constructor(pyodideUrl, post, serve) {
+  /**
+   * @param serve  Python `cjudge_web.wire.serve(case, board)`
+   * @param snapshot  this worker's Pyodide memory snapshot (bytes) to start the rank workers from, or null
+   */
+  constructor(pyodideUrl, post, serve, snapshot = null) {
     super(post);
     this.serve = serve;
     this.channels = [];
+    this.rankBoots = []; // how each rank worker started ("snapshot" or "fresh"), by rank
     this.bell = newBell();
     const channel = newChannel();
     this.worker = new Worker(new URL("./hub-worker.js", import.meta.url), { type: "module" });
-    this.worker.postMessage({ type: "boot", pyodideUrl, judgeChannel: channel });
+    let shared = null; // one copy that every rank worker reads
+    if (snapshot) (shared = new Uint8Array(new SharedArrayBuffer(snapshot.byteLength))).set(snapshot);
+    this.worker.postMessage({ type: "boot", pyodideUrl, judgeChannel: channel, snapshot: shared?.buffer });
     this.call = caller(this.worker, channel);
     // The hub worker must be running before this thread first blocks: its start needs this thread.
     this.started = new Promise((resolve) => (this.worker.onmessage = resolve));
@@ -21,7 +27,8 @@ export class WorkersHub extends ProgressHub {
 
   /** Block until `world` rank workers have started their Pyodide. */
   prepare(world) {
-    this.call({ prepare: world });
+    const boots = this.call({ prepare: world });
+    this.rankBoots = boots.length > this.rankBoots.length ? boots : this.rankBoots;
   }
 
   /** Run the Python `judge(...args, hub)`: it blocks this worker until the verdict. */
