@@ -9,18 +9,18 @@ export function renderAccount(root, dialog, onChange) {
   const user = api.currentUser();
   root.replaceChildren(
     user
-      ? h("span.user", {}, t("loggedInAs", { user }), " ",
-          h("button.ghost", { type: "button", id: "logout", onclick: () => (api.logout(), onChange()) }, t("logout")))
-      : h("button.ghost", { type: "button", id: "login", onclick: () => openAuthDialog(dialog, onChange) }, t("login")),
+      ? h("span.user", {}, t("exercise.loggedInAs", { user }), " ",
+          h("button.ghost", { type: "button", id: "logout", onclick: () => (api.logout(), onChange()) }, t("exercise.logout")))
+      : h("button.ghost", { type: "button", id: "login", onclick: () => openAuthDialog(dialog, onChange) }, t("exercise.login")),
   );
 }
 
 /** Which server field errors mean what, per field (pydantic's error types; a weak password's reason). */
 function fieldMessage(field, type, reason) {
-  if (field === "username") return t(type === "string_too_long" ? "fieldUsernameLong" : "fieldUsername");
-  if (field === "password" && type === "weak") return `${t("fieldPasswordWeak")}${reason ? ` ${t("strengthSays", { feedback: reason })}` : ""}`;
-  if (field === "password") return t(type === "string_too_long" ? "fieldPasswordLong" : "fieldPassword");
-  return t("err_invalid");
+  if (field === "username") return t(type === "string_too_long" ? "exercise.fieldUsernameLong" : "exercise.fieldUsername");
+  if (field === "password" && type === "weak") return `${t("exercise.fieldPasswordWeak")}${reason ? ` ${t("exercise.strengthSays", { feedback: reason })}` : ""}`;
+  if (field === "password") return t(type === "string_too_long" ? "exercise.fieldPasswordLong" : "exercise.fieldPassword");
+  return t("exercise.err_invalid");
 }
 
 /** One line of zxcvbn's advice in the app's language (its English text for a code we lack). */
@@ -88,8 +88,8 @@ export function openAuthDialog(dialog, onDone, { reason = "", mode = "login" } =
     mode = next;
     dialog.dataset.mode = mode;
     for (const tab of dialog.querySelectorAll("[data-mode-tab]")) tab.setAttribute("aria-selected", String(tab.dataset.modeTab === mode));
-    dialog.querySelector("#auth-title").textContent = t(mode === "login" ? "login" : "register");
-    dialog.querySelector("#auth-submit").textContent = t(mode === "login" ? "login" : "registerAction");
+    dialog.querySelector("#auth-title").textContent = t(mode === "login" ? "exercise.login" : "exercise.register");
+    dialog.querySelector("#auth-submit").textContent = t(mode === "login" ? "exercise.login" : "exercise.registerAction");
     form.password.autocomplete = mode === "login" ? "current-password" : "new-password";
     for (const rule of dialog.querySelectorAll(".rule")) rule.hidden = mode !== "register";
     clearErrors();
@@ -141,13 +141,13 @@ export async function renderHistory(root, exercise, onOpen) {
     return root.replaceChildren();
   }
   root.replaceChildren(
-    h("h3", {}, t("history")),
+    h("h3", {}, t("exercise.history")),
     subs.length
       ? h("ul.history", {}, subs.map((s) =>
           h("li", { "data-submission": s.id },
             h("button.link", { type: "button", onclick: () => onOpen(s.id) },
               `#${s.id} `, dateTime(s.created_at), " ",
               verdictBadge(s.verdict ?? s.status)))))
-      : h("p.muted", {}, t("noHistory")),
+      : h("p.muted", {}, t("exercise.noHistory")),
   );
 }

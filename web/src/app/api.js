@@ -29,16 +29,16 @@ export class HttpError extends Error {
 
 /** What to tell the learner about `error`, in the app's language: never the API's raw English in Chinese. */
 export function describe(error) {
-  if (error instanceof Unreachable) return t("serverUnreachable");
+  if (error instanceof Unreachable) return t("exercise.serverUnreachable");
   if (!(error instanceof HttpError)) return error.message;
   if (error.code === "rate_limited" || error.code === "busy")
-    return t(`err_${error.code}`, { seconds: error.retryAfter ?? "?" });
-  if (error.code && t.has(`err_${error.code}`)) return t(`err_${error.code}`);
+    return t(`exercise.err_${error.code}`, { seconds: error.retryAfter ?? "?" });
+  if (error.code && t.has(`exercise.err_${error.code}`)) return t(`exercise.err_${error.code}`);
   if (error.code) return currentLang() === "zh" && error.messageZh ? error.messageZh : error.message;
-  if (error.status === 413) return t("err_too_large");
-  if (error.status === 429 || error.status === 503) return t("err_rate_limited", { seconds: error.retryAfter ?? "?" });
-  if (error.status >= 500) return t("err_server", { status: error.status });
-  return t("err_other", { status: error.status });
+  if (error.status === 413) return t("exercise.err_too_large");
+  if (error.status === 429 || error.status === 503) return t("exercise.err_rate_limited", { seconds: error.retryAfter ?? "?" });
+  if (error.status >= 500) return t("exercise.err_server", { status: error.status });
+  return t("exercise.err_other", { status: error.status });
 }
 
 const token = () => load("token");

@@ -9,7 +9,7 @@ import { setupLayout, showResultTab, showTab } from "./layout.js";
 import { renderMarkdown } from "./markdown.js";
 import { renderPast } from "./past.js";
 import { diagnostics, renderResult, renderStatus, setVerdictTitles, verdictBadge } from "./results.js";
-import { Runner, Stopped } from "./runner.js";
+import { RunnerClient, Stopped } from "./runner-client.js";
 import { openInPerfetto, traceFileName } from "../runner/perfetto.js";
 import { drawAll, on, state, update } from "./state.js";
 import { dropPending, loadCode, notePending, pendingSubmissions, progress, recordVerdict, saveCode } from "./store.js";
@@ -17,7 +17,7 @@ import { dropPending, loadCode, notePending, pendingSubmissions, progress, recor
 // The page's state is state.js's; this module changes it through `update` and subscribes the
 // drawers below (at the end, so that what changes before the page is drawn waits for `drawAll`).
 const $ = (id) => document.getElementById(id);
-const runner = new Runner((...report) => {
+const runner = new RunnerClient((...report) => {
   if (report[0] === "ready") registerServiceWorker();
   update({ runner: report });
 });
@@ -37,7 +37,7 @@ const KEYS = [
 const editor = createEditor($("editor"), {
   onChange: (code) => state.current && saveCode(state.current.id, code),
   keys: KEYS,
-  label: () => t("editorLabel", { file: state.current ? fileName(state.current.id) : "" }),
+  label: () => t("exercise.editorLabel", { file: state.current ? fileName(state.current.id) : "" }),
 });
 
 /** A button's action, from a click or a shortcut; nothing when the button is disabled. */
@@ -55,26 +55,26 @@ function drawRunnerStatus() {
   status.replaceChildren();
   if (now === "loading" && detail?.total) {
     const mb = (n) => (n / 1e6).toFixed(1);
-    status.append(t("runnerDownloading", { done: mb(detail.loaded), total: mb(detail.total) }),
+    status.append(t("exercise.runnerDownloading", { done: mb(detail.loaded), total: mb(detail.total) }),
       h("progress", { max: detail.total, value: detail.loaded, "aria-hidden": "true" }));
   } else if (now === "failed") {
-    const why = t.has(`load_${detail?.why}`) ? t(`load_${detail.why}`) : detail?.why;
-    status.append(detail?.file ? t("runnerFileFailed", { file: detail.file, why }) : t("runnerFailed"), " ",
-      h("button.ghost", { type: "button", id: "runner-retry", onclick: () => runner.retry() }, t("retry")));
+    const why = t.has(`exercise.load_${detail?.why}`) ? t(`exercise.load_${detail.why}`) : detail?.why;
+    status.append(detail?.file ? t("exercise.runnerFileFailed", { file: detail.file, why }) : t("exercise.runnerFailed"), " ",
+      h("button.ghost", { type: "button", id: "runner-retry", onclick: () => runner.retry() }, t("exercise.retry")));
     status.title = detail?.error ?? "";
   } else {
     status.title = "";
-    status.textContent = t({ loading: "runnerLoading", ready: "runnerReady", busy: "runnerBusy" }[now]);
+    status.textContent = t({ loading: "exercise.runnerLoading", ready: "exercise.runnerReady", busy: "exercise.runnerBusy" }[now]);
     if (now === "ready") status.dataset.mode = detail;
     if (now === "ready" && runner.kernelVersion) {
       status.dataset.kernel = runner.kernelVersion;
-      status.title = t("kernelVersion", { version: runner.kernelVersion });
+      status.title = t("exercise.kernelVersion", { version: runner.kernelVersion });
     }
   }
   const { serverKernel } = state;
   const newer = serverKernel && runner.kernelVersion && newerVersion(serverKernel, runner.kernelVersion);
   $("kernel-newer")?.remove();
-  if (newer) status.after(h("span.kernel-newer", { id: "kernel-newer", role: "alert" }, t("kernelNewer", { server: serverKernel, page: runner.kernelVersion })));
+  if (newer) status.after(h("span.kernel-newer", { id: "kernel-newer", role: "alert" }, t("exercise.kernelNewer", { server: serverKernel, page: runner.kernelVersion })));
 }
 
 /** Whether version `a` (e.g. "0.2.0") is newer than `b`, by its release numbers. */
@@ -135,7 +135,7 @@ function drawPractice() {
   const banner = $("practice-banner");
   banner.hidden = state.serverUp !== false;
   const ids = state.pending.map((p) => `#${p.id}`).join(currentLang() === "zh" ? "、" : ", ");
-  banner.textContent = `${t("practiceMode")}${ids ? ` ${t("practicePending", { ids })}` : ""}`;
+  banner.textContent = `${t("exercise.practiceMode")}${ids ? ` ${t("exercise.practicePending", { ids })}` : ""}`;
 }
 
 /** Cache the app and Python for offline use (web/src/sw.js), once Python has first loaded. */
@@ -165,7 +165,7 @@ function nextExercise() {
 
 function updateButtons() {
   const now = state.runner[0];
-  const why = now === "ready" ? "" : t(now === "failed" ? "whyFailed" : now === "busy" ? "whyBusy" : "whyLoading");
+  const why = now === "ready" ? "" : t(now === "failed" ? "exercise.whyFailed" : now === "busy" ? "exercise.whyBusy" : "exercise.whyLoading");
   for (const [id, keys] of [["run-sample", "Mod-Enter"], ["run-all", "Shift-Mod-Enter"]]) {
     $(id).disabled = now !== "ready";
     $(id).title = why || shortcut(keys);
@@ -191,12 +191,12 @@ function exerciseItem(ex) {
     `li${here ? ".current" : ""}`,
     { "data-exercise": ex.id, "data-progress": progress(ex.id) },
     h("a", { href: `#/${ex.id}`, "aria-current": here ? "page" : null }, pick(ex.title)),
-    ex.chapter?.length ? h("span.chapter", { title: t("chapterFrom") }, `§ ${ex.chapter.map(pick).join(" · ")}`) : null,
+    ex.chapter?.length ? h("span.chapter", { title: t("exercise.chapterFrom") }, `§ ${ex.chapter.map(pick).join(" · ")}`) : null,
     h("span.state", {},
-      ex.difficulty && catalog.difficulties ? h(`span.difficulty.d-${ex.difficulty}`, { title: t("difficulty") }, pick(catalog.difficulties[ex.difficulty])) : null,
-      h(`span.progress.p-${progress(ex.id)}`, {}, t(progress(ex.id))),
-      state.running.get(ex.id) ? h("span.spinner", { role: "img", "aria-label": t("pendingHere") }) : null,
-      done ? h("span.waiting", { title: t("resultWaiting") }, verdictBadge(done.result.verdict)) : null),
+      ex.difficulty && catalog.difficulties ? h(`span.difficulty.d-${ex.difficulty}`, { title: t("exercise.difficulty") }, pick(catalog.difficulties[ex.difficulty])) : null,
+      h(`span.progress.p-${progress(ex.id)}`, {}, t(`exercise.${progress(ex.id)}`)),
+      state.running.get(ex.id) ? h("span.spinner", { role: "img", "aria-label": t("exercise.pendingHere") }) : null,
+      done ? h("span.waiting", { title: t("exercise.resultWaiting") }, verdictBadge(done.result.verdict)) : null),
   );
 }
 
@@ -236,15 +236,15 @@ function drawPage() {
   $("exercise").hidden = !current;
   $("welcome").hidden = !!current;
   $("not-found").hidden = !missing;
-  if (missing) $("not-found").textContent = t("noExercise", { id: missing });
-  if (!current) document.title = t("brand");
+  if (missing) $("not-found").textContent = t("exercise.noExercise", { id: missing });
+  if (!current) document.title = t("exercise.brand");
   $("course-link").href = boardHref(current?.id);
 }
 
 function drawExercise() {
   const { current } = state;
   if (!current) return;
-  document.title = `${pick(current.title)} · ${t("brand")}`;
+  document.title = `${pick(current.title)} · ${t("exercise.brand")}`;
   $("title").textContent = pick(current.title);
   $("statement-body").innerHTML = renderMarkdown(pick(current.statement));
   // code blocks scroll sideways: keyboard users reach them too
@@ -274,7 +274,7 @@ function drawHistory() {
   if (state.current && state.serverUp !== false) renderHistory($("history"), state.current.id, openPast);
 }
 
-/** A verdict-shaped view of work in progress: its status as the verdict, the cases so far. */
+/** A verdict-shaped view of work under way: its status as the verdict, the cases so far. */
 const pending = (status, key, cases, extra = {}) => ({ verdict: status, message: t(key), message_zh: t(key), cases, ...extra });
 
 /** Show `view` if its exercise is open; otherwise it waits in the sidebar until it is opened. */
@@ -303,10 +303,10 @@ function submissionsChanged() {
 async function runTests(samples) {
   const id = state.current.id;
   const cases = [];
-  const heading = () => t("localResult");
+  const heading = () => t("exercise.localResult");
   let ticking = null; // the case running now: its elapsed time against its limit
-  const draw = () => showFor(id, { heading, sampleOnly: samples, local: true, result: pending("running", "running", cases, { ticking }) });
-  show({ status: () => t("running") });
+  const draw = () => showFor(id, { heading, sampleOnly: samples, local: true, result: pending("running", "exercise.running", cases, { ticking }) });
+  show({ status: () => t("exercise.running") });
   const timer = setInterval(() => ticking && draw(), 250);
   busy(id, +1);
   try {
@@ -323,7 +323,7 @@ async function runTests(samples) {
     });
     finished(id, { heading, result, sampleOnly: samples, local: true }, !samples);
   } catch (error) {
-    showFor(id, error instanceof Stopped ? { status: () => t("stopped") } : { status: () => error.message, kind: "error" });
+    showFor(id, error instanceof Stopped ? { status: () => t("exercise.stopped") } : { status: () => error.message, kind: "error" });
   } finally {
     clearInterval(timer);
     busy(id, -1);
@@ -339,17 +339,17 @@ const following = new Set();
 async function followSubmission(id, subId) {
   if (following.has(subId)) return;
   following.add(subId);
-  const heading = () => t("officialResult", { runtime: "torch" });
+  const heading = () => t("exercise.officialResult", { runtime: "torch" });
   busy(id, +1);
   try {
     const done = await api.follow(subId, ({ status, cases }) =>
-      showFor(id, { heading, result: pending(status, status === "queued" ? "queued" : "judging", cases) }),
+      showFor(id, { heading, result: pending(status, status === "queued" ? "exercise.queued" : "exercise.judging", cases) }),
     );
     dropPending(subId);
-    finished(id, { result: done.result, official: true, heading: () => t("officialResult", { runtime: done.result.runtime }) }, true);
+    finished(id, { result: done.result, official: true, heading: () => t("exercise.officialResult", { runtime: done.result.runtime }) }, true);
   } catch (error) {
     if (error instanceof api.Unreachable) {
-      showFor(id, { status: () => t("followLater", { id: subId }), kind: "error" });
+      showFor(id, { status: () => t("exercise.followLater", { id: subId }), kind: "error" });
       setServer(false);
     } else {
       dropPending(subId); // gone, or not this login's: nothing more to follow
@@ -371,10 +371,10 @@ function resumePending() {
 }
 
 async function submitCode() {
-  if (!api.currentUser()) return openAuthDialog($("auth-dialog"), () => (loggedIn(), submitCode()), { reason: t("loginToSubmit") });
+  if (!api.currentUser()) return openAuthDialog($("auth-dialog"), () => (loggedIn(), submitCode()), { reason: t("exercise.loginToSubmit") });
   const id = state.current.id;
   $("submit").disabled = true;
-  show({ status: () => t("submitting") });
+  show({ status: () => t("exercise.submitting") });
   try {
     const sub = await api.submit(id, editor.code, fileName(id));
     notePending(sub.id, id);
@@ -383,12 +383,12 @@ async function submitCode() {
     await followSubmission(id, sub.id);
   } catch (error) {
     if (error instanceof api.Unreachable) {
-      showFor(id, { status: () => t("serverUnreachable"), kind: "error" });
+      showFor(id, { status: () => t("exercise.serverUnreachable"), kind: "error" });
       setServer(false);
     } else if (error.status === 401) {
       api.forget();
       loggedIn();
-      openAuthDialog($("auth-dialog"), () => (loggedIn(), submitCode()), { reason: t("loginToSubmit") });
+      openAuthDialog($("auth-dialog"), () => (loggedIn(), submitCode()), { reason: t("exercise.loginToSubmit") });
     } else showFor(id, { status: () => api.describe(error), kind: "error" });
   } finally {
     $("submit").disabled = false;
@@ -412,12 +412,12 @@ async function openPast(subId) {
 async function followPast(id, sub) {
   const done = await api.follow(sub.id, ({ status, cases }) => {
     if (state.past?.id !== sub.id) return;
-    update({ past: { ...sub, status, result: pending(status, status === "queued" ? "queued" : "judging", cases) } });
+    update({ past: { ...sub, status, result: pending(status, status === "queued" ? "exercise.queued" : "exercise.judging", cases) } });
   });
   if (state.past?.id === sub.id) update({ past: done });
   dropPending(sub.id);
   update({ pending: pendingSubmissions() });
-  finished(id, { result: done.result, official: true, heading: () => t("officialResult", { runtime: done.result.runtime }) }, true);
+  finished(id, { result: done.result, official: true, heading: () => t("exercise.officialResult", { runtime: done.result.runtime }) }, true);
 }
 
 function drawPast() {
@@ -429,7 +429,7 @@ function drawPast() {
     current: () => editor.code,
     file: fileName(current.id),
     onLoad: () => {
-      if (!confirm(t("loadConfirm", { id: past.id }))) return;
+      if (!confirm(t("exercise.loadConfirm", { id: past.id }))) return;
       editor.load(past.code);
       saveCode(current.id, past.code);
       closePast();
@@ -451,11 +451,11 @@ const drawAccount = () => renderAccount($("account"), $("auth-dialog"), loggedIn
 
 /** The parts of the page that only the language changes. */
 function drawChrome() {
-  $("lang-toggle").textContent = t("langButton");
+  $("lang-toggle").textContent = t("exercise.langButton");
   const first = catalog.exercises[0];
   $("start-first").href = `#/${first.id}`;
-  $("start-first").textContent = t("startFirst", { title: pick(first.title) });
-  $("shortcut-hint").textContent = t("shortcutHint", {
+  $("start-first").textContent = t("exercise.startFirst", { title: pick(first.title) });
+  $("shortcut-hint").textContent = t("exercise.shortcutHint", {
     sample: shortcut("Mod-Enter"), all: shortcut("Shift-Mod-Enter"), submit: shortcut("Mod-'"),
   });
 }
@@ -470,7 +470,7 @@ $("run-all").onclick = () => act("all");
 $("stop").onclick = () => runner.stop();
 $("submit").onclick = () => act("submit");
 $("reset").onclick = () => {
-  if (!confirm(t("resetConfirm"))) return;
+  if (!confirm(t("exercise.resetConfirm"))) return;
   editor.load(state.current.starter);
   saveCode(state.current.id, null);
 };

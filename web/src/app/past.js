@@ -27,8 +27,8 @@ export function lineDiff(before, after) {
 
 function diffView(before, after) {
   const lines = lineDiff(before, after);
-  if (lines.every((l) => l.kind === " ")) return h("p.muted.diff-same", {}, t("diffSame"));
-  return h("pre.diff", { "aria-label": t("diffLabel") },
+  if (lines.every((l) => l.kind === " ")) return h("p.muted.diff-same", {}, t("exercise.diffSame"));
+  return h("pre.diff", { "aria-label": t("exercise.diffLabel") },
     lines.map((l) => h(`span.d${l.kind === "+" ? ".add" : l.kind === "-" ? ".del" : ""}`, {}, `${l.kind} ${l.text}\n`)));
 }
 
@@ -46,33 +46,33 @@ export function renderPast(root, sub, options) {
       const open = diffBox.hidden;
       diffBox.hidden = !open;
       diffButton.setAttribute("aria-expanded", String(open));
-      if (open) diffBox.replaceChildren(h("p.muted", {}, t("diffLegend")), diffView(sub.code, options.current()));
+      if (open) diffBox.replaceChildren(h("p.muted", {}, t("exercise.diffLegend")), diffView(sub.code, options.current()));
     },
-  }, t("diffWithCurrent"));
+  }, t("exercise.diffWithCurrent"));
   const results = h("div.past-result");
   root.replaceChildren(
     h("div.past-head", {},
-      h("h2", { id: "past-title" }, t("submissionTitle", { id: sub.id })),
+      h("h2", { id: "past-title" }, t("exercise.submissionTitle", { id: sub.id })),
       verdictBadge(sub.verdict ?? sub.status),
       h("span.muted", {}, [
         dateTime(sub.created_at),
-        t("codeBytes", { bytes }),
-        sub.grading_ms != null ? t("gradedIn", { ms: Math.round(sub.grading_ms) }) : null,
+        t("exercise.codeBytes", { bytes }),
+        sub.grading_ms != null ? t("exercise.gradedIn", { ms: Math.round(sub.grading_ms) }) : null,
       ].filter(Boolean).join(" · "))),
-    h("p.muted", {}, t("readOnlyNote")),
+    h("p.muted", {}, t("exercise.readOnlyNote")),
     h("div.row.past-actions", {},
-      h("button.primary", { type: "button", id: "past-load", onclick: options.onLoad }, t("loadIntoEditor")),
+      h("button.primary", { type: "button", id: "past-load", onclick: options.onLoad }, t("exercise.loadIntoEditor")),
       diffButton,
-      h("button.ghost", { type: "button", id: "past-close", onclick: options.onClose }, t("backToCode"))),
+      h("button.ghost", { type: "button", id: "past-close", onclick: options.onClose }, t("exercise.backToCode"))),
     viewer,
     diffBox,
     results,
   );
-  const code = createEditor(viewer, { readOnly: true, label: () => t("pastCodeLabel", { id: sub.id }) });
+  const code = createEditor(viewer, { readOnly: true, label: () => t("exercise.pastCodeLabel", { id: sub.id }) });
   code.load(sub.code);
   if (sub.result) {
     renderResult(results, sub.result, {
-      heading: t("officialResult", { runtime: sub.result.runtime ?? "torch" }),
+      heading: t("exercise.officialResult", { runtime: sub.result.runtime ?? "torch" }),
       file: options.file,
       onLine: (line) => code.goToLine(line),
     });

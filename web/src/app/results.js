@@ -11,7 +11,7 @@ export const setVerdictTitles = (titles) => (verdictTitles = titles);
 const message = (obj) => pick({ en: obj.message, zh: obj.message_zh });
 /** A verdict code, or a submission's status (queued, running), as a coloured label. */
 export const verdictBadge = (code) =>
-  h(`span.verdict.v-${code}`, {}, verdictTitles[code] ? pick(verdictTitles[code]) : t(`status_${code}`));
+  h(`span.verdict.v-${code}`, {}, verdictTitles[code] ? pick(verdictTitles[code]) : t(`exercise.status_${code}`));
 
 /** `text` with every "line 12" / "第 12 行" as a button that moves the editor's cursor there. */
 export function withLineLinks(text, onLine) {
@@ -31,7 +31,7 @@ export function withLineLinks(text, onLine) {
 function bytesCell(c) {
   return h(
     "td.bytes",
-    { "data-label": t("bytesSent") },
+    { "data-label": t("exercise.bytesSent") },
     h(
       "div.bars",
       {},
@@ -46,7 +46,7 @@ function bytesCell(c) {
         ),
       ),
     ),
-    h("div.bound", {}, t("bound", { bound: c.bytes_bound })),
+    h("div.bound", {}, t("exercise.bound", { bound: c.bytes_bound })),
     modelBars(c.model),
     memoryBar(c.memory),
   );
@@ -98,11 +98,11 @@ function caseRow(c) {
   return h(
     `tr.case.v-${c.verdict}`,
     { "data-case": c.name },
-    h("td", { "data-label": t("case") }, c.name, c.sample ? h("span.tag", {}, t("sample")) : null),
-    h("td.num", { "data-label": t("ranks") }, String(c.world_size)),
-    h("td", { "data-label": t("verdict") }, verdictBadge(c.verdict)),
+    h("td", { "data-label": t("exercise.case") }, c.name, c.sample ? h("span.tag", {}, t("exercise.sample")) : null),
+    h("td.num", { "data-label": t("exercise.ranks") }, String(c.world_size)),
+    h("td", { "data-label": t("exercise.verdict") }, verdictBadge(c.verdict)),
     bytesCell(c),
-    h("td.num", { "data-label": t("time") }, `${c.wall_ms} ms`),
+    h("td.num", { "data-label": t("exercise.time") }, `${c.wall_ms} ms`),
   );
 }
 
@@ -145,7 +145,7 @@ function samplePanel(c) {
       const want = wants?.get(place);
       const leaf = mine.get(place);
       return row(`${label}${place}`, leafData(leaf) === null ? null : { data: leafData(leaf) },
-        want === undefined || want?.any ? null : { data: leafData(want) }, kind, value == null ? "noOutput" : "missingValue");
+        want === undefined || want?.any ? null : { data: leafData(want) }, kind, value == null ? "exercise.noOutput" : "exercise.missingValue");
     });
   };
   let wrongCells = 0;
@@ -162,19 +162,19 @@ function samplePanel(c) {
           const wrong = want && !(want.data && i < want.data.length && close(x, want.data[i]));
           if (wrong) wrongCells += 1;
           const cls = `span.cell${wrong ? ".wrong" : ""}${chunk && i % chunk === 0 && i ? ".chunk-start" : ""}`;
-          return h(cls, wrong ? { title: t("expectedValue", { value: fmt(want.data?.[i]) }) } : {}, fmt(x));
+          return h(cls, wrong ? { title: t("exercise.expectedValue", { value: fmt(want.data?.[i]) }) } : {}, fmt(x));
         }))));
   };
   const table = h("table.sample", {},
     s.inputs.map((input, rank) => h("tbody", { "data-rank": rank },
       h("tr.rank-head", {}, h("th", { colspan: 2, scope: "rowgroup" }, `rank ${rank}`)),
-      rows(t("input"), input, null, "input"),
-      rows(t("expected"), s.expected[rank], null, "expected"),
-      rows(t("yourOutput"), s.outputs?.[rank], s.expected[rank], "output"))));
+      rows(t("exercise.input"), input, null, "input"),
+      rows(t("exercise.expected"), s.expected[rank], null, "expected"),
+      rows(t("exercise.yourOutput"), s.outputs?.[rank], s.expected[rank], "output"))));
   // open only when a value is wrong: a slow or stuck run's correct values would push the rest down
   return h("details.sample-values", { open: wrongCells > 0 },
-    h("summary", {}, t("sampleValues", { name: c.name })),
-    h("div.sample-scroll", { tabindex: 0, role: "region", "aria-label": t("sampleValues", { name: c.name }) }, table));
+    h("summary", {}, t("exercise.sampleValues", { name: c.name })),
+    h("div.sample-scroll", { tabindex: 0, role: "region", "aria-label": t("exercise.sampleValues", { name: c.name }) }, table));
 }
 
 /**
@@ -187,7 +187,7 @@ export function deadlockView(c, onLine) {
   const blocked = new Map(facts.blocked.map((b) => [b.rank, b]));
   const cycle = facts.cycle.length ? facts.cycle : null;
   let head = null;
-  let fix = t("fixCollective");
+  let fix = t("exercise.fixCollective");
   if (cycle) {
     const members = cycle.slice(0, -1).map((r) => blocked.get(r));
     const ops = new Set(members.map((b) => b.api));
@@ -197,15 +197,15 @@ export function deadlockView(c, onLine) {
     const kind = kinds.size === 1 ? [...kinds][0] : null;
     const line = lineNos.size === 1 ? [...lineNos][0] : null;
     const every = cycle.length - 1 === c.world_size;
-    const who = every ? t("everyRank") : t("theseRanks");
-    head = t("cycleHead", { cycle: cycle.join(" → "), what: op ? t("waitIn", { who, op }) : t("waitEachOther", { who }),
-      line: line ? t("atLine", { line: t("lineN", { line }) }) : "" });
-    fix = kind === "send" ? t("fixSend") : kind === "recv" ? t("fixRecv") : t("fixMixed");
+    const who = every ? t("exercise.everyRank") : t("exercise.theseRanks");
+    head = t("exercise.cycleHead", { cycle: cycle.join(" → "), what: op ? t("exercise.waitIn", { who, op }) : t("exercise.waitEachOther", { who }),
+      line: line ? t("exercise.atLine", { line: t("exercise.lineN", { line }) }) : "" });
+    fix = kind === "send" ? t("exercise.fixSend") : kind === "recv" ? t("exercise.fixRecv") : t("exercise.fixMixed");
   }
   return h("div.deadlock", {},
     head ? h("p.cycle", {}, withLineLinks(head, onLine)) : null,
     h("ul.waits", {}, facts.lines.map((line) => h("li", {}, withLineLinks(pick(line), onLine)))),
-    h("p.fix", {}, t("fixLabel"), " ", fix));
+    h("p.fix", {}, t("exercise.fixLabel"), " ", fix));
 }
 
 // A failing case's message (unless the summary above already says it) and its tracebacks.
@@ -217,7 +217,7 @@ function caseDetails(c, summary, options) {
     c.verdict === "accepted" ? null
       : c.verdict === "deadlock" ? deadlockView(c, options.onLine)
         : message(c) === summary ? null : h("p.message", {}, withLineLinks(message(c), options.onLine)),
-    (c.details ?? []).map((text) => h("pre.traceback", { "aria-label": t("traceback") }, withLineLinks(text, options.onLine))),
+    (c.details ?? []).map((text) => h("pre.traceback", { "aria-label": t("exercise.traceback") }, withLineLinks(text, options.onLine))),
     c.sample ? samplePanel(c) : null,
     c.smallest ? smallestView(c.smallest, options.onLine) : null,
   );
@@ -234,7 +234,7 @@ function smallestView(small, onLine) {
 /** The case running now: its elapsed time against its time limit. */
 function ticker(ticking) {
   const elapsed = (performance.now() - ticking.started) / 1000;
-  return h("p.ticking", {}, t("caseElapsed", { name: ticking.name, elapsed: elapsed.toFixed(1), limit: ticking.limit_s }),
+  return h("p.ticking", {}, t("exercise.caseElapsed", { name: ticking.name, elapsed: elapsed.toFixed(1), limit: ticking.limit_s }),
     h("progress", { max: ticking.limit_s, value: Math.min(elapsed, ticking.limit_s), "aria-hidden": "true" }));
 }
 
@@ -258,39 +258,39 @@ export function renderResult(root, result, options = {}) {
       `div.result.v-${result.verdict}`,
       { "data-verdict": result.verdict, "data-sample-only": options.sampleOnly ? "" : null },
       h("div.result-head", {}, h("span.source", {}, options.heading ?? ""),
-        sampleNote ? h("span.verdict.v-sample", {}, t("samplePasses")) : verdictBadge(result.verdict)),
+        sampleNote ? h("span.verdict.v-sample", {}, t("exercise.samplePasses")) : verdictBadge(result.verdict)),
       result.verdict === "compile_error"
         ? h("pre.summary.compile-error", {}, withLineLinks(summary, options.onLine))
         : deadlockFirst ? null : h("p.summary", {}, withLineLinks(summary, options.onLine)),
       sampleNote
-        ? h("div.sample-only", {}, h("p", {}, t("sampleOnlyPass")),
+        ? h("div.sample-only", {}, h("p", {}, t("exercise.sampleOnlyPass")),
           h("div.row", {},
-            h("button", { type: "button", id: "then-run-all", onclick: options.onRunAll }, t("runAll")),
-            canSubmit ? h("button.primary", { type: "button", id: "then-submit", onclick: options.onSubmit }, t("submit")) : null))
+            h("button", { type: "button", id: "then-run-all", onclick: options.onRunAll }, t("exercise.runAll")),
+            canSubmit ? h("button.primary", { type: "button", id: "then-submit", onclick: options.onSubmit }, t("exercise.submit")) : null))
         : null,
       fullPass && canSubmit
-        ? h("div.next-step", {}, h("p", {}, t("fullPass")),
-          h("button.primary", { type: "button", id: "then-official", onclick: options.onSubmit }, t("submitOfficial")))
+        ? h("div.next-step", {}, h("p", {}, t("exercise.fullPass")),
+          h("button.primary", { type: "button", id: "then-official", onclick: options.onSubmit }, t("exercise.submitOfficial")))
         : null,
       options.official && result.verdict === "accepted"
         ? h("div.next-step", {}, h("div.row", {}, options.next
-          ? h("a.button.primary", { id: "next-exercise", href: `#/${options.next.id}` }, t("nextExercise", { title: options.next.title }))
-          : h("p", {}, t("allSolved")),
-        options.leaderboard ? h("a.button", { id: "see-leaderboard", href: options.leaderboard }, t("seeLeaderboard")) : null))
+          ? h("a.button.primary", { id: "next-exercise", href: `#/${options.next.id}` }, t("exercise.nextExercise", { title: options.next.title }))
+          : h("p", {}, t("exercise.allSolved")),
+        options.leaderboard ? h("a.button", { id: "see-leaderboard", href: options.leaderboard }, t("exercise.seeLeaderboard")) : null))
         : null,
       result.ticking ? ticker(result.ticking) : null,
       cases.length
-        ? h("div.cases-scroll", { tabindex: 0, role: "region", "aria-label": t("casesLabel") }, h(
+        ? h("div.cases-scroll", { tabindex: 0, role: "region", "aria-label": t("exercise.casesLabel") }, h(
           "table.cases",
           {},
-          h("thead", {}, h("tr", {}, ["case", "ranks", "verdict", "bytesSent", "time"].map((k) => h("th", { scope: "col" }, t(k))))),
+          h("thead", {}, h("tr", {}, ["case", "ranks", "verdict", "bytesSent", "time"].map((k) => h("th", { scope: "col" }, t(`exercise.${k}`))))),
           h("tbody", {}, cases.map(caseRow)),
         ))
         : null,
       cases.map((c) => caseDetails(c, deadlockFirst ? null : summary, options)),
       cases.map((c) => timelineView(c, options)),
-      result.skipped?.length ? h("p.skipped", {}, t("skipped", { cases: result.skipped.join(currentLang() === "zh" ? "、" : ", ") })) : null,
-      result.stdout?.trim() ? h("details.stdout", { open: true }, h("summary", {}, t("stdout")), h("pre", {}, result.stdout)) : null,
+      result.skipped?.length ? h("p.skipped", {}, t("exercise.skipped", { cases: result.skipped.join(currentLang() === "zh" ? "、" : ", ") })) : null,
+      result.stdout?.trim() ? h("details.stdout", { open: true }, h("summary", {}, t("exercise.stdout")), h("pre", {}, result.stdout)) : null,
     ),
   );
 }
@@ -322,7 +322,7 @@ export function diagnostics(result) {
     if (c.verdict === "wrong_answer") {
       const rank = Number(c.message.match(/rank (\d+)/)?.[1]);
       const last = (c.trace ?? []).filter((e) => e.rank === rank && /recv|all_to_all|all_gather|reduce/.test(e.op) && e.line).at(-1);
-      if (last) add(last.line, t("lastWrite", { rank, message: text }), "warning");
+      if (last) add(last.line, t("exercise.lastWrite", { rank, message: text }), "warning");
     }
   }
   return marks;
