@@ -1,4 +1,5 @@
-// The judge server's HTTP API: accounts, submissions, live progress. Same origin as the app.
+// The judge server's HTTP API: accounts, submissions, their cases as they are judged. Same origin
+// as the app.
 import { currentLang, t } from "./i18n.js";
 import { load, save } from "./store.js";
 

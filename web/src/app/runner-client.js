@@ -1,6 +1,7 @@
-// The main thread's side of the browser runner: the download of Python (with progress in bytes
-// and a watchdog that names the file that failed), one Web Worker holding Pyodide, a watchdog for
-// the time limit, and Stop, which terminates the worker and builds a fresh one.
+// The main thread's side of the browser runner (its workers are in web/src/runner/): the download
+// of Python (counted in bytes, for the status line's bar, with a watchdog that names the file that
+// failed), one Web Worker holding Pyodide, a watchdog for the time limit, and Stop, which
+// terminates the worker and builds a fresh one.
 
 export class Stopped extends Error {}
 
@@ -14,17 +15,17 @@ const BOOT_MS = 90_000;
  * worker's own requests then find them in the HTTP cache). `manifest.json` (written by the
  * build) gives their sizes.
  */
-async function download(onProgress, signal) {
+async function download(onBytes, signal) {
   const base = new URL(".", import.meta.url);
   let manifest;
   try {
     manifest = await (await fetch(new URL("manifest.json", base), { signal })).json();
   } catch {
-    return; // an older build: the worker loads without a progress bar
+    return; // an older build: the worker loads without a download bar
   }
   const total = Object.values(manifest.files).reduce((a, b) => a + b, 0);
   const loaded = Object.fromEntries(Object.keys(manifest.files).map((f) => [f, 0]));
-  const report = () => onProgress({ loaded: Object.values(loaded).reduce((a, b) => a + b, 0), total });
+  const report = () => onBytes({ loaded: Object.values(loaded).reduce((a, b) => a + b, 0), total });
   let lastByte = Date.now();
   const controller = new AbortController();
   signal.addEventListener("abort", () => controller.abort());
@@ -66,7 +67,7 @@ async function download(onProgress, signal) {
   }
 }
 
-export class Runner {
+export class RunnerClient {
   #traces = new Map(); // request id -> its answer's handler
   #nextTrace = 0;
 
