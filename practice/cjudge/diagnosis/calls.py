@@ -18,6 +18,7 @@ from ..primitives import DISPLAY
 from ..protocol import CaseSpec
 from ..switch.trace import SwitchTrace, recorded_values
 from ..units import plural
+from .said import Cause
 from .sources import arguments, other_slice, returned
 from .splits import Splits, departure, elements
 from .values import ordinal, shown
@@ -100,29 +101,32 @@ def _argument_slice(got: tuple[float | int, ...], spec: CaseSpec, rank: int,
 
 
 def _what_differs(mine: Call, want: Call, ref_calls: list[Call], algo: tuple[str, str],
-                  spec: CaseSpec, exercise: Any) -> tuple[str, str]:
-    """How the learner's input departs from the reference's at the same call."""
+                  spec: CaseSpec, exercise: Any) -> Cause:
+    """How the learner's input departs from the reference's at the same call: named where the
+    input is recognised (another call's, an argument as passed in, another rank's slice, a
+    returned value, another size), not where it only differs from an element on."""
     a, a_zh = algo
     same = [c for c in ref_calls if c.kind == mine.kind and c.values == mine.values]
     if same and same[0].index != want.index:
         j = same[0].index
-        return (f"its input is the one {a} gives its {ordinal(j + 1)} call, not its "
-                f"{ordinal(want.index + 1)}",
-                f"它的输入是{a_zh}给第 {j + 1} 次调用的，而不是第 {want.index + 1} 次的")
+        return Cause(f"its input is the one {a} gives its {ordinal(j + 1)} call, not its "
+                     f"{ordinal(want.index + 1)}",
+                     f"它的输入是{a_zh}给第 {j + 1} 次调用的，而不是第 {want.index + 1} 次的", True)
     assert mine.values is not None and want.values is not None
     given = _argument_slice(mine.values, spec, mine.rank, exercise)
     if given is not None:
-        return (f"its input is {given}, as it was passed in, where {a}'s is computed from it",
-                f"它的输入是传入时的 {given}，原样未变，而{a_zh}的输入是由它算出的")
+        return Cause(f"its input is {given}, as it was passed in, where {a}'s is computed from it",
+                     f"它的输入是传入时的 {given}，原样未变，而{a_zh}的输入是由它算出的", True)
     made = other_slice(mine.values, want.values, spec, mine.rank, exercise, algo) or \
         returned(mine.values, spec, mine.rank, exercise)
     if made is not None:
-        return made
+        return Cause(*made, named=True)
     if len(mine.values) != len(want.values):
-        return (f"its input has {len(mine.values)} elements where {a}'s has {len(want.values)}",
-                f"它的输入有 {len(mine.values)} 个元素，而{a_zh}的有 {len(want.values)} 个")
+        return Cause(f"its input has {len(mine.values)} elements where {a}'s has "
+                     f"{len(want.values)}",
+                     f"它的输入有 {len(mine.values)} 个元素，而{a_zh}的有 {len(want.values)} 个", True)
     i = next(k for k, (g, w) in enumerate(zip(mine.values, want.values, strict=True)) if g != w)
-    return (f"its input differs from {a}'s at element {i} ({shown(mine.values[i])} where {a} "
+    return Cause(f"its input differs from {a}'s at element {i} ({shown(mine.values[i])} where {a} "
             f"has {shown(want.values[i])}): what this rank computed or passed before the call "
             "already differs",
             f"它的输入从第 {i} 个元素起与{a_zh}的不同（{shown(mine.values[i])}，而{a_zh}为 "
@@ -130,7 +134,7 @@ def _what_differs(mine: Call, want: Call, ref_calls: list[Call], algo: tuple[str
 
 
 def explain(exercise: Any, spec: CaseSpec, learner: SwitchTrace,
-            reference: SwitchTrace) -> tuple[str, str] | None:
+            reference: SwitchTrace) -> Cause | None:
     """Where the learner's collective calls first depart from the reference's, in words; None
     when the reference makes none or every call matched."""
     ref_calls = calls(reference)
@@ -145,26 +149,27 @@ def explain(exercise: Any, spec: CaseSpec, learner: SwitchTrace,
     if mine is None:
         assert want is not None
         if not want.index:
-            return (f"rank {want.rank} makes no collective call, where {a} calls {want.api}",
-                    f"rank {want.rank} 没有任何集合通信调用，而{a_zh}调用了 {want.api}")
+            return Cause(f"rank {want.rank} makes no collective call, where {a} calls {want.api}",
+                         f"rank {want.rank} 没有任何集合通信调用，而{a_zh}调用了 {want.api}")
         last = calls(learner)[want.rank][-1]
         at, at_zh = (f" (the last, {last.api}, at line {last.line})",
                      f"（最后一次是第 {last.line} 行的 {last.api}）") if last.line else ("", "")
-        return (f"rank {want.rank} makes only {plural(want.index, 'collective call')}{at}; {a} "
-                f"then makes its {ordinal(want.index + 1)}, {want.api}",
-                f"rank {want.rank} 只做了 {want.index} 次集合通信{at_zh}；而{a_zh}接着做第 "
-                f"{want.index + 1} 次：{want.api}")
+        return Cause(f"rank {want.rank} makes only {plural(want.index, 'collective call')}{at}; "
+                     f"{a} then makes its {ordinal(want.index + 1)}, {want.api}",
+                     f"rank {want.rank} 只做了 {want.index} 次集合通信{at_zh}；而{a_zh}接着做第 "
+                     f"{want.index + 1} 次：{want.api}")
     at, at_zh = (f" (line {mine.line})", f"（第 {mine.line} 行）") if mine.line else ("", "")
     call = f"rank {mine.rank}'s {ordinal(mine.index + 1)} collective call, {mine.api}{at}"
     call_zh = f"rank {mine.rank} 的第 {mine.index + 1} 次集合通信 {mine.api}{at_zh}"
     if want is None:
-        why, why_zh = f"{a} makes no such call", f"{a_zh}没有这次调用"
+        why = Cause(f"{a} makes no such call", f"{a_zh}没有这次调用")
     elif mine.kind != want.kind:
-        why, why_zh = f"{a} calls {want.api} there", f"{a_zh}此处调用的是 {want.api}"
+        why = Cause(f"{a} calls {want.api} there", f"{a_zh}此处调用的是 {want.api}")
     elif mine.splits is not None and want.splits is not None and mine.splits != want.splits \
             and (mine.values is None or want.values is None or mine.values == want.values):
-        why, why_zh = departure(mine.splits, want.splits, reference, want.request, mine.api, algo)
+        why = Cause(*departure(mine.splits, want.splits, reference, want.request, mine.api, algo),
+                    named=True)
     else:
-        why, why_zh = _what_differs(mine, want, ref_calls[mine.rank], algo, spec, exercise)
-    return (f"your run first departs from {a} at {call}: {why}",
-            f"你的运行最早偏离{a_zh}之处是 {call_zh}：{why_zh}")
+        why = _what_differs(mine, want, ref_calls[mine.rank], algo, spec, exercise)
+    return Cause(f"your run first departs from {a} at {call}: {why.en}",
+                 f"你的运行最早偏离{a_zh}之处是 {call_zh}：{why.zh}", why.named)

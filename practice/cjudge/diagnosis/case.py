@@ -8,15 +8,16 @@ from __future__ import annotations
 import functools
 import logging
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..budget import against_reference
-from ..grading import wrong_answer
+from ..grading import WrongAnswer, wrong_answer
 from ..protocol import CaseSpec, JobSpec, RawCase
 from ..units import plural
 from ..verdict_json import CaseResult
 from . import calls, divergence
 from .matched import matched
+from .said import Cause
 from .sends import sends
 from .waits import never_waited
 
@@ -54,35 +55,43 @@ def reference_run(exercise, spec: CaseSpec, run: RunCase) -> RawCase | None:
     return raw
 
 
-def _without_guesses(exercise, spec: CaseSpec, raw: RawCase, en: str, zh: str,
-                     keep_hint: bool) -> tuple[str, str]:
-    """The message without what the chunk pattern suggests, and without the grader's guess from
-    the first wrong element or number unless ``keep_hint`` (the parts of grading's
-    :class:`~cjudge.grading.WrongAnswer`), when grading wrote it."""
+def _graded(exercise, spec: CaseSpec, raw: RawCase, result: CaseResult) -> WrongAnswer | None:
+    """The parts of the wrong answer's message (grading's :class:`~cjudge.grading.WrongAnswer`)
+    when grading wrote it; None otherwise."""
     answer = wrong_answer(exercise, spec, raw)
-    if answer is None or answer.message() != (en, zh):
-        return en, zh
-    return answer.message(hint=keep_hint, guess=False)
+    if answer is None or answer.message() != (result["message"], result["message_zh"]):
+        return None
+    return answer
 
 
-def _cause(exercise, spec: CaseSpec, raw: RawCase,
-           run: RunCase | None) -> tuple[tuple[str, str], bool] | None:
-    """The evidence's cause, and whether the element guess stays (it does where every exchange
-    matched and the result does not contradict it)."""
+class Found(NamedTuple):
+    """The evidence's cause of a wrong answer, and what becomes of the grader's hint (its
+    reading of the first wrong element): it stays in place (``keep``) where every exchange
+    matched and the result does not contradict it; it follows the cause (``after``) where the
+    run departs only by its values, so that the hint says what the departure did to the result."""
+
+    cause: tuple[str, str]
+    keep: bool = False
+    after: bool = False
+
+
+def _cause(exercise, spec: CaseSpec, raw: RawCase, run: RunCase | None) -> Found | None:
+    """The evidence's cause; the grader's hint is dropped where the evidence names the fault
+    itself (a missed wait, a repeated send, another slice: :class:`~.said.Cause`)."""
     missed = never_waited(raw["trace"])
     if missed is not None:
-        return missed, False
+        return Found(missed)
     ref = reference_run(exercise, spec, run) if run is not None else None
     if ref is None:
         return None
     for compare in (divergence.explain, calls.explain):
         cause = compare(exercise, spec, raw["trace"], ref["trace"])
         if cause is not None:
-            return cause, False
+            return Found((cause.en, cause.zh), keep=not cause.named, after=True)
     if any(sends(ref["trace"])):
-        return matched(exercise, spec, raw, collective=False)
+        return Found(*matched(exercise, spec, raw, collective=False))
     if any(calls.calls(ref["trace"])):
-        return matched(exercise, spec, raw, collective=True)
+        return Found(*matched(exercise, spec, raw, collective=True))
     return None
 
 
@@ -137,7 +146,7 @@ def _explain_error(exercise, spec: CaseSpec, raw: RawCase, result: CaseResult,
         result["message_zh"] = f"{zh}{then_zh}{cause[1]}"
 
 
-def _matched_until(exercise, raw: RawCase, ref: RawCase) -> tuple[str, str] | None:
+def _matched_until(exercise, raw: RawCase, ref: RawCase) -> Cause | None:
     """"Until then, rank 0's 4 sends matched the ring's, step for step": the failing rank's
     sends and collective calls before its error, when each is the reference's at its place (the
     fault is at the error, not before it); None otherwise."""
@@ -157,8 +166,8 @@ def _matched_until(exercise, raw: RawCase, ref: RawCase) -> tuple[str, str] | No
                        ((mine, "send"), (made, "collective call")) if x)
     did_zh = "和".join(f"{len(x)} 次{what}" for x, what in ((mine, "发送"), (made, "集合通信"))
                       if x)
-    return (f"Until then, rank {rank}'s {did} matched {algo}'s, step for step",
-            f"在此之前，rank {rank} 的 {did_zh}都与{algo_zh}逐步一致")
+    return Cause(f"Until then, rank {rank}'s {did} matched {algo}'s, step for step",
+                 f"在此之前，rank {rank} 的 {did_zh}都与{algo_zh}逐步一致")
 
 
 def _error_lines(raw: RawCase) -> set[int]:
@@ -173,13 +182,14 @@ def _explain_wrong(exercise, spec: CaseSpec, raw: RawCase, result: CaseResult,
     found = _cause(exercise, spec, raw, run)
     if found is None:
         return
-    cause, keep = found
-    # the evidence names the cause: the guesses from the result go (the element's stays
-    # where every exchange matched and the result does not contradict it)
-    en, zh = _without_guesses(exercise, spec, raw, result["message"], result["message_zh"],
-                              keep_hint=keep)
-    result["message"] = f"{en}. Cause: {cause[0]}"
-    result["message_zh"] = f"{zh}。原因：{cause[1]}"
+    # the evidence names the cause: what the chunk pattern suggests goes, and the grader's
+    # hint unless the evidence leaves it standing (:class:`Found`)
+    answer = _graded(exercise, spec, raw, result)
+    en, zh = answer.message(hint=found.keep and not found.after, guess=False) \
+        if answer is not None else (result["message"], result["message_zh"])
+    hint = answer.hint if answer is not None and found.keep and found.after else None
+    result["message"] = f"{en}. Cause: {found.cause[0]}" + (f". Hint: {hint[0]}" if hint else "")
+    result["message_zh"] = f"{zh}。原因：{found.cause[1]}" + (f"。提示：{hint[1]}" if hint else "")
 
 
 #: the diagnosis of each verdict that has one

@@ -19,6 +19,7 @@ from typing import Any
 from ..protocol import CaseSpec
 from ..switch.trace import SwitchTrace
 from ..units import plural
+from .said import Cause
 from .sends import Send, sends
 from .sums import described, summed_slice
 from .values import ordinal, shown_list
@@ -101,7 +102,7 @@ def _seen_before(send: Send, mine: list[Send], ref: list[Send], algo: str) -> tu
 
 
 def explain(exercise: Any, spec: CaseSpec, learner: SwitchTrace,
-            reference: SwitchTrace) -> tuple[str, str] | None:
+            reference: SwitchTrace) -> Cause | None:
     """Where the learner's run first departs from the reference's, in the exercise's terms:
     a buffer sent before the receive into it was waited on, or the step that differs. None when
     the reference sends nothing or every message matched."""
@@ -119,7 +120,7 @@ def explain(exercise: Any, spec: CaseSpec, learner: SwitchTrace,
     send, want = found
     late = read_before_wait(learner, send, want)
     if late is not None:
-        return late
+        return Cause(*late, named=True)
     ring = all(s.dst == (s.rank + 1) % world for ours in ref_sends for s in ours)
     phase = _phase(read, want, world) if want is not None and ring else None  # a ring's phases
     step = want.index + 1 if want is not None else send.index + 1
@@ -161,8 +162,9 @@ def explain(exercise: Any, spec: CaseSpec, learner: SwitchTrace,
         theirs = f"{algo} sends {what} to rank {want.dst}"
         theirs_zh = f"{algo_zh}此时把{what_zh}发给 rank {want.dst}"
     piece, piece_zh = _pieces(read, send, want, spec["inputs"], (algo, algo_zh))
-    return (f"{before}your run first departs from {algo} at {ours}, where {theirs}{piece}",
-            f"{before_zh}你的运行最早偏离{algo_zh}之处是 {ours_zh}；而{theirs_zh}{piece_zh}")
+    return Cause(f"{before}your run first departs from {algo} at {ours}, where {theirs}{piece}",
+                 f"{before_zh}你的运行最早偏离{algo_zh}之处是 {ours_zh}；而{theirs_zh}{piece_zh}",
+                 named=bool(before or again or piece))
 
 
 def _pieces(read: Reader | None, send: Send, want: Send | None, inputs: list[Any],

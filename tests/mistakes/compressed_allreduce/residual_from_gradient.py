@@ -1,7 +1,7 @@
 # expect: wrong_answer
 # gloo: wrong on sample-4-ranks
-# names: the return value[2]; rank 0's reduce-scatter step 1 (line 27)
-# names_zh: 返回值[2]; rank 0 的 reduce-scatter 第 1 步（第 27 行）
+# names: the return value[2]; rank 0's reduce-scatter step 1 (line 27); Hint: step 2 adds a wrong residual
+# names_zh: 返回值[2]; rank 0 的 reduce-scatter 第 1 步（第 27 行）; 提示：第 2 步加上的残差不对
 # The quantizer adds the residual before rounding but keeps g - codes * scale as the new one,
 # dropping what was carried in: right at steps 0 and 1, wrong from step 2.
 import torch
