@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from cjudge.kit.case import Case
-from cjudge.kit.families import SumToAll, ring_allreduce_elements
+from cjudge.kit.families import SumToAll, ring_allreduce_bytes
 from cjudge.kit.pieces import contributions
 
 #: exact inputs, the statement's example whose digits count the ranks, every rank the sum
@@ -14,10 +14,8 @@ make_inputs = ALL_REDUCE.make_inputs
 example_inputs = ALL_REDUCE.example_inputs
 expected = ALL_REDUCE.expected
 
-
-def bytes_bound(case: Case) -> int:
-    """Both halves on a padded tensor of n·⌈N/n⌉ elements: (n−1)·⌈N/n⌉ elements each."""
-    return ring_allreduce_elements(case) * case.itemsize
+#: both halves on a padded tensor of n·⌈N/n⌉ elements: (n−1)·⌈N/n⌉ elements each
+bytes_bound = ring_allreduce_bytes
 
 
 def diagnose(case: Case, inputs: list[dict], rank: int, index: int,

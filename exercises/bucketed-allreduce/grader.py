@@ -7,7 +7,7 @@ import math
 import random
 
 from cjudge.kit.case import Case
-from cjudge.kit.pieces import contributions, exact_inputs
+from cjudge.kit.pieces import contributions, exact_inputs, mistaken_for
 
 
 def sizes_of(case: Case) -> list[int]:
@@ -161,7 +161,7 @@ def diagnose(case: Case, inputs: list[dict], rank: int, index: int,
     where = f"gradient [{k}], element {index}"
     where_zh = f"梯度 [{k}] 的第 {index} 个元素"
     close = lambda a, b: math.isclose(a, b, rel_tol=1e-5, abs_tol=1e-5)  # noqa: E731
-    if close(got, total) and not close(total, mean):
+    if mistaken_for(got, total, mean):
         return (f"{where} holds the sum over the {case.world} ranks: divide by the world size for the "
                 "mean", f"{where_zh}是 {case.world} 个 rank 的和：要除以 world size 才是平均值")
     if got == parts[rank] and not close(got, mean):
@@ -173,7 +173,7 @@ def diagnose(case: Case, inputs: list[dict], rank: int, index: int,
                 f"{where_zh}多除了一次 {case.world}")
     for j, mean_j in enumerate(_means(inputs)):
         for i, value in enumerate(mean_j):
-            if (j, i) != (k, index) and close(got, value) and not close(value, mean):
+            if (j, i) != (k, index) and mistaken_for(got, value, mean):
                 return (f"{where} holds the mean of gradient [{j}], element {i}: the bucket is "
                         "copied back at the wrong offsets",
                         f"{where_zh}是梯度 [{j}] 第 {i} 个元素的平均值：从桶拷回时偏移错了")

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import math
 import random
-import re
 
 from cjudge.kit.case import Case
+from cjudge.kit.pieces import item_of
 
 STEPS = 3
 SCALE = 1 / 16
@@ -77,10 +77,9 @@ def diagnose(case: Case, inputs: list[dict], rank: int, index: int, got: float,
              path: str = "") -> tuple[str, str] | None:
     """Which step's result ``path`` ("[s]") is, and what a wrong element matches: the result
     without error feedback, the exact sum, or the codes' sum not multiplied by scale."""
-    match = re.fullmatch(r"\[(\d+)\]", path)
-    if match is None or int(match.group(1)) >= STEPS:
+    step = item_of(path)
+    if step is None or step >= STEPS:
         return None
-    step = int(match.group(1))
     exact = math.fsum(i["call"][0][step]["data"][index] for i in inputs)
     if step > 0 and got == _results(inputs, feedback="")[step][index]:
         return (f"step {step} is summed without the residual of step {step - 1}: each rank must "

@@ -8,6 +8,7 @@ import math
 import random
 
 from cjudge.kit.case import Case
+from cjudge.kit.pieces import item_of
 
 
 def buckets(case: Case) -> list[int]:
@@ -80,9 +81,9 @@ def diagnose(case: Case, inputs: list[dict], rank: int, index: int, got: float,
              path: str = "") -> tuple[str, str] | None:
     """What a wrong element of the returned layer ``path`` ("[l]") is: the sum over the ranks,
     this rank's own gradient, or another layer's mean."""
-    if not (path.startswith("[") and path[1:-1].isdigit()):
+    layer = item_of(path)
+    if layer is None:
         return None
-    layer = int(path[1:-1])
     per_rank = [_grads(inputs, r) for r in range(case.world)]
     if layer >= len(per_rank[0]):
         return None

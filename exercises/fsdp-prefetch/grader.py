@@ -20,8 +20,7 @@ BOUND = 2  # gathered layers alive at once: the one computing and the one prefet
 def make_inputs(case: Case, rng: random.Random) -> list[dict]:
     """Rank r: the judge's layer_fn, its shard of each of the L layers (k elements: layer l's
     elements r·k … r·k + k − 1), and its own input x (act elements)."""
-    layers, k, act, dtype = case["layers"], case["k"], case["act"],\
-        case.dtype
+    layers, k, act, dtype = case["layers"], case["k"], case["act"], case.dtype
     weights = [[rng.randint(-64, 64) / 16 for _ in range(case.world * k)] for _ in range(layers)]
     calls = []
     for rank in range(case.world):

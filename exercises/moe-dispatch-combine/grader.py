@@ -10,7 +10,7 @@ import math
 import random
 
 from cjudge.kit.case import Case
-from cjudge.kit.pieces import LIMIT, SCALE, first_unfed
+from cjudge.kit.pieces import LIMIT, distinct_exact, first_unfed, matrix
 
 #: bytes of one count (an int64)
 COUNT_BYTES = 8
@@ -58,8 +58,7 @@ def make_inputs(case: Case, rng: random.Random) -> list[dict]:
     factors drawn here, per case (the switch keeps them)."""
     experts, local, k, tokens, hidden = _sizes(case)
     dtype = case.dtype
-    values = [v / SCALE for v in rng.sample([v for v in range(-LIMIT + 1, LIMIT) if v],
-                                            case.world * tokens * hidden)]
+    values = distinct_exact(case.world * tokens * hidden, LIMIT - 1, rng)
     factors = rng.sample(FACTORS, experts)
     inputs = []
     for r, routes in enumerate(routing(case)):
@@ -77,15 +76,13 @@ def make_inputs(case: Case, rng: random.Random) -> list[dict]:
 
 
 def _rows(inputs: list[dict], rank: int) -> list[list[float]]:
-    x = inputs[rank]["call"][0]
-    hidden = x["shape"][1]
-    return [x["data"][t * hidden:(t + 1) * hidden] for t in range(x["shape"][0])]
+    """Rank's x, by token."""
+    return matrix(inputs[rank]["call"][0])
 
 
 def _routes(inputs: list[dict], rank: int) -> list[list[int]]:
-    idx = inputs[rank]["call"][1]
-    k = idx["shape"][1]
-    return [idx["data"][t * k:(t + 1) * k] for t in range(idx["shape"][0])]
+    """Rank's topk_idx, by token."""
+    return matrix(inputs[rank]["call"][1])
 
 
 def _dispatched(case: Case, inputs: list[dict], rank: int) -> list[tuple]:
@@ -96,9 +93,8 @@ def _dispatched(case: Case, inputs: list[dict], rank: int) -> list[tuple]:
 
 
 def _weights(inputs: list[dict], rank: int) -> list[list[float]]:
-    w = inputs[rank]["call"][2]
-    k = w["shape"][1]
-    return [w["data"][t * k:(t + 1) * k] for t in range(w["shape"][0])]
+    """Rank's topk_w, by token."""
+    return matrix(inputs[rank]["call"][2])
 
 
 def _factors(inputs: list[dict]) -> list[int]:

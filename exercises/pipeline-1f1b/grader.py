@@ -12,37 +12,25 @@ from __future__ import annotations
 
 import random
 
+from cjudge.kit import pipeline
 from cjudge.kit.case import Case
-from cjudge.kit.pieces import first_unfed
+from cjudge.kit.pieces import first_unfed, item_of
 from cjudge.switch.functions import digest, pack
-
-LIMIT = 2048  # inputs are k / 16 with 0 < |k| <= LIMIT
-
-
-def _numel(params: dict) -> int:
-    size = 1
-    for d in params["act_shape"]:
-        size *= int(d)
-    return size
 
 
 def make_inputs(case: Case, rng: random.Random) -> list[dict]:
     """Stage 0: M microbatches of distinct exact values; every other stage: M zero tensors of
     the same shape and dtype (placeholders). Each stage's fwd and bwd, drawn per case."""
-    m, numel, shape = case["microbatches"], _numel(case.params), list(case.params["act_shape"])
-    pool = [k for k in range(-LIMIT, LIMIT + 1) if k != 0]
-    values = [k / 16 for k in rng.sample(pool, m * numel)]
+    batches = pipeline.microbatches(case, rng)
     shifts = rng.sample(range(4, 1024, 4), 2 * case.world)
+    numel, shape = pipeline.activation(case), list(case.params["act_shape"])
     inputs = []
     for stage in range(case.world):
-        batches = [{"shape": shape, "dtype": case.dtype,
-                    "data": values[i * numel:(i + 1) * numel] if stage == 0 else [0.0] * numel}
-                   for i in range(m)]
         fwd = {"fn": "affine", "params": {"scale": 1, "shift": shifts[2 * stage],
                                           "label": "fwd", "unit": numel}}
         bwd = {"fn": "backward", "params": {"shift": shifts[2 * stage + 1], "label": "bwd",
                                             "unit": numel}}
-        inputs.append({"call": [fwd, bwd, batches, {"tuple": shape}]})
+        inputs.append({"call": [fwd, bwd, batches[stage], {"tuple": shape}]})
     return inputs
 
 
@@ -64,16 +52,13 @@ def _flow(inputs: list[dict]) -> tuple[list[list[list[float]]], list[list[list[f
 
 def expected(case: Case, inputs: list[dict]) -> list:
     """Stage 0 returns each microbatch's input gradient, in microbatch order; the others None."""
-    grads = _flow(inputs)[1][0]
-    shape = list(case.params["act_shape"])
-    return [[{"shape": shape, "dtype": case.dtype, "data": g} for g in grads]] +\
-        [None] * (case.world - 1)
+    return [pipeline.tensors(case, _flow(inputs)[1][0])] + [None] * (case.world - 1)
 
 
 def bytes_bound(case: Case) -> list[int]:
     """Stage s sends each microbatch's activation forward (s < n − 1) and its input gradient
     back (s > 0): M · A bytes each way."""
-    each = case["microbatches"] * _numel(case.params) * case.itemsize
+    each = pipeline.activation_bytes(case)
     return [each * ((stage < case.world - 1) + (stage > 0)) for stage in range(case.world)]
 
 
@@ -85,10 +70,7 @@ def check_computes(case: Case, inputs: list[dict], computes: list[dict]) -> tupl
     for stage in range(case.world):
         want = [v for x in xs[stage] for v in x]
         if first_unfed(computes, stage, "affine", want, dtype) is not None:
-            return (f"stage {stage} must apply fwd to each of the {m} microbatches it receives "
-                    "(stage 0: its own), once and in order, and to nothing else",
-                    f"stage {stage} 必须对收到的 {m} 个微批次（stage 0：它自己的）各调用一次 "
-                    "fwd，按顺序，且不作用于其他数据")
+            return pipeline.apply_each(case, stage, "fwd")
         calls = [c for c in computes if c["rank"] == stage and c["name"] == "backward"]
         for i, call in enumerate(calls):
             pair = [digest(pack(xs[stage][i], dtype)), digest(pack(gs[stage + 1][i], dtype))]
@@ -130,9 +112,9 @@ def diagnose(case: Case, inputs: list[dict], rank: int, index: int, got: float,
     """Which microbatch's input gradient a wrong element of output ``path`` ("[i]") is, when
     it is another one's (outputs out of order); or a gradient whose bwd on some stage was
     given another microbatch's stashed input."""
-    if rank != 0 or not (path.startswith("[") and path[1:-1].isdigit()):
+    i = item_of(path)
+    if rank != 0 or i is None:
         return None
-    i = int(path[1:-1])
     xs, gs = _flow(inputs)
     if i >= len(gs[0]):
         return None

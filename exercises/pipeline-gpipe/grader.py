@@ -12,21 +12,14 @@ stages.
 from __future__ import annotations
 
 import random
-import re
 
+from cjudge.kit import pipeline
 from cjudge.kit.case import Case
-from cjudge.kit.pieces import first_unfed
+from cjudge.kit.pieces import first_unfed, item_of
 
 STEP = 512  # stage s adds 2^p_s * STEP
 BITS = 10  # the positions p_s are drawn from range(BITS): every sum is exact in float32
-LIMIT = 2048  # inputs are k / 16 with 0 < |k| <= LIMIT, so |x| <= 128 < STEP / 2
-
-
-def _numel(params: dict) -> int:
-    size = 1
-    for d in params["act_shape"]:
-        size *= int(d)
-    return size
+# inputs are below pipeline.LIMIT / 16 = 128 < STEP / 2 in magnitude
 
 
 def stage_fn(stage: int, shift: int, numel: int) -> dict:
@@ -40,18 +33,11 @@ def make_inputs(case: Case, rng: random.Random) -> list[dict]:
     """Stage 0: M microbatches of distinct exact values; every other stage: M zero tensors of
     the same shape and dtype (placeholders: the count, shape and dtype, never the data). Each
     stage's shift is drawn here, per case."""
-    m, numel, shape = case["microbatches"], _numel(case.params), list(case.params["act_shape"])
-    pool = [k for k in range(-LIMIT, LIMIT + 1) if k != 0]
-    values = [k / 16 for k in rng.sample(pool, m * numel)]
+    batches = pipeline.microbatches(case, rng)
     shifts = [STEP << p for p in rng.sample(range(BITS), case.world)]
-    inputs = []
-    for stage in range(case.world):
-        batches = [{"shape": shape, "dtype": case.dtype,
-                    "data": values[i * numel:(i + 1) * numel] if stage == 0 else [0.0] * numel}
-                   for i in range(m)]
-        inputs.append({"call": [stage_fn(stage, shifts[stage], numel), batches,
-                                {"tuple": shape}]})
-    return inputs
+    numel, shape = pipeline.activation(case), list(case.params["act_shape"])
+    return [{"call": [stage_fn(stage, shifts[stage], numel), batches[stage], {"tuple": shape}]}
+            for stage in range(case.world)]
 
 
 def _microbatches(inputs: list[dict]) -> list[dict]:
@@ -67,7 +53,7 @@ def check_computes(case: Case, inputs: list[dict], computes: list[dict]) -> tupl
     """Stage s applied its stage_fn to each of the M microbatches it received, once and in
     order, and to nothing else: its calls, in order, were given exactly microbatches 0 … M−1
     after stages 0 … s−1 (one call each, or several stacked in one)."""
-    shifts, m = _shifts(inputs), case["microbatches"]
+    shifts = _shifts(inputs)
     for stage in range(case.world):
         before = STEP * sum(shifts[:stage])
         want = [x + before for mb in _microbatches(inputs) for x in mb["data"]]
@@ -79,10 +65,8 @@ def check_computes(case: Case, inputs: list[dict], computes: list[dict]) -> tupl
                  else f"its {calls} calls were given less than that")
         which_zh = (f"它的第 {call + 1} 次调用（共 {calls} 次）得到的是别的数据" if call < calls
                     else f"它的 {calls} 次调用得到的数据比这少")
-        return (f"stage {stage} must apply stage_fn to each of the {m} microbatches it receives "
-                f"(stage 0: its own), once and in order, and to nothing else; {which}",
-                f"stage {stage} 必须对收到的 {m} 个微批次（stage 0：它自己的）各调用一次 "
-                f"stage_fn，按顺序，且不作用于其他数据；{which_zh}")
+        rule, rule_zh = pipeline.apply_each(case, stage, "stage_fn")
+        return f"{rule}; {which}", f"{rule_zh}；{which_zh}"
     return None
 
 
@@ -90,16 +74,14 @@ def expected(case: Case, inputs: list[dict]) -> list:
     """The last stage returns every microbatch after stages 0, 1, …, n−1, in microbatch order;
     the other stages return None."""
     total = STEP * sum(_shifts(inputs))
-    outputs = [{"shape": list(mb["shape"]), "dtype": mb["dtype"],
-                "data": [x + total for x in mb["data"]]} for mb in _microbatches(inputs)]
-    return [None] * (case.world - 1) + [outputs]
+    outputs = [[x + total for x in mb["data"]] for mb in _microbatches(inputs)]
+    return [None] * (case.world - 1) + [pipeline.tensors(case, outputs)]
 
 
 def bytes_bound(case: Case) -> list[int]:
     """Every stage but the last sends each microbatch's activation once (M · A bytes); the last
     stage sends nothing."""
-    per_stage = case["microbatches"] * _numel(case.params) * case.itemsize
-    return [per_stage] * (case.world - 1) + [0]
+    return [pipeline.activation_bytes(case)] * (case.world - 1) + [0]
 
 
 def _stages(mask: int) -> str:
@@ -118,10 +100,10 @@ def diagnose(case: Case, inputs: list[dict], rank: int, index: int, got: float,
     """Which microbatch output ``path`` ("[i]") holds at ``index``, and which stages it went
     through: a skipped or doubled stage, an output out of order, a stage that computed on a
     buffer it never received into."""
-    match = re.fullmatch(r"\[(\d+)\]", path)
-    if rank != case.world - 1 or match is None:
+    i = item_of(path)
+    if rank != case.world - 1 or i is None:
         return None
-    i, full, shifts = int(match.group(1)), (1 << case.world) - 1, _shifts(inputs)
+    full, shifts = (1 << case.world) - 1, _shifts(inputs)
     for source, mb in enumerate(_microbatches(inputs)):
         mask = _stage_mask((got - mb["data"][index]) / STEP, shifts)
         if mask is not None:

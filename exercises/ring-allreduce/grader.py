@@ -6,7 +6,7 @@ import math
 
 from cjudge.kit import pieces
 from cjudge.kit.case import Case
-from cjudge.kit.families import SumToAll, ring_allreduce_elements
+from cjudge.kit.families import SumToAll, ring_allreduce_bytes
 
 #: exact inputs, the statement's example whose digits count the ranks, every rank the sum
 ALL_REDUCE = SumToAll("numel")
@@ -14,10 +14,8 @@ make_inputs = ALL_REDUCE.make_inputs
 example_inputs = ALL_REDUCE.example_inputs
 expected = ALL_REDUCE.expected
 
-
-def bytes_bound(case: Case) -> int:
-    """No rank may send more than 2(n-1)·⌈N/n⌉ elements."""
-    return ring_allreduce_elements(case) * case.itemsize
+#: no rank may send more than 2(n-1)·⌈N/n⌉ elements
+bytes_bound = ring_allreduce_bytes
 
 
 def diagnose(case: Case, inputs: list[dict], rank: int, index: int,

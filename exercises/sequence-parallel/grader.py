@@ -8,7 +8,8 @@ import math
 import random
 
 from cjudge.kit.case import Case
-from cjudge.kit.mlp import matrix, mlp_output, mlp_partial, mlp_shards, tensor2d
+from cjudge.kit.mlp import draw, mlp_output, mlp_partial, shards_of
+from cjudge.kit.pieces import matrix, mistaken_for, tensor2d
 
 EPS = 1e-5
 
@@ -34,18 +35,16 @@ def _dims(case: Case) -> tuple[int, int, int]:
 def make_inputs(case: Case, rng: random.Random) -> list[dict]:
     """The whole x (s × d, multiples of 1/4 below 2), each rank given its s/n rows, and each
     rank's shards of W1 and W2."""
-    s, d, local = _dims(case)
-    dtype = case.dtype
-    x = [[rng.randint(-8, 8) / 4 for _ in range(d)] for _ in range(s)]
-    shards = mlp_shards(d, case["ffn"], case.world, dtype, rng)
-    return [{"call": [tensor2d(x[r * local:(r + 1) * local], dtype), w1, w2]}
+    s, _, local = _dims(case)
+    x, shards = draw(case, s, rng)
+    return [{"call": [tensor2d(x[r * local:(r + 1) * local], case.dtype), w1, w2]}
             for r, (w1, w2) in enumerate(shards)]
 
 
 def _parts(inputs: list[dict]) -> tuple[list[list[float]], list[tuple[dict, dict]]]:
     """The whole x, and every rank's shards."""
     return ([row for i in inputs for row in matrix(i["call"][0])],
-            [(i["call"][1], i["call"][2]) for i in inputs])
+            shards_of(inputs))
 
 
 def expected(case: Case, inputs: list[dict]) -> list[dict]:
@@ -100,8 +99,7 @@ def diagnose(case: Case, inputs: list[dict], rank: int, index: int,
     where, where_zh = f"row {row} of the sequence, column {j}", f"序列第 {row} 行第 {j} 列"
 
     def near(v: float) -> bool:
-        return math.isclose(got, v, rel_tol=1e-5, abs_tol=1e-5) and not math.isclose(
-            want, v, rel_tol=1e-5, abs_tol=1e-5)
+        return mistaken_for(got, v, want)
 
     if near(y[row][j]):
         return (f"{where} is the block's output before the layer norm: normalize your rows "

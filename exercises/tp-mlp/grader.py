@@ -8,7 +8,8 @@ import random
 
 from cjudge import special
 from cjudge.kit.case import Case
-from cjudge.kit.mlp import gelu, matrix, mlp_output, mlp_partial, mlp_shards, tensor2d
+from cjudge.kit.mlp import draw, gelu, mlp_output, mlp_partial, shards_of
+from cjudge.kit.pieces import matrix, mistaken_for, tensor2d
 
 
 def _tanh_gelu(v: float) -> float:
@@ -17,9 +18,8 @@ def _tanh_gelu(v: float) -> float:
 
 def make_inputs(case: Case, rng: random.Random) -> list[dict]:
     """The same x (b × d, multiples of 1/4 below 2) on every rank, and each rank's shards."""
-    b, d, dtype = case["tokens"], case["hidden"], case.dtype
-    x = tensor2d([[rng.randint(-8, 8) / 4 for _ in range(d)] for _ in range(b)], dtype)
-    shards = mlp_shards(d, case["ffn"], case.world, dtype, rng)
+    rows, shards = draw(case, case["tokens"], rng)
+    x = tensor2d(rows, case.dtype)
     return [{"call": [dict(x), w1, w2]} for w1, w2 in shards]
 
 
@@ -34,7 +34,7 @@ def example_inputs(case: Case) -> list[dict]:
 
 
 def _parts(inputs: list[dict]) -> tuple[list[list[float]], list[tuple[dict, dict]]]:
-    return matrix(inputs[0]["call"][0]), [(i["call"][1], i["call"][2]) for i in inputs]
+    return matrix(inputs[0]["call"][0]), shards_of(inputs)
 
 
 def expected(case: Case, inputs: list[dict]) -> list[dict]:
@@ -70,8 +70,7 @@ def diagnose(case: Case, inputs: list[dict], rank: int, index: int,
     where, where_zh = f"y[{i}][{j}]", f"y[{i}][{j}]"
 
     def near(v: float) -> bool:
-        return math.isclose(got, v, rel_tol=1e-5, abs_tol=1e-5) and not math.isclose(
-            want, v, rel_tol=1e-5, abs_tol=1e-5)
+        return mistaken_for(got, v, want)
 
     if case.world > 1 and near(mlp_partial(x, *shards[rank])[i][j]):
         return (f"{where} is only this rank's partial output gelu(x·W1_{rank})·W2_{rank}: "

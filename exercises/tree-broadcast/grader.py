@@ -6,12 +6,13 @@ import math
 import random
 
 from cjudge.kit.case import Case
+from cjudge.kit.families import distinct_values
 
 
 def make_inputs(case: Case, rng: random.Random) -> list[dict]:
     """Every rank's N distinct values, exact in float32, so each can be traced to its rank."""
     n = case["numel"]
-    values = [v / 4 for v in rng.sample(range(1, 1 << 22), case.world * n)]
+    values = distinct_values(case.world * n, rng)
     return [{"shape": [n], "dtype": case.dtype, "data": values[r * n:(r + 1) * n]}
             for r in range(case.world)]
 

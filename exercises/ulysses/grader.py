@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 
 from cjudge.kit.case import Case
+from cjudge.kit.families import distinct_values
 
 #: a case's `grade` -> the learner's functions the judge calls, in turn
 CALLS = {"seq_to_heads": ["seq_to_heads"], "heads_to_seq": ["heads_to_seq"],
@@ -44,7 +45,7 @@ def make_inputs(case: Case, rng: random.Random) -> list[dict]:
     float32, each rank given its shard of it: by sequence for seq_to_heads and the round trip,
     by heads for heads_to_seq."""
     s, heads, dim, local, mine = _dims(case)
-    values = [v / 4 for v in rng.sample(range(1, 1 << 22), s * heads * dim)]
+    values = distinct_values(s * heads * dim, rng)
     full = {}
     for p in range(s):
         for h in range(heads):

@@ -123,10 +123,10 @@ class AllToAllBlocks(Blocks):
         return [[i["data"][r * k:(r + 1) * k] for i in inputs] for r in range(case.world)]
 
 
-def ring_allreduce_elements(case: Case, size: str = "numel") -> int:
-    """A ring all-reduce's elements per rank: reduce-scatter then all-gather, n−1 steps each,
-    one ⌈N/n⌉ chunk a step: 2(n−1)·⌈N/n⌉."""
-    return 2 * (case.world - 1) * math.ceil(case[size] / case.world)
+def ring_allreduce_bytes(case: Case) -> int:
+    """A ring all-reduce's bytes per rank, a ``bytes_bound``: reduce-scatter then all-gather,
+    n−1 steps each, one ⌈N/n⌉-element chunk a step: 2(n−1)·⌈N/n⌉ elements."""
+    return 2 * (case.world - 1) * math.ceil(case["numel"] / case.world) * case.itemsize
 
 
 def blocks_to_others(case: Case, size: str) -> int:

@@ -1,5 +1,6 @@
 """Megatron's MLP for the tensor-parallel graders: y = gelu(x·W1)·W2, W1 split by columns and
-W2 by rows, in exact sums."""
+W2 by rows, in exact sums; a case's x and shards, and the shards read back from the inputs
+(each rank's call is (x or its rows of x, W1_r, W2_r))."""
 
 from __future__ import annotations
 
@@ -8,23 +9,13 @@ import random
 from collections.abc import Callable
 
 from .. import special
+from .case import Case
+from .pieces import matrix, tensor2d
 
 
 def gelu(v: float) -> float:
     """GELU as ``torch.nn.functional.gelu`` computes it by default: v·Φ(v)."""
     return 0.5 * v * (1 + special.erf(v / math.sqrt(2)))
-
-
-def matrix(t: dict) -> list[list[float]]:
-    """A 2-D tensor's rows."""
-    cols = t["shape"][1]
-    return [t["data"][i:i + cols] for i in range(0, len(t["data"]), cols)]
-
-
-def tensor2d(rows: list[list[float]], dtype: str) -> dict:
-    """Rows as a 2-D tensor (``protocol.TensorData``)."""
-    return {"shape": [len(rows), len(rows[0]) if rows else 0], "dtype": dtype,
-            "data": [v for row in rows for v in row]}
 
 
 def mlp_shards(hidden: int, ffn: int, world: int, dtype: str,
@@ -37,6 +28,20 @@ def mlp_shards(hidden: int, ffn: int, world: int, dtype: str,
     return [(tensor2d([[rng.randint(-8, 8) / 8 for _ in range(part)] for _ in range(hidden)], dtype),
              tensor2d([[rng.randint(-8, 8) / 8 for _ in range(hidden)] for _ in range(part)], dtype))
             for _ in range(world)]
+
+
+def draw(case: Case, rows: int, rng: random.Random) -> tuple[list[list[float]],
+                                                         list[tuple[dict, dict]]]:
+    """A case's x (``rows`` × hidden, multiples of 1/4 below 2) and every rank's shards of W1
+    and W2 (hidden × ffn), drawn in that order."""
+    d = case["hidden"]
+    x = [[rng.randint(-8, 8) / 4 for _ in range(d)] for _ in range(rows)]
+    return x, mlp_shards(d, case["ffn"], case.world, case.dtype, rng)
+
+
+def shards_of(inputs: list[dict]) -> list[tuple[dict, dict]]:
+    """Every rank's shards of W1 and W2, read back from its call."""
+    return [(i["call"][1], i["call"][2]) for i in inputs]
 
 
 def mlp_partial(x: list[list[float]], w1: dict, w2: dict,

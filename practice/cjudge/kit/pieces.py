@@ -1,5 +1,6 @@
 """The pieces graders share: exact inputs, sums, which ranks' contributions a wrong sum lacks or
-doubles, what a message carries, what a judge's function was fed, smaller cases.
+doubles, 2-D tensors, what a message carries, what a judge's function was fed, which item of a
+returned list is wrong and what it was mistaken for, smaller cases.
 
 Inputs are multiples of 1/16 below 256 in magnitude, so any sum of up to 8 of them is exact in
 float32 in any order: a wrong element can be traced back to the ranks it came from.
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 import math
 import random
+import re
 import sys
 from array import array
 from collections.abc import Callable
@@ -42,6 +44,37 @@ def _exact_values(count: int, rng: random.Random) -> list[float]:
             words.byteswap()
         out += [(k - LIMIT) / SCALE for w in words if (k := w >> RANDINT_SHIFT) <= 2 * LIMIT]
     return out
+
+
+def distinct_exact(count: int, limit: int, rng: random.Random) -> list[float]:
+    """``count`` distinct nonzero multiples k/16 of 1/16, 0 < |k| <= ``limit``: each value names
+    the one place it was drawn for, and sums of a few are exact in float32."""
+    return [k / SCALE for k in rng.sample([k for k in range(-limit, limit + 1) if k], count)]
+
+
+def matrix(t: dict) -> list[list[float]]:
+    """A 2-D tensor's rows."""
+    cols = t["shape"][1]
+    return [t["data"][i:i + cols] for i in range(0, len(t["data"]), cols)]
+
+
+def tensor2d(rows: list[list[float]], dtype: str) -> dict:
+    """Rows as a 2-D tensor (``protocol.TensorData``)."""
+    return {"shape": [len(rows), len(rows[0]) if rows else 0], "dtype": dtype,
+            "data": [v for row in rows for v in row]}
+
+
+def item_of(path: str) -> int | None:
+    """Which item of a returned list ``path`` ("[i]") is; None for any other path."""
+    match = re.fullmatch(r"\[(\d+)\]", path)
+    return None if match is None else int(match.group(1))
+
+
+def mistaken_for(got: float, value: float, want: float) -> bool:
+    """Whether ``got`` is ``value`` (to 1e-5) where ``value`` is not the ``want``ed one: a
+    wrong element that a named mistake explains."""
+    return math.isclose(got, value, rel_tol=1e-5, abs_tol=1e-5) and not math.isclose(
+        want, value, rel_tol=1e-5, abs_tol=1e-5)
 
 
 def digit_inputs(world: int, numel: int, dtype: str) -> list[dict]:
