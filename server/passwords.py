@@ -64,6 +64,8 @@ class Strength:
 
 def strength(username: str, password: str, min_score: int) -> Strength:
     """The strength of ``password`` for the account ``username`` (its name counts as guessable)."""
+    if not password:  # zxcvbn 4.5 fails on the empty string
+        return Strength(acceptable=False, too_short=True, score=0, warning="", suggestions=())
     estimate = zxcvbn(password[:ESTIMATED], user_inputs=[username] if username else [])
     feedback = estimate.get("feedback") or {}
     score = int(estimate["score"])
