@@ -132,3 +132,16 @@ test("a snapshot made with other wheels is not restored: Python starts afresh, a
   assert.equal((await runAndWait(page, "#run-all")).verdict, "accepted");
   await page.close();
 });
+
+test("a snapshot made without JSPI is not restored where the page has JSPI: Python starts afresh", async () => {
+  const page = await openPage(app.browser, `${app.url}#/ring-allreduce`, {
+    prepare: (p) => p.context().route("**/pyodide/kernel.snapshot.json", async (route) => {
+      const about = await (await route.fetch()).json();
+      await route.fulfill({ json: { ...about, jspi: false } });
+    }),
+  });
+  assert.equal(await bootedFromSnapshot(page), false);
+  await setCode(page, REFERENCE);
+  assert.equal((await runAndWait(page, "#run-all")).verdict, "accepted");
+  await page.close();
+});

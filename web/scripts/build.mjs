@@ -59,7 +59,7 @@ const sha256 = (bytes) => createHash("sha256").update(bytes).digest("hex");
  * The kernel's memory snapshot, which the runner worker restores (web/src/runner/snapshot.js):
  * Pyodide started here in Node as the worker would start it, the kernel's wheels unpacked and
  * imported, and its memory saved as pyodide/kernel.snapshot, with kernel.snapshot.json naming its
- * sha256 and the lock file's.
+ * sha256, the lock file's, and whether JSPI was there.
  */
 async function kernelSnapshot(out) {
   const lockText = readFileSync(join(out, "pyodide-lock.json"), "utf8");
@@ -75,7 +75,10 @@ async function kernelSnapshot(out) {
   py.pyimport(KERNEL_MODULE);
   const snapshot = py.makeMemorySnapshot();
   writeFileSync(join(out, SNAPSHOT), snapshot);
-  writeFileSync(join(out, `${SNAPSHOT}.json`), JSON.stringify({ sha256: sha256(snapshot), lock_sha256: sha256(lockText) }));
+  // Pyodide wires stack switching at start-up: a snapshot restores only where JSPI is as here
+  // (npm run build passes --experimental-wasm-jspi, as Chromium has it)
+  const jspi = typeof WebAssembly.Suspending === "function";
+  writeFileSync(join(out, `${SNAPSHOT}.json`), JSON.stringify({ sha256: sha256(snapshot), lock_sha256: sha256(lockText), jspi }));
   return [SNAPSHOT, `${SNAPSHOT}.json`];
 }
 

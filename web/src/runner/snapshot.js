@@ -3,15 +3,16 @@
 // build does it once (web/scripts/build.mjs, in Node) and saves the interpreter's memory
 // (Pyodide's makeMemorySnapshot) as pyodide/kernel.snapshot; the page restores that instead.
 // kernel.snapshot.json beside it names the snapshot's sha256, the fetch's integrity (a tampered
-// snapshot is refused, and named), and the lock file's it was made with: a snapshot of other wheels
-// is not restored, and Python starts afresh as the build did, as it does when a restore fails.
+// snapshot is refused, and named), the lock file's it was made with, and whether JSPI was there:
+// a snapshot of other wheels, or of the other JSPI state, is not restored, and Python starts
+// afresh as the build did, as it does when a restore fails.
 //
 // Pyodide refuses a snapshot after `loadPackage` (which records the packages in its JavaScript
 // state), so the kernel's wheels are unpacked directly into site-packages: each fetched with its
 // sha256 from the lock as the request's integrity, as `loadPackage` would. A restored snapshot
 // has the modules in memory but an empty file system: the wheels are unpacked again there, since
 // the exercises' statements and graders are files, and some modules are imported later.
-import { KERNEL_PACKAGES } from "./boot.js";
+import { KERNEL_PACKAGES, hasJspi } from "./boot.js";
 
 /** The module the snapshot holds imported: the runner worker's entry to the kernel. */
 export const KERNEL_MODULE = "cjudge_web.judge";
@@ -59,11 +60,19 @@ async function fetchWheels(pyodideUrl, lock) {
   return fetched.map((f) => f.value);
 }
 
-/** The sha256 of the build's snapshot made with this lock file, or null (none, or another lock's). */
+/**
+ * The sha256 of the build's snapshot made with this lock file where JSPI is as here, or null (none,
+ * another lock's, or made with JSPI where there is none or the other way: a Python made without
+ * stack switching never returns from a JSPI run).
+ */
 async function snapshotHash(pyodideUrl, lockText) {
   const about = await fetch(new URL(`${SNAPSHOT}.json`, pyodideUrl));
   if (!about.ok) return null;
-  const { sha256, lock_sha256: lockSha256 } = await about.json();
+  const { sha256, lock_sha256: lockSha256, jspi } = await about.json();
+  if (jspi !== hasJspi()) {
+    console.warn(`the Python snapshot was made ${jspi ? "with" : "without"} JSPI; starting afresh`);
+    return null;
+  }
   if (lockSha256 === await sha256Hex(lockText)) return sha256;
   console.warn("the Python snapshot was made with other wheels; starting afresh");
   return null;
