@@ -7,7 +7,7 @@ evidence); its failing case's message is scored:
 
 * **verdict**: 2 if the verdict is the declared one and agrees with what gloo did, else 0;
 * **located**: 1 for a line of the learner's code (``line N``), 1 for a rank and a step, call,
-  send, element or round of it;
+  send or receive (``isend`` and ``irecv`` are named calls too), element or round of it;
 * **cause**: the share of the file's ``# names:`` parts in the English message (the cause as
   its author wrote it down before reading the message): 2 all, 1 at least half, 0 fewer;
 * **advice**: 2 unless the message names a call the exercise forbids, blames a missed wait the
@@ -58,7 +58,7 @@ def score(path: Path) -> dict[str, int]:
         verdict in AGREES[gloo_record(path)[0]] else 0,
         "located": int(bool(re.search(r"\blines? \d+", en))) +
         int(bool(re.search(r"\branks? \d", en) and
-                 re.search(r"\b(step|call|send|element|round|index|stage|layer)", en))),
+                 re.search(r"\b(step|call|i?send|i?recv|element|round|index|stage|layer)", en))),
         "cause": _share(names, en),
         "advice": 0 if forbidden_calls(path, en + zh) or wrong_wait or MENU in en else 2,
         "zh": int(_share(header(code, "names_zh"), zh) == 2) +
