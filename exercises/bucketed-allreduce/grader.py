@@ -8,6 +8,7 @@ import random
 
 from cjudge.kit.case import Case
 from cjudge.kit.pieces import contributions, exact_inputs, mistaken_for
+from cjudge.kit.where import call_at, first_other
 
 
 def sizes_of(case: Case) -> list[int]:
@@ -117,13 +118,32 @@ def _never_reset(case: Case, got: list[int]) -> tuple[str, str]:
             "第一个桶之后每个梯度都单独成桶")
 
 
+def _first_other(mine: list[dict], want: list[int]) -> tuple[str, str]:
+    """Where a rank's calls first depart from the packing: the call, its line, both sizes."""
+    i = first_other(mine, want)
+    if i == len(mine):  # each call matches its bucket; the later buckets have none
+        at, at_zh = call_at("all_reduce", i, mine[-1]["line"])
+        return (f"; after {at}, bucket {i + 1} ({want[i]} elements) is never reduced",
+                f"；在{at_zh}之后，第 {i + 1} 个桶（{want[i]} 个元素）从未归约")
+    at, at_zh = call_at("all_reduce", i + 1, mine[i]["line"])
+    held, held_zh = ((f"bucket {i + 1} holds {want[i]}", f"第 {i + 1} 个桶是 {want[i]} 个")
+                     if i < len(want) else
+                     (f"there is no bucket {i + 1}", f"不存在第 {i + 1} 个桶"))
+    return (f"; the first to differ is {at}, of {mine[i]['count']} elements where {held}",
+            f"；第一个不同的是{at_zh}，携带 {mine[i]['count']} 个元素，而{held_zh}")
+
+
 def check_traffic(case: Case, calls: list[dict]) -> tuple[str, str] | None:
     """One all_reduce per bucket of the greedy packing: as many calls, of the buckets' sizes."""
     want = _counts(case)
     packing = " + ".join(map(str, want))
     for rank in range(case.world):
-        got = [c["count"] for c in calls if c["rank"] == rank and c["op"] == "all_reduce"]
+        mine = [c for c in calls if c["rank"] == rank and c["op"] == "all_reduce"]
+        got = [c["count"] for c in mine]
         cause, cause_zh = _never_reset(case, got) if got != want else ("", "")
+        if mine and got != want:
+            at, at_zh = _first_other(mine, want)
+            cause, cause_zh = at + cause, at_zh + cause_zh
         if len(got) != len(want):
             more = len(got) > len(want)
             why = ("every all_reduce pays 2(n−1) steps of latency α: more calls is slower" if more

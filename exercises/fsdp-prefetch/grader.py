@@ -12,6 +12,7 @@ from __future__ import annotations
 import random
 
 from cjudge.kit.case import Case
+from cjudge.kit.where import peak
 
 ITEMSIZE = {"float32": 4, "float64": 8}
 BOUND = 2  # gathered layers alive at once: the one computing and the one prefetched
@@ -62,28 +63,27 @@ def memory(case: Case, inputs: list[dict], trace: dict) -> dict:
     the peak, in layers, is bounded by 2."""
     layer = case.world * case["k"]
     size = case.itemsize
-    events: dict[int, list[tuple[int, int]]] = {r: [] for r in range(case.world)}
+    events: dict[int, list[tuple[int, int, str, int | None]]] = {r: [] for r in range(case.world)}
     for req in trace["requests"]:
         if req["graded"] and req["kind"] == "all_gather":
-            events[req["rank"]].append((req["posted"], req["bytes"] // size * case.world))
+            events[req["rank"]].append((req["posted"], req["bytes"] // size * case.world,
+                                        req["api"], req.get("line")))
     for call in trace.get("computes", []):
         if call["name"] == "layer":
-            events[call["rank"]].append((call["t"], -layer))
-    peak, worst = 0, 0
-    for rank, items in events.items():
-        held = 0
-        for _, change in sorted(items):
-            held += change
-            if -(-held // layer) > peak:
-                peak, worst = -(-held // layer), rank
-    return {"peak": peak, "bound": BOUND, "what": "gathered layers",
+            events[call["rank"]].append((call["t"], -layer, "layer_fn", call.get("line")))
+    most = peak({rank: [(change, name, line) for _, change, name, line
+                        in sorted(items, key=lambda e: e[:2])]
+                 for rank, items in events.items()}, layer)
+    at, at_zh = most.at()
+    return {"peak": most.held, "bound": BOUND, "what": "gathered layers",
             "what_zh": "个已收集的层",
-            "message": f"rank {worst} held {peak} layers' gathered parameters at once (from the "
-                       f"all-gather's post to the layer_fn call given them); at most {BOUND}: "
-                       "gather layer l + 1 while layer l computes, and no further ahead",
-            "message_zh": f"rank {worst} 同时持有 {peak} 层收集好的参数（从发起 all-gather 到把"
-                          f"它们交给 layer_fn 的调用）；最多 {BOUND} 层：在第 l 层计算时收集第 "
-                          "l + 1 层，不要更早"}
+            "message": f"rank {most.rank} held {most.held} layers' gathered parameters at once "
+                       f"(from the all-gather's post to the layer_fn call given them), {at}; at "
+                       f"most {BOUND}: gather layer l + 1 while layer l computes, and no further "
+                       "ahead",
+            "message_zh": f"rank {most.rank} {at_zh}同时持有 {most.held} 层收集好的参数（从发起 "
+                          f"all-gather 到把它们交给 layer_fn 的调用）；最多 {BOUND} 层：在第 l 层"
+                          "计算时收集第 l + 1 层，不要更早"}
 
 
 def diagnose(case: Case, inputs: list[dict], rank: int, index: int,

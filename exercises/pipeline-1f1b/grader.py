@@ -15,6 +15,7 @@ import random
 from cjudge.kit import pipeline
 from cjudge.kit.case import Case
 from cjudge.kit.pieces import first_unfed, item_of
+from cjudge.kit.where import peak
 from cjudge.switch.functions import digest, pack
 
 
@@ -89,22 +90,20 @@ def memory(case: Case, inputs: list[dict], trace: dict) -> dict:
     """Stashed activations: an input given to fwd is stashed until a bwd call is given it. Per
     stage, in its calls' order, fwd adds its microbatches (units) and bwd takes its away; the
     peak over the stages is bounded by n."""
-    peak, worst = 0, 0
-    for stage in range(case.world):
-        held = 0
-        for call in trace.get("computes", []):
-            if call["rank"] == stage:
-                held += call["units"] if call["name"] == "affine" else -call["units"]
-                if held > peak:
-                    peak, worst = held, stage
-    return {"peak": peak, "bound": case.world, "what": "stashed activations",
+    most = peak({stage: [(c["units"] if c["name"] == "affine" else -c["units"],
+                            "fwd" if c["name"] == "affine" else "bwd", c.get("line"))
+                           for c in trace.get("computes", []) if c["rank"] == stage]
+                   for stage in range(case.world)})
+    at, at_zh = most.at(named=True)
+    return {"peak": most.held, "bound": case.world, "what": "stashed activations",
             "what_zh": "个暂存的激活",
-            "message": f"stage {worst} held {peak} stashed activations at once (inputs given to "
-                       f"fwd and not yet to bwd); 1F1B holds at most n = {case.world} on any stage: "
-                       "after n − s − 1 warm-up forwards, run one backward after each forward",
-            "message_zh": f"stage {worst} 同时暂存了 {peak} 个激活（已交给 fwd、尚未交给 bwd 的"
-                          f"输入）；1F1B 在任何 stage 上最多暂存 n = {case.world} 个：先做 n − s − 1 "
-                          "次预热前向，之后每次前向后接一次反向"}
+            "message": f"stage {most.rank} held {most.held} stashed activations at once "
+                       f"(inputs given to fwd and not yet to bwd), {at}; 1F1B holds at "
+                       f"most n = {case.world} on any stage: after n − s − 1 warm-up forwards, "
+                       "run one backward after each forward",
+            "message_zh": f"stage {most.rank} {at_zh}同时暂存了 {most.held} 个激活"
+                          "（已交给 fwd、尚未交给 bwd 的输入）；1F1B 在任何 stage 上最多暂存 "
+                          f"n = {case.world} 个：先做 n − s − 1 次预热前向，之后每次前向后接一次反向"}
 
 
 def diagnose(case: Case, inputs: list[dict], rank: int, index: int, got: float,

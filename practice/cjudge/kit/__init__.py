@@ -12,6 +12,8 @@
   message carries, what a judge's function was fed, smaller cases.
 * :mod:`.mlp`: Megatron's MLP for the tensor-parallel exercises; :mod:`.pipeline`: the
   pipeline exercises' microbatches, stage by stage.
+* :mod:`.where`: where a budget was passed, for a message: the rank, the call and its line
+  (the peak a ``memory`` hook counts, the first call ``check_traffic`` finds off).
 
 Like DMOJ's checkers, a grader is then a few lines over shared pieces, and only its own rules
 (its diagnosis, an unusual bound) are written out.
