@@ -47,14 +47,15 @@ def _sizes(world: int, params: dict) -> str:
 
 
 def smallest_failing(exercise, job: JobSpec, failed: CaseSpec, verdict: str,
-                     run: RunCase, budget_s: float = BUDGET_S) -> CaseResult | None:
+                     run: RunCase, budget_s: float | None = None) -> CaseResult | None:
     """The smallest candidate case on which ``job`` fails with ``verdict`` (its graded case,
     with ``message``/``message_zh`` saying "fails already at …"), or None: no grader hook, no
-    smaller case fails so, or the budget ran out first. Total: a search that fails is dropped."""
+    smaller case fails so, or the budget (``BUDGET_S`` by default) ran out first. Total: a
+    search that fails is dropped."""
     shrink = getattr(exercise.grader, "smaller_cases", None)
     if shrink is None or verdict not in SEARCHED:
         return None
-    deadline = time.monotonic() + budget_s
+    deadline = time.monotonic() + (BUDGET_S if budget_s is None else budget_s)
     fast = JobSpec(**{**job, "time_limit_s": min(job["time_limit_s"], CANDIDATE_LIMIT_S)})
     try:
         for world, params in shrink(failed["params"], failed["world_size"])[:MAX_TRIES]:
