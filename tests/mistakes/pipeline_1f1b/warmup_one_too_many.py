@@ -1,7 +1,8 @@
 # expect: memory_limit
 # gloo: right on sample-4-stages-8-microbatches
-# names: stage 0 held 5 stashed activations at once; after n − s − 1 warm-up forwards; at rank 0's fwd call 5 (line 23)
-# names_zh: 同时暂存了 5 个激活; n − s − 1 次预热前向; 在 rank 0 第 5 次调用 fwd（第 23 行）时
+# names: stage 0 held 5 stashed activations at once; after n − s − 1 warm-up forwards
+# names: at rank 0's fwd call 5 (line 24)
+# names_zh: 同时暂存了 5 个激活; n − s − 1 次预热前向; 在 rank 0 第 5 次调用 fwd（第 24 行）时
 # Off by one: n - stage warm-up forwards, one more than 1F1B's, so one more input is stashed.
 import torch
 import torch.distributed as dist
