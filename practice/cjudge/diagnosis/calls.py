@@ -18,7 +18,7 @@ from ..primitives import DISPLAY
 from ..protocol import CaseSpec
 from ..switch.trace import SwitchTrace, recorded_values
 from ..units import plural
-from .said import Cause
+from .said import Cause, algorithm
 from .sources import arguments, other_slice, returned
 from .splits import Splits, departure, elements
 from .values import ordinal, shown
@@ -144,7 +144,7 @@ def explain(exercise: Any, spec: CaseSpec, learner: SwitchTrace,
     if found is None:
         return None
     mine, want = found
-    algo = exercise.messages.algorithm if exercise.messages else ("the reference", "参考解")
+    algo = algorithm(exercise)
     a, a_zh = algo
     if mine is None:
         assert want is not None

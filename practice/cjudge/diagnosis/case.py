@@ -17,7 +17,7 @@ from ..units import plural
 from ..verdict_json import CaseResult
 from . import calls, divergence
 from .matched import matched
-from .said import Cause
+from .said import Cause, algorithm
 from .sends import sends
 from .waits import never_waited
 
@@ -109,7 +109,7 @@ def _explain_bytes(exercise, spec: CaseSpec, raw: RawCase, result: CaseResult,
     if not over:
         return  # over a bound on messages, said by the grader
     ref = reference_run(exercise, spec, run)
-    algo = exercise.messages.algorithm if exercise.messages else ("the reference", "参考解")
+    algo = algorithm(exercise)
     worst = max(over, key=lambda r: sent[r] - bounds[r])
     why = against_reference(raw["trace"], ref["trace"], worst, algo) if ref else None
     if why is not None:
@@ -160,8 +160,7 @@ def _matched_until(exercise, raw: RawCase, ref: RawCase) -> Cause | None:
             for a, b in zip(mine, theirs, strict=False)) or any(
             calls.differs(a, b) for a, b in zip(made, wanted, strict=False)):
         return None
-    algo, algo_zh = exercise.messages.algorithm if exercise.messages else ("the reference",
-                                                                          "参考解")
+    algo, algo_zh = algorithm(exercise)
     did = " and ".join(plural(len(x), what) for x, what in
                        ((mine, "send"), (made, "collective call")) if x)
     did_zh = "和".join(f"{len(x)} 次{what}" for x, what in ((mine, "发送"), (made, "集合通信"))

@@ -19,7 +19,7 @@ from typing import Any
 from ..protocol import CaseSpec
 from ..switch.trace import SwitchTrace
 from ..units import plural
-from .said import Cause
+from .said import Cause, algorithm
 from .sends import Send, sends
 from .sums import described, summed_slice
 from .values import ordinal, shown_list
@@ -112,8 +112,7 @@ def explain(exercise: Any, spec: CaseSpec, learner: SwitchTrace,
     make = getattr(exercise.grader, "chunk_reader", None)
     world = spec["world_size"]
     read = make(spec["params"], world, spec["inputs"]) if make is not None else None
-    algo, algo_zh = exercise.messages.algorithm if exercise.messages else ("the reference",
-                                                                          "参考解")
+    algo, algo_zh = algorithm(exercise)
     found = first_departure(learner, reference)
     if found is None:
         return None

@@ -16,6 +16,7 @@ from .. import values
 from ..grading import _compare
 from ..protocol import CaseSpec, RawCase
 from ..switch.trace import SwitchTrace
+from .said import algorithm
 
 #: calls a rank received values through, named in the message, at most
 NAMED = 3
@@ -127,8 +128,7 @@ def matched(exercise: Any, spec: CaseSpec, raw: RawCase,
             collective: bool) -> tuple[tuple[str, str], bool]:
     """The cause when every message (``collective``: collective call) matched the reference's,
     and whether the element guess stays."""
-    algo, algo_zh = exercise.messages.algorithm if exercise.messages else ("the reference",
-                                                                          "参考解")
+    algo, algo_zh = algorithm(exercise)
     what, what_zh = ("collective call", "集合通信调用") if collective else ("message", "消息")
     rank = _first_wrong_rank(exercise, spec, raw)
     at, at_zh = _through(raw["trace"], rank, collective) if rank is not None else ("", "")

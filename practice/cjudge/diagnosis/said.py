@@ -3,7 +3,7 @@ cause names the fault itself."""
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 
 class Cause(NamedTuple):
@@ -16,3 +16,8 @@ class Cause(NamedTuple):
     #: grader's guess from the first wrong element, which is then dropped; a departure the
     #: run shows only by its values leaves the grader's hint standing
     named: bool = False
+
+
+def algorithm(exercise: Any) -> tuple[str, str]:
+    """What the exercise calls its reference's algorithm ("the ring"), in English and Chinese."""
+    return exercise.messages.algorithm if exercise.messages else ("the reference", "参考解")
