@@ -108,3 +108,10 @@ def test_a_blocking_send_between_computes_is_named():
     assert re.search(r"Rank \d waits for each send \(line \d+\) to be taken before it computes "
                      r"the next microbatch", case["message"])
     assert "与发送没有重叠" in case["message_zh"]
+
+
+def test_a_collective_on_the_critical_path_names_the_rank_it_waited_for():
+    case = judged("ddp-overlap", "blocking_all_reduce.py")
+    assert case["verdict"] == "too_slow"
+    assert re.search(r"line \d+: rank \d's all_reduce \(steps? [\d–]+\)", case["message"])
+    assert re.search(r"第 \d+ 行：rank \d 的 all_reduce（第 [\d–]+ 步）", case["message_zh"])

@@ -53,7 +53,10 @@ def _groups(hops: list[dict[str, Any]]) -> list[tuple[str, str]]:
         if "src" not in run[0]:  # collectives
             # as the learner calls them: symm.barrier, not the switch's symm_barrier
             kinds = ", ".join(dict.fromkeys(h["kind"].replace("symm_", "symm.", 1) for h in run))
-            out.append((f"{at}{kinds} ({span})", f"{at_zh}{kinds}（{span_zh}）"))
+            waited = {h.get("waited") for h in run}  # the rank the path runs through
+            whose, whose_zh = (f"rank {run[0]['waited']}'s ", f"rank {run[0]['waited']} 的 ") \
+                if len(waited) == 1 and None not in waited else ("", "")
+            out.append((f"{at}{whose}{kinds} ({span})", f"{at_zh}{whose_zh}{kinds}（{span_zh}）"))
             continue
         parts = [[run[0]["src"], run[0]["dst"]]]  # chains of ranks, each with its repeats
         repeats = [1]
@@ -226,8 +229,8 @@ def explain(case: CaseModel, timeline: dict[str, Any], trace: SwitchTrace,
     exercise allows it (else the exercise's own)."""
     rows = {("message", m["id"]): m for m in timeline.get("messages", [])}
     rows.update({("collective", c["id"]): c for c in timeline.get("collectives", [])})
-    hops = [rows[(c["kind"], c["id"])] for c in timeline.get("critical") or []
-            if (c["kind"], c["id"]) in rows]
+    hops = [rows[(c["kind"], c["id"])] | ({"waited": c["rank"]} if "rank" in c else {})
+            for c in timeline.get("critical") or [] if (c["kind"], c["id"]) in rows]
     if not hops:
         return case.composed()
     groups = _groups(hops)

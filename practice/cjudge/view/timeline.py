@@ -226,7 +226,9 @@ def _critical_path(msg_rows: list[dict], coll_rows: list[dict],
                    post_t: dict[int, float], lane_end: list[float | None], topo: Any,
                    scale: float, graded: dict[int, Request],
                    spans: dict[tuple[str, int], tuple[float, float]]) -> list[dict[str, Any]]:
-    """The chain of transfers that decides when the last rank finishes, first to last.
+    """The chain of transfers that decides when the last rank finishes, first to last; each
+    collective, and each message that started as soon as it was posted, names the rank whose
+    post it waited for (``rank``, the last to post by the view's clocks).
 
     Walks back from the last rank's last completion: a transfer that started when it was posted
     was waiting for the rank that posted it last, whose clock was the completion of a transfer it
@@ -292,6 +294,7 @@ def _critical_path(msg_rows: list[dict], coll_rows: list[dict],
         if rid in done and close(done[rid], end) and rid in by_request:
             current = by_request[rid]
     chain: list[tuple[str, int]] = []
+    waited_for: dict[tuple[str, int], int] = {}  # the rank whose post a transfer waited for
     seen: set[tuple[str, int]] = set()
     while current is not None and current not in seen and current in spans:
         seen.add(current)
@@ -303,6 +306,8 @@ def _critical_path(msg_rows: list[dict], coll_rows: list[dict],
         ready, later = max(posted, key=lambda p: (_ps(p[0]), p[1]["kind"] == "send",
                                                   -p[1]["rank"])) if posted else (0.0, None)
         nxt = None
+        if later is not None and (current[0] == "c" or start <= ready or close(start, ready)):
+            waited_for[current] = later["rank"]  # a collective's: also when compute delayed it
         if start <= ready or close(start, ready):
             if ready > 0 and later is not None:
                 nxt = waited_before(later["rank"], later["id"], ready)
@@ -310,7 +315,8 @@ def _critical_path(msg_rows: list[dict], coll_rows: list[dict],
             nxt = freed_port(row, start)
         current = nxt
     chain.reverse()
-    return [{"kind": "message" if k == "m" else "collective", "id": i} for k, i in chain]
+    return [{"kind": "message" if k == "m" else "collective", "id": i}
+            | ({"rank": waited_for[(k, i)]} if (k, i) in waited_for else {}) for k, i in chain]
 
 
 def first_wrong(got: Sequence[float | int], want: Sequence[float | int], dtype: str) -> int | None:
