@@ -49,7 +49,7 @@ def judge_code(exercise: Exercise, code: str, filename: str, run_case: RunCase, 
             present_case(exercise, spec, raw, result)
         except Exception as exc:  # noqa: BLE001 - the judge's defect: say so, blame nobody
             result = _judge_error(exercise, spec, raw, exc)
-        explain(exercise, spec, raw, result, explore)
+        explain(exercise, spec, raw, result, explore, job)
         results.append(result)
         if raw["stdout"]:
             output.append(f"--- {spec['name']} ---\n{raw['stdout']}")

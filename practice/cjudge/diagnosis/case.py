@@ -8,7 +8,7 @@ from __future__ import annotations
 import functools
 import logging
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 from ..budget import against_reference
 from ..grading import WrongAnswer, wrong_answer
@@ -17,6 +17,7 @@ from ..units import plural
 from ..verdict_json import CaseResult
 from . import calls, divergence
 from .matched import matched
+from .returns import returned_from
 from .said import Cause, algorithm
 from .sends import sends
 from .waits import never_waited
@@ -25,16 +26,17 @@ RunCase = Callable[[JobSpec, CaseSpec], RawCase]
 Explainer = Callable[[Any, CaseSpec, RawCase, CaseResult, "RunCase | None"], None]
 #: the reference's run on a case is given at most this long (it takes milliseconds)
 REFERENCE_LIMIT_S = 2.0
+T = TypeVar("T")
 log = logging.getLogger(__name__)
 
 
-def _total(explainer: Explainer) -> Explainer:
+def _total(explainer: Callable[[Any, CaseSpec, RawCase, CaseResult, T], None]
+           ) -> Callable[[Any, CaseSpec, RawCase, CaseResult, T], None]:
     """``explainer`` made total: a diagnosis that fails is logged and dropped, never the verdict."""
     @functools.wraps(explainer)
-    def total(exercise, spec: CaseSpec, raw: RawCase, result: CaseResult,
-              run: RunCase | None) -> None:
+    def total(exercise, spec: CaseSpec, raw: RawCase, result: CaseResult, more: T) -> None:
         try:
-            explainer(exercise, spec, raw, result, run)
+            explainer(exercise, spec, raw, result, more)
         except Exception:  # noqa: BLE001 - a diagnosis is dropped, never the verdict
             log.exception("%s, case %s: dropped a diagnosis that failed", exercise.id,
                           spec["name"])
@@ -53,6 +55,14 @@ def reference_run(exercise, spec: CaseSpec, run: RunCase) -> RawCase | None:
     if raw["stop"] is not None or any(r["state"] != "returned" for r in raw["ranks"]):
         return None
     return raw
+
+
+def _append(result: CaseResult, en: str, zh: str) -> None:
+    """The case's message followed by one more sentence (in place), in both languages."""
+    first, first_zh = result["message"], result["message_zh"]
+    first = first if first.endswith((".", "?", "!")) else f"{first}."
+    first_zh = first_zh if first_zh.endswith(("。", "？", "！")) else f"{first_zh}。"
+    result["message"], result["message_zh"] = f"{first} {en}", f"{first_zh}{zh}"
 
 
 def _graded(exercise, spec: CaseSpec, raw: RawCase, result: CaseResult) -> WrongAnswer | None:
@@ -113,8 +123,7 @@ def _explain_bytes(exercise, spec: CaseSpec, raw: RawCase, result: CaseResult,
     worst = max(over, key=lambda r: sent[r] - bounds[r])
     why = against_reference(raw["trace"], ref["trace"], worst, algo) if ref else None
     if why is not None:
-        result["message"] = f"{result['message']}. {why[0][0].upper()}{why[0][1:]}"
-        result["message_zh"] = f"{result['message_zh']}。{why[1]}"
+        _append(result, f"{why[0][0].upper()}{why[0][1:]}", why[1])
 
 
 @_total
@@ -139,11 +148,7 @@ def _explain_error(exercise, spec: CaseSpec, raw: RawCase, result: CaseResult,
     if cause is None:
         cause, then, then_zh = _matched_until(exercise, raw, ref), "", ""
     if cause is not None:
-        en, zh = result["message"], result["message_zh"]
-        en = en if en.endswith((".", "?", "!")) else f"{en}."
-        zh = zh if zh.endswith(("。", "？", "！")) else f"{zh}。"
-        result["message"] = f"{en} {then}{cause[0]}"
-        result["message_zh"] = f"{zh}{then_zh}{cause[1]}"
+        _append(result, f"{then}{cause[0]}", f"{then_zh}{cause[1]}")
 
 
 def _matched_until(exercise, raw: RawCase, ref: RawCase) -> Cause | None:
@@ -196,10 +201,25 @@ EXPLAINERS = {"over_budget": _explain_bytes, "runtime_error": _explain_error,
               "wrong_answer": _explain_wrong}
 
 
+@_total
+def _explain_return(exercise, spec: CaseSpec, raw: RawCase, result: CaseResult,
+                    job: JobSpec) -> None:
+    """A wrong returned value: the line it was returned from, where the source says (in
+    place, after the rest of the message)."""
+    said = returned_from(job, spec)
+    if said is not None:
+        _append(result, said.en, said.zh)
+
+
 def explain(exercise, spec: CaseSpec, raw: RawCase, result: CaseResult,
-            run: RunCase | None) -> None:
+            run: RunCase | None, job: JobSpec | None = None) -> None:
     """Put the evidence's cause into a wrong answer's, an over_budget or a runtime error's
-    message (in place); total: a diagnosis that fails is logged and dropped."""
+    message (in place), and for a wrong returned value where ``job``'s function returned it;
+    total: a diagnosis that fails is logged and dropped."""
+    returned = job is not None and result["verdict"] == "wrong_answer" and \
+        _graded(exercise, spec, raw, result) is not None  # a wrong output, not a race
     explainer = EXPLAINERS.get(result["verdict"])
     if explainer is not None:
         explainer(exercise, spec, raw, result, run)
+    if returned and job is not None:
+        _explain_return(exercise, spec, raw, result, job)

@@ -1,7 +1,7 @@
 # expect: wrong_answer
 # gloo: wrong on sample-4-stages-4-microbatches
-# names: rank 0: expected None, got []; what it returned
-# names_zh: 应为 None，实际为 []
+# names: rank 0: expected None, got []; what it returned; returned it at line 26
+# names_zh: 应为 None，实际为 []; 在第 26 行
 # Every stage returns its outputs list: the stages before the last return [] instead of None.
 import torch
 import torch.distributed as dist
