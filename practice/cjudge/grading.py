@@ -264,9 +264,23 @@ def _rank_failure(exercise: Exercise, raw: RawCase) -> tuple[Verdict, str, str, 
             return (Verdict.RUNTIME_ERROR, f"rank {r} was killed: {err['message']}",
                     f"rank {r} {err.get('message_zh') or '被终止：' + err['message']}", [])
         hint, hint_zh = CONFINED_HINT if err["type"] == "PermissionError" else ("", "")
+        call = _failed_call(raw, r, err["line"])
+        if call is not None:
+            at, at_zh = f"rank {r}'s {call} at line {err['line']}", f"rank {r} 第 {err['line']} 行的 {call}"
         return (Verdict.RUNTIME_ERROR, f"{at} raised {err['type']}: {err['message']}{hint}",
                 f"{at_zh} 抛出 {err['type']}：{said_zh}{hint_zh}", [err["traceback"]])
     return None
+
+
+def _failed_call(raw: RawCase, rank: int, line: int | None) -> str | None:
+    """The call (as the learner wrote it) that the switch failed on ``rank`` at ``line``, the
+    one whose wait raised the rank's error; None if the switch failed none there."""
+    failed = [q for q in raw["trace"]["requests"]
+              if q["rank"] == rank and q.get("failed") and line is not None and q["line"] == line]
+    if not failed:
+        return None
+    last = max(failed, key=lambda q: q["posted"])
+    return _call_name(last["api"], last["kind"])
 
 
 def _refused(exercise: Exercise, raw: RawCase) -> tuple[str, str] | None:
@@ -278,18 +292,19 @@ def _refused(exercise: Exercise, raw: RawCase) -> tuple[str, str] | None:
     r, line = first["rank"], first["line"]
     at = f"rank {r}, line {line}" if line else f"rank {r}"
     at_zh = f"rank {r} 第 {line} 行" if line else f"rank {r}"
-    # the torch.distributed function or process group method the learner wrote, when it names
-    # a call of the switch's kind; else the switch's own name for the kind (never free text a
-    # rank reported)
-    api, kind = first["api"], first["kind"]
+    return _forbidden(exercise, at, at_zh, _call_name(first["api"], first["kind"]))
+
+
+def _call_name(api: str, kind: str) -> str:
+    """The torch.distributed function or process group method the learner wrote, when it
+    names a call of the switch's ``kind``; else the switch's own name for the kind (never free
+    text a rank reported)."""
     if CANONICAL.get(api) == kind:
-        call = api
-    elif PROCESS_GROUP_METHODS.get(api.removeprefix("ProcessGroup.")) == kind and \
+        return api
+    if PROCESS_GROUP_METHODS.get(api.removeprefix("ProcessGroup.")) == kind and \
             api.startswith("ProcessGroup."):
-        call = f"{api} ({kind})"
-    else:
-        call = DISPLAY.get(kind, "?")
-    return _forbidden(exercise, at, at_zh, call)
+        return f"{api} ({kind})"
+    return DISPLAY.get(kind, "?")
 
 
 def _forbidden(exercise: Exercise, at: str, at_zh: str, call: str) -> tuple[str, str]:

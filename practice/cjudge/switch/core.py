@@ -658,6 +658,8 @@ class Switch:
                   error: SwitchError | None = None) -> None:
         req.done, req.result, req.src, req.error = True, result, src, error
         req.record["completed"] = self.t
+        if error is not None:
+            req.record["failed"] = True
         self._held += len(result or b"") - req.charge
         req.payload, req.charge = b"", len(result or b"")
         if req.wait is not None and req.wait["end"] is None:

@@ -43,6 +43,8 @@ class Request(TypedDict):
     #: all_to_all: the input's bytes for each member, group order (``input_split_sizes``, or
     #: the list's tensors): what a diagnosis compares with the reference's
     splits: NotRequired[list[int]]
+    #: completed with an error that the rank's wait raised (True only: absent otherwise)
+    failed: NotRequired[bool]
 
 
 class Message(TypedDict):

@@ -1,7 +1,7 @@
 # expect: runtime_error
 # gloo: error on 2-stages-1-microbatch
-# names: line 18 raised RuntimeError: Received data size doesn't match expected size: 40 vs 20 bytes
-# names_zh: 第 18 行; 40 对 20 字节
+# names: rank 1's recv at line 18 raised RuntimeError; doesn't match expected size: 40 vs 20 bytes
+# names_zh: rank 1 第 18 行的 recv; 40 对 20 字节
 # Allocates the receive buffer in the default dtype (float32) whatever the microbatches' dtype.
 import torch
 import torch.distributed as dist
