@@ -1,8 +1,8 @@
 """The queue is the submissions table: enqueue with bounds, claim with a lease, finish once.
 
 Every write is one transaction (``BEGIN IMMEDIATE`` on SQLite, row locks with ``SKIP LOCKED``
-on Postgres). Only the holder of a submission's current lease token can record progress or
-its verdict, and only while it is running: a verdict is written exactly once.
+on Postgres). Only the holder of a submission's current lease token can record the cases
+graded so far or its verdict, and only while it is running: a verdict is written exactly once.
 """
 
 from __future__ import annotations
@@ -138,7 +138,7 @@ def claim(session: Session, worker_id: str, lease_s: float, max_attempts: int) -
     row.lease_token = uuid.uuid4().hex
     row.lease_expires_at = now + timedelta(seconds=lease_s)
     row.started_at = now
-    row.progress = []
+    row.cases_so_far = []
     if row.attempts < max_attempts:
         row.attempts += 1
     else:
@@ -153,19 +153,19 @@ def renew(session: Session, claim_: Claim, lease_s: float) -> bool:
     return _owned_update(session, claim_, lease_expires_at=utcnow() + timedelta(seconds=lease_s))
 
 
-def record_progress(session: Session, claim_: Claim, cases: list[dict[str, Any]]) -> bool:
-    """Store the cases graded so far (for live progress); False if the lease was lost."""
-    return _owned_update(session, claim_, progress=list(cases))
+def record_cases_so_far(session: Session, claim_: Claim, cases: list[dict[str, Any]]) -> bool:
+    """Store the cases graded so far (for the events stream); False if the lease was lost."""
+    return _owned_update(session, claim_, cases_so_far=list(cases))
 
 
 def finish(session: Session, claim_: Claim, result: dict[str, Any], log: str | None,
            limit_bytes: int = 1 << 20) -> bool:
     """Record the final verdict, bounded to ``limit_bytes`` of JSON (see ``bound_result``) and
-    stored once (the cases are the result's, not also the progress column); False (nothing
+    stored once (the cases are the result's, not also the cases_so_far column); False (nothing
     written) if the lease was lost. A ``log`` of None keeps the log of earlier attempts."""
     result = bound_result(result, limit_bytes)
     values: dict[str, Any] = dict(
-        status=DONE, verdict=result["verdict"], result=result, progress=[],
+        status=DONE, verdict=result["verdict"], result=result, cases_so_far=[],
         finished_at=utcnow(), lease_token=None, lease_expires_at=None,
     )
     if log is not None:
@@ -204,7 +204,7 @@ def _size(value: Any) -> int:
 def release(session: Session, claim_: Claim, log: str | None, count_attempt: bool) -> bool:
     """Put a claimed submission back in the queue (after a judge error, or on shutdown)."""
     values: dict[str, Any] = dict(status=QUEUED, worker_id=None, lease_token=None,
-                                  lease_expires_at=None, progress=[], judge_log=log)
+                                  lease_expires_at=None, cases_so_far=[], judge_log=log)
     if not count_attempt:
         values["attempts"] = Submission.attempts - 1
     notify(session)

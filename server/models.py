@@ -75,7 +75,7 @@ class Submission(SQLModel, table=True):
     status: str = Field(default=QUEUED, max_length=16)
     verdict: str | None = Field(default=None, max_length=32)
     result: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON))
-    progress: list[Any] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    cases_so_far: list[Any] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
     attempts: int = 0
     worker_id: str | None = Field(default=None, max_length=128)
     lease_token: str | None = Field(default=None, max_length=64)

@@ -34,9 +34,9 @@ log = logging.getLogger("server.worker")
 #: a worker whose sandboxes do not start waits this long between claims, so that healthy
 #: workers (elsewhere) take the queue first; its claims still end instead of waiting forever
 SICK_PAUSE_S = 2.0
-#: live progress is written for the first case at once, then at most this often (each write
+#: the cases so far are written for the first case at once, then at most this often (each write
 #: stores every case so far; the verdict has them all)
-PROGRESS_EVERY_S = 0.5
+CASES_SO_FAR_EVERY_S = 0.5
 UNAVAILABLE = ("The judge cannot run submissions right now (its sandbox does not start). This "
                "is not your code's fault: please submit again later; the staff have been told.",
                "评测机现在无法运行提交（沙箱无法启动）。这不是你的代码的问题，请稍后再提交；"
@@ -183,15 +183,15 @@ class Worker:
         runner = self.runner = sandbox_cases(exercise, claim.seed, self.pool)
         keeper = LeaseKeeper(self.engine, claim, self.settings.lease_s, runner.abort)
         cases: list[dict[str, Any]] = []
-        written = [float("-inf")]  # when progress was last written
+        written = [float("-inf")]  # when the cases so far were last written
 
         def on_case(case: dict[str, Any]) -> None:
             cases.append(case)
-            if time.monotonic() - written[0] < PROGRESS_EVERY_S:
+            if time.monotonic() - written[0] < CASES_SO_FAR_EVERY_S:
                 return
             written[0] = time.monotonic()
             with write_session(self.engine) as session:
-                if not jobqueue.record_progress(session, claim, cases):
+                if not jobqueue.record_cases_so_far(session, claim, cases):
                     runner.abort()
 
         log_text = None

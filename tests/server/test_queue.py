@@ -130,7 +130,7 @@ def test_an_expired_lease_is_claimed_again_and_the_old_holder_is_ignored(db) -> 
     assert (alive.id, alive.attempts) == (sid, 2)
     with write_session(engine) as s:
         assert not jobqueue.renew(s, dead, 30)
-        assert not jobqueue.record_progress(s, dead, [{"name": "x"}])
+        assert not jobqueue.record_cases_so_far(s, dead, [{"name": "x"}])
         assert not jobqueue.finish(s, dead, RESULT, None)
         assert jobqueue.renew(s, alive, 30)
         assert jobqueue.finish(s, alive, RESULT, None)
@@ -260,8 +260,8 @@ def test_sigkilled_worker_mid_job_still_gives_exactly_one_verdict(db, tmp_path: 
         with write_session(engine) as s:
             sid = jobqueue.enqueue(s, settings, user.id, "ring-allreduce", "h", SLOW_SOLUTION,
                                    "solution.py").id
-        wait_until(lambda: row(engine, sid).status == RUNNING and bool(row(engine, sid).progress),
-                   START_S, "a worker takes the job and reports progress", logs)
+        wait_until(lambda: row(engine, sid).status == RUNNING and bool(row(engine, sid).cases_so_far),
+                   START_S, "a worker takes the job and reports its cases so far", logs)
         victim = row(engine, sid).worker_id
         workers[victim].send_signal(signal.SIGKILL)
         workers[victim].wait()
@@ -270,7 +270,7 @@ def test_sigkilled_worker_mid_job_still_gives_exactly_one_verdict(db, tmp_path: 
         done = row(engine, sid)
         survivor = ({"w1", "w2"} - {victim}).pop()
         assert (done.verdict, done.attempts, done.worker_id) == ("accepted", 2, survivor)
-        assert len(done.result["cases"]) == 7 and done.progress == []  # the cases stored once
+        assert len(done.result["cases"]) == 7 and done.cases_so_far == []  # the cases stored once
     finally:
         for proc in workers.values():
             proc.kill()

@@ -267,7 +267,7 @@ def post_regrade(body: RegradeIn, request: Request, user: UserDep,
         if body.verdict is not None:
             query = query.where(col(Submission.verdict) == body.verdict)
         done = session.exec(query.values(
-            status=QUEUED, verdict=None, result=None, progress=[], attempts=0, worker_id=None,
+            status=QUEUED, verdict=None, result=None, cases_so_far=[], attempts=0, worker_id=None,
             lease_token=None, lease_expires_at=None, started_at=None, finished_at=None,
             content_hash=exercise.content_hash))
         exercise_id, queued = exercise.id, done.rowcount

@@ -75,7 +75,7 @@ async def submission_events(submission_id: SubmissionId, request: Request, user:
         with Session(engine) as session:
             return tuple(session.exec(select(
                 Submission.status, Submission.attempts,
-                func.length(cast(Submission.progress, Text))).where(
+                func.length(cast(Submission.cases_so_far, Text))).where(
                 Submission.id == submission_id)).one())
 
     def remember(done: SubmissionOut) -> FinishedEvents:

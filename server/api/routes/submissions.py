@@ -51,13 +51,13 @@ def present(row: Submission, user: Caller) -> SubmissionOut:
     result = row.result
     if result is not None and not admin:
         result = {k: v for k, v in result.items() if k not in ADMIN_ONLY}
-    progress = row.progress
-    if row.status == DONE and not progress and result is not None:
-        progress = result.get("cases") or []  # stored once: the cases are the verdict's
+    cases_so_far = row.cases_so_far
+    if row.status == DONE and not cases_so_far and result is not None:
+        cases_so_far = result.get("cases") or []  # stored once: the cases are the verdict's
     return SubmissionOut(
         **_summary(row).model_dump(), code=row.code,
         result=VerdictOut.model_validate(result) if result is not None else None,
-        progress=[CaseOutline.model_validate(case) for case in progress],
+        progress=[CaseOutline.model_validate(case) for case in cases_so_far],
         filename=row.filename, attempts=row.attempts,
         started_at=row.started_at, queue_ms=_ms(row.created_at, row.started_at),
         grading_ms=_ms(row.started_at, row.finished_at),

@@ -275,7 +275,7 @@ def test_a_huge_verdict_is_stored_bounded(tmp_path: Path) -> None:
         assert jobqueue.finish(s, claim, result, None, limit_bytes=64 * 1024)
     with write_session(engine) as s:
         row = s.get(Submission, sid)
-        stored = len(json.dumps(row.result)) + len(json.dumps(row.progress))
+        stored = len(json.dumps(row.result)) + len(json.dumps(row.cases_so_far))
         assert stored <= 64 * 1024
         assert row.result["cases"][0]["trace_truncated"] and row.result["cases"][1]["trace"]
         assert [c["verdict"] for c in row.result["cases"]] == ["accepted", "accepted"]
