@@ -178,7 +178,7 @@ class SubmissionOut(SubmissionSummary):
     """A submission in full: the verdict JSON when done, the cases graded so far before."""
 
     result: VerdictOut | None
-    progress: list[CaseOutline]
+    cases_so_far: list[CaseOutline]
     code: str
     filename: str
     attempts: int

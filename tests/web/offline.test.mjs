@@ -40,7 +40,7 @@ const OFFICIAL = {
     bytes_sent: [48, 48, 48, 48], bytes_bound: 48, wall_ms: 210 }],
 };
 const submission = (id, status, result = null) => ({
-  id, exercise: "ring-allreduce", user_id: 1, status, verdict: result?.verdict ?? null, result, progress: [],
+  id, exercise: "ring-allreduce", user_id: 1, status, verdict: result?.verdict ?? null, result, cases_so_far: [],
   code: REFERENCE, filename: "ring_allreduce.py", created_at: "2026-01-01T10:00:00", finished_at: null, content_hash: "",
   attempts: 1, started_at: null, queue_ms: null, grading_ms: null,
 });

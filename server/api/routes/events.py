@@ -110,7 +110,7 @@ def render(done: SubmissionOut) -> FinishedEvents:
 def _cases(current: SubmissionOut) -> list[dict]:
     result = current.result if current.status == DONE else None
     return [case.model_dump(mode="json")
-            for case in (result.cases if result is not None else current.progress)]
+            for case in (result.cases if result is not None else current.cases_so_far)]
 
 
 def _finished(events: FinishedEvents, seen: int) -> Response:

@@ -57,7 +57,7 @@ def present(row: Submission, user: Caller) -> SubmissionOut:
     return SubmissionOut(
         **_summary(row).model_dump(), code=row.code,
         result=VerdictOut.model_validate(result) if result is not None else None,
-        progress=[CaseOutline.model_validate(case) for case in cases_so_far],
+        cases_so_far=[CaseOutline.model_validate(case) for case in cases_so_far],
         filename=row.filename, attempts=row.attempts,
         started_at=row.started_at, queue_ms=_ms(row.created_at, row.started_at),
         grading_ms=_ms(row.started_at, row.finished_at),

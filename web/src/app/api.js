@@ -105,7 +105,7 @@ export function follow(id, onUpdate) {
       while (!finished) {
         const sub = await submission(id);
         if (sub.status === "done") return finish(sub);
-        onUpdate({ status: sub.status, cases: sub.progress ?? [] });
+        onUpdate({ status: sub.status, cases: sub.cases_so_far ?? [] });
         await new Promise((r) => setTimeout(r, 400));
       }
     };

@@ -26,7 +26,7 @@ export async function submit(token: string, exercise: string, code: string): Pro
     headers, params: { path: { submission_id: id } } });
   if (read.error) throw new Error(String(read.error.detail));
   const status: string = read.data.status;
-  const cases: string[] = read.data.progress.map((c) => String(c.name));
+  const cases: string[] = read.data.cases_so_far.map((c) => String(c.name));
   console.log(status, cases.join(", "));
   return read.data.result;
 }
