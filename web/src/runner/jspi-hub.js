@@ -1,10 +1,10 @@
 // Ranks as suspended stacks in this worker's one Pyodide (JSPI). For each case the hub starts
 // every rank with callPromising on the case's Python object; the Scheduler resumes them. The
 // judge itself runs the same way, so it waits for run_case like the CLI waits for processes.
+import { CaseEventHub } from "./case-events.js";
 import { Scheduler } from "./coordinator.js";
-import { ProgressHub } from "./progress.js";
 
-export class JspiHub extends ProgressHub {
+export class JspiHub extends CaseEventHub {
   /** Run the Python `judge(...args, hub)` on a stack of its own. */
   judge(judge, ...args) {
     return judge.callPromising(...args, this);

@@ -1,10 +1,10 @@
 // The workers path, without JSPI (needs cross-origin isolation): this worker's Pyodide runs the
 // judge and holds each case's switch; the hub worker drives one worker per rank, and while a
 // case runs this worker blocks in Atomics.wait for the ranks' requests (cjudge_web/wire.py).
-import { ProgressHub } from "./progress.js";
+import { CaseEventHub } from "./case-events.js";
 import { caller, newBell, newChannel, Switchboard } from "./sync-call.js";
 
-export class WorkersHub extends ProgressHub {
+export class WorkersHub extends CaseEventHub {
   /**
    * @param serve  Python `cjudge_web.wire.serve(case, board)`
    * @param snapshot  this worker's Pyodide memory snapshot (bytes) to start the rank workers from, or null

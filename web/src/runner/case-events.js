@@ -1,6 +1,6 @@
 // What every hub tells the main thread while the judge runs: a case's ranks started (the
 // time-limit watchdog starts then), a case was graded.
-export class ProgressHub {
+export class CaseEventHub {
   constructor(post) {
     this.post = post;
   }
