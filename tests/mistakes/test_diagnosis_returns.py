@@ -38,8 +38,8 @@ def test_return_lines_are_the_functions_own(code: str, lines: list[int] | None) 
 
 def test_a_wrong_returned_value_names_its_only_return_line() -> None:
     _, case = failing_case(HERE / "pipeline_gpipe" / "empty_list_elsewhere.py")
-    assert case["message"].endswith("Your pipeline_forward returned it at line 26, its only return")
-    assert case["message_zh"].endswith("你的 pipeline_forward 在第 26 行（它唯一的 return）返回了这个值")
+    assert case["message"].endswith("The function returned it at line 26, its only return")
+    assert case["message_zh"].endswith("该函数在第 26 行（它唯一的 return）返回了这个值")
 
 
 def test_a_function_with_several_returns_gets_no_line() -> None:

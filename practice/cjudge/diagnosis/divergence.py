@@ -150,6 +150,11 @@ def explain(exercise: Any, spec: CaseSpec, learner: SwitchTrace,
         ours_zh = f"rank {send.rank}：它在 {send.index} 次发送{at_zh}之后不再发送"
     elif send.values is None:
         ours, ours_zh = f"rank {send.rank}, which sends nothing", f"rank {send.rank}：它什么也不发送"
+        got = sorted((q["posted"], q["line"]) for q in learner["requests"]
+                     if q["rank"] == send.rank and q["graded"] and q["kind"] == "recv")
+        if got and got[-1][1]:  # where it was instead: receiving
+            ours += f", only receives ({plural(len(got), 'receive')}, the last at line {got[-1][1]})"
+            ours_zh += f"，只接收（{len(got)} 次接收，最后一次在第 {got[-1][1]} 行）"
     else:
         what, what_zh = _label(read, send, world)
         ours = f"rank {send.rank}'s {where}{line}: it sends {what}{again} to rank {send.dst}"

@@ -56,8 +56,9 @@ def returned_from(job: JobSpec, spec: CaseSpec) -> Cause | None:
     lines = return_lines(job["code"], function)
     if lines is None or len(lines) > 1:
         return None
+    # the function is not named: it may be named after the collective the exercise forbids
     if not lines:
-        return Cause(f"Your {function} has no return statement, so it returns None",
-                     f"你的 {function} 没有 return 语句，所以它返回 None")
-    return Cause(f"Your {function} returned it at line {lines[0]}, its only return",
-                 f"你的 {function} 在第 {lines[0]} 行（它唯一的 return）返回了这个值")
+        return Cause("The function has no return statement, so it returns None",
+                     "该函数没有 return 语句，所以它返回 None")
+    return Cause(f"The function returned it at line {lines[0]}, its only return",
+                 f"该函数在第 {lines[0]} 行（它唯一的 return）返回了这个值")

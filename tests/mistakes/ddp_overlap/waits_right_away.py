@@ -1,6 +1,6 @@
 # expect: too_slow
 # gloo: right on sample-4-ranks-6-layers
-# names: line 18: all_reduce; wait for the works only after the last gradient
+# names: line 18: rank 0's all_reduce; wait for the works only after the last gradient
 # names_zh: 等到最后一个梯度之后再 wait 所有 work
 # Waits for each bucket's all-reduce as soon as it starts: nothing overlaps the backward.
 import torch

@@ -1,6 +1,6 @@
 # expect: too_slow
 # gloo: right on sample-4-ranks-4-layers
-# names: line 16: all_gather
+# names: line 16: rank 0's all_gather
 # names: Prefetch: start layer l + 1's all_gather_into_tensor(...
 # names: async_op=True) before you call layer_fn on layer l
 # names_zh: 预取

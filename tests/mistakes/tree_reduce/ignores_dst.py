@@ -1,6 +1,6 @@
 # expect: wrong_answer
 # gloo: wrong on sample-8-ranks-dst-6
-# names: rank 0, which sends nothing, where the binomial tree sends [11, 22] to rank 6
+# names: rank 0, which sends nothing, only receives (3 receives, the last at line 21); [11, 22] to rank 6
 # names_zh: rank 0：它什么也不发送; 提示：只有 dst 的 t 可以改变
 # Builds the tree towards rank 0 whatever dst is.
 import torch.distributed as dist
