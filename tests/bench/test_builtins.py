@@ -90,7 +90,7 @@ def test_root_and_aggregation_flags(tmp_path: Path) -> None:
     assert [line[-1] for line in table_rows(run.stdout)] == ["N/A", "N/A"]
 
 
-def test_progress_lines_when_not_a_terminal(sweep: BenchRun) -> None:
+def test_status_lines_when_not_a_terminal(sweep: BenchRun) -> None:
     lines = [line for line in sweep.stderr.splitlines() if line.startswith("[")]
     total = 2 * len(BUILTINS)  # two sizes of each built-in
     assert len(lines) == total and lines[0].startswith(f"[ 1/{total}] all_reduce 1 KiB: ")

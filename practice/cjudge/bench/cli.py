@@ -25,7 +25,7 @@ from .config import AGGREGATIONS, BUILTINS, DTYPE_ALIASES, DTYPES, BenchConfig, 
 from .launch import run, under_torchrun, world_size
 from .learners import ARGUMENTS
 from .monitor import Outcome
-from .progress import make_display
+from .status_line import make_display
 from .sweep import sweep
 from .table import render_plain, render_rich
 

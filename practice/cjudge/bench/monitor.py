@@ -1,4 +1,4 @@
-"""Watching the ranks through the side channel: progress, rows, errors and the hang timeout."""
+"""Watching the ranks through the side channel: their steps, rows, errors and the hang timeout."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ POLL_S = 0.1
 
 
 class Display(Protocol):
-    """Where progress goes (a rich progress bar, or plain lines)."""
+    """Where the status line goes (a rich bar, or plain lines)."""
 
     def update(self, done: int, current: str) -> None:
         """``done`` steps finished by every rank; the slowest rank is in ``current``."""

@@ -1,4 +1,4 @@
-"""Progress while the ranks run: a rich progress bar on a terminal, plain lines otherwise."""
+"""The status line while the ranks run: a rich bar on a terminal, plain lines otherwise."""
 
 from __future__ import annotations
 
@@ -14,23 +14,23 @@ from .table import format_time
 
 
 class RichDisplay:
-    """A transient progress bar over the steps, naming what the slowest rank is doing."""
+    """A transient bar over the steps, naming what the slowest rank is doing."""
 
     def __init__(self, total: int, console: Console):
-        self.progress = Progress(TextColumn("{task.description}"), BarColumn(),
-                                 MofNCompleteColumn(), TimeElapsedColumn(), console=console,
-                                 transient=True, refresh_per_second=4)
-        self.task = self.progress.add_task("starting the ranks", total=total)
-        self.progress.start()
+        self.bar = Progress(TextColumn("{task.description}"), BarColumn(),
+                            MofNCompleteColumn(), TimeElapsedColumn(), console=console,
+                            transient=True, refresh_per_second=4)
+        self.task = self.bar.add_task("starting the ranks", total=total)
+        self.bar.start()
 
     def update(self, done: int, current: str) -> None:
-        self.progress.update(self.task, completed=done, description=current)
+        self.bar.update(self.task, completed=done, description=current)
 
     def row(self, row: dict[str, Any]) -> None:
         """The table comes at the end; the bar moves with :meth:`update`."""
 
     def close(self) -> None:
-        self.progress.stop()
+        self.bar.stop()
 
 
 class PlainDisplay:
@@ -57,7 +57,7 @@ class PlainDisplay:
 
 
 def make_display(total: int, console: Console, aggregate: str) -> Display:
-    """A progress bar if ``console`` is a terminal, else plain lines."""
+    """A bar if ``console`` is a terminal, else plain lines."""
     if console.is_terminal:
         return RichDisplay(total, console)
     return PlainDisplay(total, console, aggregate)
