@@ -122,9 +122,12 @@ def test_ctrl_c_stops_a_warm_run_and_its_ranks(warm_dir: Path, tmp_path: Path) -
     # fixed sleep from the caller's start, which a loaded machine can outlast or undercut
     assert caller.stdout is not None
     assert "grading" in caller.stdout.readline()
-    time.sleep(1.0)  # well inside the 5 s time limit: the ranks are spinning
     [server] = warm_pids()
-    working = descendants(server)  # the call's process and the case's ranks under it
+    # the call's process and the case's ranks under it, once they are up (the 5 s time limit
+    # runs from the ranks' start, so Ctrl-C comes well inside it, however slowly they fork)
+    deadline = time.monotonic() + 60
+    while len(working := descendants(server)) < 3 and time.monotonic() < deadline:
+        time.sleep(0.05)
     assert len(working) >= 3, working
     caller.send_signal(signal.SIGINT)
     out, err = caller.communicate(timeout=30)
