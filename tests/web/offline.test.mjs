@@ -39,8 +39,10 @@ const OFFICIAL = {
   cases: [{ name: "sample-4-ranks", world_size: 4, verdict: "accepted", message: "", message_zh: "",
     bytes_sent: [48, 48, 48, 48], bytes_bound: 48, wall_ms: 210 }],
 };
+/** A submission as GET /api/submissions/{id} answers; while it runs, the official case is its one case so far. */
 const submission = (id, status, result = null) => ({
-  id, exercise: "ring-allreduce", user_id: 1, status, verdict: result?.verdict ?? null, result, cases_so_far: [],
+  id, exercise: "ring-allreduce", user_id: 1, status, verdict: result?.verdict ?? null, result,
+  cases_so_far: status === "running" ? OFFICIAL.cases : [],
   code: REFERENCE, filename: "ring_allreduce.py", created_at: "2026-01-01T10:00:00", finished_at: null, content_hash: "",
   attempts: 1, started_at: null, queue_ms: null, grading_ms: null,
 });
@@ -154,6 +156,7 @@ test("a submission interrupted by an outage and a reload is followed again when 
   await setCode(page, REFERENCE);
   await page.click("#submit");
   await page.waitForSelector(".result[data-verdict='running']");
+  await page.waitForSelector(".result[data-verdict='running'] tr.case.v-accepted[data-case='sample-4-ranks']"); // polled: its cases so far
   assert.deepEqual(JSON.parse(await page.evaluate(() => localStorage.getItem("cjudge:pending"))), [{ id: 77, exercise: "ring-allreduce" }]);
 
   // The server goes away while the submission runs: the page says it will follow it later.
