@@ -1,6 +1,6 @@
 """Who may see a submission, written once: its owner, and staff (admins) whoever owns it.
 
-Every way a submission leaves the server applies it: its route, its live-progress events, the
+Every way a submission leaves the server applies it: its route, its event stream, the
 fast path for finished ones, and the leaderboard's links to submissions.
 """
 

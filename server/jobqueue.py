@@ -154,7 +154,7 @@ def renew(session: Session, claim_: Claim, lease_s: float) -> bool:
 
 
 def record_cases_so_far(session: Session, claim_: Claim, cases: list[dict[str, Any]]) -> bool:
-    """Store the cases graded so far (for the events stream); False if the lease was lost."""
+    """Store the cases graded so far (for the event stream); False if the lease was lost."""
     return _owned_update(session, claim_, cases_so_far=list(cases))
 
 

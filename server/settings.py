@@ -88,11 +88,11 @@ class Settings(BaseSettings):
     idle_timeout_s: float = 5.0  # keep-alive between requests
     head_timeout_s: float = 10.0  # a request's line, headers and body must arrive within this
     max_header_bytes: int = 64 * 1024  # a request's headers, all together
-    max_streams_per_user: int = 4  # live-progress streams open at once
+    max_streams_per_user: int = 4  # event streams open at once
     stream_max_s: float = 300.0  # a stream's lifetime (clients reconnect with Last-Event-ID)
     verdict_limit_bytes: int = 1 << 20  # a stored verdict's JSON; traces are cut to fit
     done_cache_bytes: int = 64 << 20  # finished submissions' JSON kept in memory
-    events_cache_bytes: int = 32 << 20  # finished submissions' live-progress events, rendered
+    events_cache_bytes: int = 32 << 20  # finished submissions' event streams, rendered
 
     # bad input and fairness
     max_code_bytes: int = 64 * 1024  # a submission's source

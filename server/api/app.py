@@ -61,7 +61,7 @@ def create_app(settings: Settings | None = None, embedded_workers: bool = True) 
         app.state.events_cache = DoneCache(max_bytes=settings.events_cache_bytes)
         app.state.caller_cache = CallerCache()
         app.state.limits, app.state.hash_slots = RateLimits(), HashSlots(settings.hash_concurrency)
-        app.state.streams = {}  # user id -> live-progress streams open
+        app.state.streams = {}  # user id -> event streams open
         try:
             yield
         finally:

@@ -1,6 +1,6 @@
 """LRUs of finished submissions, bounded in bytes (cachetools' ``LRUCache`` sized by each
 answer's length): a done submission never changes, and clients ask for it again and again
-(polling its JSON, or reopening its live progress, which for a finished one is every event at
+(polling its JSON, or reopening its event stream, which for a finished one is every event at
 once)."""
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ class DoneCache(Generic[P]):
 
 @dataclass(frozen=True)
 class FinishedEvents:
-    """A finished submission's live-progress stream, rendered once: the ``status`` event, one
+    """A finished submission's event stream, rendered once: the ``status`` event, one
     ``case`` event per case (its id the case index), and ``done``."""
 
     status: bytes

@@ -170,7 +170,7 @@ class VerdictOut(RootModel[_from_kernel(VerdictJSON, required=("verdict",))]):  
 
     @property
     def cases(self) -> list[CaseOutline]:
-        """Its graded cases, each as the events stream sends it."""
+        """Its graded cases, each as the event stream sends it."""
         return [CaseOutline.model_validate(case) for case in self.root.get("cases", [])]
 
 

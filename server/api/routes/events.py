@@ -1,4 +1,4 @@
-"""Live progress as server-sent events: one ``case`` event per graded case, then ``done``.
+"""A submission's cases so far as server-sent events: one ``case`` event per graded case, then ``done``.
 
 Workers may run in other processes or on other machines, so the stream follows the database
 (the cases a worker has recorded so far), which is also what polling clients read. A finished
@@ -88,8 +88,8 @@ async def submission_events(submission_id: SubmissionId, request: Request, user:
         return _finished(remember(first), seen)
     streams: dict[int, int] = request.app.state.streams
     if streams.get(user.id, 0) >= settings.max_streams_per_user:
-        raise ApiError(429, "too_many_streams", "too many live-progress streams open; close one "
-                       "or poll instead", "打开的实时进度连接过多，请关闭一些或改用轮询",
+        raise ApiError(429, "too_many_streams", "too many event streams open; close one or "
+                       "poll instead", "打开的事件流过多，请关闭一些或改用轮询",
                        headers={"Retry-After": "5"}, retry_after=5)
     streams[user.id] = streams.get(user.id, 0) + 1
     deadline = time.monotonic() + settings.stream_max_s

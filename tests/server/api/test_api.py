@@ -155,7 +155,7 @@ def test_learners_see_only_their_own_and_admins_see_all(judge: JudgeServer) -> N
                                               params={"everyone": True}).json()]
 
 
-def test_progress_streams_as_server_sent_events(judge: JudgeServer) -> None:
+def test_cases_so_far_stream_as_server_sent_events(judge: JudgeServer) -> None:
     token = judge.register()
     sid = judge.submit(token, SOLUTION)
     events = []

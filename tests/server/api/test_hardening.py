@@ -1,4 +1,4 @@
-"""Sessions, log-in, hostile input, hosts and headers, secrets and files, live-progress
+"""Sessions, log-in, hostile input, hosts and headers, secrets and files, events
 streams and verdict size: each a way the server was abused before issue 17."""
 
 from __future__ import annotations
@@ -238,7 +238,7 @@ def test_data_directory_and_database_are_private(tmp_path: Path) -> None:
     assert (settings.data_dir / "judge.db").stat().st_mode & 0o777 == 0o600
 
 
-# --- live progress and verdict size ----------------------------------------------------------
+# --- event streams and verdict size ----------------------------------------------------------
 
 def test_streams_per_user_are_capped_and_end(tmp_path: Path) -> None:
     with client(settings_for(tmp_path, max_streams_per_user=1, stream_max_s=0.5,
