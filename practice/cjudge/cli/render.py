@@ -53,7 +53,7 @@ def message(item: Mapping[str, Any], lang: str) -> str:
 
 
 def show_case(console: Console, case: dict, lang: str) -> None:
-    """Print one case as soon as it is graded (progress on long suites)."""
+    """Print one case as soon as it is graded (the cases so far, on long suites)."""
     if console.is_terminal:
         style = STYLE.get(case["verdict"], "red")
         console.print(f"  [{style}]{title(case['verdict'], lang):<22}[/] {case['name']:<24} "
