@@ -15,7 +15,8 @@ const BOOT_MS = 90_000;
  * worker's own requests then find them in the HTTP cache). `manifest.json` (written by the
  * build) gives their sizes. A page the service worker controls skips it: that worker is active
  * only once its install has cached every file (sw.js), so there is nothing to download, and
- * reading 45 MB through it for a bar took 0.4 s of a warm reload.
+ * reading 45 MB through it for a bar took 0.4 s of a warm reload. (Starting the runner worker
+ * during the download instead of after it was tried: on two busy cores it gained nothing.)
  */
 async function download(onBytes, signal) {
   if (globalThis.navigator?.serviceWorker?.controller) return;
@@ -84,23 +85,18 @@ export class RunnerClient {
     this.#load();
   }
 
-  /**
-   * Start the worker and download at once: the worker's requests for the files being downloaded
-   * wait for them in the HTTP cache, and it compiles Python's wasm while the snapshot still
-   * arrives. The status shows the download until it is complete, and only then "ready"; a file
-   * that failed is named whatever the worker says; `retry` starts over.
-   */
+  /** Download, then start the worker; on failure the status says which file, and `retry` starts over. */
   #load() {
     this.onStatus("loading");
     this.aborter?.abort();
     const aborter = (this.aborter = new AbortController());
-    const downloaded = download((p) => this.onStatus("loading", p), aborter.signal).catch((failure) => {
-      if (aborter.signal.aborted) throw new Error("a newer load replaced this one");
-      this.worker?.terminate();
-      this.onStatus("failed", failure);
-      throw new Error(`${failure.file}: ${failure.why}`);
-    });
-    this.ready = Promise.all([downloaded, this.#start(downloaded)]).then(() => {});
+    this.ready = download((p) => this.onStatus("loading", p), aborter.signal).then(
+      () => this.#start(),
+      (failure) => {
+        this.onStatus("failed", failure);
+        throw new Error(`${failure.file}: ${failure.why}`);
+      },
+    );
     this.ready.catch(() => {});
   }
 
@@ -111,11 +107,7 @@ export class RunnerClient {
     this.#load();
   }
 
-  /**
-   * A fresh worker booting Python; its ready or its failure is said once `downloaded` (the
-   * page's download, if one runs) has settled: a download that failed says which file instead.
-   */
-  #start(downloaded = Promise.resolve()) {
+  #start() {
     this.readyMode = null;
     this.onStatus("loading");
     this.worker = new Worker(new URL("./worker.js", import.meta.url), { type: "module" });
@@ -123,21 +115,17 @@ export class RunnerClient {
       const timer = setTimeout(() => fail({ file: "worker.js", why: "timeout" }), BOOT_MS);
       const fail = (failure) => {
         clearTimeout(timer);
-        downloaded.then(() => {
-          this.onStatus("failed", failure);
-          reject(new Error(failure.error ?? failure.why));
-        }, () => reject(new Error("the download failed")));
+        this.onStatus("failed", failure);
+        reject(new Error(failure.error ?? failure.why));
       };
       this.worker.onerror = (event) => fail({ error: event.message ?? "worker error" });
       this.worker.onmessage = ({ data }) => {
         if (data.type === "ready") {
           clearTimeout(timer);
-          downloaded.then(() => {
-            this.readyMode = data.mode;
-            this.kernelVersion = data.kernel; // cjudge.__version__ of the wheel the worker loaded
-            this.onStatus("ready", data.mode);
-            resolve();
-          }, () => reject(new Error("the download failed")));
+          this.readyMode = data.mode;
+          this.kernelVersion = data.kernel; // cjudge.__version__ of the wheel the worker loaded
+          this.onStatus("ready", data.mode);
+          resolve();
         } else if (data.type === "failed") fail({ error: data.error });
         else if (data.type === "perfetto") this.#traces.get(data.id)?.(data);
         else this.job?.onMessage(data);
