@@ -66,7 +66,7 @@ def smallest_failing(exercise, job: JobSpec, failed: CaseSpec, verdict: str,
             case = grade_case(exercise, spec, raw)
             if case["verdict"] != verdict:
                 continue
-            explain(exercise, spec, raw, case, run)
+            explain(exercise, spec, raw, case, run, fast)
             en = case["message"].removeprefix(f"case {spec['name']}, ")
             zh = case["message_zh"].removeprefix(f"用例 {spec['name']}，")
             case["message"] = f"fails already at {spec['name']}: {en}"
