@@ -137,11 +137,16 @@ def explain(exercise: Any, spec: CaseSpec, learner: SwitchTrace,
             reference: SwitchTrace) -> Cause | None:
     """Where the learner's collective calls first depart from the reference's, in words; None
     when the reference makes none or every call matched."""
+    found = first_departure(learner, reference)
+    return describe(exercise, spec, learner, reference, found) if found is not None else None
+
+
+def describe(exercise: Any, spec: CaseSpec, learner: SwitchTrace, reference: SwitchTrace,
+             found: tuple[Call | None, Call | None]) -> Cause | None:
+    """:func:`explain`'s words for the departure ``found`` (:func:`first_departure`'s); None
+    when the reference makes no collective call."""
     ref_calls = calls(reference)
     if not any(ref_calls):
-        return None
-    found = first_departure(learner, reference)
-    if found is None:
         return None
     mine, want = found
     algo = algorithm(exercise)

@@ -136,13 +136,14 @@ def _explain_error(exercise, spec: CaseSpec, raw: RawCase, result: CaseResult,
         return
     sent = divergence.first_departure(raw["trace"], ref["trace"])
     # a rank that stopped sending stopped because of the error: no departure before it
-    cause = divergence.explain(exercise, spec, raw["trace"], ref["trace"]) \
+    cause = divergence.describe(exercise, spec, raw["trace"], ref["trace"], sent) \
         if sent is not None and sent[0].values is not None else None
     departed = calls.first_departure(raw["trace"], ref["trace"])
     at_error = False
     if cause is None and departed is not None and departed[0] is not None:
-        cause = calls.explain(exercise, spec, raw["trace"], ref["trace"])  # not the failing call
-        # ... on this rank: at the failing line on another (split sizes the switch recorded)
+        # not the failing call on this rank; at the failing line on another (split sizes the
+        # switch recorded)
+        cause = calls.describe(exercise, spec, raw["trace"], ref["trace"], departed)
         at_error = departed[0].line is not None and departed[0].line in _error_lines(raw)
     then, then_zh = ("Cause: ", "原因：") if at_error else ("Before it, ", "在此之前，")
     if cause is None:
@@ -181,34 +182,27 @@ def _error_lines(raw: RawCase) -> set[int]:
 
 @_total
 def _explain_wrong(exercise, spec: CaseSpec, raw: RawCase, result: CaseResult,
-                   run: RunCase | None) -> None:
-    """A wrong answer's cause from the evidence, in place of the guesses from its result."""
+                   more: tuple[RunCase | None, JobSpec | None]) -> None:
+    """A wrong answer's cause from the evidence, in place of the guesses from its result; for a
+    wrong output (not a race) that ``job``'s function returned, the line it came from."""
+    run, job = more
+    answer = _graded(exercise, spec, raw, result)  # None: grading did not write the message
     found = _cause(exercise, spec, raw, run)
-    if found is None:
-        return
-    # the evidence names the cause: what the chunk pattern suggests goes, and the grader's
-    # hint unless the evidence leaves it standing (:class:`Found`)
-    answer = _graded(exercise, spec, raw, result)
-    en, zh = answer.message(hint=found.keep and not found.after, guess=False) \
-        if answer is not None else (result["message"], result["message_zh"])
-    hint = answer.hint if answer is not None and found.keep and found.after else None
-    result["message"] = f"{en}. Cause: {found.cause[0]}" + (f". Hint: {hint[0]}" if hint else "")
-    result["message_zh"] = f"{zh}。原因：{found.cause[1]}" + (f"。提示：{hint[1]}" if hint else "")
-
-
-#: the diagnosis of each verdict that has one
-EXPLAINERS = {"over_budget": _explain_bytes, "runtime_error": _explain_error,
-              "wrong_answer": _explain_wrong}
-
-
-@_total
-def _explain_return(exercise, spec: CaseSpec, raw: RawCase, result: CaseResult,
-                    job: JobSpec) -> None:
-    """A wrong returned value: the line it was returned from, where the source says (in
-    place, after the rest of the message)."""
-    said = returned_from(job, spec)
+    if found is not None:
+        # the evidence names the cause: what the chunk pattern suggests goes, and the grader's
+        # hint unless the evidence leaves it standing (:class:`Found`)
+        en, zh = answer.message(hint=found.keep and not found.after, guess=False) \
+            if answer is not None else (result["message"], result["message_zh"])
+        hint = answer.hint if answer is not None and found.keep and found.after else None
+        result["message"] = f"{en}. Cause: {found.cause[0]}" + (f". Hint: {hint[0]}" if hint else "")
+        result["message_zh"] = f"{zh}。原因：{found.cause[1]}" + (f"。提示：{hint[1]}" if hint else "")
+    said = returned_from(job, spec) if answer is not None and job is not None else None
     if said is not None:
         _append(result, said.en, said.zh)
+
+
+#: the diagnosis of each verdict that has one besides a wrong answer's
+EXPLAINERS = {"over_budget": _explain_bytes, "runtime_error": _explain_error}
 
 
 def explain(exercise, spec: CaseSpec, raw: RawCase, result: CaseResult,
@@ -216,10 +210,9 @@ def explain(exercise, spec: CaseSpec, raw: RawCase, result: CaseResult,
     """Put the evidence's cause into a wrong answer's, an over_budget or a runtime error's
     message (in place), and for a wrong returned value where ``job``'s function returned it;
     total: a diagnosis that fails is logged and dropped."""
-    returned = job is not None and result["verdict"] == "wrong_answer" and \
-        _graded(exercise, spec, raw, result) is not None  # a wrong output, not a race
+    if result["verdict"] == "wrong_answer":
+        _explain_wrong(exercise, spec, raw, result, (run, job))
+        return
     explainer = EXPLAINERS.get(result["verdict"])
     if explainer is not None:
         explainer(exercise, spec, raw, result, run)
-    if returned and job is not None:
-        _explain_return(exercise, spec, raw, result, job)

@@ -106,6 +106,14 @@ def explain(exercise: Any, spec: CaseSpec, learner: SwitchTrace,
     """Where the learner's run first departs from the reference's, in the exercise's terms:
     a buffer sent before the receive into it was waited on, or the step that differs. None when
     the reference sends nothing or every message matched."""
+    found = first_departure(learner, reference)
+    return describe(exercise, spec, learner, reference, found) if found is not None else None
+
+
+def describe(exercise: Any, spec: CaseSpec, learner: SwitchTrace, reference: SwitchTrace,
+             found: tuple[Send, Send | None]) -> Cause | None:
+    """:func:`explain`'s words for the departure ``found`` (:func:`first_departure`'s); None
+    when the reference sends nothing."""
     ref_sends = sends(reference)
     if not any(ref_sends):
         return None
@@ -113,9 +121,6 @@ def explain(exercise: Any, spec: CaseSpec, learner: SwitchTrace,
     world = spec["world_size"]
     read = make(spec["params"], world, spec["inputs"]) if make is not None else None
     algo, algo_zh = algorithm(exercise)
-    found = first_departure(learner, reference)
-    if found is None:
-        return None
     send, want = found
     late = read_before_wait(learner, send, want)
     if late is not None:
