@@ -203,13 +203,13 @@ def test_ring_and_recursive_doubling_cross_near_19_8_mb():
     assert s_star == pytest.approx(19.8e6)
 
 
-def _sim_trace(body: str, world: int = 4) -> dict:
+def _sim_trace(body: str, world: int = 4, allowed: tuple[str, ...] = ("all_reduce",)) -> dict:
     """The switch trace of ``f(t)`` (``body`` its lines) run on ``world`` simulated ranks."""
     from cjudge.sim.runtime import run_case
 
     code = "import torch.distributed as dist\n\ndef f(t):\n" + "".join(
         f"    {line}\n" for line in body.strip().splitlines())
-    job = {"function": "f", "output": "inplace", "allowed": ["all_reduce"], "code": code,
+    job = {"function": "f", "output": "inplace", "allowed": list(allowed), "code": code,
            "filename": "f.py", "time_limit_s": 10.0, "output_limit_bytes": 4096}
     inputs = [{"shape": [256], "dtype": "float32", "data": [1.0] * 256}] * world
     raw = run_case(job, {"name": "c", "world_size": world, "sample": False, "params": {},
@@ -232,3 +232,18 @@ b.wait()
     assert replay(together, H100, size).time == pytest.approx(replay(one_by_one, H100, size).time)
     assert replay(together, H100, size, contention=False).time == pytest.approx(
         replay(one_by_one, H100, size).time / 2)
+
+
+def test_a_collective_names_the_rank_it_waited_for():
+    """Ranks 2 and 3 exchange a message first: the all_reduce starts when they post it, and the
+    replay names the lower of the two (they post at the same modelled time)."""
+    trace = _sim_trace("""
+r = dist.get_rank()
+if r == 2:
+    dist.send(t, 3)
+if r == 3:
+    dist.recv(t, 2)
+dist.all_reduce(t)
+""", allowed=("all_reduce", "send", "recv"))
+    [collective] = trace["collectives"]
+    assert replay(trace, H100, 1024).last_to_post == {collective["id"]: 2}

@@ -59,6 +59,8 @@ class Replay:
     compute: float = 0.0  # s of the critical path spent in the judge's functions
     link_bytes: dict[str, float] = field(default_factory=dict)  # bytes moved per link class
     rank_time: list[float] = field(default_factory=list)  # s: when each rank finished
+    #: collective id -> the rank whose post it waited for, the last to post (the lowest on a tie)
+    last_to_post: dict[int, int] = field(default_factory=dict)
     #: False: a graded request the switch completed has no end in the replay (a judge defect)
     #: or some wait never completes (the run did not finish)
     complete: bool = True
@@ -130,6 +132,7 @@ def replay(trace: SwitchTrace, topo: Topology, scale: float = 1.0,
     blocked: dict[int, int] = {}  # request id -> the rank waiting for it
     ports: dict[tuple[int, str, str], Stamp] = {}  # (rank, "out"/"in", link class) -> free at
     link_bytes: dict[str, float] = {}
+    last_to_post: dict[int, int] = {}
     #: (ready s, the send's and the receive's places in their ranks' programs, message id): ties
     #: go by the programs alone, never by the order the ranks' interleaving matched them in
     pending: list[tuple[float, tuple[int, int, int, int], int]] = []
@@ -175,6 +178,8 @@ def replay(trace: SwitchTrace, topo: Topology, scale: float = 1.0,
 
     def finish_collective(c: Collective) -> None:
         start = max(posted[rid] for rid in c["requests"])
+        last = max(c["requests"], key=lambda rid: (posted[rid][0], -requests[rid]["rank"]))
+        last_to_post[c["id"]] = requests[last]["rank"]
         if contention:  # after what its members' ports carry already (an earlier async one)
             start = max([start, *(ports.get((r, way, klass), ZERO) for r in c["ranks"]
                                   for klass in topo.links for way in ("out", "in"))])
@@ -228,7 +233,7 @@ def replay(trace: SwitchTrace, topo: Topology, scale: float = 1.0,
     last = max(ends, default=ZERO)
     lost = any(r["completed"] is not None and r["id"] not in done for r in requests.values())
     return Replay(last[0], last[1], last[2], last[3], last[4], link_bytes, [e[0] for e in ends],
-                  complete=not lost and not blocked
+                  last_to_post, complete=not lost and not blocked
                   and all(pc[r] == len(program_of[r]) for r in range(world)))
 
 

@@ -106,10 +106,12 @@ def build_timeline(trace: SwitchTrace, spec: ModelSpec, run_size: int,
     scale = size / run_size if run_size >= 1 else 1.0
     topo = spec.topology_for(world, params)
     spans: dict[tuple[str, int], tuple[float, float]] = {}
+    last_to_post: dict[int, int] = {}
     modelled = world <= topo.gpus_per_node * topo.nodes
     if modelled:
         compute = spec.variables(world, size, topo, params)["c"]
-        _, spans = transfer_spans(trace, topo, scale, spec.contention, compute)
+        replayed, spans = transfer_spans(trace, topo, scale, spec.contention, compute)
+        last_to_post = replayed.last_to_post
     step, at_post, level = _steps(trace, graded)
 
     # each request's modelled completion, and each rank's clock at each post and wait
@@ -186,7 +188,7 @@ def build_timeline(trace: SwitchTrace, spec: ModelSpec, run_size: int,
                          "step": level[edge["rank"]] + 1})
 
     critical = _critical_path(msg_rows, coll_rows, program_of, done, post_t, lane_end, topo,
-                              scale, graded, spans) \
+                              scale, graded, spans, last_to_post) \
         if spans and all(e is not None for e in lane_end) else []
     steps = max([0, *(m["step"] for m in msg_rows), *(c["step"] for c in coll_rows),
                  *(p["step"] for p in pending)])
@@ -225,10 +227,12 @@ def _critical_path(msg_rows: list[dict], coll_rows: list[dict],
                    program_of: list[list[Step]], done: dict[int, float],
                    post_t: dict[int, float], lane_end: list[float | None], topo: Any,
                    scale: float, graded: dict[int, Request],
-                   spans: dict[tuple[str, int], tuple[float, float]]) -> list[dict[str, Any]]:
+                   spans: dict[tuple[str, int], tuple[float, float]],
+                   last_to_post: dict[int, int]) -> list[dict[str, Any]]:
     """The chain of transfers that decides when the last rank finishes, first to last; each
     collective, and each message that started as soon as it was posted, names the rank whose
-    post it waited for (``rank``, the last to post by the view's clocks).
+    post it waited for (``rank``: a collective's by the replay's clocks, which count the judge's
+    functions, :attr:`~cjudge.model.replay.Replay.last_to_post`).
 
     Walks back from the last rank's last completion: a transfer that started when it was posted
     was waiting for the rank that posted it last, whose clock was the completion of a transfer it
@@ -306,8 +310,10 @@ def _critical_path(msg_rows: list[dict], coll_rows: list[dict],
         ready, later = max(posted, key=lambda p: (_ps(p[0]), p[1]["kind"] == "send",
                                                   -p[1]["rank"])) if posted else (0.0, None)
         nxt = None
-        if later is not None and (current[0] == "c" or start <= ready or close(start, ready)):
-            waited_for[current] = later["rank"]  # a collective's: also when compute delayed it
+        if current[0] == "c" and current[1] in last_to_post:
+            waited_for[current] = last_to_post[current[1]]
+        elif later is not None and current[0] == "m" and (start <= ready or close(start, ready)):
+            waited_for[current] = later["rank"]
         if start <= ready or close(start, ready):
             if ready > 0 and later is not None:
                 nxt = waited_before(later["rank"], later["id"], ready)
