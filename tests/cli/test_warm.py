@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -110,21 +112,29 @@ def test_exit_status_output_directory_and_environment_are_the_callers(
 
 
 def test_ctrl_c_stops_a_warm_run_and_its_ranks(warm_dir: Path, tmp_path: Path) -> None:
+    # ring-allreduce with a 10 min time limit: Ctrl-C, not the limit, must end the spinning case,
+    # however long a loaded machine takes to start the ranks and list them (5 s was not enough
+    # beside two CPU hogs)
+    exercises = tmp_path / "exercises"
+    shutil.copytree(ROOT / "exercises" / "ring-allreduce", exercises / "ring-allreduce")
+    toml = exercises / "ring-allreduce" / "exercise.toml"
+    text, found = re.subn(r"(?m)^time_limit_s = .*$", "time_limit_s = 600.0", toml.read_text())
+    assert found == 1
+    toml.write_text(text)
     judge(warm_dir, "test", "ring-allreduce", "exercises/ring-allreduce/solution.py",
-          "--samples")  # the warm judge is up
+          "--samples", "--exercises", str(exercises))  # the warm judge is up
     spinning = tmp_path / "spins.py"
     spinning.write_text(SPINS)
     caller = subprocess.Popen(
         [sys.executable, str(ROOT / "practice" / "judge.py"), "test", "ring-allreduce",
-         str(spinning)], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        env={**os.environ, "CJUDGE_WARM_DIR": str(warm_dir)})
+         str(spinning), "--exercises", str(exercises)], cwd=ROOT, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True, env={**os.environ, "CJUDGE_WARM_DIR": str(warm_dir)})
     # Ctrl-C once the call has reached the warm judge (its child prints "grading"), not after a
     # fixed sleep from the caller's start, which a loaded machine can outlast or undercut
     assert caller.stdout is not None
     assert "grading" in caller.stdout.readline()
     [server] = warm_pids()
-    # the call's process and the case's ranks under it, once they are up (the 5 s time limit
-    # runs from the ranks' start, so Ctrl-C comes well inside it, however slowly they fork)
+    # the call's process and the case's ranks under it, once they are up
     deadline = time.monotonic() + 60
     while len(working := descendants(server)) < 3 and time.monotonic() < deadline:
         time.sleep(0.05)
