@@ -276,8 +276,8 @@ def _failed_call(raw: RawCase, rank: int, line: int | None) -> str | None:
     """The call (as the learner wrote it) that the switch failed on ``rank`` at ``line``, the
     one whose wait raised the rank's error; None if the switch failed none there."""
     failed = [q for q in raw["trace"]["requests"]
-              if q["rank"] == rank and q.get("failed") and line is not None and q["line"] == line]
-    if not failed:
+              if q["rank"] == rank and q.get("failed") and q["line"] == line]
+    if line is None or not failed:
         return None
     last = max(failed, key=lambda q: q["posted"])
     return _call_name(last["api"], last["kind"])

@@ -23,7 +23,6 @@ from .sends import sends
 from .waits import never_waited
 
 RunCase = Callable[[JobSpec, CaseSpec], RawCase]
-Explainer = Callable[[Any, CaseSpec, RawCase, CaseResult, "RunCase | None"], None]
 #: the reference's run on a case is given at most this long (it takes milliseconds)
 REFERENCE_LIMIT_S = 2.0
 T = TypeVar("T")

@@ -230,9 +230,8 @@ def _critical_path(msg_rows: list[dict], coll_rows: list[dict],
                    spans: dict[tuple[str, int], tuple[float, float]],
                    last_to_post: dict[int, int]) -> list[dict[str, Any]]:
     """The chain of transfers that decides when the last rank finishes, first to last; each
-    collective, and each message that started as soon as it was posted, names the rank whose
-    post it waited for (``rank``: a collective's by the replay's clocks, which count the judge's
-    functions, :attr:`~cjudge.model.replay.Replay.last_to_post`).
+    collective names the rank whose post it waited for (``rank``, by the replay's clocks, which
+    count the judge's functions: :attr:`~cjudge.model.replay.Replay.last_to_post`).
 
     Walks back from the last rank's last completion: a transfer that started when it was posted
     was waiting for the rank that posted it last, whose clock was the completion of a transfer it
@@ -298,7 +297,6 @@ def _critical_path(msg_rows: list[dict], coll_rows: list[dict],
         if rid in done and close(done[rid], end) and rid in by_request:
             current = by_request[rid]
     chain: list[tuple[str, int]] = []
-    waited_for: dict[tuple[str, int], int] = {}  # the rank whose post a transfer waited for
     seen: set[tuple[str, int]] = set()
     while current is not None and current not in seen and current in spans:
         seen.add(current)
@@ -310,10 +308,6 @@ def _critical_path(msg_rows: list[dict], coll_rows: list[dict],
         ready, later = max(posted, key=lambda p: (_ps(p[0]), p[1]["kind"] == "send",
                                                   -p[1]["rank"])) if posted else (0.0, None)
         nxt = None
-        if current[0] == "c" and current[1] in last_to_post:
-            waited_for[current] = last_to_post[current[1]]
-        elif later is not None and current[0] == "m" and (start <= ready or close(start, ready)):
-            waited_for[current] = later["rank"]
         if start <= ready or close(start, ready):
             if ready > 0 and later is not None:
                 nxt = waited_before(later["rank"], later["id"], ready)
@@ -322,7 +316,8 @@ def _critical_path(msg_rows: list[dict], coll_rows: list[dict],
         current = nxt
     chain.reverse()
     return [{"kind": "message" if k == "m" else "collective", "id": i}
-            | ({"rank": waited_for[(k, i)]} if (k, i) in waited_for else {}) for k, i in chain]
+            | ({"rank": last_to_post[i]} if k == "c" and i in last_to_post else {})
+            for k, i in chain]
 
 
 def first_wrong(got: Sequence[float | int], want: Sequence[float | int], dtype: str) -> int | None:
