@@ -1,40 +1,15 @@
 // The course page against a real judge server: a learner's leaderboard and display name, their
 // progress and quota, and the staff's progress table with its CSV download.
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { after, before, test } from "node:test";
 import { launch } from "../../web/scripts/chromium.mjs";
-import { axeViolations, eventually, exerciseFile, python, repo, setCode, SHOTS } from "./harness.mjs";
+import { axeViolations, eventually, exerciseFile, setCode, SHOTS, startServer } from "./harness.mjs";
 
 const STAFF = { username: "course_staff", password: "a-long-staff-password-9" };
 const PASSWORD = "correct horse battery staple";
 let server, browser;
 const tokens = new Map(); // token -> username (the main app keeps both)
-
-/** `python -m server` with a staff account and one worker (sandboxed if JUDGE_SANDBOX=bwrap). */
-async function startJudge() {
-  const data = mkdtempSync(`${tmpdir()}/cjudge-course-test-`);
-  const port = 20000 + Math.floor(Math.random() * 20000);
-  const args = ["-m", "server", "--port", String(port), "--data-dir", data, "--workers", "1"];
-  if (process.env.JUDGE_SANDBOX !== "bwrap") args.push("--no-sandbox");
-  const env = { ...process.env, CJUDGE_ADMIN_USERNAME: STAFF.username, CJUDGE_ADMIN_PASSWORD: STAFF.password,
-    CJUDGE_RATE_PER_MINUTE: "100" };
-  const child = spawn(python(), args, { cwd: repo, env, stdio: ["ignore", "ignore", "pipe"] });
-  let log = "";
-  child.stderr.on("data", (chunk) => (log += chunk));
-  const url = `http://127.0.0.1:${port}/`;
-  for (let i = 0; ; i++) {
-    if (child.exitCode !== null) throw new Error(`the server exited:\n${log}`);
-    try {
-      if ((await fetch(`${url}healthz`)).ok) break;
-    } catch {}
-    if (i > 300) throw new Error(`the server did not start in 60 s:\n${log}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  return { url, close: () => { child.kill(); rmSync(data, { recursive: true, force: true }); } };
-}
 
 async function call(method, path, token, body) {
   const headers = { "content-type": "application/json" };
@@ -71,7 +46,8 @@ async function coursePage(token, hash, viewport = { width: 1280, height: 800 }) 
 
 let ann, bob;
 before(async () => {
-  server = await startJudge();
+  server = await startServer({ CJUDGE_ADMIN_USERNAME: STAFF.username,
+    CJUDGE_ADMIN_PASSWORD: STAFF.password, CJUDGE_RATE_PER_MINUTE: "100" });
   browser = await launch();
   ann = await learner(`ann${Date.now() % 100000}`, exerciseFile("ring-allreduce", "solution.py"));
   bob = await learner(`bob${Date.now() % 100000}`, exerciseFile("ring-allreduce", "wrong/allgather_adds_instead_of_copy.py"));

@@ -95,15 +95,17 @@ export async function runAndWait(page, button = "#run-sample", timeout = 60_000)
 export const python = () => process.env.PYTHON ?? (existsSync(`${repo}.venv/bin/python`) ? `${repo}.venv/bin/python` : "python3");
 
 /**
- * Start the judge server (`python -m server`) on a free port with a fresh data directory; it
- * serves web/dist at `/`. JUDGE_SANDBOX=bwrap keeps the default sandbox, else --no-sandbox.
+ * Start the judge server (`python -m server`) on a free port with a fresh data directory and
+ * `env` added to its environment; it serves web/dist at `/`. JUDGE_SANDBOX=bwrap keeps the
+ * default sandbox, else --no-sandbox.
  */
-export async function startServer() {
+export async function startServer(env = {}) {
   const data = mkdtempSync(`${tmpdir()}/cjudge-web-test-`);
   const port = 20000 + Math.floor(Math.random() * 20000);
   const args = ["-m", "server", "--port", String(port), "--data-dir", data, "--workers", "1"];
   if (process.env.JUDGE_SANDBOX !== "bwrap") args.push("--no-sandbox");
-  const child = spawn(python(), args, { cwd: repo, stdio: ["ignore", "ignore", "pipe"] });
+  const child = spawn(python(), args, { cwd: repo, env: { ...process.env, ...env },
+    stdio: ["ignore", "ignore", "pipe"] });
   let log = "";
   child.stderr.on("data", (chunk) => (log += chunk));
   const url = `http://127.0.0.1:${port}/`;
