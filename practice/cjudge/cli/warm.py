@@ -174,7 +174,10 @@ def _await_child(sock: socket.socket) -> int:
         except ProcessLookupError:
             pass
 
-    previous = {s: signal.signal(s, forward) for s in (signal.SIGINT, signal.SIGTERM)}
+    # what this process ignores (SIGINT in a background job of a script, say) it leaves ignored,
+    # as a run here would
+    previous = {s: signal.signal(s, forward) for s in (signal.SIGINT, signal.SIGTERM)
+                if signal.getsignal(s) is not signal.SIG_IGN}
     try:
         last = reader.readline()
     except OSError:
@@ -271,6 +274,9 @@ def _child(conn: socket.socket, fds: list[int], request: dict) -> int:
     """Become the caller's ``judge.py``: its descriptors, directory, environment; run, report."""
     for signum in (signal.SIGCHLD, signal.SIGTERM):
         signal.signal(signum, signal.SIG_DFL)
+    # SIGINT is how this call stops (the caller's Ctrl-C, forwarded; the caller gone): never
+    # ignored, though the warm judge may have been started by a process that ignores it
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     os.setsid()
     for target, fd in enumerate(fds):
         os.dup2(fd, target)
