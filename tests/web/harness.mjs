@@ -1,6 +1,7 @@
 // What the browser tests share: the built app served statically, Chromium, and page helpers.
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { fileURLToPath } from "node:url";
 import { launch, VIEWPORT } from "../../web/scripts/chromium.mjs";
@@ -94,14 +95,35 @@ export async function runAndWait(page, button = "#run-sample", timeout = 60_000)
 
 export const python = () => process.env.PYTHON ?? (existsSync(`${repo}.venv/bin/python`) ? `${repo}.venv/bin/python` : "python3");
 
+/** A TCP port on loopback that nothing listens on right now (the system's choice). */
+async function freePort() {
+  const probe = createServer();
+  await new Promise((resolve, reject) => probe.once("error", reject).listen(0, "127.0.0.1", resolve));
+  const { port } = probe.address();
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
 /**
  * Start the judge server (`python -m server`) on a free port with a fresh data directory and
  * `env` added to its environment; it serves web/dist at `/`. JUDGE_SANDBOX=bwrap keeps the
- * default sandbox, else --no-sandbox.
+ * default sandbox, else --no-sandbox. A port taken between choosing it and binding it (by
+ * another process's outgoing connection, say) is chosen again, up to five times.
  */
 export async function startServer(env = {}) {
-  const data = mkdtempSync(`${tmpdir()}/cjudge-web-test-`);
-  const port = 20000 + Math.floor(Math.random() * 20000);
+  for (let attempt = 1; ; attempt++) {
+    const data = mkdtempSync(`${tmpdir()}/cjudge-web-test-`);
+    const server = await startServerOn(await freePort(), data, env);
+    if (server.url) return server;
+    rmSync(data, { recursive: true, force: true });
+    if (!server.log.includes("address already in use") || attempt === 5) {
+      throw new Error(`the server exited:\n${server.log}`);
+    }
+  }
+}
+
+/** The server on `port` once it answers, or its log if it exited first. */
+async function startServerOn(port, data, env) {
   const args = ["-m", "server", "--port", String(port), "--data-dir", data, "--workers", "1"];
   if (process.env.JUDGE_SANDBOX !== "bwrap") args.push("--no-sandbox");
   const child = spawn(python(), args, { cwd: repo, env: { ...process.env, ...env },
@@ -109,12 +131,14 @@ export async function startServer(env = {}) {
   let log = "";
   child.stderr.on("data", (chunk) => (log += chunk));
   const url = `http://127.0.0.1:${port}/`;
-  for (let i = 0; ; i++) {
-    if (child.exitCode !== null) throw new Error(`the server exited:\n${log}`);
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) return { log };
     try {
-      if ((await fetch(`${url}healthz`)).ok) break;
+      // a time limit: what holds the port before the server binds it may never answer
+      if ((await fetch(`${url}healthz`, { signal: AbortSignal.timeout(2000) })).ok) break;
     } catch {}
-    if (i > 300) throw new Error(`the server did not start in 60 s:\n${log}`);
+    if (Date.now() > deadline) throw new Error(`the server did not start in 60 s:\n${log}`);
     await new Promise((r) => setTimeout(r, 200));
   }
   return {
