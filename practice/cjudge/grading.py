@@ -275,9 +275,11 @@ def _rank_failure(exercise: Exercise, raw: RawCase) -> tuple[Verdict, str, str, 
 def _failed_call(raw: RawCase, rank: int, line: int | None) -> str | None:
     """The call (as the learner wrote it) that the switch failed on ``rank`` at ``line``, the
     one whose wait raised the rank's error; None if the switch failed none there."""
+    if line is None:
+        return None
     failed = [q for q in raw["trace"]["requests"]
               if q["rank"] == rank and q.get("failed") and q["line"] == line]
-    if line is None or not failed:
+    if not failed:
         return None
     last = max(failed, key=lambda q: q["posted"])
     return _call_name(last["api"], last["kind"])

@@ -3,6 +3,7 @@ with the same verdicts, exit status, output, directory and environment as a run 
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -11,7 +12,6 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -43,6 +43,15 @@ def judge(warm_dir: Path, *args: str, cwd: Path = ROOT, **env: str
     return subprocess.run([sys.executable, str(ROOT / "practice" / "judge.py"), *args],
                           capture_output=True, text=True, cwd=cwd, timeout=300,
                           env={**os.environ, "CJUDGE_WARM_DIR": str(warm_dir), **env})
+
+
+def start_judge(warm_dir: Path, *args: str, sigint: signal.Handlers) -> subprocess.Popen:
+    """``judge.py`` started with SIGINT at ``sigint`` whatever this process has (a test run from
+    a script's background job inherits it ignored), its output piped."""
+    return subprocess.Popen([sys.executable, str(ROOT / "practice" / "judge.py"), *args], cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "CJUDGE_WARM_DIR": str(warm_dir)},
+                            preexec_fn=functools.partial(signal.signal, signal.SIGINT, sigint))
 
 
 def without_times(result: dict) -> dict:
@@ -112,15 +121,6 @@ def test_exit_status_output_directory_and_environment_are_the_callers(
     assert len(warm_pids()) == 1
 
 
-def sigint(disposition: signal.Handlers) -> Callable[[], None]:
-    """For ``preexec_fn``: start the process with SIGINT at ``disposition``, whatever this one
-    has (a test run from a script's background job inherits it ignored)."""
-    def preexec() -> None:
-        signal.signal(signal.SIGINT, disposition)
-
-    return preexec
-
-
 def spinning_call(warm_dir: Path, tmp_path: Path) -> tuple[subprocess.Popen, set[int]]:
     """A warm call whose ranks spin, and the warm judge's processes under it once they spin.
 
@@ -135,18 +135,14 @@ def spinning_call(warm_dir: Path, tmp_path: Path) -> tuple[subprocess.Popen, set
     text, found = re.subn(r"(?m)^time_limit_s = .*$", "time_limit_s = 600.0", toml.read_text())
     assert found == 1
     toml.write_text(text)
-    subprocess.run([sys.executable, str(ROOT / "practice" / "judge.py"), "test", "ring-allreduce",
-                    "exercises/ring-allreduce/solution.py", "--samples", "--exercises",
-                    str(exercises)], cwd=ROOT, capture_output=True, timeout=300, check=True,
-                   env={**os.environ, "CJUDGE_WARM_DIR": str(warm_dir)},
-                   preexec_fn=sigint(signal.SIG_IGN))  # the warm judge is up
+    warming = start_judge(warm_dir, "test", "ring-allreduce", "exercises/ring-allreduce/solution.py",
+                          "--samples", "--exercises", str(exercises), sigint=signal.SIG_IGN)
+    warming.communicate(timeout=300)
+    assert warming.returncode == 0  # the warm judge is up
     spinning = tmp_path / "spins.py"
     spinning.write_text(SPINS)
-    caller = subprocess.Popen(
-        [sys.executable, str(ROOT / "practice" / "judge.py"), "test", "ring-allreduce",
-         str(spinning), "--exercises", str(exercises)], cwd=ROOT, stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, text=True, env={**os.environ, "CJUDGE_WARM_DIR": str(warm_dir)},
-        preexec_fn=sigint(signal.SIG_DFL))
+    caller = start_judge(warm_dir, "test", "ring-allreduce", str(spinning), "--exercises",
+                         str(exercises), sigint=signal.SIG_DFL)
     # the call has reached the warm judge once its child prints "grading"
     assert caller.stdout is not None
     assert "grading" in caller.stdout.readline()
@@ -186,11 +182,8 @@ def test_a_caller_gone_stops_its_warm_run_and_its_ranks(warm_dir: Path, tmp_path
 
 def test_a_caller_that_ignores_ctrl_c_goes_on_as_a_run_here_would(
         warm_dir: Path, tmp_path: Path) -> None:
-    run = subprocess.Popen(
-        [sys.executable, str(ROOT / "practice" / "judge.py"), "test", "ring-allreduce",
-         "exercises/ring-allreduce/solution.py"], cwd=ROOT, stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, text=True, env={**os.environ, "CJUDGE_WARM_DIR": str(warm_dir)},
-        preexec_fn=sigint(signal.SIG_IGN))
+    run = start_judge(warm_dir, "test", "ring-allreduce", "exercises/ring-allreduce/solution.py",
+                      sigint=signal.SIG_IGN)
     assert run.stdout is not None
     assert "grading" in run.stdout.readline()
     run.send_signal(signal.SIGINT)
