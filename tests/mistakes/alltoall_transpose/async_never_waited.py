@@ -1,7 +1,8 @@
 # expect: wrong_answer
 # gloo: wrong on sample-4-ranks
-# names: all_to_all_single (line 14) was never waited on
-# names_zh: all_to_all_single（第 14 行） 从未等待
+# racy: right
+# names: all_to_all_single (line 15) was never waited on
+# names_zh: all_to_all_single（第 15 行） 从未等待
 # async_op=True returns a work that is never waited: the result is read before it is written.
 import torch
 import torch.distributed as dist
