@@ -13,6 +13,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -38,20 +39,28 @@ def warm_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     warm.stop_all()
 
 
-def judge(warm_dir: Path, *args: str, cwd: Path = ROOT, **env: str
-          ) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, str(ROOT / "practice" / "judge.py"), *args],
-                          capture_output=True, text=True, cwd=cwd, timeout=300,
-                          env={**os.environ, "CJUDGE_WARM_DIR": str(warm_dir), **env})
+def judge_command(warm_dir: Path, args: tuple[str, ...], cwd: Path, env: dict[str, str],
+                  sigint: signal.Handlers | None) -> dict[str, Any]:
+    """What starts ``judge.py args`` in ``cwd`` with this test's warm directory and ``env``; with
+    SIGINT at ``sigint`` whatever this process has (a test run from a script's background job
+    inherits it ignored), or as inherited when None."""
+    return {"args": [sys.executable, str(ROOT / "practice" / "judge.py"), *args], "cwd": cwd,
+            "text": True, "env": {**os.environ, "CJUDGE_WARM_DIR": str(warm_dir), **env},
+            "preexec_fn": None if sigint is None
+            else functools.partial(signal.signal, signal.SIGINT, sigint)}
+
+
+def judge(warm_dir: Path, *args: str, cwd: Path = ROOT, sigint: signal.Handlers | None = None,
+          **env: str) -> subprocess.CompletedProcess:
+    """``judge.py`` run to its end, its output captured."""
+    return subprocess.run(**judge_command(warm_dir, args, cwd, env, sigint), capture_output=True,
+                          timeout=300)
 
 
 def start_judge(warm_dir: Path, *args: str, sigint: signal.Handlers) -> subprocess.Popen:
-    """``judge.py`` started with SIGINT at ``sigint`` whatever this process has (a test run from
-    a script's background job inherits it ignored), its output piped."""
-    return subprocess.Popen([sys.executable, str(ROOT / "practice" / "judge.py"), *args], cwd=ROOT,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, "CJUDGE_WARM_DIR": str(warm_dir)},
-                            preexec_fn=functools.partial(signal.signal, signal.SIGINT, sigint))
+    """``judge.py`` started, its output piped."""
+    return subprocess.Popen(**judge_command(warm_dir, args, ROOT, {}, sigint),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
 
 def without_times(result: dict) -> dict:
@@ -135,10 +144,9 @@ def spinning_call(warm_dir: Path, tmp_path: Path) -> tuple[subprocess.Popen, set
     text, found = re.subn(r"(?m)^time_limit_s = .*$", "time_limit_s = 600.0", toml.read_text())
     assert found == 1
     toml.write_text(text)
-    warming = start_judge(warm_dir, "test", "ring-allreduce", "exercises/ring-allreduce/solution.py",
-                          "--samples", "--exercises", str(exercises), sigint=signal.SIG_IGN)
-    warming.communicate(timeout=300)
-    assert warming.returncode == 0  # the warm judge is up
+    warming = judge(warm_dir, "test", "ring-allreduce", "exercises/ring-allreduce/solution.py",
+                    "--samples", "--exercises", str(exercises), sigint=signal.SIG_IGN)
+    assert warming.returncode == 0, warming.stderr  # the warm judge is up
     spinning = tmp_path / "spins.py"
     spinning.write_text(SPINS)
     caller = start_judge(warm_dir, "test", "ring-allreduce", str(spinning), "--exercises",
