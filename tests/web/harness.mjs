@@ -112,42 +112,46 @@ async function freePort() {
  */
 export async function startServer(env = {}) {
   for (let attempt = 1; ; attempt++) {
-    const data = mkdtempSync(`${tmpdir()}/cjudge-web-test-`);
-    const server = await startServerOn(await freePort(), data, env);
+    const server = await startServerOn(await freePort(), env);
     if (server.url) return server;
-    rmSync(data, { recursive: true, force: true });
     if (!server.log.includes("address already in use") || attempt === 5) {
       throw new Error(`the server exited:\n${server.log}`);
     }
   }
 }
 
-/** The server on `port` once it answers, or its log if it exited first. */
-async function startServerOn(port, data, env) {
+/** The server on `port` once it answers, or its log if it exited first (its data removed). */
+async function startServerOn(port, env) {
+  const data = mkdtempSync(`${tmpdir()}/cjudge-web-test-`);
   const args = ["-m", "server", "--port", String(port), "--data-dir", data, "--workers", "1"];
   if (process.env.JUDGE_SANDBOX !== "bwrap") args.push("--no-sandbox");
   const child = spawn(python(), args, { cwd: repo, env: { ...process.env, ...env },
     stdio: ["ignore", "ignore", "pipe"] });
   let log = "";
+  let exited = false; // "close": the process has ended and its whole log is read
   child.stderr.on("data", (chunk) => (log += chunk));
+  child.on("close", () => (exited = true));
   const url = `http://127.0.0.1:${port}/`;
+  const close = () => {
+    child.kill();
+    rmSync(data, { recursive: true, force: true });
+  };
   const deadline = Date.now() + 60_000;
   for (;;) {
-    if (child.exitCode !== null) return { log };
+    if (exited) {
+      close();
+      return { log };
+    }
     try {
       // a time limit: what holds the port before the server binds it may never answer
-      if ((await fetch(`${url}healthz`, { signal: AbortSignal.timeout(2000) })).ok) break;
+      if ((await fetch(`${url}healthz`, { signal: AbortSignal.timeout(2000) })).ok) return { url, close };
     } catch {}
-    if (Date.now() > deadline) throw new Error(`the server did not start in 60 s:\n${log}`);
+    if (Date.now() > deadline) {
+      close();
+      throw new Error(`the server did not start in 60 s:\n${log}`);
+    }
     await new Promise((r) => setTimeout(r, 200));
   }
-  return {
-    url,
-    close: () => {
-      child.kill();
-      rmSync(data, { recursive: true, force: true });
-    },
-  };
 }
 
 /** axe-core's serious and critical violations on the page now (as "rule: target" lines). */
