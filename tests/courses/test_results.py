@@ -3,9 +3,14 @@ documented fields (``schemas``), one test per case, hidden cases hidden, the hea
 
 from __future__ import annotations
 
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
 import pytest
 
-from cjudge.courses.results import REPORTS, case_tests, headline
+from cjudge.courses.results import REPORTS, case_tests, headline, write_report
 from cjudge.exercises import default_root, load_exercise
 
 from .schemas import SCHEMAS
@@ -27,8 +32,9 @@ def verdict(wrong: str | None = WRONG) -> dict:
             case |= {"verdict": "wrong_answer", "message": "expected 5555, got 5505",
                      "message_zh": "应为 5555，实际为 5505"}
         cases.append(case)
-    top = "wrong_answer" if wrong else "accepted"
-    return {"exercise": RING.id, "verdict": top, "message": top, "message_zh": top, "cases": cases}
+    first = next((c for c in cases if c["verdict"] != "accepted"), cases[0])
+    return {"exercise": RING.id, "verdict": first["verdict"], "message": first["message"],
+            "message_zh": first["message_zh"], "cases": cases}  # as the judge: the first failure's
 
 
 @pytest.mark.parametrize("platform", list(REPORTS))
@@ -67,6 +73,32 @@ def test_prairielearn_and_github_show_hidden_cases_verdict_only() -> None:
     at = [c.name for c in RING.cases].index(WRONG)
     assert pl["tests"][at]["message"] == gh["tests"][at]["message"] == "Wrong answer / 答案错误"
     assert "busiest rank sent 40 B" in pl["tests"][0]["message"]  # a sample shows its details
+
+
+def strings(value: Any) -> Iterator[str]:
+    """Every string in a JSON value, keys included."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield key
+            yield from strings(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from strings(item)
+
+
+@pytest.mark.parametrize("platform", list(REPORTS))
+def test_a_failing_hidden_case_shows_only_its_name_and_verdict(platform: str,
+                                                               tmp_path: Path) -> None:
+    assert not next(c for c in RING.cases if c.name == WRONG).sample
+    write_report(platform, [(RING, verdict(), "ring.py")], tmp_path / "results.json")
+    text = list(strings(json.loads((tmp_path / "results.json").read_text(encoding="utf-8"))))
+    leaks = [s for s in text for fragment in ("expected 5555", "5505", "应为 5555")
+             if fragment in s]
+    assert leaks == []
+    assert any(f"ring-allreduce: {WRONG}" in s for s in text)
+    assert any("Wrong answer / 答案错误" in s for s in text)
 
 
 def test_a_file_that_does_not_compile_costs_no_prairielearn_attempt() -> None:

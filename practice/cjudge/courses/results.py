@@ -10,8 +10,9 @@
   ``result`` output): ``version``, ``status``, ``max_score``, ``tests[]`` (``name``, ``status``,
   ``score``, ``message``, ``test_code``, ``filename``, ``line_no``, ``execution_time``).
 
-PrairieLearn and GitHub show every test to the learner, so a case that is not a sample shows
-only its verdict there, never its inputs or expected values.
+A case that is not a sample is hidden: on every platform, at every level of the file (a test's
+output or message, the top-level output or message), it shows only its name and verdict, never
+its inputs, expected values or message.
 """
 
 from __future__ import annotations
@@ -107,7 +108,7 @@ def case_tests(exercise: Exercise, result: Mapping[str, Any]) -> list[Test]:
     """One test per case of ``exercise``, in the exercise's order; a case the verdict lacks (the
     file did not compile, was not submitted) fails with the verdict's own message."""
     by_name = {c.get("name"): c for c in result.get("cases") or [] if isinstance(c, dict)}
-    overall = "\n".join(str(result[k]) for k in ("message", "message_zh") if result.get(k))
+    overall = _unranked(result)
     tests = []
     for spec in exercise.cases:
         case = by_name.get(spec.name)
@@ -115,9 +116,23 @@ def case_tests(exercise: Exercise, result: Mapping[str, Any]) -> list[Test]:
         brief = _verdict(verdict) if verdict else overall
         tests.append(Test(name=f"{exercise.id}: {spec.name}", passed=verdict == "accepted",
                           error=verdict == "judge_error", sample=spec.sample,
-                          output=_output(case) if case else overall, brief=brief,
+                          output=_output(case) if case else overall or brief, brief=brief,
                           wall_ms=case.get("wall_ms") if case else None))
     return tests
+
+
+def _unranked(result: Mapping[str, Any]) -> str:
+    """The verdict's own message when it graded no case (the file did not compile, was not
+    submitted); empty otherwise, since a graded verdict's message is one of its cases' and may
+    be a hidden one's."""
+    if result.get("cases"):
+        return ""
+    return "\n".join(str(result[k]) for k in ("message", "message_zh") if result.get(k))
+
+
+def shown(test: Test) -> str:
+    """What a learner may read of ``test``: a sample's details, else its verdict alone."""
+    return test.output if test.sample else test.brief
 
 
 #: what each platform's bundle grades: (exercise, its verdict JSON, the file graded)
@@ -129,7 +144,7 @@ def gradescope(graded: Graded) -> dict[str, Any]:
     tests, leaderboard = [], []
     for exercise, result, _ in graded:
         tests += [{"name": t.name, "score": 1.0 if t.passed else 0.0, "max_score": 1.0,
-                   "status": "passed" if t.passed else "failed", "output": t.output,
+                   "status": "passed" if t.passed else "failed", "output": shown(t),
                    "visibility": "visible" if t.sample else "after_due_date"}
                   for t in case_tests(exercise, result)]
         best = headline(result)
@@ -156,7 +171,7 @@ def prairielearn(graded: Graded) -> dict[str, Any]:
         "score": sum(t.passed for t in tests) / len(tests) if tests else 0.0,
         "message": _summary(graded),
         "tests": [{"name": t.name, "points": int(t.passed), "max_points": 1,
-                   "message": t.output if t.sample else t.brief} for t in tests]}
+                   "message": shown(t)} for t in tests]}
     if errors:
         out["format_errors"] = errors
     return out
@@ -171,7 +186,7 @@ def github(graded: Graded) -> dict[str, Any]:
     return {"version": 1, "status": status, "max_score": len(tests),
             "tests": [{"name": t.name, "status": "error" if t.error else "pass" if t.passed
                        else "fail", "score": int(t.passed),
-                       "message": t.output if t.sample else t.brief,
+                       "message": shown(t),
                        "test_code": f"cjudge test {exercise.id} {filename}",
                        "filename": filename, "line_no": 0,
                        "execution_time": f"{(t.wall_ms or 0) / 1000:.2f}s"}
@@ -179,10 +194,18 @@ def github(graded: Graded) -> dict[str, Any]:
 
 
 def _summary(graded: Graded) -> str:
-    """Each exercise's overall verdict and message, in English then Chinese."""
-    return "\n\n".join(f"{exercise.id}: " + "\n".join(
-        str(result[k]) for k in ("message", "message_zh") if result.get(k))
-        for exercise, result, _ in graded)
+    """Each exercise's verdict and cases passed, in English and Chinese, and the message of a
+    verdict that graded no case (a case's details are in its own test, where hidden stays
+    hidden)."""
+    parts = []
+    for exercise, result, _ in graded:
+        tests = case_tests(exercise, result)
+        verdict = result.get("verdict")
+        passed = sum(t.passed for t in tests)
+        line = (f"{exercise.id}: {_verdict(str(verdict)) if verdict else 'no file / 没有文件'}; "
+                f"{passed} of {len(tests)} cases passed / 通过 {passed}/{len(tests)} 个用例")
+        parts.append("\n".join(filter(None, (line, _unranked(result)))))
+    return "\n\n".join(parts)
 
 
 REPORTS = {"gradescope": gradescope, "prairielearn": prairielearn, "github": github}
