@@ -17,6 +17,7 @@ from pathlib import Path
 from cjudge.exercises import PRIVATE_FILES, default_root, load_exercises
 from cjudge.judge import judge_code
 from cjudge.sim import runtime as runtime_sim
+from cjudge.verdict_json import dumps
 
 if sys.argv[1:] == ["--raw"]:
     json.dump([runtime_sim.run_case(c["job"], c["spec"]) for c in json.load(sys.stdin)], sys.stdout)
@@ -37,4 +38,4 @@ for arg in args:
     verdicts[arg] = judge_code(exercises[exercise_id], code, filename, runtime_sim.run_case, "sim",
                                explore=runtime_sim.run_case)
 shutil.rmtree(published.parent)
-json.dump(verdicts, sys.stdout)
+sys.stdout.write(dumps(verdicts))  # as the browser writes it: NaN encoded

@@ -23,6 +23,7 @@ from cjudge.grading import grade_case, plan_cases, summarize
 from cjudge.judge import judge_code
 from cjudge.protocol import CaseSpec, JobSpec, RankReport, RawCase
 from cjudge.switch.core import empty_trace
+from cjudge.verdict_json import dumps
 from cjudge.view.present import present_case
 
 from .case import BrowserCase, settled
@@ -63,13 +64,14 @@ def no_cycle_collector() -> Iterator[None]:
 
 
 def judge(exercise_id: str, code: str, samples: bool, hub: Any) -> str:
-    """The verdict JSON for ``code``; ``hub`` runs cases and hears about progress."""
+    """The verdict JSON for ``code`` (NaN and infinities encoded: ``JSON.parse`` reads it);
+    ``hub`` runs cases and hears about progress."""
     exercise = EXERCISES[exercise_id]
     run = partial(run_case, hub)  # the browser's runtime is the simulated one: it explores
     result = judge_code(exercise, code, file_name(exercise_id), run, RUNTIME,
                         only_samples=samples, explore=run,
-                        on_case=lambda case: hub.case_done(json.dumps(case)))
-    return json.dumps(result)
+                        on_case=lambda case: hub.case_done(dumps(case)))
+    return dumps(result)
 
 
 def timed_out(exercise_id: str, samples: bool, name: str, graded_json: str) -> str:
@@ -86,7 +88,7 @@ def timed_out(exercise_id: str, samples: bool, name: str, graded_json: str) -> s
     at = next((i for i, s in enumerate(specs) if s["name"] == name), None)
     if at is None:
         result = summarize(exercise, graded, RUNTIME, exercise.seed)
-        return json.dumps(result | {"skipped": [s["name"] for s in specs[len(graded):]]})
+        return dumps(result | {"skipped": [s["name"] for s in specs[len(graded):]]})
     ranks = [RankReport(rank=r, state="running", output=None, error=None)
              for r in range(specs[at]["world_size"])]
     raw = RawCase(name=name, ranks=ranks, trace=empty_trace(len(ranks)), stdout="", stop="time_limit",
@@ -95,7 +97,7 @@ def timed_out(exercise_id: str, samples: bool, name: str, graded_json: str) -> s
     present_case(exercise, specs[at], raw, case)
     cases = [*graded, case]
     result = summarize(exercise, cases, RUNTIME, exercise.seed)
-    return json.dumps(result | {"skipped": [s["name"] for s in specs[at + 1:]]})
+    return dumps(result | {"skipped": [s["name"] for s in specs[at + 1:]]})
 
 
 def perfetto(case_json: str, title: str) -> str:
@@ -104,4 +106,4 @@ def perfetto(case_json: str, title: str) -> str:
     The exporter is imported here, when first asked for: starting the page does not need it."""
     from cjudge.view.perfetto import chrome_trace
 
-    return json.dumps(chrome_trace(json.loads(case_json), title))
+    return dumps(chrome_trace(json.loads(case_json), title))
