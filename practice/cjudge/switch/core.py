@@ -160,6 +160,7 @@ class Switch:
         self._refused_more = 0  # refusals past ``limits.refusals``
         self.groups: list[list[int]] = [list(range(self.world))]
         self._groups_made: dict[tuple[int, tuple[int, ...]], int] = {}
+        self._groups_of: dict[tuple[int, ...], list[int]] = {}  # members -> groups, in order
         self._reqs: dict[int, _Req] = {}
         self._requests: list[Request] = []
         self._messages: list[Message] = []
@@ -339,11 +340,12 @@ class Switch:
         key = (rank, tuple(members))
         k = self._groups_made.get(key, 0)
         self._groups_made[key] = k + 1
-        same = [g for g, m in enumerate(self.groups) if m == members and g]
+        same = self._groups_of.setdefault(key[1], [])  # looked up, never scanned: O(1) a call
         if k < len(same):
             return same[k]
         self.groups.append(members)
-        return len(self.groups) - 1
+        same.append(len(self.groups) - 1)
+        return same[-1]
 
     # ---- posting ---------------------------------------------------------------------------
 
