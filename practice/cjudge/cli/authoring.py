@@ -18,6 +18,7 @@ from rich.table import Table
 from ..exercises import ID_RE, Exercise, ExerciseError, is_draft, load_exercise, load_exercises
 from .exits import OK, REJECTED, USAGE, error, invocation
 from .scaffold import MARK, write_draft
+from .suggest import unknown_exercise
 
 GRADER_HELP = {
     "make_inputs": "make_inputs(case, rng): every rank's input tensor from the seeded rng",
@@ -190,9 +191,9 @@ def cmd_check(console: Console, root: Path, ids: list[str], launcher: str,
         for exercise_id in ids:
             folder = root / exercise_id
             if not (folder / "exercise.toml").is_file() and not folder.is_dir():
-                known = sorted(p.name for p in root.iterdir() if (p / "exercise.toml").is_file())
-                error(f"unknown exercise {exercise_id!r}; known: {', '.join(known)} "
-                      f"(a new one: {invocation()} new {exercise_id})")
+                known = (p.name for p in root.iterdir() if (p / "exercise.toml").is_file())
+                error(f"{unknown_exercise(exercise_id, known)} (a new one: "
+                      f"{invocation()} new {exercise_id})")
                 return USAGE
             folders.append(folder)
     else:

@@ -32,6 +32,7 @@ from . import workspace
 from .exits import JUDGE, OK, REJECTED, USAGE, error, invocation, warn
 from .mathtext import render_math
 from .render import show_case, show_result
+from .suggest import unknown_exercise
 
 console = Console()
 if not console.is_terminal:
@@ -61,9 +62,9 @@ def exercise_or_exit(root: Path | None, exercise_id: str) -> Exercise:
 
 
 def pick(exercises: dict[str, Exercise], exercise_id: str) -> Exercise:
-    """The exercise named ``exercise_id``, or exit 2 listing the known ones."""
+    """The exercise named ``exercise_id``, or exit 2 naming the ids it is close to."""
     if exercise_id not in exercises:
-        error(f"unknown exercise {exercise_id!r}; known: {', '.join(exercises)}")
+        error(unknown_exercise(exercise_id, exercises))
         raise SystemExit(USAGE)
     return exercises[exercise_id]
 
