@@ -17,6 +17,7 @@ from . import __version__, values
 from .budget import over_budget
 from .chunks import Summary, summary
 from .exercises import Exercise
+from .kit.where import FreedDead
 from .model.case import CaseModel, model_case
 from .primitives import CANONICAL, DISPLAY, PROCESS_GROUP_METHODS
 from .protocol import CaseSpec, RankReport, RawCase, TensorData
@@ -351,7 +352,8 @@ def grade_case(exercise: Exercise, spec: CaseSpec, raw: RawCase) -> CaseResult:
             verdict, en, zh = _check_computes(exercise, spec, raw) or (verdict, en, zh)
         if verdict in (Verdict.ACCEPTED, Verdict.OVER_BUDGET):
             memory, over = _check_memory(exercise, spec, raw)
-            if over is not None and verdict is Verdict.ACCEPTED:
+            if over is not None and (verdict is Verdict.ACCEPTED
+                                     or over[0] is Verdict.RUNTIME_ERROR):
                 verdict, en, zh = over
         if verdict is Verdict.ACCEPTED:
             verdict, en, zh = _check_traffic(exercise, spec, raw) or (verdict, en, zh)
@@ -513,7 +515,10 @@ def _check_memory(exercise: Exercise, spec: CaseSpec, raw: RawCase
     count = getattr(exercise.grader, "memory", None)
     if count is None:
         return None, None
-    memory = count(spec["params"], spec["world_size"], spec["inputs"], raw["trace"])
+    try:
+        memory = count(spec["params"], spec["world_size"], spec["inputs"], raw["trace"])
+    except FreedDead as exc:
+        return None, (Verdict.RUNTIME_ERROR, exc.en, exc.zh)
     kept = MemoryUse(peak=memory["peak"], bound=memory["bound"], what=memory["what"],
                      what_zh=memory["what_zh"])
     if memory["peak"] <= memory["bound"]:

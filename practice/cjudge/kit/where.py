@@ -34,9 +34,19 @@ class Peak:
         return f"at {en}", f"在{zh}时"
 
 
+class FreedDead(Exception):  # noqa: N818 - the learner's error, as the runtime reports it
+    """A call frees more than its rank holds (a ``runtime_error``); ``en``, ``zh`` name it."""
+
+    def __init__(self, en: str, zh: str) -> None:
+        super().__init__(en)
+        self.en, self.zh = en, zh
+
+
 def peak(changes: dict[int, list[Change]], unit: int = 1) -> Peak:
     """The highest of every rank's running total (changes in the order given), in units of
-    ``unit`` rounded up; the first rank and call to reach it."""
+    ``unit`` rounded up; the first rank and call to reach it. A total never goes below zero: a
+    call that would take it there frees what is not alive (:class:`FreedDead`, naming it), for a
+    debt would hide a later peak."""
     best = Peak()
     for rank, items in changes.items():
         held = 0
@@ -44,6 +54,14 @@ def peak(changes: dict[int, list[Change]], unit: int = 1) -> Peak:
         for amount, call, line in items:
             held += amount
             made[call] = made.get(call, 0) + 1
+            if held < 0:
+                en, zh = call_at(call, made[call], line, rank)
+                raise FreedDead(
+                    f"{en} frees memory that is not alive: it uses what no earlier call of this "
+                    "rank made alive, so the judge's count of what the rank holds would go below "
+                    "zero",
+                    f"{zh.strip()}释放了并不存在的内存：它用到的东西不是本 rank 之前的调用产生的，评测机对该 "
+                    "rank 所持内存的计数会变成负数")
             if -(-held // unit) > best.held:
                 best = Peak(-(-held // unit), rank, call, made[call], line)
     return best
