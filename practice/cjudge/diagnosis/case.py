@@ -17,7 +17,7 @@ from ..units import plural
 from ..verdict_json import CaseResult
 from . import calls, divergence
 from .matched import matched
-from .returns import returned_from
+from .returns import returned_from, returned_instead
 from .said import Cause, algorithm
 from .sends import sends
 from .waits import never_waited
@@ -84,9 +84,14 @@ class Found(NamedTuple):
     after: bool = False
 
 
-def _cause(exercise, spec: CaseSpec, raw: RawCase, run: RunCase | None) -> Found | None:
+def _cause(exercise, spec: CaseSpec, raw: RawCase, run: RunCase | None,
+           job: JobSpec | None) -> Found | None:
     """The evidence's cause; the grader's hint is dropped where the evidence names the fault
-    itself (a missed wait, a repeated send, another slice: :class:`~.said.Cause`)."""
+    itself (a new tensor returned where the argument is graded, a missed wait, a repeated
+    send, another slice: :class:`~.said.Cause`)."""
+    instead = returned_instead(exercise, job, spec, raw) if job is not None else None
+    if instead is not None:
+        return Found((instead.en, instead.zh))
     missed = never_waited(raw["trace"])
     if missed is not None:
         return Found(missed)
@@ -186,7 +191,7 @@ def _explain_wrong(exercise, spec: CaseSpec, raw: RawCase, result: CaseResult,
     wrong output (not a race) that ``job``'s function returned, the line it came from."""
     run, job = more
     answer = _graded(exercise, spec, raw, result)  # None: grading did not write the message
-    found = _cause(exercise, spec, raw, run)
+    found = _cause(exercise, spec, raw, run, job)
     if found is not None:
         # the evidence names the cause: what the chunk pattern suggests goes, and the grader's
         # hint unless the evidence leaves it standing (:class:`Found`)

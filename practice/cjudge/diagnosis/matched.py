@@ -22,7 +22,7 @@ from .said import algorithm
 NAMED = 3
 
 
-def _kept_own_input(exercise: Any, spec: CaseSpec, raw: RawCase) -> tuple[int, bool] | None:
+def kept_own_input(exercise: Any, spec: CaseSpec, raw: RawCase) -> tuple[int, bool] | None:
     """The first rank whose wrong elements all still hold its own input (rank, False), or all
     still hold 0 as the tensor was made (rank, True); None if no rank's do."""
     wants = exercise.grader.expected(spec["params"], spec["world_size"], spec["inputs"])
@@ -135,7 +135,7 @@ def matched(exercise: Any, spec: CaseSpec, raw: RawCase,
     head = (f"every {what} matched {algo}'s, step for step, so each rank received all it "
             f"needed{at}",
             f"每条{what_zh}都与{algo_zh}逐步一致，每个 rank 都收到了所需的全部数据{at_zh}")
-    kept = _kept_own_input(exercise, spec, raw)
+    kept = kept_own_input(exercise, spec, raw)
     if kept is not None:
         rank, zeros = kept
         into, into_zh = ("the tensor it was given", "传入的张量") if exercise.output == "inplace" \

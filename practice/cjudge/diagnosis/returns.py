@@ -1,18 +1,26 @@
-"""Where a wrong returned value came from: the line of the graded function's return.
+"""Where a wrong returned value came from: the line of the graded function's return; and, for
+an exercise graded in place, a new tensor returned instead of written into the argument.
 
 Read from the learner's source, so said only where the source leaves no doubt: a function with
 one ``return`` statement returned from it, and one with none returned None from its end (a rank
 that raised is a runtime error, never a wrong answer). With several ``return`` statements the
-source does not say which ran, and nothing is said.
+source does not say which ran, and nothing is said. A function graded in place that returns
+something other than its argument is blamed only where the run agrees: a wrong rank's argument
+still holds its own input wherever it is wrong.
 """
 
 from __future__ import annotations
 
 import ast
+from typing import Any
 
-from ..protocol import CaseSpec, JobSpec
+from ..protocol import CaseSpec, JobSpec, RawCase
 from ..values import call_of
+from .matched import kept_own_input
 from .said import Cause
+
+#: the longest returned expression quoted in a message
+QUOTED = 40
 
 
 def _own(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.AST]:
@@ -27,9 +35,9 @@ def _own(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.AST]:
     return found
 
 
-def return_lines(code: str, function: str) -> list[int] | None:
-    """The lines of the ``return`` statements of the top-level function ``function`` in
-    ``code``; None when no such plain function is defined once (or it is a generator)."""
+def _defined(code: str, function: str) -> tuple[ast.FunctionDef, list[ast.AST]] | None:
+    """The top-level plain function ``function`` of ``code`` and its own nodes; None when no
+    such function is defined once (or it is a generator)."""
     try:
         tree = ast.parse(code)
     except SyntaxError:
@@ -40,7 +48,64 @@ def return_lines(code: str, function: str) -> list[int] | None:
     nodes = _own(defs[0])
     if any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in nodes):
         return None
-    return sorted(n.lineno for n in nodes if isinstance(n, ast.Return))
+    return defs[0], nodes
+
+
+def return_lines(code: str, function: str) -> list[int] | None:
+    """The lines of the ``return`` statements of the top-level function ``function`` in
+    ``code``; None when no such plain function is defined once (or it is a generator)."""
+    found = _defined(code, function)
+    if found is None:
+        return None
+    return sorted(n.lineno for n in found[1] if isinstance(n, ast.Return))
+
+
+def _other_return(code: str, function: str) -> tuple[str, ast.Return] | None:
+    """The first parameter of ``function`` and its first ``return`` of another value than
+    that parameter or None (a parameter rebound by ``=`` is another value); None if none."""
+    found = _defined(code, function)
+    if found is None or not found[0].args.args:
+        return None
+    param = found[0].args.args[0].arg
+    augmented = {id(n.target) for n in found[1] if isinstance(n, ast.AugAssign)}
+    rebound = any(isinstance(n, ast.Name) and n.id == param and isinstance(n.ctx, ast.Store)
+                  and id(n) not in augmented for n in found[1])
+    for node in sorted((n for n in found[1] if isinstance(n, ast.Return)),
+                       key=lambda n: n.lineno):
+        value = node.value
+        if value is None or isinstance(value, ast.Constant) and value.value is None:
+            continue
+        if isinstance(value, ast.Name) and value.id == param and not rebound:
+            continue
+        return param, node
+    return None
+
+
+def returned_instead(exercise: Any, job: JobSpec, spec: CaseSpec, raw: RawCase) -> Cause | None:
+    """"You returned a new tensor; write the result into t": for an exercise graded in place
+    whose function returns another value than its argument while a wrong rank's argument still
+    holds that rank's own input wherever it is wrong; else None."""
+    if exercise.output != "inplace":
+        return None
+    kept = kept_own_input(exercise, spec, raw)
+    if kept is None or kept[1]:
+        return None
+    rank = kept[0]
+    function = call_of(spec["inputs"][rank], job["function"])[0][0]
+    other = _other_return(job["code"], function)
+    if other is None:
+        return None
+    param, node = other
+    expr = ast.unparse(node.value) if node.value is not None else ""
+    expr = expr if len(expr) <= QUOTED else f"{expr[:QUOTED - 1]}…"
+    # the function is not named: it may be named after the collective the exercise forbids
+    return Cause(
+        f"you returned a new tensor (`{expr}` at line {node.lineno}), but this exercise grades "
+        f"its argument in place: the judge reads {param}, which still holds rank {rank}'s own "
+        f"input where it is wrong. Write the result into {param} (e.g. {param}.copy_(result))",
+        f"你返回了一个新张量（第 {node.lineno} 行的 `{expr}`），但本题按原地结果评判参数："
+        f"评测读取的是 {param}，而它在出错之处仍是 rank {rank} 自己的输入。请把结果写入 "
+        f"{param}（例如 {param}.copy_(result)）", named=True)
 
 
 def returned_from(job: JobSpec, spec: CaseSpec) -> Cause | None:

@@ -1,8 +1,8 @@
 # expect: wrong_answer
 # gloo: wrong on sample-4-ranks
-# names: every collective call matched the reference's; it still holds rank 0's own input
-# names: never into the tensor it was given
-# names_zh: 从未写入传入的张量
+# names: you returned a new tensor (`padded[:t.numel()]` at line 19); still holds rank 0's own input
+# names: Write the result into t (e.g. t.copy_(result))
+# names_zh: 你返回了一个新张量; 请把结果写入 t
 # The reduction is right, but the result is returned, never copied back into t.
 import torch
 import torch.distributed as dist

@@ -1,8 +1,8 @@
 # expect: wrong_answer
 # gloo: wrong on 3-ranks-one-extra
-# names: every message matched recursive doubling's; it still holds rank 2's own input
-# names: never into the tensor it was given
-# names_zh: 从未写入传入的张量
+# names: you returned a new tensor (`result` at line 19); still holds rank 2's own input
+# names: Write the result into t (e.g. t.copy_(result))
+# names_zh: 你返回了一个新张量; 请把结果写入 t
 # An extra rank receives the sum into a clone and returns it: its own t is never written.
 import torch
 import torch.distributed as dist
