@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
-import pytest
+import argparse
 
+import pytest
+from rich.cells import cell_len
+
+from cjudge.cli.main import parser
 from tests.cli.test_cli import judge_cli
 
 
@@ -21,3 +25,26 @@ def test_an_id_close_to_none_points_to_list(tmp_path):
     assert run.stderr.startswith("judge.py: error: unknown exercise 'no-such-exercise'; "
                                  "`python practice/judge.py list` shows the exercises")
     assert "ring-allreduce" not in run.stderr
+
+
+def subcommands() -> dict[str, argparse.ArgumentParser]:
+    """Every subcommand's parser but bench's (bench --help is bench's own parser)."""
+    sub = next(a for a in parser()._actions if isinstance(a, argparse._SubParsersAction))
+    return {name: p for name, p in sub.choices.items() if name != "bench"}
+
+
+@pytest.mark.parametrize("command", sorted(subcommands()))
+def test_help_opens_with_what_it_does_and_ends_with_examples_in_80_columns(command):
+    run = judge_cli(command, "--help", COLUMNS="80")
+    assert run.returncode == 0, run.stderr
+    blocks = run.stdout.strip().split("\n\n")
+    assert blocks[0].startswith(f"usage: judge.py {command} ")
+    assert blocks[1][0].isupper() and blocks[1].endswith(".")  # a sentence, not a section
+    assert blocks[-1].startswith(f"examples:\n  python practice/judge.py {command}")
+    assert max(cell_len(line) for line in run.stdout.splitlines()) <= 80
+
+
+@pytest.mark.parametrize("command", sorted(subcommands()))
+def test_every_argument_has_help(command):
+    unhelped = [a.dest for a in subcommands()[command]._actions if not a.help]
+    assert unhelped == []

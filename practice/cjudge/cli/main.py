@@ -10,28 +10,39 @@ from .. import __version__
 from ..courses.results import PLATFORMS
 from . import commands
 from .exits import PROG_ENV
+from .helptext import ID_HELP, Formatter, add_command
 
 EPILOG = """examples:
   python practice/judge.py list
-  python practice/judge.py start ring-allreduce        # copies the starter to practice/workspace/
-  python practice/judge.py test ring-allreduce         # grades your workspace copy
-  python practice/judge.py test ring-allreduce my.py --json
-  python practice/judge.py check                       # proves every exercise's reference and wrong files
-  python practice/judge.py new tree-broadcast          # a new exercise (draft); then: check tree-broadcast
-  python practice/judge.py bench -b 1K -e 64M -f 4     # nccl-tests-style sweep of torch's collectives
-  python practice/judge.py bench ring-allreduce        # your implementation against dist.all_reduce
-  python practice/judge.py model ring-allreduce        # modelled time (α-β) of ring, tree, ... by size
-  python practice/judge.py test ring-allreduce my.py --report gradescope results.json
-  python practice/judge.py export gradescope ring-allreduce autograder/   # docs/courses.md
-  python practice/judge.py warm stop                   # stop the warm judge (torch kept imported)
+      the exercises, a table per track
+  python practice/judge.py start ring-allreduce
+      copies the starter to practice/workspace/ and prints the statement
+  python practice/judge.py test ring-allreduce
+      grades your workspace copy (my.py --json: another file, as JSON)
+  python practice/judge.py check
+      proves every exercise's reference, starter and wrong files
+  python practice/judge.py new tree-broadcast
+      a new exercise (a draft); then: check tree-broadcast
+  python practice/judge.py bench -b 1K -e 64M -f 4
+      an nccl-tests-style sweep of torch's collectives
+  python practice/judge.py bench ring-allreduce
+      your implementation against dist.all_reduce
+  python practice/judge.py model ring-allreduce
+      modelled time (α-β) of ring, recursive doubling, … by size
+  python practice/judge.py export gradescope ring-allreduce autograder/
+      a course's autograder bundle (docs/courses.md)
+  python practice/judge.py warm stop
+      stop the warm judge (it keeps torch imported between runs)
 
-test and check run in a warm judge that keeps torch imported between runs (the first run starts
-it; CJUDGE_WARM=0 runs in this process instead). Installed (pip install -e .), the same command
-is `cjudge`, e.g. `cjudge test ring-allreduce my.py`.
+`judge.py COMMAND --help` says what a command does, with examples.
 
-exit status: 0 accepted (or done), 1 not accepted (or check failed), 2 a usage error (unknown
-exercise, missing file, bad argument), 3 the judge's own failure. Results go to stdout, errors
-and warnings to stderr; --json prints results as JSON.
+test and check run in a warm judge that keeps torch imported between runs (the first run \
+starts it; CJUDGE_WARM=0 runs in this process instead). Installed (pip install -e .), the \
+same command is `cjudge`, e.g. `cjudge test ring-allreduce my.py`.
+
+exit status: 0 accepted (or done), 1 not accepted (or check failed), 2 a usage error \
+(unknown exercise, missing file, bad argument), 3 the judge's own failure. Results go to \
+stdout, errors and warnings to stderr; --json prints results as JSON.
 """
 
 
@@ -39,7 +50,7 @@ def parser() -> argparse.ArgumentParser:
     """The CLI's parser, with help that teaches the workflow."""
     p = argparse.ArgumentParser(
         prog=os.environ.get(PROG_ENV) or "judge.py", epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=Formatter,
         description="Judge collective-communication exercises on real torch.distributed ranks "
                     "(gloo, several processes on this machine).")
     p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
@@ -49,19 +60,20 @@ def parser() -> argparse.ArgumentParser:
                         help="language of statements and messages (English or Chinese)")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    def command(name: str, help: str, *more: argparse.ArgumentParser) -> argparse.ArgumentParser:
-        return sub.add_parser(name, help=help, parents=[common, *more])
+    def command(name: str, *more: argparse.ArgumentParser) -> argparse.ArgumentParser:
+        return add_command(sub, name, [common, *more])
 
     as_json = argparse.ArgumentParser(add_help=False)
     as_json.add_argument("--json", action="store_true", help="print the results as JSON")
 
-    command("list", "list the exercises and your last verdicts", as_json)
-    start = command("start", "copy an exercise's starter to your workspace")
-    start.add_argument("id")
+    command("list", as_json)
+    start = command("start")
+    start.add_argument("id", help=ID_HELP)
     start.add_argument("--force", action="store_true", help="overwrite your workspace copy")
-    test = command("test", "grade a file; exit status 0 only when accepted", as_json)
-    test.add_argument("id")
-    test.add_argument("file", nargs="?", type=Path, help="default: your workspace copy")
+    test = command("test", as_json)
+    test.add_argument("id", help=ID_HELP)
+    test.add_argument("file", nargs="?", type=Path,
+                      help="the file to grade (default: your workspace copy)")
     test.add_argument("--launcher", choices=("fork", "torchrun"), default="fork",
                       help="fork ranks from this process (fast) or start them with torchrun")
     test.add_argument("--seed", type=int, help="inputs from another seed")
@@ -75,24 +87,23 @@ def parser() -> argparse.ArgumentParser:
     test.add_argument("--report", nargs=2, metavar=("PLATFORM", "FILE"),
                       help="also write a course platform's result file (gradescope, "
                            "prairielearn or github), one test per case: every case is run")
-    sol = command("solution", "print the reference solution")
-    sol.add_argument("id")
-    new = command("new", "scaffold a new exercise (a draft) for you to write")
-    new.add_argument("id", help="kebab-case, e.g. tree-broadcast")
-    check = command("check", "what is left to write; reference accepted, starter not, wrong "
-                             "files as declared", as_json)
-    check.add_argument("ids", nargs="*", metavar="ID")
-    check.add_argument("--launcher", choices=("fork", "torchrun"), default="fork")
+    command("solution").add_argument("id", help=ID_HELP)
+    new = command("new")
+    new.add_argument("id", help="the new exercise's id, kebab-case (e.g. tree-broadcast)")
+    check = command("check", as_json)
+    check.add_argument("ids", nargs="*", metavar="ID",
+                       help="exercises (drafts included) to check; default: every one")
+    check.add_argument("--launcher", choices=("fork", "torchrun"), default="fork",
+                       help="fork ranks from this process (fast) or start them with torchrun")
     sub.add_parser("bench", help="bandwidth sweep (see: judge.py bench --help)", add_help=False)
-    command("doctor", "what this machine can run", as_json)
-    export = command("export", "write a course platform's autograder bundle (gradescope, "
-                               "prairielearn or github) for exercises")
-    export.add_argument("platform", choices=PLATFORMS)
-    export.add_argument("ids", nargs="+", metavar="ID")
+    command("doctor", as_json)
+    export = command("export")
+    export.add_argument("platform", choices=PLATFORMS, help="the course platform")
+    export.add_argument("ids", nargs="+", metavar="ID", help="the exercises it grades")
     export.add_argument("out", type=Path, metavar="DIR", help="the folder to write it into")
-    warm = sub.add_parser("warm", help="the warm judge that keeps torch imported between runs: "
-                                       "list (status) or stop")
-    warm.add_argument("action", nargs="?", choices=("status", "stop"), default="status")
+    add_command(sub, "warm", []).add_argument(
+        "action", nargs="?", choices=("status", "stop"), default="status",
+        help="status: list the warm judges (the default); stop: stop them all")
     from .model import add_parser as add_model
 
     add_model(sub, [common])

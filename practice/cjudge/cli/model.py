@@ -26,6 +26,7 @@ from ..units import SizeError, format_seconds, format_size, parse_sizes
 from ..values import input_bytes
 from . import workspace
 from .exits import USAGE, error
+from .helptext import ID_HELP, add_command
 
 #: the RawCase key that carries the switch's trace
 SWITCH_KEY: Final = "trace"
@@ -35,9 +36,8 @@ FITTED = workspace.WORKSPACE / f"{THIS_MACHINE}.json"
 
 def add_parser(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
     """The ``model`` subcommand's arguments."""
-    p = sub.add_parser("model", parents=parents,
-                       help="modelled time (α-β) of the reference algorithms and a file, by size")
-    p.add_argument("id")
+    p = add_command(sub, "model", parents)
+    p.add_argument("id", help=ID_HELP)
     p.add_argument("file", nargs="?", type=Path, help="a file to model beside the references")
     p.add_argument("--topology", default="h100x8",
                    help=f"h100x8, h100x8x2, or {THIS_MACHINE} once `judge.py bench` fitted it")
@@ -48,7 +48,7 @@ def add_parser(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
     p.add_argument("--no-contention", action="store_true",
                    help="never wait for a busy port (the textbook numbers)")
     p.add_argument("--json", action="store_true", help="print the sweep as JSON")
-    p.add_argument("--chart", type=Path, help="chart path, .svg or .png "
+    p.add_argument("--chart", type=Path, metavar="FILE", help="chart path, .svg or .png "
                    "(default: bench-results/model-ID-TOPOLOGY-Nranks.svg)")
     p.add_argument("--no-chart", action="store_true", help="do not draw the chart")
 
