@@ -111,11 +111,12 @@ def _sent_by(trace: SwitchTrace, rank: int) -> dict[str, _Sent]:
     apis = {r["id"]: r["api"] or r["kind"] for r in trace["requests"]}
     units = {r["id"]: DTYPES[r["dtype"]][1] if r["dtype"] in DTYPES else 1
              for r in trace["requests"]}
+    sent = {r["id"]: r["bytes"] for r in trace["requests"]}  # as sent: a message is charged
     out: dict[str, _Sent] = {}
     for m in sorted(trace["messages"], key=lambda m: m["send"]):
         if m["src"] == rank and m["dst"] != rank and m["bytes"] and m["send"] in apis:
             out.setdefault(f"rank {m['dst']}", _Sent()).add(
-                m["bytes"], m["bytes"] // units[m["send"]], recorded_values(m.get("data")))
+                m["bytes"], sent[m["send"]] // units[m["send"]], recorded_values(m.get("data")))
     for req in trace["requests"]:
         if req["graded"] and req["rank"] == rank and req["kind"] not in ("send", "recv") and \
                 req["sent"]:

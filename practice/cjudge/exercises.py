@@ -29,6 +29,8 @@ from .verdicts import Verdict
 ID_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 EXPECT_RE = re.compile(r"^#\s*expect:\s*([a-z_]+)\s*$", re.MULTILINE)
 DTYPES = ("float32", "float64", "int64")
+#: how messages are charged (``Exercise.payload_bytes``), the default first
+PAYLOAD_BYTES = ("case-dtype", "as-sent")
 GRADER_FUNCTIONS = REQUIRED_HOOKS
 REQUIRED_FILES = ("exercise.toml", "statement.md", "statement.zh.md", "starter.py",
                   "solution.py", "grader.py")
@@ -137,6 +139,10 @@ class Exercise:
     #: case parameters ``judge.py bench`` multiplies to reach each size when the graded call
     #: takes more than the built-in's tensor (it then times the grader's inputs at that size)
     bench_scale: tuple[str, ...] = ()
+    #: how a message is charged (``payload_bytes``): a floating-point payload narrower than the
+    #: case's dtype at the case's width (``"case-dtype"``: a down-cast saves nothing), or as
+    #: sent (``"as-sent"``: the exercise teaches compression)
+    payload_bytes: str = "case-dtype"
 
     def statement(self, lang: str = "en") -> str:
         """The statement in Markdown, in English (``en``) or Chinese (``zh``), with its rules
@@ -296,6 +302,7 @@ def load_exercise(folder: Path, published: bool = False) -> Exercise:
         model=_model(meta, where), messages=_messages(meta, where), draft=_draft(meta, where),
         arguments=_arguments(meta, where), **_catalog(meta, where, exercise_id),
         bench_result=_bench_result(meta, where), bench_scale=_bench_scale(meta, where),
+        payload_bytes=_payload_bytes(meta, where),
     )
 
 
@@ -368,6 +375,16 @@ def _bench_result(meta: dict, where: str) -> str:
         raise ExerciseError(f'{where}: field `bench_result` is {layout!r}; expected "flat" or '
                             '"transposed"')
     return layout
+
+
+def _payload_bytes(meta: dict, where: str) -> str:
+    """``payload_bytes``: ``"case-dtype"`` (the default) or ``"as-sent"``, for an exercise whose
+    point is compression."""
+    charge = meta.get("payload_bytes", "case-dtype")
+    if charge not in PAYLOAD_BYTES:
+        raise ExerciseError(f"{where}: field `payload_bytes` is {charge!r}; expected "
+                            f"{' or '.join(map(repr, PAYLOAD_BYTES))}")
+    return str(charge)
 
 
 def _bench_scale(meta: dict, where: str) -> tuple[str, ...]:

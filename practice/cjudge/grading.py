@@ -73,8 +73,11 @@ def plan_cases(exercise: Exercise, seed: int | None = None,
             inputs = exercise.grader.make_inputs(case.params, case.world_size, rng)
         if exercise.arguments:  # each rank gets them with its input, when its graded call starts
             inputs = [{**i, "args": exercise.call_args(case.params)} for i in inputs]
-        specs.append(CaseSpec(name=case.name, world_size=case.world_size, sample=case.sample,
-                              params=dict(case.params), inputs=inputs))
+        spec = CaseSpec(name=case.name, world_size=case.world_size, sample=case.sample,
+                        params=dict(case.params), inputs=inputs)
+        if exercise.payload_bytes == "case-dtype":
+            spec["charge_dtype"] = str(case.params["dtype"])
+        specs.append(spec)
     return specs
 
 

@@ -51,6 +51,8 @@ class CaseSpec(TypedDict):
     sample: bool
     params: dict[str, int | str]
     inputs: list[TensorData]  # one per rank
+    #: the dtype whose width a narrower floating-point payload is charged at (absent: as sent)
+    charge_dtype: NotRequired[str]
 
 
 class JobSpec(TypedDict):

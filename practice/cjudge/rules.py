@@ -20,6 +20,18 @@ from .units import format_size
 HEADINGS = {"en": "## Rules", "zh": "## 规则"}
 
 
+def _charge(exercise: Exercise, zh: bool) -> str:
+    """How a message's bytes are counted (``payload_bytes``)."""
+    if exercise.payload_bytes == "as-sent":
+        return ("消息按实际发送的字节计：压缩后的数据按其自身的字节数计。" if zh else
+                "Messages count as sent: a compressed payload costs its own bytes.")
+    return ("消息按用例的 dtype 计：比它窄的浮点消息（如 float64 数据的 float32 副本）按用例 dtype "
+            "的宽度计，转换精度省不下字节。" if zh else
+            "Messages count at the case's dtype: a floating-point message narrower than it (a "
+            "float32 copy of float64 data) is charged at the case dtype's width, so a down-cast "
+            "saves no bytes.")
+
+
 def _bytes(bound: Any) -> str:
     """``48`` or, per rank, ``96, 32, 32, 32``."""
     return ", ".join(map(str, bound)) if isinstance(bound, list | tuple) else str(bound)
@@ -90,11 +102,12 @@ def rules_section(exercise: Exercise, lang: str) -> str:
     if zh:
         lines.append("* **字节。** 每个 rank 在被评测的调用中发送的字节数不得超过上限（按 rank "
                      "列出时从 rank 0 开始），否则结果正确也判为 `over_budget`。各用例的上限："
-                     f"{_case_list(bounds, zh)} 字节。")
+                     f"{_case_list(bounds, zh)} 字节。{_charge(exercise, zh)}")
     else:
         lines.append("* **Bytes.** Each rank may send at most its bound in the graded call (per "
                      "rank from rank 0 where a list is given); a correct result over it is "
-                     f"`over_budget`. Bounds per case: {_case_list(bounds, zh)} bytes.")
+                     f"`over_budget`. Bounds per case: {_case_list(bounds, zh)} bytes. "
+                     f"{_charge(exercise, zh)}")
     if exercise.messages is not None:
         counts = [(c.name, c.world_size, str(exercise.messages(c.world_size, c.params)))
                   for c in exercise.cases]

@@ -61,6 +61,9 @@ def test_the_statement_states_every_rule(exercise_id, lang):
         assert f"`{spec.floor.time.formula}`" in rules
     assert f"{ex.time_limit_s:g}" in rules and str(ex.output_limit_bytes) in rules
     assert "1e-5" in rules and "1e-9" in rules
+    charge = {"case-dtype": ("count at the case's dtype", "按用例的 dtype 计"),
+              "as-sent": ("count as sent", "按实际发送的字节计")}[ex.payload_bytes]
+    assert charge[lang == "zh"] in rules
 
 
 def test_ring_allreduce_says_it_keeps_its_time_bound():

@@ -169,7 +169,7 @@ def run_case(job: JobSpec, case: CaseSpec, launcher: str = "fork") -> RawCase:
 def _run(job: JobSpec, case: CaseSpec, job_dir: Path, outputs: RankOutputs,
          launcher: str) -> RawCase:
     """Launch the case's ranks, serve them the switch, kill them; what happened."""
-    switch = Switch(case["world_size"], frozenset(job["allowed"]), inputs=case["inputs"])
+    switch = Switch.for_case(job, case)
     server = SwitchServer(job_dir / "switch.sock", switch)
     start = time.monotonic()
     ranks = LAUNCHERS[launcher](job_dir, case["world_size"])

@@ -98,7 +98,7 @@ def _ended(case: CaseSpec, wall_ms: float, state: RankState, error: RankError | 
 def run_case_here(job: JobSpec, case: CaseSpec) -> RawCase:
     """Run the case's ranks as threads of this process (which it changes: call it in a child)."""
     world = case["world_size"]
-    switch = Switch(world, frozenset(job["allowed"]), inputs=case["inputs"])
+    switch = Switch.for_case(job, case)
     try:
         code = compile_learner(job["code"], job["filename"])
     except (SyntaxError, ValueError) as exc:

@@ -20,8 +20,9 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from ..primitives import DISPLAY, P2P_OPS, blocks_of, bytes_sent, equal_blocks
-from ..protocol import RankError, RankReport, Stop, TensorData
+from ..protocol import CaseSpec, JobSpec, RankError, RankReport, Stop, TensorData
 from . import functions, symm
+from .accounting import charged
 from .reduce import DTYPES, OPS, OutOfTime, ReduceError, itemsize, reduce_bytes, values_of
 from .trace import Collective, Compute, Message, Refusal, Request, SwitchTrace, Wait, WaitEdge, recorded
 
@@ -153,6 +154,16 @@ class Switch:
     limits: Limits = field(default_factory=Limits)
     #: ``time.monotonic()`` at which the case's time limit passes, once the runtime knows it
     deadline: float | None = None
+    #: the case's dtype, at whose width a narrower floating-point payload is charged
+    #: (``accounting.charged``; None: as sent)
+    charge_dtype: str | None = None
+
+    @classmethod
+    def for_case(cls, job: JobSpec, case: CaseSpec) -> Switch:
+        """The switch of one case: its ranks and their inputs, the exercise's allowed calls,
+        and how its payloads are charged."""
+        return cls(case["world_size"], frozenset(job["allowed"]), inputs=case["inputs"],
+                   charge_dtype=case.get("charge_dtype"))
 
     def __post_init__(self) -> None:
         self.t = 0
@@ -353,7 +364,7 @@ class Switch:
                   line: int | None, api: str) -> int:
         """Post a send of ``payload`` to global rank ``dst``; never blocks."""
         req = self._new(rank, "send", group, dst, tag, len(payload), dtype, line, api, payload)
-        req.record["sent"] = len(payload) if req.record["graded"] else 0
+        req.record["sent"] = self._charged(len(payload), dtype) if req.record["graded"] else 0
         queue = self._recvs.get((group, dst, tag), [])
         for i, recv in enumerate(queue):
             if recv.record["peer"] in (None, rank) and \
@@ -394,9 +405,11 @@ class Switch:
             req.record["splits"] = list(splits)
         members = self.groups[group]
         n, me = len(members), members.index(rank)
-        nbytes = len(payload) * (n if kind == "all_gather" else 1)
+        nbytes = self._charged(len(payload), dtype) * (n if kind == "all_gather" else 1)
         local_root = members.index(root) if root is not None else None
-        req.record["sent"] = bytes_sent(kind, n, me, nbytes, local_root, splits) \
+        charged = [self._charged(b, dtype) for b in splits] \
+            if kind == "all_to_all" and splits is not None else splits  # checked: ints
+        req.record["sent"] = bytes_sent(kind, n, me, nbytes, local_root, charged) \
             if req.record["graded"] else 0
         epoch = req.record["graded"]
         if epoch and kind in BARRIERS and group == 0:  # what orders symmetric-memory accesses
@@ -650,6 +663,10 @@ class Switch:
             return size * len(members)
         return 0
 
+    def _charged(self, nbytes: int, dtype: str) -> int:
+        """The bytes a payload is charged at in this case (``accounting.charged``)."""
+        return charged(nbytes, dtype, self.charge_dtype)
+
     def _own(self, rank: int, handle: object) -> _Req:
         req = self._reqs.get(handle) if isinstance(handle, int) else None
         if req is None or req.rank != rank:
@@ -674,7 +691,8 @@ class Switch:
         self.t += 1
         s, r = send.record, recv.record
         message = Message(id=len(self._messages) + 1, group=s["group"], src=s["rank"],
-                          dst=r["rank"], tag=s["tag"], bytes=s["bytes"], send=s["id"],
+                          dst=r["rank"], tag=s["tag"], bytes=self._charged(s["bytes"], s["dtype"]),
+                          send=s["id"],
                           recv=r["id"], matched=self.t)
         self._messages.append(message)
         s["message"] = r["message"] = message["id"]
@@ -729,7 +747,8 @@ class Switch:
         coll = Collective(id=len(self._collectives) + 1, kind=first["kind"], group=group,
                           ranks=list(members), seq=seq, requests=[q.record["id"] for q in reqs],
                           bytes=[q.record["sent"] for q in reqs],
-                          size=[q.record["bytes"] for q in reqs], root=first["peer"],
+                          size=[self._charged(q.record["bytes"], q.record["dtype"]) for q in reqs],
+                          root=first["peer"],
                           op=reqs[0].op, started=self.t)
         self._collectives.append(coll)
         self._record_inputs(coll, reqs)

@@ -51,7 +51,7 @@ class BrowserCase:
     def __init__(self, job: JobSpec, spec: CaseSpec) -> None:
         self.job, self.spec = job, spec
         self.world = spec["world_size"]
-        self.switch = Switch(self.world, frozenset(job["allowed"]), inputs=spec["inputs"])
+        self.switch = Switch.for_case(job, spec)
         self.capture = Capture(self.world, job["output_limit_bytes"])
         self.reports: list[RankReport | None] = [None] * self.world
         self.raw: RawCase | None = None
