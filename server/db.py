@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 
 from alembic import command
@@ -12,14 +14,20 @@ from sqlalchemy import Engine, event, inspect
 from sqlmodel import Session, create_engine
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
+#: how JSON columns are written: strict JSON, never a NaN (verdicts come encoded, see
+#: ``cjudge.verdict_json``; PostgreSQL refuses NaN, SQLite would keep it)
+STRICT_JSON = partial(json.dumps, allow_nan=False)
 
 
 def make_engine(url: str) -> Engine:
-    """An engine for ``url``; SQLite gets WAL, a busy timeout and explicit ``BEGIN``s."""
+    """An engine for ``url`` that writes strict JSON; SQLite gets WAL, a busy timeout and
+    explicit ``BEGIN``s."""
     if not url.startswith("sqlite"):
-        return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20)
+        return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20,
+                             json_serializer=STRICT_JSON)
     _ensure_sqlite_dir(url)
-    engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
+    engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30},
+                           json_serializer=STRICT_JSON)
 
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_conn, _record) -> None:

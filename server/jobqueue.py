@@ -18,6 +18,8 @@ from sqlalchemy import func, or_, update
 from sqlalchemy.orm import aliased
 from sqlmodel import Session, col, select
 
+from cjudge.verdict_json import dumps, json_safe
+
 from .doorbell import notify
 from .models import DONE, QUEUED, RUNNING, Submission, User, saved_id, utcnow
 from .settings import Settings
@@ -154,16 +156,18 @@ def renew(session: Session, claim_: Claim, lease_s: float) -> bool:
 
 
 def record_cases_so_far(session: Session, claim_: Claim, cases: list[dict[str, Any]]) -> bool:
-    """Store the cases graded so far (for the event stream); False if the lease was lost."""
-    return _owned_update(session, claim_, cases_so_far=list(cases))
+    """Store the cases graded so far (for the event stream), NaN and infinities encoded; False
+    if the lease was lost."""
+    return _owned_update(session, claim_, cases_so_far=json_safe(cases))
 
 
 def finish(session: Session, claim_: Claim, result: dict[str, Any], log: str | None,
            limit_bytes: int = 1 << 20) -> bool:
-    """Record the final verdict, bounded to ``limit_bytes`` of JSON (see ``bound_result``) and
-    stored once (the cases are the result's, not also the cases_so_far column); False (nothing
-    written) if the lease was lost. A ``log`` of None keeps the log of earlier attempts."""
-    result = bound_result(result, limit_bytes)
+    """Record the final verdict, NaN and infinities encoded (``cjudge.verdict_json``), bounded to
+    ``limit_bytes`` of JSON (see ``bound_result``) and stored once (the cases are the result's,
+    not also the cases_so_far column); False (nothing written) if the lease was lost. A ``log``
+    of None keeps the log of earlier attempts."""
+    result = bound_result(json_safe(result), limit_bytes)
     values: dict[str, Any] = dict(
         status=DONE, verdict=result["verdict"], result=result, cases_so_far=[],
         finished_at=utcnow(), lease_token=None, lease_expires_at=None,
@@ -179,7 +183,7 @@ def bound_result(result: dict[str, Any], limit_bytes: int) -> dict[str, Any]:
     case's verdict, messages and byte counts stay."""
     if _size(result) <= limit_bytes:
         return result
-    result = json.loads(json.dumps(result, default=str))
+    result = json.loads(dumps(result, default=str))
     cases = [c for c in result.get("cases", []) if isinstance(c, dict)]
     for case in sorted(cases, key=lambda c: -_size(c.get("trace"))):
         if "trace" in case:
@@ -198,7 +202,7 @@ def bound_result(result: dict[str, Any], limit_bytes: int) -> dict[str, Any]:
 
 
 def _size(value: Any) -> int:
-    return len(json.dumps(value, default=str)) if value is not None else 0
+    return len(dumps(value, default=str)) if value is not None else 0
 
 
 def release(session: Session, claim_: Claim, log: str | None, count_attempt: bool) -> bool:

@@ -11,7 +11,6 @@ class).
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 from collections.abc import AsyncIterator
 
@@ -21,6 +20,8 @@ from fastapi.sse import EventSourceResponse, format_sse_event
 from sqlalchemy import Text, cast, func
 from sqlmodel import Session, select
 from starlette.concurrency import run_in_threadpool
+
+from cjudge.verdict_json import dumps
 
 from ...models import DONE, Submission
 from ..cache import DoneCache, FinishedEvents
@@ -37,7 +38,7 @@ HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 
 def _event(name: str, data: object, event_id: int | None = None) -> bytes:
     """One server-sent event ``name`` carrying ``data`` as JSON (its id: a case's index)."""
-    return format_sse_event(data_str=json.dumps(data, default=str), event=name,
+    return format_sse_event(data_str=dumps(data, default=str), event=name,
                             id=None if event_id is None else str(event_id))
 
 
