@@ -29,8 +29,25 @@ def make_inputs(case: Case, rng: random.Random) -> list[dict]:
     scores = {"fn": "scores", "params": {"dim": d, "scale": 1 / math.sqrt(d),
                                          "unit": case["block"] * d, "label": "scores"}}
     spread = case.sizes.get("spread", 1)
-    return [{"call": [scores, _block(case, rng, spread), _block(case, rng), _block(case, rng)]}
-            for _ in range(case.world)]
+    inputs = []
+    for _ in range(case.world):
+        q, k, v = _block(case, rng, spread), _block(case, rng), _block(case, rng)
+        if spread > 1:
+            _pin_overflow(q, k, rng, spread)
+        inputs.append({"call": [scores, q, k, v]})
+    return inputs
+
+
+def _pin_overflow(q: dict, k: dict, rng: random.Random, spread: int) -> None:
+    """Set one random row of ``q`` and one of ``k`` to ±2·spread and ±2 with the same signs:
+    their score, 4·spread·√d (256 at d = 4, spread 32), overflows float32's exp (past 88.7) in
+    every draw, so a softmax without the running max fails whatever else is drawn."""
+    b, d = q["shape"]
+    i, j = rng.randrange(b), rng.randrange(b)
+    for c in range(d):
+        sign = rng.choice((-1, 1))
+        q["data"][i * d + c] = 2 * spread * sign
+        k["data"][j * d + c] = 2 * sign
 
 
 def _rows(t: dict) -> list[list[float]]:
