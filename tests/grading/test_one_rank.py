@@ -1,0 +1,31 @@
+"""At one rank nothing moves: a correct run that sends nothing is accepted, never over_budget
+(issue 35, point 5)."""
+
+from __future__ import annotations
+
+from cjudge.judge import judge_code
+from cjudge.sim.runtime import run_case
+
+from .helpers import exercise
+
+#: the reference's functions, renamed, behind ones that skip the exchange at one rank
+SKIPS_AT_ONE_RANK = '''
+
+def seq_to_heads(x):
+    return x if dist.get_world_size() == 1 else exchange_seq_to_heads(x)
+
+
+def heads_to_seq(y):
+    return y if dist.get_world_size() == 1 else exchange_heads_to_seq(y)
+'''
+
+
+def test_ulysses_at_one_rank_with_no_call_is_accepted() -> None:
+    ex = exercise("ulysses")
+    code = ex.solution.replace("def seq_to_heads", "def exchange_seq_to_heads").replace(
+        "def heads_to_seq", "def exchange_heads_to_seq") + SKIPS_AT_ONE_RANK
+    result = judge_code(ex, code, "ulysses.py", run_case, "sim", all_cases=True)
+    one = [c for c in result["cases"] if c["world_size"] == 1]
+    assert one, "ulysses keeps a one-rank case"
+    assert result["verdict"] == "accepted", [c["message"] for c in result["cases"]]
+    assert all(c["bytes_sent"] == [0] for c in one)
