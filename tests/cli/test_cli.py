@@ -53,6 +53,21 @@ def test_reference_json_has_every_case_with_bytes_against_the_bound():
     assert all("sample" not in case for case in result["cases"][1:])
 
 
+def test_a_nan_result_is_strict_json_and_prints_as_nan():
+    """The ring-attention starter divides 0 by 0: its sample's output is NaN."""
+    starter = "exercises/ring-attention/starter.py"
+
+    def refuse(constant: str) -> None:
+        raise ValueError(f"not JSON: {constant}")
+
+    run = judge_cli("test", "ring-attention", starter, "--json", "--samples")
+    result = json.loads(run.stdout, parse_constant=refuse)
+    assert result["verdict"] == "wrong_answer" and "got nan" in result["message"]
+    assert set(result["cases"][0]["sample"]["outputs"][0]["data"]) == {"nan"}
+    plain = judge_cli("test", "ring-attention", starter, "--samples")
+    assert re.search(r"expected -?\d[\d.e+-]*, got nan \(", plain.stdout), plain.stdout
+
+
 def test_plain_text_when_piped_and_exit_status_only_zero_on_accepted(tmp_path):
     ok = judge_cli("test", "alltoall-transpose", "exercises/alltoall-transpose/solution.py")
     assert ok.returncode == 0

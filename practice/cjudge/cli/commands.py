@@ -26,7 +26,7 @@ from ..exercises import (
     load_exercise,
     load_exercises,
 )
-from ..verdict_json import VerdictJSON
+from ..verdict_json import VerdictJSON, dumps
 from ..verdicts import title
 from . import workspace
 from .exits import JUDGE, OK, REJECTED, USAGE, error, invocation, warn
@@ -186,7 +186,7 @@ def cmd_test(ex: Exercise, file: Path | None, as_json: bool, lang: str, launcher
     if file is None or path.resolve() == workspace.file_for(ex.id).resolve():
         workspace.remember(ex.id, result["verdict"])
     if as_json:
-        sys.stdout.write(json.dumps(result, indent=1, ensure_ascii=False) + "\n")
+        sys.stdout.write(dumps(result, indent=1, ensure_ascii=False) + "\n")
     else:
         show_result(console, result, lang)
     if trace or svg or perfetto:

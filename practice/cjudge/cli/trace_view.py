@@ -10,7 +10,6 @@ blindness) and never the only cue; every arrow carries its details as a ``<title
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from html import escape
 from pathlib import Path
@@ -20,6 +19,7 @@ from rich.console import Console
 from rich.table import Table
 
 from ..units import format_seconds, format_size
+from ..verdict_json import dumps
 from ..view.perfetto import chrome_trace
 
 #: at most this many steps are tabulated (the SVG draws them all)
@@ -233,6 +233,6 @@ def show_trace(console: Console, result: Mapping[str, Any], table: bool, svg_fil
         svg_file.write_text(svg(case["timeline"], title), encoding="utf-8")
         console.print(f"wrote {svg_file}", markup=False)
     if perfetto_file is not None:
-        perfetto_file.write_text(json.dumps(chrome_trace(case, title)), encoding="utf-8")
+        perfetto_file.write_text(dumps(chrome_trace(case, title)), encoding="utf-8")
         console.print(f"wrote {perfetto_file} (open it in ui.perfetto.dev · 用 ui.perfetto.dev "
                       "打开)", markup=False)
