@@ -187,6 +187,8 @@ class Switch:
         self.inputs = [value for value, _ in split]
         self._functions = [table for _, table in split]
         self._delivered: dict[tuple[int, str], int] = {}  # (dst, payload digest) -> message id
+        # (rank, digest of a call's output or of one unit of it) -> the call's index in computes
+        self._outputs: dict[tuple[int, str], int] = {}
         self._recordable = self.limits.recorded_values * 8  # payload bytes left to record
         self._sends: dict[tuple[int, int, int], list[_Req]] = {}  # (group, dst, tag) -> unmatched
         self._recvs: dict[tuple[int, int, int], list[_Req]] = {}
@@ -267,6 +269,8 @@ class Switch:
         if message is not None:
             record["message"] = message
         self._computes.append(record)
+        for piece in functions.pieces(out, functions.unit_bytes(params, dtype)):
+            self._outputs[(rank, functions.digest(piece))] = len(self._computes) - 1
         return out
 
     def _access(self, rank: int, params: dict, payload: bytes, dtype: str, shape: list[int],
@@ -365,6 +369,10 @@ class Switch:
         """Post a send of ``payload`` to global rank ``dst``; never blocks."""
         req = self._new(rank, "send", group, dst, tag, len(payload), dtype, line, api, payload)
         req.record["sent"] = self._charged(len(payload), dtype) if req.record["graded"] else 0
+        if req.record["graded"] and self._outputs:  # what a judge's function made, if it did
+            made = self._outputs.get((rank, functions.digest(payload)))
+            if made is not None:
+                req.record["carries"] = made
         queue = self._recvs.get((group, dst, tag), [])
         for i, recv in enumerate(queue):
             if recv.record["peer"] in (None, rank) and \

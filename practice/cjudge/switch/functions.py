@@ -147,6 +147,23 @@ def units(params: dict[str, Any], elements: int) -> int:
     return max(1, -(-elements // unit))
 
 
+def unit_bytes(params: dict[str, Any], dtype: str) -> int | None:
+    """Bytes of one unit of a call's output (``params["unit"]`` elements of ``dtype``), None
+    without a unit."""
+    unit = params.get("unit")
+    if not isinstance(unit, int) or isinstance(unit, bool) or unit < 1:
+        return None
+    return unit * DTYPES[dtype][1]
+
+
+def pieces(out: bytes, unit: int | None) -> list[bytes]:
+    """What a call's output ``out`` may travel as: the whole, and each unit of ``unit`` bytes
+    when it holds several (a stacked call's microbatches, sent one by one)."""
+    if unit is None or len(out) <= unit or len(out) % unit:
+        return [out]
+    return [out] + [out[i:i + unit] for i in range(0, len(out), unit)]
+
+
 def digest(payload: bytes) -> str:
     """A short digest of a payload's bytes, as the trace records a call's input and output."""
     return hashlib.sha256(payload).hexdigest()[:DIGEST_CHARS]

@@ -45,6 +45,9 @@ class Request(TypedDict):
     splits: NotRequired[list[int]]
     #: completed with an error that the rank's wait raised (True only: absent otherwise)
     failed: NotRequired[bool]
+    #: a graded send: the index in ``computes`` of the sender's latest earlier call of a judge's
+    #: function whose output (or one unit of it) is exactly this payload; absent if none
+    carries: NotRequired[int]
 
 
 class Message(TypedDict):
