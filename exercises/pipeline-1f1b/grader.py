@@ -63,19 +63,35 @@ def bytes_bound(case: Case) -> list[int]:
     return [each * ((stage < case.world - 1) + (stage > 0)) for stage in range(case.world)]
 
 
-def check_computes(case: Case, inputs: list[dict], computes: list[dict]) -> tuple[str, str] | None:
-    """Stage s's fwd was given its M inputs in order, and its i-th bwd call microbatch i's
-    stashed input and output gradient."""
+def check_computes(case: Case, inputs: list[dict], computes: list[dict],
+                   trace: dict) -> tuple[str, str] | None:
+    """Stage s's fwd was given its M inputs in order, one call each, and its i-th bwd call,
+    after the i-th fwd, microbatch i's stashed input and output gradient, for all M (the
+    drain's too); and what crossed a stage boundary came out of the stage's function: every
+    activation sent downstream is a fwd output, every gradient sent upstream a bwd output."""
     xs, gs = _flow(inputs)
     dtype, m = case.dtype, case["microbatches"]
     for stage in range(case.world):
         want = [v for x in xs[stage] for v in x]
-        if first_unfed(computes, stage, "affine", want, dtype) is not None:
+        fwds, bwds = (pipeline.calls_of(computes, stage, name) for name in ("affine", "backward"))
+        if first_unfed(computes, stage, "affine", want, dtype) is not None or len(fwds) != m:
             return pipeline.apply_each(case, stage, "fwd")
-        calls = [c for c in computes if c["rank"] == stage and c["name"] == "backward"]
-        for i, call in enumerate(calls):
+        if len(bwds) != m:
+            return (f"stage {stage} called bwd {len(bwds)} times: every microbatch's backward "
+                    f"runs on every stage, the drain's included, {m} calls, each given one "
+                    "microbatch's stashed input and its output's gradient",
+                    f"stage {stage} 调用了 {len(bwds)} 次 bwd：每个微批次的反向都要在每个 "
+                    f"stage 上运行，包括排空阶段，共 {m} 次，每次给一个微批次暂存的输入及其输出的梯度")
+        early = next((i for i in range(m) if bwds[i] < fwds[i]), None)
+        if early is not None:
+            return (f"stage {stage} called bwd for microbatch {early} before its fwd: a "
+                    "microbatch's backward starts from what its forward made (on the last stage, "
+                    "the gradient is fwd's output)",
+                    f"stage {stage} 在微批次 {early} 的 fwd 之前调用了它的 bwd：反向从前向的结果"
+                    "开始（最后一个 stage 上，梯度就是 fwd 的输出）")
+        for i, call in enumerate(computes[k] for k in bwds):
             pair = [digest(pack(xs[stage][i], dtype)), digest(pack(gs[stage + 1][i], dtype))]
-            if i >= m or call.get("inputs") != pair:
+            if call.get("inputs") != pair:
                 return (f"stage {stage}'s bwd call {i + 1} was not given microbatch {i}'s "
                         "stashed input and its output's gradient: bwd(x, grad) takes the x this "
                         "stage gave fwd and the gradient from the next stage (on the last "
@@ -83,7 +99,7 @@ def check_computes(case: Case, inputs: list[dict], computes: list[dict]) -> tupl
                         f"stage {stage} 第 {i + 1} 次调用 bwd 得到的不是微批次 {i} 暂存的输入"
                         "与其输出的梯度：bwd(x, grad) 接受本 stage 交给 fwd 的 x 和下一个 stage "
                         "传回的梯度（最后一个 stage：fwd 的输出本身），每次一个微批次，按顺序")
-    return None
+    return pipeline.sends_made(trace, {1: "fwd", -1: "bwd"})
 
 
 def memory(case: Case, inputs: list[dict], trace: dict) -> dict:

@@ -49,10 +49,13 @@ def _shifts(inputs: list[dict]) -> list[int]:
     return [i["call"][0]["params"]["shift"] // STEP for i in inputs]
 
 
-def check_computes(case: Case, inputs: list[dict], computes: list[dict]) -> tuple[str, str] | None:
+def check_computes(case: Case, inputs: list[dict], computes: list[dict],
+                   trace: dict) -> tuple[str, str] | None:
     """Stage s applied its stage_fn to each of the M microbatches it received, once and in
     order, and to nothing else: its calls, in order, were given exactly microbatches 0 … M−1
-    after stages 0 … s−1 (one call each, or several stacked in one)."""
+    after stages 0 … s−1 (one call each, or several stacked in one); and every activation it
+    sent on is what one of its earlier calls returned (a whole output, or one microbatch of a
+    stacked one)."""
     shifts = _shifts(inputs)
     for stage in range(case.world):
         before = STEP * sum(shifts[:stage])
@@ -67,7 +70,7 @@ def check_computes(case: Case, inputs: list[dict], computes: list[dict]) -> tupl
                     else f"它的 {calls} 次调用得到的数据比这少")
         rule, rule_zh = pipeline.apply_each(case, stage, "stage_fn")
         return f"{rule}; {which}", f"{rule_zh}；{which_zh}"
-    return None
+    return pipeline.sends_made(trace, {1: "stage_fn"})
 
 
 def expected(case: Case, inputs: list[dict]) -> list:

@@ -499,13 +499,16 @@ def _check_computes(exercise: Exercise, spec: CaseSpec,
                     raw: RawCase) -> tuple[Verdict, str, str] | None:
     """The grader's optional ``check_computes(case, inputs, computes)`` on a correct
     answer: whether the judge's functions were given what the algorithm gives them (the trace's
-    ``computes``, each call's input known by its digest, in order); wrong_answer when it says
-    why: the result was not computed by the judge's functions from the data that travelled."""
+    ``computes``, each call's input known by its digest, in order; with the whole ``trace``
+    when it takes it, what each send carried); wrong_answer when it says why: the result was
+    not computed by the judge's functions from the data that travelled."""
     check = getattr(exercise.grader, "check_computes", None)
     if check is None:
         return None
-    why = check(spec["params"], spec["world_size"], spec["inputs"],
-                raw["trace"].get("computes", []))
+    trace = raw["trace"]
+    more = {"trace": trace} if exercise.grader.computes_take_trace else {}
+    why = check(spec["params"], spec["world_size"], spec["inputs"], trace.get("computes", []),
+                **more)
     return (Verdict.WRONG_ANSWER, why[0], why[1]) if why else None
 
 

@@ -135,9 +135,11 @@ class CheckTraffic(Protocol):
 
 class CheckComputes(Protocol):
     """``check_computes``: whether the judge's functions were given what the algorithm gives
-    them; wrong when it says why."""
+    them (and, with ``trace``, whether what crossed their boundaries came out of them); wrong
+    when it says why."""
 
-    def __call__(self, case: Case, inputs: list[Any], computes: list[Any]) -> Why: ...
+    def __call__(self, case: Case, inputs: list[Any], computes: list[Any],
+                 trace: Any = None) -> Why: ...
 
 
 class Memory(Protocol):

@@ -53,6 +53,11 @@ class Hooks:
         self.module = module
         #: whether ``diagnose`` takes ``path``: written for results other than one tensor
         self.takes_path = "path" in inspect.signature(module.diagnose).parameters
+        #: whether ``check_computes`` takes ``trace``: the whole record, to check what crossed
+        #: a judge's function's boundary (its sends) besides what each call was given
+        check = getattr(module, "check_computes", None)
+        self.computes_take_trace = check is not None and \
+            "trace" in inspect.signature(check).parameters
         for name in OPTIONAL_HOOKS:
             hook = getattr(module, name, None)
             setattr(self, name, None if hook is None else _on_case(hook))

@@ -48,3 +48,37 @@ def apply_each(case: Case, stage: int, fn: str) -> tuple[str, str]:
             "(stage 0: its own), once and in order, and to nothing else",
             f"stage {stage} 必须对收到的 {m} 个微批次（stage 0：它自己的）各调用一次 "
             f"{fn}，按顺序，且不作用于其他数据")
+
+
+def calls_of(computes: list[dict], stage: int, name: str) -> list[int]:
+    """The indices in ``computes`` of ``stage``'s calls of the judge's function ``name``, in
+    the order it made them."""
+    return [i for i, c in enumerate(computes) if c["rank"] == stage and c["name"] == name]
+
+
+def sends_made(trace: dict, labels: dict[int, str]) -> tuple[str, str] | None:
+    """Whether every graded send of a stage s carries what one of its own earlier calls of a
+    judge's function returned (the switch marks each send with the call whose output it
+    carries, ``Request.carries``: a value the rank computed itself, or sent before calling the
+    function, carries none). ``labels`` names, by direction (+1: to stage s + 1, −1: to
+    s − 1), the function whose output goes that way, for the message. (English, Chinese) for
+    the first send that breaks it."""
+    computes = trace.get("computes", [])
+    for req in trace["requests"]:
+        if not req["graded"] or req["kind"] != "send" or req["peer"] is None:
+            continue
+        stage, peer, made = req["rank"], req["peer"], req.get("carries")
+        if made is not None and 0 <= made < len(computes) and computes[made]["rank"] == stage:
+            continue
+        label = labels.get(peer - stage, "stage function")
+        at = f"at line {req['line']} " if req["line"] is not None else ""
+        at_zh = f"第 {req['line']} 行" if req["line"] is not None else ""
+        return (f"stage {stage}'s send {at}to stage {peer} carries data that no earlier call of "
+                f"a function the judge gave stage {stage} returned: what it passes to stage "
+                f"{peer} must be the output of its {label}, whole as it returned it, called "
+                "before the send (computing it yourself, or calling the function only after "
+                "sending, is not running the stage)",
+                f"stage {stage} {at_zh}发给 stage {peer} 的数据不是评测机交给 stage {stage} 的函数"
+                f"之前任何一次调用的输出：传给 stage {peer} 的必须是先调用 {label} 得到的完整输出"
+                "（自己算出结果，或发送之后才调用函数，都不算运行了这个 stage）")
+    return None
