@@ -4,6 +4,7 @@ and writing, and the browser's copy of the writing rule held to the same table."
 from __future__ import annotations
 
 import json
+import math
 import shutil
 import subprocess
 from pathlib import Path
@@ -64,6 +65,20 @@ def test_the_browser_writes_sizes_and_times_as_the_kernel_does() -> None:
     assert json.loads(out) == {"sizes": [format_size(n) for n in SIZES],
                                "seconds": [format_seconds(s) for s in SECONDS],
                                "four": format_seconds(73.889e-6, 4)}
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="the browser's rule needs Node.js")
+def test_nan_and_infinities_print_as_python_prints_them_on_both_sides() -> None:
+    """The page reads them as the verdict JSON writes them ("nan", "inf", "-inf") or as numbers."""
+    odd = [math.nan, math.inf, -math.inf]
+    assert [format_seconds(x) for x in odd] == [format_size(x) for x in odd] == \
+        ["nan", "inf", "-inf"]
+    script = ("import('./web/src/app/units.js').then((u) => console.log(JSON.stringify("
+              "['nan', 'inf', '-inf', NaN, Infinity, -Infinity].flatMap((x) => "
+              "[u.formatSeconds(x), u.formatSize(x), u.nonFinite(x)]))))")
+    out = subprocess.run(["node", "--input-type=module", "-e", script], cwd=ROOT, check=True,
+                         capture_output=True, text=True).stdout
+    assert json.loads(out) == [said for said in ("nan", "inf", "-inf") for _ in range(3)] * 2
 
 
 def test_plural_says_one_call_and_many_calls():

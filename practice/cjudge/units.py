@@ -12,6 +12,7 @@ it falls in (``64 MiB``, ``1.5 KiB``), else decimal with three significant digit
 
 from __future__ import annotations
 
+import math
 import re
 
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d*)?|\.\d+)\s*(?:([KMG])(i?B)?|(B)?)\s*$", re.IGNORECASE)
@@ -61,7 +62,9 @@ def _digits(value: float, digits: int) -> str:
 
 
 def format_size(nbytes: float) -> str:
-    """``1 GB``, ``64 MiB``, ``1.5 KiB``, ``19.8 MB``, ``8 B``."""
+    """``1 GB``, ``64 MiB``, ``1.5 KiB``, ``19.8 MB``, ``8 B``; ``nan``, ``inf``, ``-inf``."""
+    if not math.isfinite(nbytes):
+        return f"{nbytes:g}"
     for unit, scale in _BINARY:  # the unit whose range the size is in (GiB: any size above)
         if scale <= nbytes < (scale << 10 if unit != "GiB" else float("inf")) \
                 and (4 * nbytes) % scale == 0:
@@ -73,7 +76,10 @@ def format_size(nbytes: float) -> str:
 
 
 def format_seconds(seconds: float, digits: int = 3) -> str:
-    """``73.9 µs``, ``3.96 ms``, ``1.2 s``, ``850 ns``: ``digits`` significant digits."""
+    """``73.9 µs``, ``3.96 ms``, ``1.2 s``, ``850 ns``: ``digits`` significant digits; ``nan``,
+    ``inf``, ``-inf``."""
+    if not math.isfinite(seconds):
+        return f"{seconds:g}"
     for unit, scale in (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6)):
         if seconds >= scale:
             return f"{_digits(seconds / scale, digits)} {unit}"
