@@ -25,11 +25,11 @@ def _charge(exercise: Exercise, zh: bool) -> str:
     if exercise.payload_bytes == "as-sent":
         return ("消息按实际发送的字节计：压缩后的数据按其自身的字节数计。" if zh else
                 "Messages count as sent: a compressed payload costs its own bytes.")
-    return ("消息按用例的 dtype 计：比它窄的浮点消息（如 float64 数据的 float32 副本）按用例 dtype "
-            "的宽度计，转换精度省不下字节。" if zh else
-            "Messages count at the case's dtype: a floating-point message narrower than it (a "
-            "float32 copy of float64 data) is charged at the case dtype's width, so a down-cast "
-            "saves no bytes.")
+    return ("消息按用例的 dtype 计：比它窄的消息（如 float64 数据的 float32 副本、float32 数值的 "
+            "int8 编码）按用例 dtype 的宽度计，转换精度或重新编码都省不下字节。" if zh else
+            "Messages count at the case's dtype: a message narrower than it (a float32 copy of "
+            "float64 data, int8 codes of float32 values) is charged at the case dtype's width, "
+            "so a down-cast or a re-encoding saves no bytes.")
 
 
 def _bytes(bound: Any) -> str:

@@ -59,8 +59,14 @@ def test_a_float32_message_in_a_float64_case_is_charged_at_eight_bytes_an_elemen
     assert (req["bytes"], req["sent"], message["bytes"]) == (12, 24, 24)  # the model reads 24
 
 
+def test_integer_codes_narrower_than_the_case_are_charged_at_its_width() -> None:
+    s = _switch("float32")
+    _exchange(s, struct.pack("<3b", 1, 2, 3), "int8")  # codes of float32 values: 1 B each
+    assert [m["bytes"] for m in s.trace()["messages"]] == [12]
+
+
 def test_integer_metadata_and_a_case_charged_as_sent_count_what_was_sent() -> None:
-    counts = _switch("float64")
+    counts = _switch("float32")
     _exchange(counts, struct.pack("<3i", 1, 2, 3), "int32")
     as_sent = _switch(None)
     _exchange(as_sent, struct.pack("<3f", 1, 2, 3), "float32")

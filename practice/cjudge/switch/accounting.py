@@ -15,8 +15,9 @@
 
 These are the logical volumes of the bandwidth-optimal algorithms (``primitives.bytes_sent``),
 whatever the backend really puts on a wire (gloo's ``reduce_scatter_tensor`` is an all-reduce).
-A payload is charged at the case's dtype (:func:`charged`): a float32 copy of float64 data costs
-what the float64 would, unless the exercise teaches compression (``payload_bytes = "as-sent"``).
+A payload is charged at the case's dtype (:func:`charged`): a float32 copy of float64 data, or
+int8 codes of float32 values, costs what the case's dtype would, unless the exercise teaches
+compression (``payload_bytes = "as-sent"``).
 """
 
 from __future__ import annotations
@@ -28,13 +29,14 @@ from .trace import SwitchTrace
 
 def charged(nbytes: int, dtype: str, case_dtype: str | None) -> int:
     """The bytes a payload of ``nbytes`` of ``dtype`` is charged in a case of ``case_dtype``
-    (None: as sent): a floating-point payload narrower than a floating-point case dtype is
-    charged at the case's width; any other (integer metadata such as counts) as sent."""
+    (None: as sent): a payload narrower than a floating-point case dtype, floating-point or
+    integer codes of the values, is charged at the case's width; any other (integer metadata
+    as wide as the case's elements, such as int64 counts) as sent."""
     if case_dtype not in DTYPES or dtype not in DTYPES:
         return nbytes
-    _, size, kind = DTYPES[dtype]
+    _, size, _ = DTYPES[dtype]
     _, wide, case_kind = DTYPES[case_dtype]
-    if kind != 2 or case_kind != 2 or size >= wide:
+    if case_kind != 2 or size >= wide:
         return nbytes
     return nbytes // size * wide
 
