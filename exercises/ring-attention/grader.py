@@ -2,10 +2,12 @@
 judge's ``scores`` function, full attention in float64, bounds, and which blocks an output
 row is made of.
 
-Inputs are multiples of 1/8 in [-2, 2] (queries times the case's ``spread``), so every score is
-exact in float32 and a correct online softmax is within rounding of full attention, far inside
-the tolerance; an output that leaves out a block, or merges blocks without rescaling, is off by
-a large fraction of the values.
+Inputs are drawn from [-2, 2] with every bit of the case dtype's mantissa, so a down-cast
+(float64 sent as float32) or a narrow encoding loses digits the tolerance sees: a wrong answer,
+never a cheaper one. A case with a ``spread`` (scores past float32's exp) draws multiples of 1/8
+instead (the queries times the spread), so its scores are exact in float32. A correct online
+softmax is within rounding of full attention, far inside the tolerance; an output that leaves
+out a block, or merges blocks without rescaling, is off by a large fraction of the values.
 """
 
 from __future__ import annotations
@@ -15,12 +17,17 @@ import random
 
 from cjudge.kit.case import Case
 from cjudge.switch import functions
+from cjudge.switch.reduce import values_of
 
 
 def _block(case: Case, rng: random.Random, spread: int = 1) -> dict:
     b, d = case["block"], case["dim"]
-    return {"shape": [b, d], "dtype": case.dtype,
-            "data": [rng.randint(-16, 16) / 8 * spread for _ in range(b * d)]}
+    if case.sizes.get("spread", 1) == 1:  # full mantissa, rounded to the case's dtype
+        data = values_of(functions.pack([rng.uniform(-2, 2) for _ in range(b * d)], case.dtype),
+                         case.dtype) or []
+    else:
+        data = [rng.randint(-16, 16) / 8 * spread for _ in range(b * d)]
+    return {"shape": [b, d], "dtype": case.dtype, "data": data}
 
 
 def make_inputs(case: Case, rng: random.Random) -> list[dict]:
