@@ -227,18 +227,34 @@ def _simulated(ex: Exercise, path: Path) -> str:
                       "sim")["verdict"]
 
 
+def _draws_text(others: list[tuple[int, str]], count: int) -> str:
+    """The draws that gave another verdict, for the ``got`` column: the first of each verdict."""
+    firsts: dict[str, int] = {}
+    for seed, verdict in others:
+        firsts.setdefault(verdict, seed)
+    return ", ".join(f"sim seed {seed}: {verdict}" for verdict, seed in firsts.items()) + \
+        f"; {len(others)} of {count} draws"
+
+
 def check_rows(ex: Exercise, launcher: str) -> list[tuple[str, str, str, bool, str]]:
     """(file, wanted, got, ok, message) for the reference, the starter and each wrong solution,
-    each graded on real torch and on the simulation: ok when both give what is wanted."""
-    rows = []
+    each graded at the exercise's seed on real torch and on the simulation, and on the
+    simulation under :data:`~cjudge.draws.DRAWS` more seeds (fresh inputs, as the server draws
+    them for each submission): ok when every run gives what is wanted."""
+    from ..draws import draw_seeds, meets, other_draws
+
+    seeds, rows = draw_seeds(ex), []
     entries = [(ex.path / "solution.py", "accepted"), (ex.path / "starter.py", "not accepted")]
     entries += [(w.path, w.expect.value) for w in ex.wrong]
     for path, want in entries:
         result = grade_file(ex, path, launcher, None, False, False)
         got, sim = result["verdict"], _simulated(ex, path)
-        ok = all(v != "accepted" if want == "not accepted" else v == want for v in (got, sim))
+        others = other_draws(ex, path.read_text(encoding="utf-8"), path.name, want, seeds)
+        ok = meets(want, got) and meets(want, sim) and not others
         if sim != got:
             got = f"{got} (sim: {sim})"
+        if others:
+            got = f"{got} ({_draws_text(others, len(seeds))})"
         rows.append((str(path.relative_to(ex.path)), want, got, ok, result["message"]))
     return rows
 
@@ -252,12 +268,18 @@ def check_exercise(ex: Exercise, launcher: str, console: Console | None) -> list
         for row in check_rows(ex, launcher)]
     if console is None:
         return rows
+    from ..draws import draw_seeds
+
+    seeds = draw_seeds(ex)
+    where = (f"real torch and the simulation at seed {ex.seed}; the simulation at {len(seeds)} "
+             f"more draws, seeds {seeds[0]}–{seeds[-1]}")
     if not console.is_terminal:
+        console.print(f"{ex.id}: {where}", markup=False)
         for row in rows:
             console.print(f"{ex.id}/{row['file']}: expected {row['expected']}, got {row['got']}: "
                           f"{'ok' if row['ok'] else 'MISMATCH'}", markup=False)
         return rows
-    table = Table(title=f"check {ex.id}")
+    table = Table(title=f"check {ex.id}", caption=where)
     for col in ("file", "expected", "got", "ok", "message"):
         table.add_column(col, overflow="fold")
     for row in rows:
