@@ -34,9 +34,10 @@ PAYLOAD_BYTES = ("case-dtype", "as-sent")
 GRADER_FUNCTIONS = REQUIRED_HOOKS
 REQUIRED_FILES = ("exercise.toml", "statement.md", "statement.zh.md", "starter.py",
                   "solution.py", "grader.py")
-#: what never leaves the judge: the reference and the known-wrong solutions (a *published*
-#: copy of an exercise, e.g. the browser's, holds everything else)
-PRIVATE_FILES = ("solution.py", "wrong")
+#: what never leaves the judge: the reference, the known-wrong solutions and the staff's notes on
+#: what each measure costs to fake (``gaming.md``: a map of the checks, for authors, never a
+#: learner's guide) (a *published* copy of an exercise, e.g. the browser's, holds everything else)
+PRIVATE_FILES = ("solution.py", "wrong", "gaming.md")
 #: the catalog's tracks, in the order a learner takes them, with their headings (en, zh)
 TRACKS = {
     "primitives": ("The primitives", "基本原语"),
