@@ -17,7 +17,7 @@ from ..exercise_sync import sync_exercises
 from ..limiter import RateLimits
 from ..settings import Settings, private_dir, settings_env
 from ..supervisor import Supervisor
-from . import contract, errors
+from . import contract, errors, unrouted
 from .cache import DoneCache
 from .deps import CallerCache
 from .middleware import Guard
@@ -79,7 +79,7 @@ def create_app(settings: Settings | None = None, embedded_workers: bool = True) 
         app.include_router(module.router)
 
     install_course_routes(app)  # /healthz, leaderboards, progress, quotas
-
+    unrouted.install(app)  # after every route: what they do not take is not the web app's
     mount_web(app, settings.web_dist)
     app.add_middleware(FinishedSubmissions, state=app.state)
     app.add_middleware(Guard, max_body=6 * settings.max_code_bytes + 4096,  # the outermost

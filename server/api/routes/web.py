@@ -64,7 +64,7 @@ class AppFiles(StaticFiles):
         try:
             return await super().get_response(path, scope)
         except HTTPException as exc:
-            if exc.status_code != 404 or path.startswith("api/"):
+            if exc.status_code != 404:
                 raise
             return await super().get_response("index.html", scope)
 
