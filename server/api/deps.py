@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Annotated
 
 from cachetools import TTLCache
-from fastapi import Depends, HTTPException, Request
+from fastapi import Depends, Request
 from fastapi.security import APIKeyCookie, HTTPAuthorizationCredentials, HTTPBearer
 from sqlalchemy import Engine
 from sqlmodel import Session
@@ -22,6 +22,7 @@ from ..access import may_see
 from ..models import User, saved_id
 from ..security import TokenClaims, read_token
 from ..settings import Settings
+from .errors import ApiError
 
 COOKIE = "cjudge_token"
 CALLER_TTL_S = 10.0
@@ -146,7 +147,15 @@ async def optional_user(request: Request, settings: Annotated[Settings, Depends(
 async def current_user(user: Annotated[Caller | None, Depends(optional_user)]) -> Caller:
     """The logged-in user; 401 otherwise."""
     if user is None:
-        raise HTTPException(401, "log in first", headers={"WWW-Authenticate": "Bearer"})
+        raise ApiError(401, "not_logged_in", "log in first", "请先登录",
+                       headers={"WWW-Authenticate": "Bearer"})
+    return user
+
+
+async def staff_user(user: Annotated[Caller, Depends(current_user)]) -> Caller:
+    """The logged-in user if staff; 403 otherwise."""
+    if not user.admin:
+        raise ApiError(403, "staff_only", "staff only", "仅限教师和助教")
     return user
 
 
@@ -154,4 +163,5 @@ SettingsDep = Annotated[Settings, Depends(get_settings)]
 EngineDep = Annotated[Engine, Depends(get_engine)]
 SessionDep = Annotated[Session, Depends(get_session)]
 UserDep = Annotated[Caller, Depends(current_user)]
+StaffDep = Annotated[Caller, Depends(staff_user)]
 MaybeUserDep = Annotated[Caller | None, Depends(optional_user)]

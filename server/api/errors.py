@@ -1,7 +1,8 @@
 """API errors with stable codes, and the handlers that keep every error a small JSON answer.
 
-An error's body is ``{"detail": English, "message_zh": Chinese, "code": stable code, ...}``
-(``detail`` stays a plain sentence for clients that show it as is). Validation errors never
+Every error's body, whoever raised it (a route, FastAPI's validation or body parsing,
+Starlette's routing), is ``{"detail": English, "message_zh": Chinese, "code": stable code,
+...}`` (``detail`` stays a plain sentence for clients that show it as is). Validation errors never
 echo the input (a password, a lone surrogate that cannot be encoded); unexpected exceptions
 are one log line with the request id and a 500 that says only that id.
 """
@@ -29,6 +30,30 @@ class ApiError(HTTPException):
                  headers: dict[str, str] | None = None, **extra: Any) -> None:
         super().__init__(status, en, headers=headers)
         self.code, self.zh, self.extra = code, zh, extra
+
+
+#: an error the framework raises itself (routing, body parsing): its code and Chinese words
+FRAMEWORK = {400: ("bad_request", "请求无效"), 401: ("not_logged_in", "请先登录"),
+             403: ("forbidden", "没有权限"), 404: ("not_found", "没有这个地址"),
+             405: ("method_not_allowed", "此地址不接受该请求方法"), 413: ("too_large", "请求体过大"),
+             415: ("unsupported_media_type", "不支持的内容类型")}
+
+
+def framework_words(status: int) -> tuple[str, str]:
+    """The ``code`` and ``message_zh`` of a framework's error of ``status``."""
+    return FRAMEWORK.get(status, (f"http_{status}", f"请求未能完成（HTTP {status}）"))
+
+
+def unknown_exercise(exercise_id: str) -> ApiError:
+    """404 ``unknown_exercise``."""
+    return ApiError(404, "unknown_exercise", f"no exercise {exercise_id!r}",
+                    f"没有练习 {exercise_id!r}")
+
+
+def unknown_submission(submission_id: int) -> ApiError:
+    """404 ``unknown_submission`` (also for one the caller may not see)."""
+    return ApiError(404, "unknown_submission", f"no submission {submission_id}",
+                    f"没有提交 {submission_id}")
 
 
 def rate_limited(retry_after: int, en: str = "too many requests; try again later",
@@ -61,7 +86,9 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(_request: Request, exc: StarletteHTTPException) -> Response:
-        return json_body(exc.status_code, {"detail": exc.detail}, exc.headers)
+        code, zh = framework_words(exc.status_code)
+        return json_body(exc.status_code, {"detail": exc.detail, "message_zh": zh, "code": code},
+                         exc.headers)
 
     @app.exception_handler(RequestValidationError)
     async def invalid(_request: Request, exc: RequestValidationError) -> Response:

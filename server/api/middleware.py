@@ -90,7 +90,8 @@ class Guard:
             host = headers.get(b"host", b"").decode("latin-1")
             length = headers.get(b"content-length")
             if not (self.any_host or host_name(host) in self.allowed):
-                await _answer(headed_send, 400, {"detail": "unknown host", "code": "bad_host"})
+                await _answer(headed_send, 400, {"detail": "unknown host", "code": "bad_host",
+                                                 "message_zh": "未知的主机名"})
             elif length is not None and (not length.isdigit() or int(length) > self.max_body):
                 await _too_large(headed_send, self.max_body)
             else:

@@ -199,15 +199,15 @@ class ValidationIssue(BaseModel):
 
 
 class ErrorOut(BaseModel):
-    """Every error answer: ``detail`` in English (a sentence, or a 422's issues), ``message_zh``
-    in Chinese, a stable ``code``; some codes add fields (``retry_after``, ``feedback``,
-    ``request_id``)."""
+    """Every error answer, from every layer: a stable ``code``, ``detail`` in English (a
+    sentence, or a 422's issues) and ``message_zh`` in Chinese; some codes add fields
+    (``retry_after``, ``feedback``, ``request_id``)."""
 
     model_config = ConfigDict(extra="allow")
 
+    code: str
     detail: str | list[ValidationIssue]
-    code: str | None = None
-    message_zh: str | None = None
+    message_zh: str
     retry_after: int | None = None
     feedback: str | None = None
     request_id: str | None = None

@@ -32,6 +32,7 @@ from ...models import User, saved_id
 from ...passwords import ADVICE, MIN_LENGTH, strength
 from ...security import hash_password, make_token
 from ...settings import Settings
+from ..contract import SESSION_OPTIONAL
 from ..deps import COOKIE, EngineDep, MaybeUserDep, SettingsDep, UserDep
 from ..errors import ApiError, rate_limited
 from ..schemas import (
@@ -178,7 +179,7 @@ async def login(body: Credentials, request: Request, response: Response, setting
     return _logged_in(user, settings, request, response)
 
 
-@router.post("/logout", status_code=204)
+@router.post("/logout", status_code=204, openapi_extra=SESSION_OPTIONAL)
 async def logout(request: Request, response: Response, engine: EngineDep,
                  caller: MaybeUserDep) -> None:
     """End every session of the caller (if logged in) and forget the session cookie."""

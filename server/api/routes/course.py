@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import re
 from datetime import datetime
-from typing import Annotated, Any
+from typing import Annotated
 
-from fastapi import APIRouter, FastAPI, HTTPException, Query, Request
+from fastapi import APIRouter, FastAPI, Query, Request
 from fastapi.responses import Response
 from pydantic import BaseModel, Field
 from sqlalchemy import update
@@ -20,7 +20,9 @@ from cjudge.verdicts import Verdict
 from ... import course
 from ...db import write_session
 from ...models import DONE, QUEUED, Exercise, ExerciseVersion, Profile, Submission, SubmissionScore, utcnow
-from ..deps import EngineDep, SessionDep, SettingsDep, UserDep
+from ..contract import NOT_FOUND, STAFF_ONLY
+from ..deps import EngineDep, SessionDep, SettingsDep, StaffDep, UserDep
+from ..errors import ApiError, unknown_exercise
 from . import health
 
 router = APIRouter(tags=["course"])
@@ -141,16 +143,11 @@ class RegradeOut(BaseModel):
 def _exercise(session: Session, exercise_id: str) -> Exercise:
     row = session.get(Exercise, exercise_id)
     if row is None:
-        raise HTTPException(404, f"no exercise {exercise_id!r}")
+        raise unknown_exercise(exercise_id)
     return row
 
 
-def _admin(user: Any) -> None:
-    if not user.admin:
-        raise HTTPException(403, "staff only")
-
-
-@router.get("/api/exercises/{exercise_id}/leaderboard")
+@router.get("/api/exercises/{exercise_id}/leaderboard", responses=NOT_FOUND)
 def get_leaderboard(exercise_id: str, user: UserDep, engine: EngineDep,
                     limit: Annotated[int, Query(ge=1, le=500)] = 100) -> LeaderboardOut:
     """Each learner's best accepted submission: ranked by modelled time at the exercise's
@@ -175,7 +172,7 @@ def get_leaderboard(exercise_id: str, user: UserDep, engine: EngineDep,
          else ["bytes_sent", "submitted_at"], "entries": entries})
 
 
-@router.get("/api/exercises/{exercise_id}/versions")
+@router.get("/api/exercises/{exercise_id}/versions", responses=NOT_FOUND)
 def get_versions(exercise_id: str, user: UserDep, session: SessionDep) -> list[VersionOut]:
     """Every version of the exercise the server has served, newest first, with its
     statements: a submission's ``content_hash`` names the one it was judged on."""
@@ -203,8 +200,9 @@ def put_profile(body: ProfileIn, user: UserDep, engine: EngineDep) -> ProfileOut
     """Choose a display name for leaderboards, or null to be anonymous."""
     name = " ".join(body.display_name.split()) if body.display_name else None
     if name is not None and (not NAME_RE.match(name) or name.casefold() == course.ANONYMOUS):
-        raise HTTPException(422, "a display name has 3 to 32 letters, digits, spaces, '.', "
-                                 "'-' or '_' (显示名为 3 到 32 个字母、数字、空格或 . - _)")
+        raise ApiError(422, "bad_display_name",
+                       "a display name has 3 to 32 letters, digits, spaces, '.', '-' or '_'",
+                       "显示名为 3 到 32 个字母、数字、空格或 . - _")
     try:
         with write_session(engine) as session:
             row = session.get(Profile, user.id) or Profile(user_id=user.id)
@@ -212,7 +210,8 @@ def put_profile(body: ProfileIn, user: UserDep, engine: EngineDep) -> ProfileOut
             row.updated_at = utcnow()
             session.add(row)
     except IntegrityError:
-        raise HTTPException(409, "that display name is taken (该显示名已被使用)") from None
+        raise ApiError(409, "display_name_taken", "that display name is taken",
+                       "该显示名已被使用") from None
     return ProfileOut(display_name=name, anonymous=name is None)
 
 
@@ -229,19 +228,17 @@ def get_quota(user: UserDep, session: SessionDep, settings: SettingsDep) -> Quot
     return QuotaOut.model_validate(course.quota(session, settings, user.id))
 
 
-@router.get("/api/admin/progress")
-def get_progress(user: UserDep, session: SessionDep) -> StaffProgressOut:
+@router.get("/api/admin/progress", responses=STAFF_ONLY)
+def get_progress(_staff: StaffDep, session: SessionDep) -> StaffProgressOut:
     """Staff: learners × exercises (best verdict, attempts, first accepted time) and per
     exercise the solve rate and the most common failing verdicts."""
-    _admin(user)
     return StaffProgressOut.model_validate(course.progress(session))
 
 
 @router.get("/api/admin/progress.csv", response_class=Response,
-            responses={200: {"content": {"text/csv": {}}}})
-def get_progress_csv(user: UserDep, session: SessionDep) -> Response:
+            responses={200: {"content": {"text/csv": {}}}, **STAFF_ONLY})
+def get_progress_csv(_staff: StaffDep, session: SessionDep) -> Response:
     """Staff: the progress table as CSV, one line per learner and exercise."""
-    _admin(user)
     return Response(course.progress_csv(course.progress(session)), media_type="text/csv",
                     headers={"content-disposition": 'attachment; filename="progress.csv"'})
 
@@ -253,13 +250,12 @@ class RegradeIn(BaseModel):
     verdict: str | None = Field(default=None, max_length=32, description="only these (e.g. accepted)")
 
 
-@router.post("/api/admin/regrade", status_code=202)
-def post_regrade(body: RegradeIn, request: Request, user: UserDep,
+@router.post("/api/admin/regrade", status_code=202, responses={**STAFF_ONLY, **NOT_FOUND})
+def post_regrade(body: RegradeIn, request: Request, _staff: StaffDep,
                  engine: EngineDep) -> RegradeOut:
     """Staff: put an exercise's finished submissions back in the queue, to be judged again by
     this judge version against the exercise's current version; leaderboards and progress
     follow as the new verdicts arrive."""
-    _admin(user)
     with write_session(engine) as session:
         exercise = _exercise(session, body.exercise)
         query = update(Submission).where(col(Submission.exercise_id) == exercise.id,

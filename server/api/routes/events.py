@@ -25,6 +25,7 @@ from cjudge.verdict_json import dumps
 
 from ...models import DONE, Submission
 from ..cache import DoneCache, FinishedEvents
+from ..contract import NOT_FOUND
 from ..deps import EngineDep, SettingsDep, UserDep
 from ..errors import ApiError
 from ..schemas import SubmissionOut
@@ -45,6 +46,7 @@ def _event(name: str, data: object, event_id: int | None = None) -> bytes:
 # (the route returns its responses itself: declaring EventSourceResponse here would make
 # FastAPI expect a generator endpoint, whose errors could not be 4xx answers before the stream)
 @router.get("/{submission_id}/events", response_class=StreamingResponse, responses={
+    **NOT_FOUND,
     200: {"content": {"text/event-stream": {}},
           "description": "events: status, case (id = case index), done (the submission)"},
     400: {"description": "Last-Event-ID is not a case index"},

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, HTTPException, Request
+from fastapi import APIRouter, Request
 from sqlmodel import select
 
 from cjudge import __version__
 
 from ...models import Exercise
+from ..contract import NOT_FOUND
 from ..deps import SessionDep
+from ..errors import unknown_exercise
 from ..schemas import ExerciseDetail, ExerciseSummary
 
 router = APIRouter(prefix="/api/exercises", tags=["exercises"])
@@ -31,11 +33,11 @@ def list_exercises(session: SessionDep, request: Request) -> list[ExerciseSummar
     return [ExerciseSummary(**_summary(row), **_place(request, row.id)) for row in rows]
 
 
-@router.get("/{exercise_id}")
+@router.get("/{exercise_id}", responses=NOT_FOUND)
 def get_exercise(exercise_id: str, session: SessionDep, request: Request) -> ExerciseDetail:
     """One exercise: statement (en, zh), starter and sample cases."""
     row = session.get(Exercise, exercise_id)
     if row is None or not row.active:
-        raise HTTPException(404, f"no exercise {exercise_id!r}")
+        raise unknown_exercise(exercise_id)
     return ExerciseDetail(**_summary(row), **_place(request, row.id), starter=row.starter,
                           samples=row.samples, statement={"en": row.statement_en, "zh": row.statement_zh})

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, HTTPException, Path, Query, Request, Response
+from fastapi import APIRouter, Path, Query, Request, Response
 from sqlmodel import Session, col, select
 from starlette.concurrency import run_in_threadpool
 
@@ -12,8 +12,9 @@ from ... import course, doorbell, jobqueue
 from ...db import write_session
 from ...models import DONE, QUEUED, Exercise, Submission, saved_id
 from ..cache import DoneCache, P
+from ..contract import NOT_FOUND
 from ..deps import Caller, EngineDep, SessionDep, SettingsDep, UserDep
-from ..errors import ApiError, rate_limited
+from ..errors import ApiError, rate_limited, unknown_exercise, unknown_submission
 from ..schemas import (
     CaseOutline,
     SubmissionCreated,
@@ -34,7 +35,7 @@ def visible(session: Session, submission_id: int, user: Caller) -> Submission:
     """The submission if ``user`` may see it (``server.access``); 404 otherwise."""
     row = session.get(Submission, submission_id)
     if row is None or not user.may_see(row.user_id):
-        raise HTTPException(404, f"no submission {submission_id}")
+        raise unknown_submission(submission_id)
     return row
 
 
@@ -79,7 +80,8 @@ def create_submission(body: SubmissionIn, request: Request, user: UserDep, setti
         raise ApiError(422, "code_not_text", "the code is not UTF-8 text (a lone surrogate)",
                        "代码不是 UTF-8 文本（含有孤立的代理字符）") from None
     if size > settings.max_code_bytes:
-        raise HTTPException(413, f"code is {size} bytes; the limit is {settings.max_code_bytes}")
+        raise ApiError(413, "too_large", f"code is {size} bytes; the limit is {settings.max_code_bytes}",
+                       f"代码有 {size} 字节，超过上限 {settings.max_code_bytes} 字节")
     ip = client_ip(request)
     wait = request.app.state.limits.hit(settings.submit_rate_ip, "submit", ip)
     if wait:
@@ -88,7 +90,7 @@ def create_submission(body: SubmissionIn, request: Request, user: UserDep, setti
     with write_session(engine) as session:
         exercise = session.get(Exercise, body.exercise)
         if exercise is None or not exercise.active:
-            raise HTTPException(404, f"no exercise {body.exercise!r}")
+            raise unknown_exercise(body.exercise)
         try:
             row = jobqueue.enqueue(session, settings, user.id, exercise.id, exercise.content_hash,
                                    body.code, body.filename, ip)
@@ -126,7 +128,7 @@ def list_submissions(
     return [_summary(row) for row in rows]
 
 
-@router.get("/{submission_id}", response_model=SubmissionOut)
+@router.get("/{submission_id}", response_model=SubmissionOut, responses=NOT_FOUND)
 async def get_submission(submission_id: SubmissionId, request: Request, user: UserDep,
                          engine: EngineDep) -> Response:
     """One submission: status, verdict and result when done, cases graded so far before."""

@@ -73,3 +73,54 @@ def test_a_wrong_method_is_405_with_the_methods_the_path_takes(api, method: str,
 def test_the_web_app_still_serves_its_own_routes(api) -> None:
     c, _ = api
     assert "<title>the app</title>" in c.get("/course/somewhere").text
+
+
+def test_401_not_logged_in(api) -> None:
+    c, _ = api
+    r = c.get("/api/auth/me")
+    error(r, 401, "not_logged_in")
+    assert r.headers["www-authenticate"] == "Bearer"
+
+
+def test_403_staff_only(api) -> None:
+    c, learner = api
+    error(c.get("/api/admin/progress", headers=learner), 403, "staff_only")
+    error(c.post("/api/admin/regrade", json={"exercise": "ring-allreduce"}, headers=learner),
+          403, "staff_only")
+
+
+def test_404_unknown_exercise_and_submission(api) -> None:
+    c, learner = api
+    error(c.get("/api/exercises/no-such-exercise"), 404, "unknown_exercise")
+    error(c.get("/api/exercises/no-such-exercise/leaderboard", headers=learner), 404,
+          "unknown_exercise")
+    error(c.post("/api/submissions", json={"exercise": "no-such-exercise", "code": "x = 1"},
+                 headers=learner), 404, "unknown_exercise")
+    error(c.get("/api/submissions/424242", headers=learner), 404, "unknown_submission")
+
+
+def test_400_from_fastapis_body_parsing_and_ours(api) -> None:
+    c, learner = api
+    error(c.post("/api/auth/login", content=b'{"username": "\xff\xfe"}',
+                 headers={"content-type": "application/json"}), 400, "bad_request")
+    error(c.get("/api/submissions/1/events", headers={**learner, "last-event-id": "x"}), 400,
+          "bad_last_event_id")
+
+
+def test_422_from_fastapis_validation_and_ours(api) -> None:
+    c, learner = api
+    body = error(c.post("/api/auth/login", json={"username": "x"}), 422, "invalid_request")
+    assert isinstance(body.detail, list) and body.detail
+    error(c.put("/api/me/profile", json={"display_name": "!!"}, headers=learner), 422,
+          "bad_display_name")
+
+
+def test_413_from_the_route(api) -> None:
+    c, learner = api
+    error(c.post("/api/submissions", json={"exercise": "ring-allreduce", "code": "#" * 70_000},
+                 headers=learner), 413, "too_large")
+
+
+def test_unknown_hosts_answer_in_the_error_model(api) -> None:
+    c, _ = api
+    error(c.get("/api/exercises", headers={"host": "rebind.attacker.test"}), 400, "bad_host")

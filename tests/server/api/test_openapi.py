@@ -72,3 +72,20 @@ def test_every_operation_has_the_error_model_and_typed_answers(operations: dict)
         "$ref": "#/components/schemas/HealthOut"}
     result = operations[("", "")]["schemas"]["SubmissionOut"]["properties"]["result"]
     assert {"$ref": "#/components/schemas/VerdictOut"} in result["anyOf"]
+
+
+def test_the_error_model_requires_its_three_fields(operations: dict) -> None:
+    error = operations[("", "")]["schemas"]["ErrorOut"]
+    assert {"code", "detail", "message_zh"} <= set(error["required"])
+
+
+def test_each_operation_declares_the_session_it_needs_and_its_401(operations: dict) -> None:
+    logout = operations[("post", "/api/auth/logout")]
+    assert logout["security"] == [{"bearer": []}, {"cookie": []}, {}]  # anonymous too
+    assert "401" not in logout["responses"]
+    for (method, path), op in operations.items():
+        if method and op.get("security") and {} not in op["security"]:
+            assert "401" in op["responses"], (method, path)
+    for path in ("/api/admin/progress", "/api/admin/progress.csv", "/api/admin/regrade"):
+        op = next(op for (_, p), op in operations.items() if p == path)
+        assert "403" in op["responses"], path

@@ -17,9 +17,12 @@ export async function submit(token: string, exercise: string, code: string): Pro
   if (!known.includes(exercise)) throw new Error(`no exercise ${exercise}`);
   const created = await client.POST("/api/submissions", {
     headers, body: { exercise, code, filename: `${exercise}.py` } });
-  if (created.error) {
+  if (created.error) {  // every error has the three fields: code, detail and message_zh
+    const code: string = created.error.code;
+    const zh: string = created.error.message_zh;
     const detail: string | components["schemas"]["ValidationIssue"][] = created.error.detail;
-    throw new Error(typeof detail === "string" ? detail : detail.map((d) => d.msg).join("; "));
+    const en = typeof detail === "string" ? detail : detail.map((d) => d.msg).join("; ");
+    throw new Error(`${code}: ${en} (${zh})`);
   }
   const id: number = created.data.id;
   const read = await client.GET("/api/submissions/{submission_id}", {
