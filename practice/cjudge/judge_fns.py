@@ -8,7 +8,8 @@ a list, a tuple or an integer tensor) or a second tensor before it (a layer's pa
 backward's stashed input: both travel in one payload); its bytes go to the switch with the
 learner's line, and the output comes back as a new tensor of the last tensor's shape and dtype.
 A generator (``gradients``) takes nothing: calling it gives an iterator whose every step is one
-request, answering the next item. Runtime-agnostic: the caller passes its tensors' plain-data
+request, answering the next item; a fed one (``train_step``) takes a tensor of the item's size
+and dtype and answers the next item. Runtime-agnostic: the caller passes its tensors' plain-data
 converters.
 """
 
@@ -28,7 +29,8 @@ from .symm_mem import SymmetricMemory
 #: (``functions.PAIRS``) two tensors; a generator's none
 SIGNATURES: dict[str, tuple[str, ...]] = {"affine": ("x",), "expert": ("tokens", "counts"),
                                           "layer": ("params", "x"), "backward": ("x", "grad"),
-                                          "scores": ("q", "k"), "gradients": ()}
+                                          "scores": ("q", "k"), "gradients": (),
+                                          "train_step": ("result",)}
 
 
 def _scores_shape(q: list[int], k: list[int]) -> list[int]:

@@ -72,6 +72,22 @@ def test_the_gradients_come_one_call_each_and_stop(run_case):
     assert raw["ranks"][0]["output"] == items
 
 
+def test_a_training_step_answers_the_next_gradient_for_a_result_of_its_size():
+    code = """
+    def f(step, result):
+        step(result)
+        step(result.double())
+    """
+    items = [_t([3.0, 4.0]), _t([5.0, 6.0])]
+    raw = _run(runtime_sim.run_case, code, [{"fn": "train_step", "params": {"items": items}},
+                                            _t([1.0, 2.0])])
+    assert "takes a float32 tensor of 2 elements, not a float64 tensor of 2" in \
+        raw["ranks"][0]["error"]["message"]
+    call, = raw["trace"]["computes"]  # the refused call is not recorded; the first is
+    assert call["input"] == functions.digest(functions.pack([1.0, 2.0], "float32"))
+    assert call["output"] == functions.digest(functions.pack([3.0, 4.0], "float32"))
+
+
 def test_the_rank_sees_no_gradient_only_how_many():
     value, table = functions.split({"fn": "gradients", "params": {
         "items": [_t([1.0])], "count": 1, "dtype": "float64", "label": "backward"}})

@@ -254,7 +254,9 @@ class Switch:
             elements = self._compute_elements(payload, dtype, shape, cut)
             self._count_one()
             if name in functions.GENERATORS:  # its next item: charged by the item's size
-                out, dtype, elements = functions.next_item(params, self._yielded, (rank, handle))
+                out, dtype, elements = functions.next_item(
+                    params, self._yielded, (rank, handle),
+                    (dtype, elements) if name in functions.FED else None)
             else:
                 out = functions.apply(name, params, payload, dtype, shape, args)
         except functions.FunctionError as exc:

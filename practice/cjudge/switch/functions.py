@@ -105,8 +105,12 @@ FUNCTIONS: dict[str, Callable[[dict[str, Any], list[Any], list[int], list[int] |
 #: name -> the function of two tensors' elements
 PAIRS: dict[str, Callable[[dict[str, Any], list[Any], list[Any]], list[Any]]] = {
     "layer": _layer, "backward": _backward, "scores": _scores}
+#: generators fed a tensor each call, which must be the answered item's dtype and size (a
+#: training step given the step's all-reduced result answers the next gradient: graders check
+#: what it was given, so the next input is released only to a rank that has the last result)
+FED = frozenset({"train_step"})
 #: generators: each call answers the next of ``params["items"]`` (tensors), none once all are
-GENERATORS = frozenset({"gradients"})
+GENERATORS = frozenset({"gradients"}) | FED
 #: symmetric memory (``switch.symm``): buffers every rank loads from and stores into
 MEMORY = "symm"
 #: name -> the params the rank may see (the generator's item count and dtype, the buffer's)
@@ -194,11 +198,18 @@ def item(params: dict[str, Any], index: int) -> tuple[list[Any], str]:
     return list(items[index]["data"]), str(items[index]["dtype"])
 
 
-def next_item(params: dict[str, Any], yielded: dict[Any, int], key: Any) -> tuple[bytes, str, int]:
+def next_item(params: dict[str, Any], yielded: dict[Any, int], key: Any,
+              given: tuple[str, int] | None = None) -> tuple[bytes, str, int]:
     """A generator's next item (bytes, dtype, elements); ``yielded`` counts what each ``key``
-    (a rank's handle) was given so far."""
+    (a rank's handle) was given so far. A :data:`FED` generator's call was ``given`` a tensor
+    of (dtype, elements): :class:`FunctionError` unless they are the item's."""
     index = yielded.get(key, 0)
     data, dtype = item(params, index)
+    if given is not None and given != (dtype, len(data)):
+        raise FunctionError(f"this function takes a {dtype} tensor of {len(data)} elements, not "
+                            f"a {given[0]} tensor of {given[1]}",
+                            f"该函数接受含 {len(data)} 个元素的 {dtype} 张量，而不是含 {given[1]} "
+                            f"个元素的 {given[0]} 张量")
     yielded[key] = index + 1
     return pack(data, dtype), dtype, len(data)
 
