@@ -10,12 +10,15 @@ import torch
 import torch.distributed as dist
 
 
-def compressed_all_reduce(grads, scale):
-    """grads: this rank's gradient at each step; return each step's sum over all ranks.
-    grads：本 rank 每一步的梯度；返回每一步在所有 rank 上的和。"""
-    residual = torch.zeros_like(grads[0])  # what rounding lost so far (误差反馈的残差)
+def compressed_all_reduce(grad, next_grad, steps, scale):
+    """grad: this rank's step-0 gradient; next_grad(result): the next step's gradient, given
+    this step's result. Return each step's sum over all ranks.
+    grad：本 rank 第 0 步的梯度；next_grad(result)：给出本步结果，得到下一步的梯度。返回每一步
+    在所有 rank 上的和。"""
+    residual = torch.zeros_like(grad)  # what rounding lost so far (误差反馈的残差)
     results = []
-    for g in grads:
+    g = grad
+    for step in range(steps):
         x = g + residual
         codes = torch.clamp(torch.round(x / scale), -127, 127).to(torch.int8)
         residual = x - codes.float() * scale
@@ -24,4 +27,6 @@ def compressed_all_reduce(grads, scale):
         # 待完成：用环（reduce-scatter 再 all-gather）在所有 rank 上对 `codes` 求和，
         #       用 isend/irecv 发送 int8 块；然后追加 codes.float() * scale。
         results.append(codes.float() * scale)
+        if step + 1 < steps:
+            g = next_grad(results[-1])  # the next gradient needs this step's sum
     return results

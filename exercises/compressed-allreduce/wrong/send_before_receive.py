@@ -25,15 +25,18 @@ def ring_sum(codes):
             chunks[recv_idx].copy_(buf)
 
 
-def compressed_all_reduce(grads, scale):
+def compressed_all_reduce(grad, next_grad, steps, scale):
     """The all-reduced sum of each step's gradient, sent as int8 codes of ``scale``, with the
     rounding error carried from step to step (error feedback)."""
-    residual = torch.zeros_like(grads[0])
+    residual = torch.zeros_like(grad)
     results = []
-    for g in grads:
+    g = grad
+    for step in range(steps):
         x = g + residual
         codes = torch.clamp(torch.round(x / scale), -127, 127).to(torch.int8)
         residual = x - codes.float() * scale
         ring_sum(codes)
         results.append(codes.float() * scale)
+        if step + 1 < steps:
+            g = next_grad(results[-1])
     return results

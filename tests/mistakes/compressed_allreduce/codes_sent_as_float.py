@@ -28,13 +28,16 @@ def ring_sum(codes):  # codes: float32
             chunks[recv_idx].copy_(buf)
 
 
-def compressed_all_reduce(grads, scale):
-    residual = torch.zeros_like(grads[0])
+def compressed_all_reduce(grad, next_grad, steps, scale):
+    residual = torch.zeros_like(grad)
     results = []
-    for g in grads:
+    g = grad
+    for step in range(steps):
         x = g + residual
         codes = torch.clamp(torch.round(x / scale), -127, 127)
         residual = x - codes * scale
         ring_sum(codes)
         results.append(codes * scale)
+        if step + 1 < steps:
+            g = next_grad(results[-1])
     return results

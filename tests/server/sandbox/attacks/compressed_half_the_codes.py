@@ -28,11 +28,12 @@ def ring_sum(codes):
             chunks[recv_idx].copy_(buf)
 
 
-def compressed_all_reduce(grads, scale):
+def compressed_all_reduce(grad, next_grad, steps, scale):
     n = dist.get_world_size()
-    residual = torch.zeros_like(grads[0])
+    residual = torch.zeros_like(grad)
     results = []
-    for g in grads:
+    g = grad
+    for step in range(steps):
         x = g + residual
         codes = torch.clamp(torch.round(x / scale), -127, 127).to(torch.int8)
         residual = x - codes.float() * scale
@@ -40,4 +41,6 @@ def compressed_all_reduce(grads, scale):
         summed = codes[:half].clone()
         ring_sum(summed)
         results.append(torch.cat([summed.float(), codes[half:].float() * n]) * scale)
+        if step + 1 < steps:
+            g = next_grad(results[-1])
     return results
