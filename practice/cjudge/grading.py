@@ -340,7 +340,7 @@ def grade_case(exercise: Exercise, spec: CaseSpec, raw: RawCase) -> CaseResult:
         verdict, (en, zh) = Verdict.FORBIDDEN_PRIMITIVE, refused
         details = failure[3] if failure is not None else []
     elif stop in ("output_limit", "memory_limit", "trace_limit") or \
-            (stop is not None and failure is None):
+            (stop is not None and (failure is None or raw["trace"].get("limit") == "time")):
         verdict = STOP_VERDICTS[stop]
         en, zh = _stop_message(raw, verdict, exercise.time_limit_s)
         if verdict is Verdict.DEADLOCK:  # as data too: the web app draws it
@@ -395,7 +395,7 @@ def _stop_message(raw: RawCase, verdict: Verdict, limit: float) -> tuple[str, st
     if verdict is Verdict.DEADLOCK:
         return deadlock_message(deadlock_facts(raw["trace"], raw["ranks"]))
     if verdict is Verdict.TIME_LIMIT:
-        return stuck_message(raw["trace"], raw["ranks"], limit)
+        return _late_message(raw) or stuck_message(raw["trace"], raw["ranks"], limit)
     if raw["stop"] == "trace_limit" and raw["trace"].get("limit") == "record":
         return ("the case's record (its results, errors and calls) is larger than the judge "
                 "keeps; the judge cut it",
@@ -407,6 +407,21 @@ def _stop_message(raw: RawCase, verdict: Verdict, limit: float) -> tuple[str, st
     if verdict is Verdict.OUTPUT_LIMIT:
         return ("the ranks printed more than the output limit", "输出超过了限制")
     return ("a rank went over the memory limit", "有 rank 超出了内存限制")
+
+
+def _late_message(raw: RawCase) -> tuple[str, str] | None:
+    """Where the switch stopped the case at its time (``limit == "time"``): the call a rank
+    was told would not finish, with its line; None if no rank was told."""
+    if raw["trace"].get("limit") != "time":
+        return None
+    for report in raw["ranks"]:
+        err = report["error"]
+        if err is not None and err.get("message_zh"):
+            at = f", line {err['line']}" if err["line"] else ""
+            at_zh = f" 第 {err['line']} 行" if err["line"] else ""
+            return (f"rank {report['rank']}{at}: {err['message']}",
+                    f"rank {report['rank']}{at_zh}：{err['message_zh']}")
+    return None
 
 
 def _first_wrong(exercise: Exercise, spec: CaseSpec, raw: RawCase,

@@ -115,6 +115,8 @@ def _watch(job: JobSpec, server: SwitchServer, outputs: RankOutputs,
             return "output_limit"
         if switch.flooded:
             return "trace_limit"
+        if switch.late:  # a reduction or a judge's function would run past the deadline
+            return "time_limit"
         if start is None and server.joined():
             start = now
             switch.deadline = start + job["time_limit_s"]  # a reduction stops there

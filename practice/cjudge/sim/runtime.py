@@ -152,10 +152,13 @@ def _watch(hub: ThreadSwitch, capture: Capture, deadline: float, world: int) -> 
         with hub.cond:
             version = hub.version
             finished, stuck, flooded = len(switch.finished), switch.stuck(), switch.flooded
+            late = switch.late
         if capture.exceeded:
             return "output_limit"
         if flooded:
             return "trace_limit"
+        if late:  # a reduction or a judge's function would run past the deadline
+            return "time_limit"
         if finished == world:
             return None
         if stuck is not None:

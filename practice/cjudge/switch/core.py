@@ -15,6 +15,7 @@ switch then performs it (reductions in group order) and completes every member's
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
@@ -60,6 +61,11 @@ class Forbidden(SwitchError):
 
 class Flooded(SwitchError):
     """More requests than the switch records for one case: the case stops."""
+
+
+class Late(SwitchError):
+    """A judge's function call that cannot end, or did not end, before the case's deadline:
+    the case stops (``time_limit``)."""
 
 
 def _call(req: _Req) -> tuple:
@@ -202,7 +208,9 @@ class Switch:
         self.waiting: dict[int, _Req] = {}
         self.woken: list[int] = []
         self.flooded = False
-        self.late = False  # a reduction ran past the deadline: the case is over (time_limit)
+        #: a reduction or a judge's function ran (or would run) past the deadline: the case is
+        #: over (``time_limit``)
+        self.late = False
         self._deadlock: list[WaitEdge] = []
 
     # ---- phases ----------------------------------------------------------------------------
@@ -258,7 +266,7 @@ class Switch:
                     params, self._yielded, (rank, handle),
                     (dtype, elements) if name in functions.FED else None)
             else:
-                out = functions.apply(name, params, payload, dtype, shape, args)
+                out = self._apply(name, params, payload, dtype, shape, args)
         except functions.FunctionError as exc:
             raise SwitchError(exc.en, exc.zh) from None
         cut *= DTYPES[dtype][1]
@@ -337,6 +345,30 @@ class Switch:
             raise SwitchError("malformed compute call: the tensor's bytes do not fit its shape",
                               "计算调用格式错误：张量的字节数与形状不符")
         return elements
+
+    def _apply(self, name: str, params: dict, payload: bytes, dtype: str, shape: list[int],
+               args: list[int] | None) -> bytes:
+        """``functions.apply``, its cost bounded before it runs (``functions.cost``): an output
+        larger than the judge computes at once is refused as an input would be; work that
+        cannot end before the deadline, or is still running when it passes, stops the case."""
+        before = functions.front(name, args)
+        out, seconds = functions.cost(name, params, before,
+                                      len(payload) // DTYPES[dtype][1] - before)
+        if out > self.limits.compute_elements:
+            raise SwitchError(f"a judge's function answers at most {self.limits.compute_elements} "
+                              f"elements at once, not {out}: call it on smaller blocks",
+                              f"评测机的函数一次最多返回 {self.limits.compute_elements} 个元素，"
+                              f"而不是 {out} 个：请分成更小的块调用")
+        try:
+            if self.deadline is not None and time.monotonic() + seconds > self.deadline:
+                raise OutOfTime
+            return functions.apply(name, params, payload, dtype, shape, args, self.deadline)
+        except OutOfTime:
+            self.late = True
+            raise Late(f"the judge's {name} could not finish this call before the case's time "
+                       "limit: the work it was given is too large",
+                       f"评测机的 {name} 无法在用例的时限之前完成这次调用：交给它的工作量太大") \
+                from None
 
     def finish(self, rank: int, state: str) -> None:
         """The rank's process is gone (or will never communicate again)."""
@@ -546,6 +578,8 @@ class Switch:
             out["race"] = race
         if self.flooded:
             out["limit"] = "requests"
+        elif self.late:
+            out["limit"] = "time"
         return out
 
     # ---- internals -------------------------------------------------------------------------

@@ -18,11 +18,12 @@ from __future__ import annotations
 
 import hashlib
 import math
+import time
 from array import array
 from collections.abc import Callable
 from typing import Any
 
-from .reduce import DTYPES
+from .reduce import DTYPES, OutOfTime
 
 #: what :func:`digest` keeps of a sha256 (hex digits)
 DIGEST_CHARS = 16
@@ -102,6 +103,15 @@ def _scores(params: dict[str, Any], q: list[Any], k: list[Any]) -> list[Any]:
 #: name -> the function over a tensor's elements (and its small integer arguments)
 FUNCTIONS: dict[str, Callable[[dict[str, Any], list[Any], list[int], list[int] | None],
                               list[Any]]] = {"affine": _affine, "expert": _expert}
+#: pair functions that answer a row per row of their first tensor (``params["dim"]`` elements a
+#: row): their output, and their work, grow with the product of their inputs (:func:`cost`)
+ROWWISE = frozenset({"scores"})
+#: steps of pure Python (a multiply-add; an output element costs :data:`PER_OUTPUT` more) the
+#: judge may do per second at best: :func:`cost` refuses only work no machine ends in time
+STEPS_PER_S = 30_000_000
+PER_OUTPUT = 8
+#: steps of a row-wise call between two looks at the deadline (milliseconds)
+SLICE_STEPS = 1 << 15
 #: name -> the function of two tensors' elements
 PAIRS: dict[str, Callable[[dict[str, Any], list[Any], list[Any]], list[Any]]] = {
     "layer": _layer, "backward": _backward, "scores": _scores}
@@ -214,11 +224,37 @@ def next_item(params: dict[str, Any], yielded: dict[Any, int], key: Any,
     return pack(data, dtype), dtype, len(data)
 
 
+def cost(name: str, params: dict[str, Any], before: int, elements: int) -> tuple[int, float]:
+    """A call's output elements and seconds of work at best (``STEPS_PER_S``), known before it
+    runs from its input: ``before`` elements of a pair's first tensor, ``elements`` of its last."""
+    if name in ROWWISE:
+        d = max(int(params["dim"]), 1)
+        out = (before // d) * (elements // d)
+        return out, out * (d + PER_OUTPUT) / STEPS_PER_S
+    return elements, (before + elements) / STEPS_PER_S
+
+
+def _rowwise(name: str, params: dict[str, Any], first: list[Any], last: list[Any],
+             deadline: float | None) -> list[Any]:
+    """``PAIRS[name]`` on a slice of the first tensor's rows at a time; :class:`OutOfTime` once
+    ``deadline`` (``time.monotonic()``) has passed between two slices."""
+    d = max(int(params["dim"]), 1)
+    per_row = len(last) + PER_OUTPUT * len(last) // d
+    step = d * max(1, SLICE_STEPS // max(per_row, 1))
+    out: list[Any] = []
+    for lo in range(0, max(len(first), 1), step):
+        if deadline is not None and time.monotonic() > deadline:
+            raise OutOfTime
+        out += PAIRS[name](params, first[lo:lo + step], last)
+    return out
+
+
 def apply(name: str, params: dict[str, Any], payload: bytes, dtype: str, shape: list[int],
-          args: list[int] | None) -> bytes:
+          args: list[int] | None, deadline: float | None = None) -> bytes:
     """The output bytes of the judge's function ``name`` on a tensor of ``shape`` and ``dtype``
     given as ``payload`` (checked by the caller; a pair's first tensor before it, see
-    :func:`front`), with ``args``; :class:`FunctionError` if the function cannot take them."""
+    :func:`front`), with ``args``; :class:`FunctionError` if the function cannot take them,
+    :class:`OutOfTime` if a row-wise one is still at work when ``deadline`` passes."""
     typecode, _, kind = DTYPES[dtype]
     if kind == 0:
         raise FunctionError("a judge's function takes a tensor of numbers, not of bool",
@@ -228,7 +264,9 @@ def apply(name: str, params: dict[str, Any], payload: bytes, dtype: str, shape: 
     values = x.tolist()
     if name in PAIRS:
         cut = front(name, args)
-        out = PAIRS[name](params, values[:cut], values[cut:])
+        first, last = values[:cut], values[cut:]
+        out = _rowwise(name, params, first, last, deadline) if name in ROWWISE else \
+            PAIRS[name](params, first, last)
     else:
         out = FUNCTIONS[name](params, values, shape, args)
     try:

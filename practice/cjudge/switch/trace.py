@@ -175,8 +175,9 @@ class SwitchTrace(TypedDict):
     #: the first two accesses of symmetric memory that no barrier ordered (``switch.symm``)
     race: NotRequired[Race]
     #: set when the run was stopped at a limit of the judge's record: its calls ("requests"),
-    #: or the size of the whole record ("record": the runner cut it)
-    limit: NotRequired[Literal["requests", "record"]]
+    #: the size of the whole record ("record": the runner cut it), or the case's time, which a
+    #: reduction or a judge's function would have passed ("time")
+    limit: NotRequired[Literal["requests", "record", "time"]]
 
 
 class StepKind(IntEnum):

@@ -99,6 +99,8 @@ class BrowserCase:
             stop = "output_limit"
         elif switch.flooded:
             stop = "trace_limit"
+        elif switch.late:  # a reduction or a judge's function would run past the deadline
+            stop = "time_limit"
         elif len(switch.finished) == self.world:
             pass
         elif (stuck := switch.stuck()) is not None:
