@@ -3,7 +3,7 @@
 import { h } from "./dom.js";
 import { currentLang, pick, t } from "./i18n.js";
 import { timelineView } from "./timeline.js";
-import { formatSeconds, formatSize } from "./units.js";
+import { formatSeconds, formatSize, nonFinite } from "./units.js";
 
 let verdictTitles = {};
 export const setVerdictTitles = (titles) => (verdictTitles = titles);
@@ -55,7 +55,8 @@ function bytesCell(c) {
 /** The grader's memory bound (e.g. the gathered layers alive at once): the peak against it. */
 function memoryBar(memory) {
   if (!memory) return null;
-  const text = pick({ en: `memory: peak ${memory.peak} ${memory.what}, bound ${memory.bound}`, zh: `内存：峰值 ${memory.peak} ${memory.what_zh}，上限 ${memory.bound}` });
+  const [peak, bound] = [fmt(memory.peak), fmt(memory.bound)];
+  const text = pick({ en: `memory: peak ${peak} ${memory.what}, bound ${bound}`, zh: `内存：峰值 ${peak} ${memory.what_zh}，上限 ${bound}` });
   return h(
     "div.memory",
     { "data-peak": memory.peak, "data-bound": memory.bound },
@@ -102,11 +103,12 @@ function caseRow(c) {
     h("td.num", { "data-label": t("exercise.ranks") }, String(c.world_size)),
     h("td", { "data-label": t("exercise.verdict") }, verdictBadge(c.verdict)),
     bytesCell(c),
-    h("td.num", { "data-label": t("exercise.time") }, `${c.wall_ms} ms`),
+    h("td.num", { "data-label": t("exercise.time") }, `${fmt(c.wall_ms)} ms`),
   );
 }
 
-const fmt = (x) => (typeof x !== "number" || Number.isInteger(x) ? String(x) : String(Number(x.toPrecision(10))));
+// NaN and the infinities arrive as the verdict JSON writes them ("nan", "inf", "-inf")
+const fmt = (x) => nonFinite(x) ?? (typeof x !== "number" || Number.isInteger(x) ? String(x) : String(Number(x.toPrecision(10))));
 const close = (a, b) => a === b || (typeof a === "number" && typeof b === "number" && Math.abs(a - b) <= 1e-5 * Math.max(1, Math.abs(b)));
 
 /**
