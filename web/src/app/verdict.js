@@ -4,6 +4,12 @@
 // same schema.
 
 /**
+ * A float of the verdict JSON (Real in verdict_json.py): JSON has no NaN or infinity, so those
+ * are the strings "nan", "inf" and "-inf" (units.js's nonFinite prints either form).
+ * @typedef {number|"nan"|"inf"|"-inf"} Real
+ */
+
+/**
  * One graded case.
  * @typedef {object} CaseResult
  * @property {string} name
@@ -16,13 +22,13 @@
  * @property {number} bytes_bound the busiest rank's bound
  * @property {number[]} [bytes_bounds] per rank, when the ranks' bounds differ
  * @property {number[]} messages_sent per rank
- * @property {number} wall_ms
+ * @property {Real} wall_ms
  * @property {object[]} trace the graded calls (rank, seq, op, peer, bytes, count, dtype, line, api)
  * @property {boolean} [trace_truncated] the server kept the first calls only
  * @property {{cycle: number[], blocked: object[], lines: {en: string, zh: string}[]}} [deadlock]
- * @property {{peak: number, bound: number, what: string, what_zh: string}} [memory]
+ * @property {{peak: Real, bound: Real, what: string, what_zh: string}} [memory]
  * @property {object} [model] topology, modelled sizes and times, bound, floor
- * @property {{inputs: object[], outputs: any[], expected: any[]}} [sample]
+ * @property {{inputs: object[], outputs: any[], expected: any[]}} [sample] any float in it may be a Real's string
  * @property {object} [timeline] the trace view's data (cjudge.view.timeline)
  * @property {CaseResult} [smallest] the smallest case that fails the same way
  */
