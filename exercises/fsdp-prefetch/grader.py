@@ -13,6 +13,7 @@ import random
 
 from cjudge.kit.case import Case
 from cjudge.kit.where import peak
+from cjudge.switch import functions
 
 ITEMSIZE = {"float32": 4, "float64": 8}
 BOUND = 2  # gathered layers alive at once: the one computing and the one prefetched
@@ -54,6 +55,32 @@ def bytes_bound(case: Case) -> int:
     """Each layer gathered once: a rank sends its k-element shard of each of the L layers to
     the n − 1 others, L · (n − 1) · k elements."""
     return case["layers"] * (case.world - 1) * case["k"] * case.itemsize
+
+
+def check_computes(case: Case, inputs: list[dict], computes: list[dict]) -> tuple[str, str] | None:
+    """Each rank gave layer_fn every layer's full parameters (its n shards, gathered in rank
+    order), layer 0 first: layer_fn is linear in them, so a rank that sums its shards of all
+    layers and gathers the sum would do L layers' work with one gather and one call. Extra
+    calls are the memory count's to judge."""
+    def full(layer: int) -> str:
+        w = [v for i in inputs for v in i["call"][1][layer]["data"]]
+        return functions.digest(functions.pack(w, case.dtype))
+
+    layers = [full(layer) for layer in range(case["layers"])]
+    for rank in range(case.world):
+        given = iter(c.get("inputs", [None])[0] for c in computes
+                     if c["rank"] == rank and c["name"] == "layer")
+        missing = next((layer for layer, want in enumerate(layers)
+                        if not any(got == want for got in given)), None)
+        if missing is not None:
+            after = f" after layer {missing - 1}'s" if missing else ""
+            after_zh = f"（在第 {missing - 1} 层之后）" if missing else ""
+            return (f"rank {rank} never gave layer_fn layer {missing}'s full parameters{after}: "
+                    f"call it once per layer, in order, each time with the layer's {case.world} "
+                    "gathered shards",
+                    f"rank {rank} 没有把第 {missing} 层的完整参数交给 layer_fn{after_zh}：每层调用"
+                    f"一次，按顺序，每次给这一层 {case.world} 个收集好的分片")
+    return None
 
 
 def memory(case: Case, inputs: list[dict], trace: dict) -> dict:
