@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import re
+import subprocess
 
 import pytest
 from rich.cells import cell_len
@@ -48,3 +50,41 @@ def test_help_opens_with_what_it_does_and_ends_with_examples_in_80_columns(comma
 def test_every_argument_has_help(command):
     unhelped = [a.dest for a in subcommands()[command]._actions if not a.help]
     assert unhelped == []
+
+
+def fitted(run: subprocess.CompletedProcess[str], columns: int) -> list[str]:
+    """The run's stdout lines, colour removed, after checking none is wider than ``columns``."""
+    assert run.returncode == 0, run.stderr
+    lines = re.sub(r"\x1b\[[0-9;]*m", "", run.stdout).splitlines()
+    assert lines and max(cell_len(line) for line in lines) <= columns
+    return lines
+
+
+#: a terminal for rich although the output is piped
+TERMINAL = {"FORCE_COLOR": "1", "TTY_COMPATIBLE": "1"}
+
+
+@pytest.mark.parametrize("columns", [80, 100, 120])
+@pytest.mark.parametrize("terminal", [False, True])
+def test_model_fits_the_width_with_every_time_whole(tmp_path, columns, terminal):
+    run = judge_cli("model", "ring-allreduce", "--no-chart", workspace=tmp_path,
+                    COLUMNS=str(columns), **(TERMINAL if terminal else {}))
+    lines = fitted(run, columns)
+    assert any("┃" in line for line in lines) == terminal
+    times = re.findall(r"\d (?:µs|ms)\b", run.stdout)
+    assert len(times) == 21 * 3  # 1 KiB..1 GiB, ring, recursive doubling and Rabenseifner
+    assert "ring and recursive doubling cross at 19.8 MB." in lines
+
+
+def test_model_at_80_columns_is_a_block_per_size(tmp_path):
+    lines = fitted(judge_cli("model", "ring-allreduce", "--no-chart", "--sizes", "1K,1G",
+                             workspace=tmp_path, COLUMNS="80"), 80)
+    rows = [line.split() for line in lines if re.search(r" [µm]s .* (\d\.\d\dx|fastest)$", line.rstrip())]
+    assert [(r[-6], r[-1]) for r in rows] == [  # algorithm's last word, time over the fastest's
+        ("ring", "4.66x"), ("doubling", "fastest"), ("Rabenseifner", "2.00x"),
+        ("ring", "1.01x"), ("doubling", "1.71x"), ("Rabenseifner", "fastest")]
+
+
+def test_list_fits_80_columns_on_a_terminal(tmp_path):
+    lines = fitted(judge_cli("list", workspace=tmp_path, COLUMNS="80", **TERMINAL), 80)
+    assert any(line.startswith("┃ #") for line in lines)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -13,8 +14,10 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def judge(*args: str) -> subprocess.CompletedProcess[str]:
+    """The CLI, piped at 200 columns: wide enough for the table's column per algorithm."""
     return subprocess.run([sys.executable, str(REPO / "practice" / "judge.py"), *args],
-                          capture_output=True, text=True, timeout=120, cwd=REPO)
+                          capture_output=True, text=True, timeout=120, cwd=REPO,
+                          env={**os.environ, "COLUMNS": "200"})
 
 
 def test_model_sweep_table_and_crossing(tmp_path):

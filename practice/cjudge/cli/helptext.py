@@ -93,7 +93,8 @@ COMMANDS = {
         "modelled time (α-β) of the reference algorithms and a file, by size",
         "Model the time of an exercise's reference algorithms (and of your file) with the α-β "
         "cost model over a range of sizes on a topology: time and bus bandwidth per size, the "
-        "fastest, where two algorithms cross, and a chart.",
+        "fastest, where two algorithms cross, and a chart. The table has a column per "
+        "algorithm where the width allows, else a block of rows per size.",
         (("model ring-allreduce", "ring, recursive doubling, … at 8 ranks, 1 KiB to 1 GiB"),
          ("model ring-allreduce my.py --sizes 4KiB,1MB,1GB", "your file beside them"),
          ("model ring-allreduce --topology h100x8x2 --ranks 16", "two nodes of 8 GPUs"),

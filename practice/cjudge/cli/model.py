@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any, Final
 
 from rich.console import Console
-from rich.table import Table
 
 from ..exercises import Exercise
 from ..model.case import crossing, sweep
@@ -22,11 +21,12 @@ from ..model.reference import REFERENCES
 from ..model.topology import THIS_MACHINE, ModelError, Topology, get_topology
 from ..primitives import CANONICAL
 from ..switch.trace import SwitchTrace
-from ..units import SizeError, format_seconds, format_size, parse_sizes
+from ..units import SizeError, format_size, parse_sizes
 from ..values import input_bytes
 from . import workspace
 from .exits import USAGE, error
 from .helptext import ID_HELP, add_command
+from .model_table import RATIO_NOTE, fit_width, show
 
 #: the RawCase key that carries the switch's trace
 SWITCH_KEY: Final = "trace"
@@ -112,52 +112,21 @@ def build(exercise: Exercise, file: Path | None, topo: Topology, sizes: list[int
             "notes": notes}
 
 
-def cells(doc: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
-    """The table's header and body: per size, each series' time and busbw, and the fastest."""
-    head = ["size"]
-    for s in doc["series"]:
-        steps = {r["steps"] for r in s["rows"]}
-        count = steps.pop() if len(steps) == 1 else None
-        label = s["label"] + ("" if count is None else f" ({count} step{'s' * (count != 1)})")
-        head += [f"{label}: time", "busbw GB/s"]
-    head += ["fastest", "ratio"]
-    body = []
-    for i, size in enumerate(doc["sizes"]):
-        rows = [s["rows"][i] for s in doc["series"]]
-        line = [format_size(size)]
-        for r in rows:
-            line += [format_seconds(r["time_s"]), f"{r['busbw']:.1f}"]
-        best = min(range(len(rows)), key=lambda k: (round(rows[k]["time_s"], 15), k))
-        ratio = rows[0]["time_s"] / rows[best]["time_s"] if rows[best]["time_s"] else 1.0
-        body.append(line + [doc["series"][best]["label"], f"{ratio:.2f}x"])
-    return head, body
-
-
 def render(doc: dict[str, Any], console: Console) -> None:
-    """The table (rich on a terminal, aligned plain text when piped), crossings and notes."""
+    """The table (:mod:`.model_table`), then what its numbers mean, crossings and notes, all
+    at the width the output must fit."""
     topo = doc["topology"]
     heading = (f"{doc['exercise']}: modelled on {topo['title']} ({topo['name']}), {doc['ranks']} "
                f"ranks" + ("" if doc["contention"] else ", contention-free"))
-    head, body = cells(doc)
-    if console.is_terminal:
-        table = Table(title=heading)
-        for k, name in enumerate(head):
-            table.add_column(name, justify="left" if k == len(head) - 2 else "right")
-        for line in body:
-            table.add_row(*line)
-        console.print(table)
-    else:
-        widths = [max(len(x) for x in column) for column in zip(head, *body, strict=True)]
-        lines = [f"# {heading}"] + ["  ".join(x.rjust(w) for x, w in zip(row, widths, strict=True))
-                                    for row in (head, *body)]
-        console.print("\n".join(lines), markup=False, highlight=False)
-    console.print(f"ratio: {doc['series'][0]['label']}'s time over the fastest's. Times are the "
-                  f"α-β model's (GB = 1e9 B), every message scaled from the run's S to each size.",
-                  markup=False, highlight=False)
-    for c in doc["crossings"]:
-        console.print(f"{c['a']} and {c['b']} cross at {format_size(c['size'])}.", markup=False)
+    tall = show(doc, heading, console)
+    width = fit_width(console)
+    lines = [RATIO_NOTE[tall].format(first=doc["series"][0]["label"]) + " Times are the α-β "
+             "model's (GB = 1e9 B), every message scaled from the run's S to each size."]
+    lines += [f"{c['a']} and {c['b']} cross at {format_size(c['size'])}." for c in doc["crossings"]]
+    for line in lines:
+        console.print(line, markup=False, highlight=False, soft_wrap=width is None)
     for note in doc["notes"]:
-        console.print(note, markup=False, highlight=False, style="yellow")
+        console.print(note, markup=False, highlight=False, style="yellow", soft_wrap=width is None)
 
 
 def cmd_model(exercise: Exercise, args: argparse.Namespace, console: Console) -> int:
