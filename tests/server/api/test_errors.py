@@ -60,7 +60,8 @@ def test_an_unknown_api_path_is_404(api, method: str, path: str) -> None:
     ("DELETE", "/api/submissions", "GET, POST"),
     ("PATCH", "/api/me/profile", "GET, PUT"),
     ("PUT", "/api/submissions/1/events", "GET"),
-    ("GET", "/api/admin/regrade", "POST")])
+    ("GET", "/api/admin/regrade", "POST"),
+    ("POST", "/healthz", "GET")])
 def test_a_wrong_method_is_405_with_the_methods_the_path_takes(api, method: str, path: str,
                                                                allow: str) -> None:
     c, learner = api
