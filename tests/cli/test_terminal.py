@@ -44,6 +44,13 @@ def test_help_opens_with_what_it_does_and_ends_with_examples_in_80_columns(comma
     assert blocks[1][0].isupper() and blocks[1].endswith(".")  # a sentence, not a section
     assert blocks[-1].startswith(f"examples:\n  python practice/judge.py {command}")
     assert max(cell_len(line) for line in run.stdout.splitlines()) <= 80
+    assert not re.search(r"\w-\n", run.stdout)  # ids and paths never broken at a hyphen
+
+
+def test_the_commands_help_fits_80_columns():
+    run = judge_cli("--help", COLUMNS="80")
+    assert "\nexamples:\n  python practice/judge.py list\n" in run.stdout
+    assert max(cell_len(line) for line in run.stdout.splitlines()) <= 80
 
 
 @pytest.mark.parametrize("command", sorted(subcommands()))
