@@ -108,7 +108,7 @@ def case_tests(exercise: Exercise, result: Mapping[str, Any]) -> list[Test]:
     """One test per case of ``exercise``, in the exercise's order; a case the verdict lacks (the
     file did not compile, was not submitted) fails with the verdict's own message."""
     by_name = {c.get("name"): c for c in result.get("cases") or [] if isinstance(c, dict)}
-    overall = _unranked(result)
+    overall = _ungraded_message(result)
     tests = []
     for spec in exercise.cases:
         case = by_name.get(spec.name)
@@ -121,7 +121,7 @@ def case_tests(exercise: Exercise, result: Mapping[str, Any]) -> list[Test]:
     return tests
 
 
-def _unranked(result: Mapping[str, Any]) -> str:
+def _ungraded_message(result: Mapping[str, Any]) -> str:
     """The verdict's own message when it graded no case (the file did not compile, was not
     submitted); empty otherwise, since a graded verdict's message is one of its cases' and may
     be a hidden one's."""
@@ -130,7 +130,7 @@ def _unranked(result: Mapping[str, Any]) -> str:
     return "\n".join(str(result[k]) for k in ("message", "message_zh") if result.get(k))
 
 
-def shown(test: Test) -> str:
+def _shown(test: Test) -> str:
     """What a learner may read of ``test``: a sample's details, else its verdict alone."""
     return test.output if test.sample else test.brief
 
@@ -144,7 +144,7 @@ def gradescope(graded: Graded) -> dict[str, Any]:
     tests, leaderboard = [], []
     for exercise, result, _ in graded:
         tests += [{"name": t.name, "score": 1.0 if t.passed else 0.0, "max_score": 1.0,
-                   "status": "passed" if t.passed else "failed", "output": shown(t),
+                   "status": "passed" if t.passed else "failed", "output": _shown(t),
                    "visibility": "visible" if t.sample else "after_due_date"}
                   for t in case_tests(exercise, result)]
         best = headline(result)
@@ -171,7 +171,7 @@ def prairielearn(graded: Graded) -> dict[str, Any]:
         "score": sum(t.passed for t in tests) / len(tests) if tests else 0.0,
         "message": _summary(graded),
         "tests": [{"name": t.name, "points": int(t.passed), "max_points": 1,
-                   "message": shown(t)} for t in tests]}
+                   "message": _shown(t)} for t in tests]}
     if errors:
         out["format_errors"] = errors
     return out
@@ -186,7 +186,7 @@ def github(graded: Graded) -> dict[str, Any]:
     return {"version": 1, "status": status, "max_score": len(tests),
             "tests": [{"name": t.name, "status": "error" if t.error else "pass" if t.passed
                        else "fail", "score": int(t.passed),
-                       "message": shown(t),
+                       "message": _shown(t),
                        "test_code": f"cjudge test {exercise.id} {filename}",
                        "filename": filename, "line_no": 0,
                        "execution_time": f"{(t.wall_ms or 0) / 1000:.2f}s"}
@@ -204,7 +204,7 @@ def _summary(graded: Graded) -> str:
         passed = sum(t.passed for t in tests)
         line = (f"{exercise.id}: {_verdict(str(verdict)) if verdict else 'no file / 没有文件'}; "
                 f"{passed} of {len(tests)} cases passed / 通过 {passed}/{len(tests)} 个用例")
-        parts.append("\n".join(filter(None, (line, _unranked(result)))))
+        parts.append("\n".join(filter(None, (line, _ungraded_message(result)))))
     return "\n\n".join(parts)
 
 
