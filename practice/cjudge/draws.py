@@ -4,9 +4,8 @@ more seeds than the exercise's own, as the server's fresh inputs per submission 
 from __future__ import annotations
 
 from .exercises import Exercise
-from .judge import judge_code
-from .sim.runtime import run_case
 
+#: how many seeds after the exercise's own every file is judged under (``check``, the tests)
 DRAWS = 12
 
 
@@ -24,6 +23,9 @@ def other_draws(ex: Exercise, code: str, filename: str, want: str,
                 seeds: list[int]) -> list[tuple[int, str]]:
     """(seed, verdict) of each draw whose verdict on the simulated runtime is not ``want``.
     Only the verdict counts, so each draw stops at its first failing case."""
+    from .judge import judge_code  # not at import: the CLI reads DRAWS for its help
+    from .sim.runtime import run_case
+
     verdicts = ((seed, judge_code(ex, code, filename, run_case, "sim", seed=seed)["verdict"])
                 for seed in seeds)
     return [(seed, verdict) for seed, verdict in verdicts if not meets(want, verdict)]

@@ -15,6 +15,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from ..draws import DRAWS
 from ..exercises import ID_RE, Exercise, ExerciseError, is_draft, load_exercise, load_exercises
 from .exits import OK, REJECTED, USAGE, error, invocation
 from .scaffold import MARK, write_draft
@@ -130,10 +131,10 @@ def show_steps(console: Console, exercise_id: str, steps: list[Step]) -> None:
         console.print(f"  {i}. {s.file} ({s.what}): {state}", markup=False)
 
 
-def check_folder(console: Console | None, folder: Path, launcher: str) -> dict:
-    """What is left in ``folder``, and once written its proof: ``{"id", "steps", "files",
-    "problems"}`` (steps are shown only while some are left); shown on ``console`` as it goes
-    unless that is None (``--json``)."""
+def check_folder(console: Console | None, folder: Path, launcher: str, draws: int) -> dict:
+    """What is left in ``folder``, and once written its proof (each file also under ``draws``
+    more seeds on the simulation): ``{"id", "steps", "files", "problems"}`` (steps are shown
+    only while some are left); shown on ``console`` as it goes unless that is None (``--json``)."""
     from .commands import check_exercise
 
     grading = "reference accepted, starter not, wrong files as declared"
@@ -144,7 +145,7 @@ def check_folder(console: Console | None, folder: Path, launcher: str) -> dict:
                   _draft_step(folder)]
         problems = sum(not s.done for s in steps)
     else:
-        files = check_exercise(exercise, launcher, console)
+        files = check_exercise(exercise, launcher, console, draws)
         failures, draft = sum(not f["ok"] for f in files), _draft_step(folder)
         problems = failures + (not draft.done)
         steps = steps + [Step("(grading)", grading, not failures,
@@ -183,7 +184,7 @@ def cmd_new(console: Console, root: Path, exercise_id: str) -> int:
 
 
 def cmd_check(console: Console, root: Path, ids: list[str], launcher: str,
-              as_json: bool = False) -> int:
+              as_json: bool = False, draws: int = DRAWS) -> int:
     """``judge.py check [ID…]``: every exercise (drafts included) or those named; with
     ``as_json`` one document of every folder's report instead of tables."""
     if ids:
@@ -198,7 +199,8 @@ def cmd_check(console: Console, root: Path, ids: list[str], launcher: str,
             folders.append(folder)
     else:
         folders = sorted(p for p in root.iterdir() if (p / "exercise.toml").is_file())
-    reports = [check_folder(None if as_json else console, folder, launcher) for folder in folders]
+    reports = [check_folder(None if as_json else console, folder, launcher, draws)
+               for folder in folders]
     problems = sum(r["problems"] for r in reports)
     catalog = None
     try:  # the catalog as a whole: prerequisites that name an exercise, one exercise a place

@@ -13,6 +13,7 @@ from rich.markdown import Markdown
 from rich.markup import escape
 from rich.table import Table
 
+from ..draws import DRAWS, draw_seeds, meets, other_draws
 from ..exercises import (
     CHAPTER,
     DIFFICULTIES,
@@ -236,14 +237,13 @@ def _draws_text(others: list[tuple[int, str]], count: int) -> str:
         f"; {len(others)} of {count} draws"
 
 
-def check_rows(ex: Exercise, launcher: str) -> list[tuple[str, str, str, bool, str]]:
+def check_rows(ex: Exercise, launcher: str,
+               draws: int = DRAWS) -> list[tuple[str, str, str, bool, str]]:
     """(file, wanted, got, ok, message) for the reference, the starter and each wrong solution,
     each graded at the exercise's seed on real torch and on the simulation, and on the
-    simulation under :data:`~cjudge.draws.DRAWS` more seeds (fresh inputs, as the server draws
-    them for each submission): ok when every run gives what is wanted."""
-    from ..draws import draw_seeds, meets, other_draws
-
-    seeds, rows = draw_seeds(ex), []
+    simulation under ``draws`` more seeds (fresh inputs, as the server draws them for each
+    submission): ok when every run gives what is wanted."""
+    seeds, rows = draw_seeds(ex, draws), []
     entries = [(ex.path / "solution.py", "accepted"), (ex.path / "starter.py", "not accepted")]
     entries += [(w.path, w.expect.value) for w in ex.wrong]
     for path, want in entries:
@@ -259,20 +259,21 @@ def check_rows(ex: Exercise, launcher: str) -> list[tuple[str, str, str, bool, s
     return rows
 
 
-def check_exercise(ex: Exercise, launcher: str, console: Console | None) -> list[dict]:
-    """Prove one exercise on both runtimes: reference accepted, starter not, each wrong file
-    its declared verdict; each file's ``{"file", "expected", "got", "ok", "message"}``, shown
-    on ``console`` unless that is None."""
+def check_exercise(ex: Exercise, launcher: str, console: Console | None,
+                   draws: int = DRAWS) -> list[dict]:
+    """Prove one exercise on both runtimes, and under ``draws`` more seeds on the simulation:
+    reference accepted, starter not, each wrong file its declared verdict; each file's
+    ``{"file", "expected", "got", "ok", "message"}``, shown on ``console`` unless that is
+    None."""
     rows: list[dict[str, Any]] = [
         dict(zip(("file", "expected", "got", "ok", "message"), row, strict=True))
-        for row in check_rows(ex, launcher)]
+        for row in check_rows(ex, launcher, draws)]
     if console is None:
         return rows
-    from ..draws import draw_seeds
-
-    seeds = draw_seeds(ex)
-    where = (f"real torch and the simulation at seed {ex.seed}; the simulation at {len(seeds)} "
-             f"more draws, seeds {seeds[0]}–{seeds[-1]}")
+    seeds = draw_seeds(ex, draws)
+    where = f"real torch and the simulation at seed {ex.seed}" + (
+        f"; the simulation at {len(seeds)} more draws, seeds {seeds[0]}–{seeds[-1]}"
+        if seeds else "")
     if not console.is_terminal:
         console.print(f"{ex.id}: {where}", markup=False)
         for row in rows:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from .. import __version__
 from ..courses.results import PLATFORMS
+from ..draws import DRAWS
 from . import commands
 from .exits import PROG_ENV
 from .helptext import ID_HELP, Formatter, add_command
@@ -95,6 +96,9 @@ def parser() -> argparse.ArgumentParser:
                        help="exercises (drafts included) to check; default: every one")
     check.add_argument("--launcher", choices=("fork", "torchrun"), default="fork",
                        help="fork ranks from this process (fast) or start them with torchrun")
+    check.add_argument("--draws", type=int, default=DRAWS, metavar="N",
+                       help=f"also judge every file on the simulation under N more seeds "
+                            f"(default {DRAWS}): a verdict must not depend on the draw")
     sub.add_parser("bench", help="bandwidth sweep (see: judge.py bench --help)", add_help=False)
     command("doctor", as_json)
     export = command("export")
@@ -135,7 +139,8 @@ def main(argv: list[str]) -> int:
         root = args.exercises or default_root()
         if args.command == "new":
             return authoring.cmd_new(commands.console, root, args.id)
-        return authoring.cmd_check(commands.console, root, args.ids, args.launcher, args.json)
+        return authoring.cmd_check(commands.console, root, args.ids, args.launcher, args.json,
+                                   args.draws)
     if args.command == "export":
         return commands.cmd_export(args.platform, [commands.exercise_or_exit(args.exercises, i)
                                                    for i in args.ids], args.out)
