@@ -16,7 +16,18 @@ const CODES = new Set(["accepted", "wrong_answer", "compile_error", "runtime_err
 let app, page;
 before(async () => {
   app = await startApp();
-  page = await openPage(app.browser, `${app.url}#/ring-allreduce`);
+  // a run the test breaks (window.breakNextRun): the judge is asked for an exercise it lacks
+  const breaking = () => {
+    const post = Worker.prototype.postMessage;
+    Worker.prototype.postMessage = function (message, ...rest) {
+      if (message?.type === "run" && window.breakNextRun) {
+        window.breakNextRun = false;
+        return post.call(this, { ...message, exercise: "no-such-exercise" }, ...rest);
+      }
+      return post.call(this, message, ...rest);
+    };
+  };
+  page = await openPage(app.browser, `${app.url}#/ring-allreduce`, { prepare: (p) => p.addInitScript(breaking) });
 });
 after(async () => app?.close());
 
@@ -56,6 +67,15 @@ test("a NaN in the sample's output is shown as nan, and the run ends in its verd
   assert.deepEqual(new Set(await cells.allInnerTexts()), new Set(["nan"]));
   assert.equal(await page.locator(".result details.sample-values tr.output .cell.wrong").count(), await cells.count());
   assert.deepEqual(page.errors, []);
+});
+
+test("a run the judge cannot finish ends in a judge_error verdict that says why", async () => {
+  await open("ring-allreduce");
+  await setCode(exerciseFile("ring-allreduce", "starter.py"));
+  await page.evaluate(() => (window.breakNextRun = true));
+  assert.equal(await verdictOf("#run-sample"), "judge_error");
+  assert.match(await page.locator(".result p.summary").innerText(), /^The judge in your browser failed \(its fault, not your code's\): KeyError/);
+  assert.equal(await verdictOf("#run-sample"), "wrong_answer"); // the next run is judged again
 });
 
 for (const { id } of catalog.exercises) {

@@ -5,11 +5,16 @@ import { STRINGS } from "./strings.js";
 
 export const currentLang = () => state.lang;
 
+const fill = (text, params) => text.replace(/\{(\w+)\}/g, (_, name) => String(params[name]));
+
 /** The UI text `key` in the current language (English if it has none there, else the key itself). */
 export function t(key, params = {}) {
-  const text = STRINGS[state.lang][key] ?? STRINGS.en[key] ?? key;
-  return text.replace(/\{(\w+)\}/g, (_, name) => String(params[name]));
+  return fill(STRINGS[state.lang][key] ?? STRINGS.en[key] ?? key, params);
 }
+
+/** The UI text `key` in both languages, as a verdict's `message` and `message_zh`. */
+export const messages = (key, params = {}) =>
+  ({ message: fill(STRINGS.en[key], params), message_zh: fill(STRINGS.zh[key], params) });
 t.has = (key) => key in STRINGS.en;
 
 const MAC = /Mac|iPhone|iPad/.test(navigator.platform ?? "");

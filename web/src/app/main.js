@@ -4,7 +4,7 @@ import * as api from "./api.js";
 import { h } from "./dom.js";
 import { drawQueue, noteQueue, syncProgress } from "./course-hooks.js";
 import { createEditor } from "./editor.js";
-import { currentLang, pick, setLang, shortcut, t } from "./i18n.js";
+import { currentLang, messages, pick, setLang, shortcut, t } from "./i18n.js";
 import { setupLayout, showResultTab, showTab } from "./layout.js";
 import { renderMarkdown } from "./markdown.js";
 import { renderPast } from "./past.js";
@@ -300,6 +300,15 @@ function submissionsChanged() {
   update({ pending: pendingSubmissions(), submitted: state.submitted + 1 });
 }
 
+/**
+ * A run the browser's judge could not finish: its own fault, a judge_error after the cases
+ * graded, saying why (a Python error's last line, not its traceback).
+ */
+const judgeFailed = (error, cases) => {
+  const why = String(error?.message ?? error).trim().split("\n").at(-1);
+  return { verdict: "judge_error", cases, ...messages("exercise.judgeFailed", { why }) };
+};
+
 async function runTests(samples) {
   const id = state.current.id;
   const cases = [];
@@ -323,7 +332,8 @@ async function runTests(samples) {
     });
     finished(id, { heading, result, sampleOnly: samples, local: true }, !samples);
   } catch (error) {
-    showFor(id, error instanceof Stopped ? { status: () => t("exercise.stopped") } : { status: () => error.message, kind: "error" });
+    if (error instanceof Stopped) showFor(id, { status: () => t("exercise.stopped") });
+    else finished(id, { heading, result: judgeFailed(error, cases), sampleOnly: samples, local: true }, false);
   } finally {
     clearInterval(timer);
     busy(id, -1);

@@ -63,6 +63,7 @@ onmessage = async ({ data }) => {
     await handlers[data.type](data);
   } catch (error) {
     const type = { boot: "failed", perfetto: "perfetto" }[data.type] ?? "error";
-    postMessage({ type, id: data.id, error: String(error?.message ?? error) });
+    // a Python error's message may be empty here: its type (KeyError) still says something
+    postMessage({ type, id: data.id, error: error?.message || error?.type || String(error) });
   }
 };
