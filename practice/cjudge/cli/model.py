@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import textwrap
 from pathlib import Path
 from typing import Any, Final
 
@@ -123,10 +124,10 @@ def render(doc: dict[str, Any], console: Console) -> None:
     lines = [RATIO_NOTE[tall].format(first=doc["series"][0]["label"]) + " Times are the α-β "
              "model's (GB = 1e9 B), every message scaled from the run's S to each size."]
     lines += [f"{c['a']} and {c['b']} cross at {format_size(c['size'])}." for c in doc["crossings"]]
-    for line in lines:
-        console.print(line, markup=False, highlight=False, soft_wrap=width is None)
-    for note in doc["notes"]:
-        console.print(note, markup=False, highlight=False, style="yellow", soft_wrap=width is None)
+    styled = [(line, "") for line in lines] + [(note, "yellow") for note in doc["notes"]]
+    for text, style in styled:
+        console.print(textwrap.fill(text, width) if width else text, markup=False,
+                      highlight=False, style=style, soft_wrap=True)
 
 
 def cmd_model(exercise: Exercise, args: argparse.Namespace, console: Console) -> int:
