@@ -4,8 +4,6 @@ for every submission, so any draw may be the one a learner is graded by)."""
 
 from __future__ import annotations
 
-import textwrap
-
 import pytest
 
 from cjudge.draws import DRAWS, draw_seeds, other_draws
@@ -24,21 +22,3 @@ def test_every_draw_gets_the_declared_verdict(exercise_id: str) -> None:
                                          seeds))}
     assert not failing, f"(seed, verdict) of the draws with another verdict: {failing}"
 
-
-def test_a_verdict_that_depends_on_the_draw_is_found_with_its_seeds() -> None:
-    ex = exercise("ring-allreduce")  # wrong when one element of one case is drawn positive
-    code = ex.solution + textwrap.dedent("""
-        _ring = ring_all_reduce
-
-
-        def ring_all_reduce(t):
-            wrong = t.numel() == 1000 and dist.get_rank() == 0 and float(t[0]) > 0
-            _ring(t)
-            if wrong:
-                t.zero_()
-        """)
-    seeds = draw_seeds(ex)
-    others = other_draws(ex, code, "learner.py", "accepted", seeds)
-    assert 0 < len(others) < len(seeds)
-    assert {verdict for _, verdict in others} == {"wrong_answer"}
-    assert {seed for seed, _ in others} < set(seeds)
