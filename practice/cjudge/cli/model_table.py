@@ -100,12 +100,12 @@ def show(doc: dict[str, Any], heading: str, console: Console) -> bool:
         need = Measurement.get(console, console.options.update_width(10**6), grid).maximum
         if width is None or need <= width or layout == "tall":
             break
-    if not plain:
+    if plain:  # drawn at the width, then printed as lines without their padding
+        out = Console(width=width or need, color_system=None)
+        with out.capture() as drawn:
+            out.print(grid, soft_wrap=False)
+        console.print("\n".join(line.rstrip() for line in drawn.get().splitlines()),
+                      markup=False, highlight=False, soft_wrap=True)
+    else:
         console.print(grid, soft_wrap=False)
-        return layout == "tall"
-    out = Console(width=width or need, color_system=None)
-    with out.capture() as drawn:  # to print its lines without their padding
-        out.print(grid, soft_wrap=False)
-    console.print("\n".join(line.rstrip() for line in drawn.get().splitlines()), markup=False,
-                  highlight=False, soft_wrap=True)
     return layout == "tall"
