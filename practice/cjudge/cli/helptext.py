@@ -88,6 +88,7 @@ COMMANDS = {
         "everything is as declared.",
         (("check", "every exercise, drafts included"),
          ("check ring-allreduce tree-reduce", "only those"),
+         ("check ring-allreduce --draws 100", "each file under 100 more seeds on the simulation"),
          ("check --json", "one JSON document of every report"))),
     "model": Command(
         "modelled time (α-β) of the reference algorithms and a file, by size",
