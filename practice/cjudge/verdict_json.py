@@ -103,5 +103,9 @@ def json_safe(value: Any) -> Any:
 
 def dumps(value: Any, **options: Any) -> str:
     """``value`` as strict JSON text (``json.dumps``'s ``options``), non-finite floats encoded
-    by :func:`json_safe`; a NaN that is left (an object's ``default`` made it) is a ValueError."""
-    return json.dumps(json_safe(value), allow_nan=False, **options)
+    by :func:`json_safe`; a NaN that is left (an object's ``default`` made it) is a ValueError.
+    Most verdicts hold none: they are written at once, without the walk (which costs as much)."""
+    try:
+        return json.dumps(value, allow_nan=False, **options)
+    except ValueError:
+        return json.dumps(json_safe(value), allow_nan=False, **options)
