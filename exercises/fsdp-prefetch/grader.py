@@ -98,8 +98,7 @@ def memory(case: Case, inputs: list[dict], trace: dict) -> dict:
     for call in trace.get("computes", []):
         if call["name"] == "layer":
             events[call["rank"]].append((call["t"], -layer, "layer_fn", call.get("line")))
-    most = peak({rank: [(change, name, line) for _, change, name, line
-                        in sorted(items, key=lambda e: e[:2])]
+    most = peak({rank: _changes(sorted(items, key=lambda e: e[:2]), layer, case.world)
                  for rank, items in events.items()}, layer)
     at, at_zh = most.at()
     return {"peak": most.held, "bound": BOUND, "what": "gathered layers",
@@ -111,6 +110,20 @@ def memory(case: Case, inputs: list[dict], trace: dict) -> dict:
             "message_zh": f"rank {most.rank} {at_zh}同时持有 {most.held} 层收集好的参数（从发起 "
                           f"all-gather 到把它们交给 layer_fn 的调用）；最多 {BOUND} 层：在第 l 层"
                           "计算时收集第 l + 1 层，不要更早"}
+
+
+def _changes(events: list[tuple[int, int, str, int | None]], layer: int,
+             world: int) -> list[tuple[int, str, int | None]]:
+    """A rank's changes to what it holds, in switch time. At one rank a layer's shard is its
+    full parameters: a layer_fn call made while no gathered layer is alive was given the shard
+    itself, and frees nothing."""
+    out: list[tuple[int, str, int | None]] = []
+    held = 0
+    for _, change, name, line in events:
+        if world > 1 or held + change >= 0:
+            held += change
+            out.append((change, name, line))
+    return out
 
 
 def diagnose(case: Case, inputs: list[dict], rank: int, index: int,

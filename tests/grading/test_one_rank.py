@@ -29,3 +29,19 @@ def test_ulysses_at_one_rank_with_no_call_is_accepted() -> None:
     assert one, "ulysses keeps a one-rank case"
     assert result["verdict"] == "accepted", [c["message"] for c in result["cases"]]
     assert all(c["bytes_sent"] == [0] for c in one)
+
+
+def test_fsdp_at_one_rank_without_a_gather_is_accepted() -> None:
+    """At one rank a layer's shard is its full parameters: calling layer_fn on it is correct."""
+    ex = exercise("fsdp-prefetch")
+    code = ex.solution.replace("    n = dist.get_world_size()\n", """    n = dist.get_world_size()
+    if n == 1:
+        for shard in shards:
+            x = layer_fn(shard, x)
+        return x
+""", 1)
+    result = judge_code(ex, code, "fsdp.py", run_case, "sim", all_cases=True)
+    one = [c for c in result["cases"] if c["world_size"] == 1]
+    assert one, "fsdp-prefetch keeps a one-rank case"
+    assert result["verdict"] == "accepted", [c["message"] for c in result["cases"]]
+    assert all(c["bytes_sent"] == [0] for c in one)
