@@ -123,3 +123,20 @@ def test_the_headline_is_the_largest_case_at_its_headline_size() -> None:
                                      "headline": 4096}}))
     assert chosen["model_time_s"] == 1e-5
     assert headline({"verdict": "judge_error", "cases": []})["bytes_sent"] is None
+
+
+@pytest.mark.parametrize("platform", list(REPORTS))
+def test_a_result_file_with_nan_is_strict_json(platform: str, tmp_path: Path) -> None:
+    """A NaN or infinity anywhere in a verdict is written as a value JSON has, never ``NaN``."""
+    result = verdict()
+    for case in result["cases"]:
+        case["wall_ms"] = float("nan")
+        for row in case.get("model", {}).get("sizes", []):
+            row["time_s"] = float("inf")
+    path = tmp_path / "results.json"
+    write_report(platform, [(RING, result, "ring.py")], path)
+
+    def refuse(name: str) -> None:
+        raise AssertionError(f"{name} in a result file")
+
+    json.loads(path.read_text(encoding="utf-8"), parse_constant=refuse)

@@ -17,7 +17,6 @@ its inputs, expected values or message.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +24,7 @@ from typing import Any
 
 from ..exercises import Exercise
 from ..units import format_seconds, format_size
+from ..verdict_json import dumps
 from ..verdicts import label, title
 
 PLATFORMS = ("gradescope", "prairielearn", "github")
@@ -214,5 +214,5 @@ REPORTS = {"gradescope": gradescope, "prairielearn": prairielearn, "github": git
 def write_report(platform: str, graded: Graded, path: Path) -> None:
     """Write ``platform``'s result file for ``graded`` at ``path`` (its folder made if missing)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(REPORTS[platform](graded), indent=1, ensure_ascii=False) + "\n",
+    path.write_text(dumps(REPORTS[platform](graded), indent=1, ensure_ascii=False) + "\n",
                     encoding="utf-8")
