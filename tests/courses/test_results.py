@@ -127,8 +127,9 @@ def test_the_headline_is_the_largest_case_at_its_headline_size() -> None:
 
 @pytest.mark.parametrize("platform", list(REPORTS))
 def test_a_result_file_with_nan_is_strict_json(platform: str, tmp_path: Path) -> None:
-    """A NaN or infinity anywhere in a verdict is written as a value JSON has, never ``NaN``."""
-    result = verdict()
+    """A NaN or infinity anywhere in a verdict (here an accepted run's modelled time, which
+    Gradescope's leaderboard shows) is written as a value JSON has, never ``Infinity``."""
+    result = verdict(None)
     for case in result["cases"]:
         case["wall_ms"] = float("nan")
         for row in case.get("model", {}).get("sizes", []):
