@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
+from sqlalchemy import case as when
 from sqlalchemy import func, or_, update
 from sqlalchemy.orm import aliased
 from sqlmodel import Session, col, select
@@ -88,25 +89,39 @@ def enqueue(session: Session, settings: Settings, user_id: int, exercise_id: str
     return submission
 
 
-def _claimable(now: Any) -> Any:
-    """A submission a worker may claim at ``now``: queued, or running on an expired lease."""
-    return or_(col(Submission.status) == QUEUED,
-               (col(Submission.status) == RUNNING) & (col(Submission.lease_expires_at) < now))
+def _claimable(now: Any, waited_s: float | None = None) -> Any:
+    """A submission a worker may claim at ``now``: queued, or running on an expired lease (an
+    orphan); with ``waited_s``, only one submitted at least that long ago."""
+    claimable = or_(col(Submission.status) == QUEUED,
+                    (col(Submission.status) == RUNNING) & (col(Submission.lease_expires_at) < now))
+    if waited_s is None:
+        return claimable
+    return claimable & (col(Submission.created_at) < now - timedelta(seconds=waited_s))
 
 
-def waiting(session: Session) -> bool:
-    """Whether a submission may be claimed, read without the write lock: an idle worker asks
-    this first, so an empty queue never blocks the writers (a claim takes the lock)."""
-    return session.exec(select(Submission.id).where(_claimable(utcnow())).limit(1)).first() \
-        is not None
+def waiting(session: Session, waited_s: float | None = None) -> bool:
+    """Whether a submission may be claimed (with ``waited_s``: one that waited that long), read
+    without the write lock: an idle worker asks this first, so an empty queue never blocks the
+    writers (a claim takes the lock)."""
+    return session.exec(select(Submission.id).where(_claimable(utcnow(), waited_s))
+                        .limit(1)).first() is not None
 
 
-def claim(session: Session, worker_id: str, lease_s: float, max_attempts: int) -> Claim | None:
-    """Lease a queued submission (or one whose lease expired) to ``worker_id``, fairly: first
-    by client address, then by user, each the one with the fewest submissions running and,
-    among equals, the one served least recently; then the oldest. So one address's flood
-    (however many accounts it made) and one user's flood delay only their own jobs: another
-    learner's job goes next.
+def running_jobs(session: Session) -> list[Submission]:
+    """The submissions running now, on a live lease or an expired one."""
+    return list(session.exec(select(Submission).where(Submission.status == RUNNING)
+                             .order_by(col(Submission.id))).all())
+
+
+def claim(session: Session, worker_id: str, lease_s: float, max_attempts: int,
+          waited_s: float | None = None) -> Claim | None:
+    """Lease a submission to ``worker_id`` (with ``waited_s``, only one that waited that long).
+    Orphans first: a submission whose worker died (its lease expired) is taken before any new
+    work. Then fairly: first by client address, then by user, each the one with the fewest
+    submissions running on a live lease (an orphan is nobody's running job) and, among equals,
+    the one served least recently; then the oldest. So one address's flood (however many
+    accounts it made) and one user's flood delay only their own jobs: another learner's job
+    goes next.
 
     A submission whose lease expired after ``max_attempts`` attempts is not handed out again:
     it is returned with ``attempts`` past the bound so the caller records a judge error.
@@ -117,18 +132,20 @@ def claim(session: Session, worker_id: str, lease_s: float, max_attempts: int) -
     def per(column: Any, other_column: Any) -> tuple[Any, Any]:
         """(running, last started) of the submissions sharing ``column`` with the candidate."""
         same = other_column == column
+        live = (col(other.status) == RUNNING) & (col(other.lease_expires_at) >= now)
         running = (select(func.count()).select_from(other)
-                   .where(same, other.status == RUNNING).correlate(Submission).scalar_subquery())
+                   .where(same, live).correlate(Submission).scalar_subquery())
         served = (select(func.max(other.started_at)).select_from(other)
                   .where(same).correlate(Submission).scalar_subquery())
         return running, served.asc().nulls_first()
 
     address_running, address_served = per(Submission.client_ip, other.client_ip)
     owner_running, owner_served = per(Submission.user_id, other.user_id)
+    orphans_first = when((col(Submission.status) == RUNNING, 0), else_=1)
     row = session.exec(
         select(Submission)
-        .where(_claimable(now))
-        .order_by(address_running, address_served, owner_running, owner_served,
+        .where(_claimable(now, waited_s))
+        .order_by(orphans_first, address_running, address_served, owner_running, owner_served,
                   col(Submission.id))
         .limit(1)
         .with_for_update(skip_locked=True, of=Submission)
