@@ -17,10 +17,16 @@ from typing import Any
 
 from fastapi import FastAPI, HTTPException, Request
 from fastapi.exceptions import RequestValidationError
+from sqlalchemy.exc import DBAPIError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import Response
 
+from .. import outage
+
 log = logging.getLogger("server.api")
+#: the API's database outages, each logged once per interval (not once per request)
+OUTAGE = outage.OutageLog(log)
 
 
 class ApiError(HTTPException):
@@ -71,6 +77,20 @@ def json_body(status: int, body: dict[str, Any],
                     media_type="application/json", headers=headers)
 
 
+def database_unavailable(method: str, path: str, exc: BaseException) -> Response | None:
+    """503 ``database_unavailable`` with ``Retry-After`` when ``exc`` says the database is
+    locked, down or full (logged once per interval), else None."""
+    if not outage.unavailable(exc):
+        return None
+    OUTAGE.failed(f"{method} {path[:200]}", exc)
+    wait = outage.RETRY_AFTER_S
+    return json_body(503, {"detail": f"the database is unavailable right now (locked, down or "
+                                     f"full); try again in {wait} s",
+                           "message_zh": f"数据库暂时不可用（被锁定、未运行或已满），请 {wait} 秒后重试",
+                           "code": "database_unavailable", "retry_after": wait},
+                     {"Retry-After": str(wait)})
+
+
 def request_id(request: Request) -> str:
     """The id the guard middleware gave this request."""
     return request.scope.get("state", {}).get("request_id", "-")
@@ -89,6 +109,14 @@ def install(app: FastAPI) -> None:
         code, zh = framework_words(exc.status_code)
         return json_body(exc.status_code, {"detail": exc.detail, "message_zh": zh, "code": code},
                          exc.headers)
+
+    @app.exception_handler(DBAPIError)
+    @app.exception_handler(PoolTimeout)
+    async def database_error(request: Request, exc: Exception) -> Response:
+        answer = database_unavailable(request.method, request.url.path, exc)
+        if answer is None:
+            raise exc  # a bug: the guard's one log line and 500
+        return answer
 
     @app.exception_handler(RequestValidationError)
     async def invalid(_request: Request, exc: RequestValidationError) -> Response:

@@ -11,7 +11,7 @@ import time
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from .errors import internal_error
+from .errors import database_unavailable, internal_error
 
 access_log = logging.getLogger("server.access")
 
@@ -101,7 +101,11 @@ class Guard:
                     if not status:
                         await _too_large(headed_send, self.max_body)
         except Exception as exc:  # noqa: BLE001 - logged in one line; the caller sees the id
-            if not status:
+            unavailable = database_unavailable(scope["method"], path, exc)
+            if unavailable is not None:
+                if not status:
+                    await unavailable(scope, receive, headed_send)
+            elif not status:
                 response = internal_error(rid, scope["method"], path, exc)
                 await response(scope, receive, headed_send)
             else:
