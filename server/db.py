@@ -17,6 +17,8 @@ MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 #: how JSON columns are written: strict JSON, never a NaN (verdicts come encoded, see
 #: ``cjudge.verdict_json``; PostgreSQL refuses NaN, SQLite would keep it)
 STRICT_JSON = partial(json.dumps, allow_nan=False)
+#: how long a SQLite statement waits for another connection's write lock
+SQLITE_BUSY_MS = 30000
 
 
 def make_engine(url: str) -> Engine:
@@ -35,7 +37,7 @@ def make_engine(url: str) -> Engine:
         for pragma in (
             "journal_mode=WAL",
             "synchronous=NORMAL",
-            "busy_timeout=30000",
+            f"busy_timeout={SQLITE_BUSY_MS}",
             "foreign_keys=ON",
         ):
             dbapi_conn.execute(f"PRAGMA {pragma}")

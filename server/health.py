@@ -4,18 +4,24 @@ worker has claimed a waiting job for ``stall_s``, whatever machine the workers r
 
 from __future__ import annotations
 
+import shutil
 import socket
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from pathlib import Path
 
-from sqlalchemy import delete, func
+from sqlalchemy import Engine, delete, func
 from sqlmodel import Session, col, select
 
+from . import outage
+from .db import SQLITE_BUSY_MS
 from .models import QUEUED, Submission, WorkerStatus, utcnow
 from .settings import Settings
 
 #: a worker not heard from for this many heartbeats counts as gone
 STALE_HEARTBEATS = 3
+#: a data directory with less free space than this is full (SQLite cannot grow its journal)
+LOW_DISK_BYTES = 16 << 20
 
 
 def report(session: Session, worker_id: str, sandbox: str, failed_starts: int, failing: bool,
@@ -34,12 +40,27 @@ def forget(session: Session, worker_id: str) -> None:
     session.exec(delete(WorkerStatus).where(col(WorkerStatus.id) == worker_id))
 
 
+def healthy_peers(session: Session, worker_id: str, heartbeat_s: float) -> int:
+    """How many other workers report sandboxes that start (a sick worker steps aside for
+    them)."""
+    return session.exec(select(func.count()).select_from(WorkerStatus).where(
+        col(WorkerStatus.seen_at) > _stale(heartbeat_s), col(WorkerStatus.id) != worker_id,
+        col(WorkerStatus.failing).is_(False))).one()
+
+
+def _stale(heartbeat_s: float) -> datetime:
+    """A report older than this is a gone worker's."""
+    return utcnow() - timedelta(seconds=STALE_HEARTBEATS * heartbeat_s + 5)
+
+
 @dataclass
 class Health:
-    """The judge's health: ok, or the reasons it is degraded."""
+    """The judge's health: ok, or the reasons it is degraded; ``notes`` name a failing part
+    that the rest of the judge covers for."""
 
     reasons: list[str] = field(default_factory=list)
-    workers: list[dict] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    workers: list[dict[str, object]] = field(default_factory=list)
     oldest_wait_s: float | None = None
 
     @property
@@ -48,21 +69,33 @@ class Health:
         return not self.reasons
 
 
-def check(session: Session, settings: Settings, since: datetime) -> Health:
+def check(session: Session, settings: Settings, since: datetime,
+          expected_workers: int = 0) -> Health:
     """The judge's health now; ``since``: when this server started (a stall is measured from
-    then at the earliest, so that jobs left from before a restart do not count against it)."""
+    then at the earliest, so that jobs left from before a restart do not count against it);
+    ``expected_workers``: how many workers this server started (none reporting is then a
+    fault)."""
     now = utcnow()
     health = Health()
-    stale = now - timedelta(seconds=STALE_HEARTBEATS * settings.heartbeat_s + 5)
-    live = session.exec(select(WorkerStatus).where(WorkerStatus.seen_at > stale)).all()
+    live = session.exec(select(WorkerStatus)
+                        .where(WorkerStatus.seen_at > _stale(settings.heartbeat_s))).all()
     health.workers = [{"id": w.id, "host": w.host, "sandbox": w.sandbox, "ready": w.ready,
                        "failed_starts": w.failed_starts, "failing": w.failing} for w in live]
-    if live and all(w.failing for w in live):
-        errors = sorted({(w.last_error or "?").splitlines()[0][:300] for w in live})
+    sick = [w for w in live if w.failing]
+    errors = " | ".join(sorted({(w.last_error or "?").splitlines()[0][:300] for w in sick}))
+    if live and len(sick) == len(live):
         health.reasons.append(
             f"no sandbox can start: every worker ({len(live)}) failed its last "
-            f"{min(w.failed_starts for w in live)}+ sandbox starts; last error: "
-            + " | ".join(errors))
+            f"{min(w.failed_starts for w in live)}+ sandbox starts; last error: {errors}")
+    elif sick:
+        health.notes.append(
+            f"{len(sick)} of {len(live)} workers cannot start sandboxes "
+            f"({', '.join(w.id for w in sick)}; the others serve); last error: {errors}")
+    silent_s = (now - since).total_seconds()
+    if expected_workers and not live and silent_s > STALE_HEARTBEATS * settings.heartbeat_s:
+        health.reasons.append(
+            f"no worker has reported for {STALE_HEARTBEATS} heartbeats "
+            f"({STALE_HEARTBEATS * settings.heartbeat_s:g} s; {expected_workers} expected)")
     oldest = session.exec(select(func.min(Submission.created_at))
                           .where(Submission.status == QUEUED)).one()
     if oldest is not None:
@@ -81,3 +114,42 @@ def check(session: Session, settings: Settings, since: datetime) -> Health:
 def _aware(moment: datetime) -> datetime:
     """SQLite hands back naive datetimes (stored as UTC)."""
     return moment if moment.tzinfo is not None else moment.replace(tzinfo=utcnow().tzinfo)
+
+
+def write_probe(engine: Engine, wait_s: float = 1.0) -> str | None:
+    """Why the database cannot be written now (locked for longer than ``wait_s``, down, full),
+    or None: takes the write lock and gives it back, writing nothing."""
+    try:
+        if engine.dialect.name == "sqlite":
+            raw = engine.raw_connection()  # our own BEGIN, not the engine's
+            try:
+                cursor = raw.cursor()
+                cursor.execute(f"PRAGMA busy_timeout={int(wait_s * 1000)}")
+                try:
+                    cursor.execute("BEGIN IMMEDIATE")
+                    cursor.execute("ROLLBACK")
+                finally:
+                    cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_MS}")
+            finally:
+                raw.close()
+        else:
+            with engine.connect() as conn, conn.begin():
+                conn.exec_driver_sql(f"SET LOCAL lock_timeout = {int(wait_s * 1000)}")
+                conn.exec_driver_sql("SELECT txid_current()")
+    except Exception as exc:
+        if not outage.unavailable(exc):
+            raise
+        return f"the database cannot be written: {outage.reason(exc)}"
+    return None
+
+
+def disk_problem(data_dir: Path, low_bytes: int = LOW_DISK_BYTES) -> str | None:
+    """Why the data directory's disk cannot take writes (less than ``low_bytes`` free), or
+    None."""
+    try:
+        free = shutil.disk_usage(data_dir).free
+    except OSError as exc:
+        return f"the data directory cannot be read: {exc}"
+    if free < low_bytes:
+        return f"the data directory's disk is full ({free >> 20} MiB free)"
+    return None
