@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 
 from sqlalchemy import Engine
@@ -12,7 +13,8 @@ from .db import write_session
 
 
 class LeaseKeeper:
-    """Renews ``claim``'s lease every third of ``lease_s``; calls ``on_lost`` if it was lost."""
+    """Renews ``claim``'s lease every third of ``lease_s``; calls ``on_lost`` if it was lost.
+    Made at once after the claim (the lease's start)."""
 
     def __init__(self, engine: Engine, claim: jobqueue.Claim, lease_s: float,
                  on_lost: Callable[[], None]) -> None:
@@ -21,9 +23,14 @@ class LeaseKeeper:
         self.lease_s = lease_s
         self.on_lost = on_lost
         self.lost = False
+        self.renewed_at = time.monotonic()  # the last time the lease was known to be ours
         self.done = threading.Event()
         self.thread = threading.Thread(target=self._run, name="lease", daemon=True)
         self.thread.start()
+
+    def lease_ends(self) -> float:
+        """When (monotonic) the lease ends unless renewed again: its last renewal's term."""
+        return self.renewed_at + self.lease_s
 
     def stop(self) -> None:
         """Stop renewing."""
@@ -32,6 +39,7 @@ class LeaseKeeper:
 
     def _run(self) -> None:
         while not self.done.wait(self.lease_s / 3):
+            asked = time.monotonic()
             try:
                 with write_session(self.engine) as session:
                     kept = jobqueue.renew(session, self.claim, self.lease_s)
@@ -41,3 +49,4 @@ class LeaseKeeper:
                 self.lost = True
                 self.on_lost()
                 return
+            self.renewed_at = asked

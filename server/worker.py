@@ -21,7 +21,7 @@ from cjudge.exercises import Exercise, load_exercises
 from cjudge.judge import judge_code
 from cjudge.judge_error import judge_error_verdict
 
-from . import course, health, jobqueue
+from . import course, health, jobqueue, outage
 from .db import make_engine, schema_ready, write_session
 from .doorbell import Doorbell
 from .lease import LeaseKeeper
@@ -34,6 +34,10 @@ log = logging.getLogger("server.worker")
 #: a worker whose sandboxes do not start waits this long between claims, so that healthy
 #: workers (elsewhere) take the queue first; its claims still end instead of waiting forever
 SICK_PAUSE_S = 2.0
+#: this process's database outages, each logged once per interval (a process runs one worker)
+OUTAGE = outage.OutageLog(log)
+#: the longest wait between looks at the queue while the database is unavailable
+DB_WAIT_MAX_S = 10.0
 #: the cases so far are written for the first case at once, then at most this often (each write
 #: stores every case so far; the verdict has them all)
 CASES_SO_FAR_EVERY_S = 0.5
@@ -103,19 +107,23 @@ class Heartbeat:
             self.woken.clear()
 
 
-def claim_next(engine: Engine, worker_id: str, settings: Settings) -> jobqueue.Claim | None:
-    """The next job leased to ``worker_id``, or None; an empty queue is seen without taking the
-    write lock (``jobqueue.waiting``), so idle workers never hold up the writers."""
+def claim_next(engine: Engine, worker_id: str, settings: Settings,
+               waited_s: float | None = None) -> jobqueue.Claim | None:
+    """The next job leased to ``worker_id`` (with ``waited_s``: one that waited that long), or
+    None; an empty queue is seen without taking the write lock (``jobqueue.waiting``), so idle
+    workers never hold up the writers."""
     with Session(engine) as session:
-        if not jobqueue.waiting(session):
+        if not jobqueue.waiting(session, waited_s):
             return None
     with write_session(engine) as session:
-        return jobqueue.claim(session, worker_id, settings.lease_s, settings.max_attempts)
+        return jobqueue.claim(session, worker_id, settings.lease_s, settings.max_attempts,
+                              waited_s)
 
 
 def idle_waits(first_s: float, most_s: float) -> Iterator[float]:
-    """An idle worker's waits between looks at the queue: ``first_s``, doubling up to
-    ``most_s`` (a new iterator after each claim starts again from ``first_s``)."""
+    """A waiting worker's waits between looks at the queue (idle, or the database
+    unavailable): ``first_s``, doubling up to ``most_s`` (a new iterator after each claim starts
+    again from ``first_s``)."""
     wait = first_s
     while True:
         yield wait
@@ -146,13 +154,25 @@ class Worker:
             self.runner.abort()
 
     def run(self, parent_pid: int | None = None) -> None:
-        """Claim and grade until stopped (or until ``parent_pid`` is gone)."""
+        """Claim and grade until stopped (or until ``parent_pid`` is gone). A database that is
+        locked, down or full is waited out here with growing waits, logged once per interval."""
         idle = idle_waits(self.settings.poll_s, self.settings.idle_poll_max_s)
+        outage_waits = idle_waits(0.5, DB_WAIT_MAX_S)
         try:
             while not self.stopping.is_set():
                 if parent_pid is not None and os.getppid() != parent_pid:
                     break
-                if not self.step():
+                try:
+                    worked = self.turn()
+                except Exception as exc:
+                    if not outage.unavailable(exc):
+                        raise
+                    OUTAGE.failed("claiming or grading a job", exc)
+                    self.stopping.wait(next(outage_waits))
+                    continue
+                OUTAGE.recovered()
+                outage_waits = idle_waits(0.5, DB_WAIT_MAX_S)
+                if not worked:
                     if self.bell.wait(next(idle)):  # a job was queued: look from the start
                         idle = idle_waits(self.settings.poll_s, self.settings.idle_poll_max_s)
                     continue
@@ -164,10 +184,24 @@ class Worker:
             self.heartbeat.stop()
             self.pool.close()
 
-    def step(self) -> bool:
-        """Grade one submission if one is waiting; False if the queue was empty."""
+    def turn(self) -> bool:
+        """Grade one submission if this worker may claim one; False if none was claimed. A
+        worker whose sandboxes fail steps aside while another reports healthy: it takes only a
+        job that waited ``stall_s`` (and puts it back, unspent, if its sandbox fails again)."""
+        if not self.pool.health().failing:
+            return self.step()
+        return self.step(self.settings.stall_s if self._covered() else None)
+
+    def _covered(self) -> bool:
+        """Whether another worker reports sandboxes that start."""
+        with Session(self.engine) as session:
+            return health.healthy_peers(session, self.worker_id, self.settings.heartbeat_s) > 0
+
+    def step(self, waited_s: float | None = None) -> bool:
+        """Grade one submission if one is waiting (with ``waited_s``: one that waited that
+        long); False if none was."""
         s = self.settings
-        claim = claim_next(self.engine, self.worker_id, s)
+        claim = claim_next(self.engine, self.worker_id, s, waited_s)
         if claim is None:
             return False
         exercise = self.exercises.get(claim.exercise_id)
@@ -186,16 +220,26 @@ class Worker:
         written = [float("-inf")]  # when the cases so far were last written
 
         def on_case(case: dict[str, Any]) -> None:
+            """Best effort: a write the database refuses now is made by the next case's (each
+            stores every case so far), or by the verdict."""
             cases.append(case)
             if time.monotonic() - written[0] < CASES_SO_FAR_EVERY_S:
                 return
+            try:
+                with write_session(self.engine) as session:
+                    kept = jobqueue.record_cases_so_far(session, claim, cases)
+            except Exception as exc:
+                if not outage.unavailable(exc):
+                    raise
+                OUTAGE.failed(f"writing submission {claim.id}'s cases so far", exc)
+                return
             written[0] = time.monotonic()
-            with write_session(self.engine) as session:
-                if not jobqueue.record_cases_so_far(session, claim, cases):
-                    runner.abort()
+            if not kept:
+                runner.abort()
 
         log_text = None
         retry = False  # a sandbox's failure may pass; the judge's own bug would come back
+        put_back = False  # the judge's trouble, not the submission's: no attempt is spent
         started = time.monotonic()
         try:
             # the kernel's grading, exactly as practice/judge.py's, with the cases in a sandbox
@@ -203,49 +247,71 @@ class Worker:
                                      seed=claim.seed, on_case=lambda case: on_case(dict(case)),
                                      cases=runner.cases))
             log_text = runner.log
-        except SandboxUnavailable as exc:
-            log_text = f"sandbox: {exc}"
-            result, retry = unavailable_result(exercise, claim.seed), True
         except SandboxError as exc:
             log_text = f"sandbox: {exc}"
-            result, retry = self._error(claim, "the sandbox failed"), True
-        except Exception:  # noqa: BLE001 - any bug here is the judge's, never the learner's
+            retry = True
+            result = (unavailable_result(exercise, claim.seed)
+                      if isinstance(exc, SandboxUnavailable)
+                      else self._error(claim, "the sandbox failed"))
+            # a sandbox that never started ran nothing of the submission's
+            put_back = runner.sandbox is None and self._covered_now()
+        except Exception as exc:  # noqa: BLE001 - any bug here is the judge's, never the learner's
             log_text = traceback.format_exc()
             result = self._error(claim, "internal error")
+            put_back = outage.unavailable(exc)
         finally:
             keeper.stop()
             self.runner = None
         try:  # the verdict first: killing and reaping the sandbox takes a while
-            self._report(claim, result, log_text, keeper.lost, started, retry)
+            self._report(claim, result, log_text, keeper, started, retry, put_back)
         finally:
             runner.close()
 
+    def _covered_now(self) -> bool:
+        """``_covered``, False when the database cannot say."""
+        try:
+            return self._covered()
+        except Exception as exc:
+            if not outage.unavailable(exc):
+                raise
+            return False
+
     def _report(self, claim: jobqueue.Claim, result: dict[str, Any], log_text: str | None,
-                lost: bool, started: float, retry: bool) -> None:
-        """Log the outcome and store it (or put it back, when ``retry``), unless the lease was
-        lost."""
+                keeper: LeaseKeeper, started: float, retry: bool, put_back: bool) -> None:
+        """Log the outcome and store it (or put it back, when ``retry`` or ``put_back``),
+        unless the lease was lost; the store is tried again until the lease would end."""
         log.info("submission %s: %s in %.2f s (attempt %s)", claim.id, result["verdict"],
                  time.monotonic() - started, claim.attempts)
         if result.get("unavailable"):
             log.warning("submission %s: no sandbox can start (the pool's log says why)", claim.id)
         elif log_text:
             log.warning("submission %s: %s", claim.id, log_text)
-        if lost:
+        if keeper.lost:
             return  # another worker owns it now; nothing of ours may be written
-        self._store(claim, result, log_text, retry)
+        self._store(claim, result, log_text, retry, put_back, keeper.lease_ends())
 
     def _store(self, claim: jobqueue.Claim, result: dict[str, Any],
-               log_text: str | None = None, retry: bool = False) -> None:
-        """Finish, or put back in the queue: on shutdown, or after a sandbox's failure (a
-        deterministic judge error is stored at once: it would fail the same way again)."""
-        with write_session(self.engine) as session:
-            if self.stopping.is_set():
-                jobqueue.release(session, claim, log_text, count_attempt=False)
-            elif retry and claim.attempts < self.settings.max_attempts:
-                jobqueue.release(session, claim, log_text, count_attempt=True)
-            elif jobqueue.finish(session, claim, result, log_text,
-                                 self.settings.verdict_limit_bytes):
-                course.record_score(session, session.get_one(Submission, claim.id))
+               log_text: str | None = None, retry: bool = False, put_back: bool = False,
+               until: float | None = None) -> None:
+        """Finish, or put back in the queue: unspent on shutdown or after the judge's own
+        trouble (``put_back``), spending an attempt after a sandbox's failure (a deterministic
+        judge error is stored at once: it would fail the same way again). While the database
+        is unavailable the store is tried again until the monotonic ``until`` (the lease's
+        end); past it the job is an orphan, claimed again first."""
+
+        def store() -> None:
+            with write_session(self.engine) as session:
+                if self.stopping.is_set() or put_back:
+                    jobqueue.release(session, claim, log_text, count_attempt=False)
+                elif retry and claim.attempts < self.settings.max_attempts:
+                    jobqueue.release(session, claim, log_text, count_attempt=True)
+                elif jobqueue.finish(session, claim, result, log_text,
+                                     self.settings.verdict_limit_bytes):
+                    course.record_score(session, session.get_one(Submission, claim.id))
+
+        until = time.monotonic() + self.settings.lease_s if until is None else until
+        outage.persist(store, until, OUTAGE, f"storing submission {claim.id}",
+                       self.stopping)
 
     def _error(self, claim: jobqueue.Claim, message: str) -> dict[str, Any]:
         """The judge-error verdict of ``claim``, for the exercise as installed (else as it was
@@ -264,11 +330,33 @@ def wait_for_schema(settings: Settings, timeout_s: float = 120.0) -> None:
     """Wait until the server has created the tables (it runs the migrations)."""
     engine = make_engine(settings.url)
     deadline = time.monotonic() + timeout_s
-    while not schema_ready(engine):
+    while not ready_or_unavailable(engine):
         if time.monotonic() > deadline:
             raise SystemExit("the database has no tables: start the server first (it migrates)")
         time.sleep(1.0)
     engine.dispose()
+
+
+def ready_or_unavailable(engine: Engine) -> bool:
+    """``schema_ready``, False while the database cannot be reached (a worker started during
+    an outage waits for it instead of exiting)."""
+    try:
+        return schema_ready(engine)
+    except Exception as exc:
+        if not outage.unavailable(exc):
+            raise
+        return False
+
+
+def log_running(engine: Engine) -> None:
+    """Say which jobs were found running at start-up: each is claimed again, before new work,
+    once its lease has expired (now, if its worker is gone with this restart)."""
+    with Session(engine) as session:
+        found = jobqueue.running_jobs(session)
+    for row in found:
+        log.warning("found submission %s running on worker %s (lease until %s UTC): it is "
+                    "claimed again before new work once its lease expires", row.id,
+                    row.worker_id, row.lease_expires_at)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -282,6 +370,10 @@ def main(argv: list[str] | None = None) -> None:
     if settings.sandbox == "none":
         log.warning("NO SANDBOX: submissions run unisolated; for a single trusted user only")
     wait_for_schema(settings)
+    if args.parent_pid is None:  # the embedded workers' server says it once for them
+        engine = make_engine(settings.url)
+        log_running(engine)
+        engine.dispose()
     worker = Worker(settings, args.id or f"{socket.gethostname()}:{os.getpid()}")
     signal.signal(signal.SIGTERM, lambda *_: worker.stop())
     signal.signal(signal.SIGINT, lambda *_: worker.stop())
