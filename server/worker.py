@@ -29,6 +29,7 @@ from .models import Submission
 from .sandbox import SandboxError, SandboxUnavailable, WarmPool, make_pool
 from .sandbox.cases import RUNTIME, SandboxCases, sandbox_cases
 from .settings import Settings
+from .supervisor import report_running
 
 log = logging.getLogger("server.worker")
 #: a worker whose sandboxes do not start waits this long between claims, so that healthy
@@ -348,17 +349,6 @@ def ready_or_unavailable(engine: Engine) -> bool:
         return False
 
 
-def log_running(engine: Engine) -> None:
-    """Say which jobs were found running at start-up: each is claimed again, before new work,
-    once its lease has expired (now, if its worker is gone with this restart)."""
-    with Session(engine) as session:
-        found = jobqueue.running_jobs(session)
-    for row in found:
-        log.warning("found submission %s running on worker %s (lease until %s UTC): it is "
-                    "claimed again before new work once its lease expires", row.id,
-                    row.worker_id, row.lease_expires_at)
-
-
 def main(argv: list[str] | None = None) -> None:
     """``python -m server.worker``: one worker against ``CJUDGE_DATABASE_URL`` or the data dir."""
     parser = argparse.ArgumentParser(prog="python -m server.worker", description=__doc__)
@@ -372,7 +362,7 @@ def main(argv: list[str] | None = None) -> None:
     wait_for_schema(settings)
     if args.parent_pid is None:  # the embedded workers' server says it once for them
         engine = make_engine(settings.url)
-        log_running(engine)
+        report_running(engine)
         engine.dispose()
     worker = Worker(settings, args.id or f"{socket.gethostname()}:{os.getpid()}")
     signal.signal(signal.SIGTERM, lambda *_: worker.stop())

@@ -16,7 +16,7 @@ from ..db import make_engine, migrate
 from ..exercise_sync import sync_exercises
 from ..limiter import RateLimits
 from ..settings import Settings, private_dir, settings_env
-from ..supervisor import Supervisor
+from ..supervisor import Supervisor, report_running
 from . import contract, errors, unrouted
 from .cache import DoneCache
 from .deps import CallerCache
@@ -53,6 +53,7 @@ def create_app(settings: Settings | None = None, embedded_workers: bool = True) 
             engine.dispose()
             raise
         _ = settings.secret  # create it now, not in the first request
+        report_running(engine)  # left by the last run: claimed again, before new work
         supervisor = Supervisor(settings.workers if embedded_workers else 0,
                                 settings_env(settings))
         supervisor.start()

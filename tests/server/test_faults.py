@@ -22,7 +22,7 @@ from test_queue import claim, db, enqueue, expire, row  # noqa: F401 - db is a f
 
 from cjudge.exercises import load_exercises
 from server import db as server_db
-from server import health, jobqueue, outage, worker
+from server import health, jobqueue, outage, supervisor, worker
 from server.accounts import create_user
 from server.api import errors
 from server.api.app import create_app
@@ -344,3 +344,24 @@ def test_health_degrades_when_expected_workers_never_report(db) -> None:  # noqa
     with Session(engine) as s:
         assert health.check(s, settings, started, expected_workers=2).ok
         assert s.exec(select(WorkerStatus)).one().id == "w"
+
+
+def test_workers_that_die_young_are_restarted_after_growing_delays() -> None:
+    """A crash loop restarted a worker (reloading torch) every 2 s through an outage."""
+    delays, last = [], 0.0
+    for _ in range(8):
+        last = supervisor.restart_delay(last, lived_s=1.0)
+        delays.append(last)
+    assert delays == [2.0, 4.0, 8.0, 16.0, 32.0, 60.0, 60.0, 60.0]
+    assert supervisor.restart_delay(60.0, lived_s=600.0) == 2.0  # it ran well: start over
+
+
+def test_the_start_up_names_the_jobs_found_running(db, caplog) -> None:  # noqa: F811
+    engine = db[0]
+    (sid,) = enqueue(db)
+    claim(engine, "gone-with-the-last-run")
+    caplog.set_level(logging.WARNING, "server.supervisor")
+    supervisor.report_running(engine)
+    (line,) = [r.getMessage() for r in caplog.records]
+    assert f"found submission {sid} running on worker gone-with-the-last-run" in line
+    assert "claimed again before new work" in line
