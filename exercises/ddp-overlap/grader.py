@@ -8,7 +8,7 @@ import math
 import random
 
 from cjudge.kit.case import Case
-from cjudge.kit.pieces import item_of
+from cjudge.kit.pieces import exact_inputs, item_of
 
 
 def buckets(case: Case) -> list[int]:
@@ -22,14 +22,12 @@ def buckets(case: Case) -> list[int]:
 
 def make_inputs(case: Case, rng: random.Random) -> list[dict]:
     """Rank r: the judge's backward, yielding layer L−1's gradient first, then L−2's, …, layer
-    0's, each `numel` distinct exact values; n_layers and bucket_bytes."""
+    0's, each `numel` exact values (``pieces.exact_inputs``); n_layers and bucket_bytes."""
     layers, numel, dtype = case["layers"], case["numel"], case.dtype
     assert len(buckets(case)) == case["buckets"] and buckets(case)[-1] == case["last"]
     calls = []
     for _ in range(case.world):
-        grads = [{"shape": [numel], "dtype": dtype,
-                  "data": [rng.randint(-4096, 4096) / 16 for _ in range(numel)]}
-                 for _ in range(layers)]  # layer order
+        grads = exact_inputs(layers, numel, dtype, rng)  # layer order
         backward = {"fn": "gradients", "params": {
             "items": grads[::-1], "count": layers, "dtype": dtype, "unit": numel,
             "label": "backward"}}

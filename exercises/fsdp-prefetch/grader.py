@@ -3,8 +3,8 @@ rank's input, the output of the L layers, and the gathered layers alive at once 
 bound), counted from the all-gathers the rank posts and the layer_fn calls that use them.
 
 layer_fn(w, x) returns x + Σ_j (j + 1) · w[j] (``switch.functions``): the layer's full
-parameters, in rank order, decide its output. Every value is a multiple of 1/16 small enough
-to be exact in float32.
+parameters, in rank order, decide its output. The weights are multiples of 1/16 with low bits
+that no narrower float holds, every value exact in the case's dtype.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from __future__ import annotations
 import random
 
 from cjudge.kit.case import Case
+from cjudge.kit.pieces import refined
 from cjudge.kit.where import peak
 from cjudge.switch import functions
 
@@ -23,7 +24,12 @@ def make_inputs(case: Case, rng: random.Random) -> list[dict]:
     """Rank r: the judge's layer_fn, its shard of each of the L layers (k elements: layer l's
     elements r·k … r·k + k − 1), and its own input x (act elements)."""
     layers, k, act, dtype = case["layers"], case["k"], case["act"], case.dtype
-    weights = [[rng.randint(-64, 64) / 16 for _ in range(case.world * k)] for _ in range(layers)]
+    width = case.world * k
+    # the output stays below L·(Σ_j (j + 1))·4 + 128: the bits it takes above the weights'
+    # 7 are kept free of their low bits, so every value stays exact (``pieces.refined``)
+    headroom = (layers * width * (width + 1) // 2 * 4 + 128).bit_length() - 3
+    weights = [refined([rng.randint(-64, 64) / 16 for _ in range(width)], 1 / 16, 7, headroom,
+                       dtype, rng) for _ in range(layers)]
     calls = []
     for rank in range(case.world):
         shards = [{"shape": [k], "dtype": dtype, "data": w[rank * k:(rank + 1) * k]}

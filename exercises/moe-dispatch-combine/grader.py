@@ -18,6 +18,9 @@ INTEGER_DTYPES = ("int64", "int32")
 #: the experts' factors are distinct integers drawn per case from here: every weighted sum of
 #: expert outputs stays exact in float32
 FACTORS = range(2, 34)
+#: the bits a weighted sum of expert outputs adds to an input's: a factor (6), a weight (4),
+#: up to 4 terms (2); the inputs' low bits stop short of them (``pieces.refined``)
+HEADROOM = 12
 
 
 def _sizes(case: Case) -> tuple[int, int, int, int, int]:
@@ -52,13 +55,13 @@ def routing(case: Case) -> list[list[list[int]]]:
 
 
 def make_inputs(case: Case, rng: random.Random) -> list[dict]:
-    """Every rank's x (distinct multiples of 1/16, so each value names its token and column),
+    """Every rank's x (distinct values k/16 + low bits, so each names its token and column),
     topk_idx (int64, the case's routing) and topk_w (multiples of 1/8 in (0, 1]): every
     weighted sum of expert outputs is exact in float32. The layer's experts multiply by
     factors drawn here, per case (the switch keeps them)."""
     experts, local, k, tokens, hidden = _sizes(case)
     dtype = case.dtype
-    values = distinct_exact(case.world * tokens * hidden, LIMIT - 1, rng)
+    values = distinct_exact(case.world * tokens * hidden, LIMIT - 1, HEADROOM, dtype, rng)
     factors = rng.sample(FACTORS, experts)
     inputs = []
     for r, routes in enumerate(routing(case)):

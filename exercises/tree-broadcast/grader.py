@@ -10,9 +10,9 @@ from cjudge.kit.families import distinct_values
 
 
 def make_inputs(case: Case, rng: random.Random) -> list[dict]:
-    """Every rank's N distinct values, exact in float32, so each can be traced to its rank."""
+    """Every rank's N distinct values, exact in its dtype, so each can be traced to its rank."""
     n = case["numel"]
-    values = distinct_values(case.world * n, rng)
+    values = distinct_values(case.world * n, case.dtype, rng)
     return [{"shape": [n], "dtype": case.dtype, "data": values[r * n:(r + 1) * n]}
             for r in range(case.world)]
 

@@ -42,10 +42,10 @@ def _layout(case: Case, rank: int, first: bool) -> list[tuple[int, int, int]]:
 
 def make_inputs(case: Case, rng: random.Random) -> list[dict]:
     """One value per (position, head, d) of the full [s, H, D] tensor, all distinct and exact in
-    float32, each rank given its shard of it: by sequence for seq_to_heads and the round trip,
+    the case's dtype, each rank given its shard of it: by sequence for seq_to_heads and the round trip,
     by heads for heads_to_seq."""
     s, heads, dim, local, mine = _dims(case)
-    values = distinct_values(s * heads * dim, rng)
+    values = distinct_values(s * heads * dim, case.dtype, rng)
     full = {}
     for p in range(s):
         for h in range(heads):

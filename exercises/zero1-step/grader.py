@@ -7,12 +7,18 @@ import math
 import random
 
 from cjudge.kit.case import Case
+from cjudge.kit.pieces import refined
+
+#: the bits the update adds to an input's: a sum of up to 8 gradients (3), beta (3), the two
+#: additions (2) and a spare; the inputs' low bits stop short of them (``pieces.refined``)
+HEADROOM = 9
 
 
-def _values(count: int, rng: random.Random) -> list[float]:
-    """Multiples of 1/16 below 4 in magnitude: with n, lr and beta powers of two, every step of
-    the update is exact in float32."""
-    return [rng.randint(-64, 64) / 16 for _ in range(count)]
+def _values(count: int, dtype: str, rng: random.Random) -> list[float]:
+    """Multiples of 1/16 below 4 in magnitude with low bits that no narrower float holds: with
+    n and lr powers of two, every step of the update is exact in the case's dtype."""
+    return refined([rng.randint(-64, 64) / 16 for _ in range(count)], 1 / 16, 7, HEADROOM, dtype,
+                   rng)
 
 
 def _tensor(data: list[float], dtype: str) -> dict:
@@ -32,9 +38,9 @@ def make_inputs(case: Case, rng: random.Random) -> list[dict]:
     if numel % case.world:
         raise ValueError(f"numel = {numel} is not a multiple of the world size {case.world}")
     lr, beta = rng.choice([0.125, 0.25, 0.5]), rng.choice([0.5, 0.75, 0.875])
-    param = _values(numel, rng)
-    grads = [_values(numel, rng) for _ in range(case.world)]
-    moments = [_values(numel // case.world, rng) for _ in range(case.world)]
+    param = _values(numel, dtype, rng)
+    grads = [_values(numel, dtype, rng) for _ in range(case.world)]
+    moments = [_values(numel // case.world, dtype, rng) for _ in range(case.world)]
     return _call(param, grads, moments, lr, beta, dtype)
 
 

@@ -13,7 +13,7 @@ import random
 from typing import Any
 
 from .case import Case
-from .pieces import digit_inputs, elementwise_sum, everyone_holds_the_sum, exact_inputs
+from .pieces import digit_inputs, elementwise_sum, everyone_holds_the_sum, exact_inputs, refined
 
 
 def _tensor(shape: list[int], dtype: str, data: list[Any]) -> dict[str, Any]:
@@ -59,10 +59,11 @@ class ShardedSum(SumToAll):
         return [_tensor([hi - lo], case.dtype, total[lo:hi]) for lo, hi in case.shards(self.size)]
 
 
-def distinct_values(count: int, rng: random.Random) -> list[float]:
-    """``count`` distinct values exact in float32, so each can be traced to where it came
-    from wherever it lands."""
-    return [v / 4 for v in rng.sample(range(1, 1 << 22), count)]
+def distinct_values(count: int, dtype: str, rng: random.Random) -> list[float]:
+    """``count`` distinct values exact in ``dtype`` (moved, never summed), so each can be
+    traced to where it came from wherever it lands; no narrower float holds them."""
+    return refined([v / 4 for v in rng.sample(range(1, 1 << 22), count)], 1 / 4, 22, 0, dtype,
+                   rng)
 
 
 class Blocks:
@@ -77,9 +78,9 @@ class Blocks:
         return case.world * case[self.size]
 
     def make_inputs(self, case: Case, rng: random.Random) -> list[Any]:
-        """Every rank's distinct values, exact in float32."""
+        """Every rank's distinct values, exact in the case's dtype."""
         width = self.width(case)
-        values = distinct_values(case.world * width, rng)
+        values = distinct_values(case.world * width, case.dtype, rng)
         return [_tensor([width], case.dtype, values[r * width:(r + 1) * width])
                 for r in range(case.world)]
 

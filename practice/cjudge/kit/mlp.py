@@ -10,7 +10,11 @@ from collections.abc import Callable
 
 from .. import special
 from .case import Case
-from .pieces import matrix, tensor2d
+from .pieces import matrix, refined, tensor2d
+
+#: the bits x·W1 adds to an element of x: a weight (4) and a sum of up to 8 (3); x's low bits
+#: stop short of them, so x·W1 stays exact (``pieces.refined``)
+X_HEADROOM = 7
 
 
 def gelu(v: float) -> float:
@@ -32,10 +36,12 @@ def mlp_shards(hidden: int, ffn: int, world: int, dtype: str,
 
 def draw(case: Case, rows: int, rng: random.Random) -> tuple[list[list[float]],
                                                          list[tuple[dict, dict]]]:
-    """A case's x (``rows`` × hidden, multiples of 1/4 below 2) and every rank's shards of W1
-    and W2 (hidden × ffn), drawn in that order."""
+    """A case's x (``rows`` × hidden, multiples of 1/4 up to 2 with low bits that no narrower
+    float holds: it travels) and every rank's shards of W1 and W2 (hidden × ffn), drawn in that
+    order."""
     d = case["hidden"]
-    x = [[rng.randint(-8, 8) / 4 for _ in range(d)] for _ in range(rows)]
+    x = [refined([rng.randint(-8, 8) / 4 for _ in range(d)], 1 / 4, 4, X_HEADROOM, case.dtype, rng)
+         for _ in range(rows)]
     return x, mlp_shards(d, case["ffn"], case.world, case.dtype, rng)
 
 

@@ -2,8 +2,9 @@
 doubles, 2-D tensors, what a message carries, what a judge's function was fed, which item of a
 returned list is wrong and what it was mistaken for, smaller cases.
 
-Inputs are multiples of 1/16 below 256 in magnitude, so any sum of up to 8 of them is exact in
-float32 in any order: a wrong element can be traced back to the ranks it came from.
+Inputs are multiples of 1/16 below 256 in magnitude with random low bits appended (``refined``),
+so any sum of up to 8 of them is exact in the case's dtype in any order: a wrong element can be
+traced back to the ranks it came from, and no narrower float holds the inputs.
 """
 
 from __future__ import annotations
@@ -26,9 +27,31 @@ LIMIT = 4096
 RANDINT_SHIFT = 32 - (2 * LIMIT + 1).bit_length()
 
 
+#: the significand's bits of each floating-point case dtype
+MANTISSA = {"float32": 24, "float64": 53}
+#: the bits of headroom a sum of up to 8 values needs
+SUMS_OF_8 = 3
+
+
+def refined(values: list[float], step: float, used: int, headroom: int, dtype: str,
+            rng: random.Random) -> list[float]:
+    """``values`` (multiples of ``step`` whose codes v/step need ``used`` bits) with random
+    low bits appended below ``step``, as many as ``dtype``'s significand holds with
+    ``headroom`` bits left for what the family computes from them (sums, products), so they
+    stay exact. A float32 case's values then need more bits than float16 (11) or bfloat16 (8)
+    keep, a float64 case's more than float32 (24): a down-cast of the inputs, packed into the
+    case's width or not, is a wrong answer. The leading digits (the multiple of ``step``) stay."""
+    extra = max(0, MANTISSA.get(dtype, 0) - headroom - used)
+    unit = step / (1 << extra)
+    return [v + rng.getrandbits(extra) * unit for v in values]
+
+
 def exact_inputs(world: int, numel: int, dtype: str, rng: random.Random) -> list[dict]:
-    """Every rank's 1-D tensor of ``numel`` exact values (``protocol.TensorData``)."""
-    return [{"shape": [numel], "dtype": dtype, "data": _exact_values(numel, rng)}
+    """Every rank's 1-D tensor of ``numel`` exact values (``protocol.TensorData``), refined
+    so that sums of up to 8 stay exact."""
+    return [{"shape": [numel], "dtype": dtype,
+             "data": refined(_exact_values(numel, rng), 1 / SCALE, LIMIT.bit_length(), SUMS_OF_8,
+                             dtype, rng)}
             for _ in range(world)]
 
 
@@ -46,10 +69,14 @@ def _exact_values(count: int, rng: random.Random) -> list[float]:
     return out
 
 
-def distinct_exact(count: int, limit: int, rng: random.Random) -> list[float]:
-    """``count`` distinct nonzero multiples k/16 of 1/16, 0 < |k| <= ``limit``: each value names
-    the one place it was drawn for, and sums of a few are exact in float32."""
-    return [k / SCALE for k in rng.sample([k for k in range(-limit, limit + 1) if k], count)]
+def distinct_exact(count: int, limit: int, headroom: int, dtype: str,
+                   rng: random.Random) -> list[float]:
+    """``count`` distinct values k/16 + low bits (``refined``, ``headroom`` bits kept for what
+    is computed from them), 0 < |k| <= ``limit``: each value names the one place it was drawn
+    for."""
+    return refined([k / SCALE for k in rng.sample([k for k in range(-limit, limit + 1) if k],
+                                                  count)],
+                   1 / SCALE, limit.bit_length(), headroom, dtype, rng)
 
 
 def matrix(t: dict) -> list[list[float]]:

@@ -14,7 +14,9 @@ import random
 from .case import Case
 from .pieces import distinct_exact
 
-LIMIT = 2048  # inputs are k / 16 with 0 < |k| <= LIMIT, so |x| <= 128
+LIMIT = 2048  # inputs are k / 16 + low bits with 0 < |k| <= LIMIT, so |x| <= 128
+#: the bits the stages' shifts add to an input's (sums below 2**20): low bits stop short of them
+HEADROOM = 12
 
 
 def activation(case: Case) -> int:
@@ -31,7 +33,7 @@ def tensors(case: Case, data: list[list[float]]) -> list[dict]:
 def microbatches(case: Case, rng: random.Random) -> list[list[dict]]:
     """Per stage, its M microbatches: stage 0's distinct exact values, the others' zeros."""
     m, numel = case["microbatches"], activation(case)
-    values = distinct_exact(m * numel, LIMIT, rng)
+    values = distinct_exact(m * numel, LIMIT, HEADROOM, case.dtype, rng)
     return [tensors(case, [values[i * numel:(i + 1) * numel] if stage == 0 else [0.0] * numel
                            for i in range(m)]) for stage in range(case.world)]
 

@@ -1,7 +1,7 @@
 # expect: wrong_answer
 # gloo: wrong on 2-ranks-odd
-# names: rank 0's reduce-scatter step 1 (line 24): it sends [224.6, 215.9, 3.938] to rank 1
-# names: sends [224.6, 215.9, 3.938, 135.3] to rank 1
+# names: rank 0's reduce-scatter step 1 (line 24): it sends [224.7, 215.9, 3.999] to rank 1
+# names: sends [224.7, 215.9, 3.999, 135.3] to rank 1
 # names_zh: 第 24 行
 # Blocks of N // n elements each: the last N mod n elements belong to no block and are never reduced.
 import torch

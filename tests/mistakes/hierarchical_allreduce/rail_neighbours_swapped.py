@@ -1,7 +1,7 @@
 # expect: wrong_answer
 # gloo: wrong on 3-nodes-x-2
-# names: rank 0's 2nd send (line 20): it sends [-19.38, 153.4, -69.06, 224.4] to rank 4
-# names: where the two-level ring sends [-19.38, 153.4, -69.06, 224.4] to rank 2
+# names: rank 0's 2nd send (line 20): it sends [-25.72, 68.29, 47.23, 43.74] to rank 4
+# names: where the two-level ring sends [-25.72, 68.29, 47.23, 43.74] to rank 2
 # names_zh: 第 20 行; 发给 rank 4
 # Swapped neighbours across the nodes: sends to the previous node, receives from the next.
 import torch

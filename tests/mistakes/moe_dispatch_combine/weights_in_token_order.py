@@ -1,7 +1,7 @@
 # expect: wrong_answer
 # gloo: wrong on 2-ranks-layer-top1
 # names: every collective call matched the reference's
-# names: its slot 0 was weighted by 0.75, token 1's weight in slot 0: the weights are applied in
+# names: its slot 0 was weighted by 0.25, token 1's weight in slot 0: the weights are applied in
 # names: another order than the rows come back in
 # names_zh: 每条集合通信调用都与参考解逐步一致
 # names_zh: 权重的顺序与拿回的行的顺序不一致
