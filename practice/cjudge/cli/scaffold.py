@@ -176,9 +176,9 @@ from cjudge.kit.case import Case
 def make_inputs(case: Case, rng: random.Random) -> list[dict]:
     """Every rank's input tensor, one dict per rank, from the seeded ``rng`` only.
 
-    Prefer exact values (small multiples of a power of two, e.g. rng.randint(-4096, 4096) / 16):
-    sums of them are exact in float32 in any order, so a wrong element can be traced back to
-    the rank whose contribution is missing."""
+    Prefer the kit's exact values (cjudge.kit.pieces.exact_inputs, or refined for your own):
+    sums of them are exact in the case's dtype in any order, so a wrong element can be traced
+    back to the rank whose contribution is missing, and no narrower float holds them."""
     raise NotImplementedError("TODO(author): make_inputs")
 
 
