@@ -1,5 +1,5 @@
 """Postgres stopped and started under a running server: /healthz and every request answer 503
-with the reason and Retry-After (never 500), the outage is a line or two of log, and the server
+with the reason and Retry-After (never 500), the outage is one line of log, and the server
 serves again once Postgres is back (issue 41)."""
 
 from __future__ import annotations
