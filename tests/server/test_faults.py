@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from sqlalchemy import update
+from sqlalchemy import event, update
 from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlmodel import Session, col, select
 from test_queue import claim, db, enqueue, expire, row  # noqa: F401 - db is a fixture
@@ -365,3 +365,31 @@ def test_the_start_up_names_the_jobs_found_running(db, caplog) -> None:  # noqa:
     (line,) = [r.getMessage() for r in caplog.records]
     assert f"found submission {sid} running on worker gone-with-the-last-run" in line
     assert "claimed again before new work" in line
+
+
+def test_a_full_database_answers_503_and_a_full_disk_degrades_health(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog) -> None:
+    """SQLite full for real (its pages capped where they are: SQLITE_FULL, as on a full disk);
+    the disk itself is checked apart, by its free space."""
+    monkeypatch.setattr(errors, "OUTAGE", outage.OutageLog(errors.log))
+    caplog.set_level(logging.WARNING, "server.api")
+    settings = app_settings(tmp_path)
+    with TestClient(create_app(settings, embedded_workers=False)) as c:
+        assert c.post("/api/auth/register", json={
+            "username": "learner", "password": "correct horse battery"}).status_code == 201
+        engine = c.app.state.engine  # type: ignore[attr-defined]
+
+        @event.listens_for(engine, "connect")
+        def full(dbapi_conn: Any, _record: Any) -> None:
+            pages = dbapi_conn.execute("PRAGMA page_count").fetchone()[0]
+            dbapi_conn.execute(f"PRAGMA max_page_count = {pages}")
+
+        engine.dispose()  # every connection from now on is full
+        answer = c.post("/api/submissions", json={"exercise": "ring-allreduce",
+                                                  "code": "x = 1\n" * 4000})
+    assert answer.status_code == 503 and answer.json()["code"] == "database_unavailable"
+    assert answer.headers["Retry-After"] == str(outage.RETRY_AFTER_S)
+    assert any("database or disk is full" in r.getMessage() for r in caplog.records)
+    assert health.disk_problem(tmp_path) is None
+    full_disk = health.disk_problem(tmp_path, low_bytes=1 << 62)
+    assert full_disk is not None and full_disk.startswith("the data directory's disk is full (")
