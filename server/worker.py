@@ -281,7 +281,8 @@ class Worker:
                 keeper: LeaseKeeper, started: float, retry: bool, put_back: bool) -> None:
         """Log the outcome and store it (or put it back, when ``retry`` or ``put_back``),
         unless the lease was lost; the store is tried again until the lease would end."""
-        log.info("submission %s: %s in %.2f s (attempt %s)", claim.id, result["verdict"],
+        outcome = "put back, no attempt spent" if put_back else result["verdict"]
+        log.info("submission %s: %s in %.2f s (attempt %s)", claim.id, outcome,
                  time.monotonic() - started, claim.attempts)
         if result.get("unavailable"):
             log.warning("submission %s: no sandbox can start (the pool's log says why)", claim.id)
