@@ -20,6 +20,8 @@ from .settings import Settings
 
 #: a worker not heard from for this many heartbeats counts as gone
 STALE_HEARTBEATS = 3
+#: how long workers started with the server may take to report first (they import torch)
+START_GRACE_S = 60.0
 #: a data directory with less free space than this is full (SQLite cannot grow its journal)
 LOW_DISK_BYTES = 16 << 20
 
@@ -91,11 +93,15 @@ def check(session: Session, settings: Settings, since: datetime,
         health.notes.append(
             f"{len(sick)} of {len(live)} workers cannot start sandboxes "
             f"({', '.join(w.id for w in sick)}; the others serve); last error: {errors}")
-    silent_s = (now - since).total_seconds()
-    if expected_workers and not live and silent_s > STALE_HEARTBEATS * settings.heartbeat_s:
-        health.reasons.append(
-            f"no worker has reported for {STALE_HEARTBEATS} heartbeats "
-            f"({STALE_HEARTBEATS * settings.heartbeat_s:g} s; {expected_workers} expected)")
+    if expected_workers and not live:
+        heard = session.exec(select(func.max(WorkerStatus.seen_at))).one()
+        heard_since_start = heard is not None and _aware(heard) > since
+        silent_s = (now - (_aware(heard) if heard_since_start else since)).total_seconds()
+        allowed_s = STALE_HEARTBEATS * settings.heartbeat_s
+        if silent_s > (allowed_s if heard_since_start else max(allowed_s, START_GRACE_S)):
+            health.reasons.append(
+                f"no worker has reported for {silent_s:.0f} s ({STALE_HEARTBEATS} heartbeats "
+                f"are {allowed_s:g} s; {expected_workers} expected)")
     oldest = session.exec(select(func.min(Submission.created_at))
                           .where(Submission.status == QUEUED)).one()
     if oldest is not None:
