@@ -21,6 +21,7 @@ from . import contract, errors, unrouted
 from .cache import DoneCache
 from .deps import CallerCache
 from .middleware import Guard
+from .nul import RefuseNul
 from .routes import auth, events, exercises, submissions
 from .routes.course import install as install_course_routes
 from .routes.fastpath import FinishedSubmissions
@@ -83,6 +84,7 @@ def create_app(settings: Settings | None = None, embedded_workers: bool = True) 
     unrouted.install(app)  # after every route: what they do not take is not the web app's
     mount_web(app, settings.web_dist)
     app.add_middleware(FinishedSubmissions, state=app.state)
+    app.add_middleware(RefuseNul)
     app.add_middleware(Guard, max_body=6 * settings.max_code_bytes + 4096,  # the outermost
                        allowed_hosts=settings.allowed_hosts)
     return app
