@@ -6,15 +6,26 @@ import math
 import random
 
 from cjudge.kit.case import Case
+from cjudge.kit.pieces import refined
+
+#: the bits a sum of whole contributions takes on the low bits' 1/64 grid: below 3 · 4**8 / 3
+#: = 2**16 times 2**e, 16 + 6 bits
+SUM_BITS = 22
 
 
 def make_inputs(case: Case, rng: random.Random) -> list[dict]:
-    """Element i of rank r is ±2**e_i · 4**r (sign and e_i random per element): every sum is
-    exact in float32 in any order, and rank r's contribution sits alone in bits 2r..2r+1 of
-    the sum's scaled value, so a wrong sum says whose contribution is missing or doubled."""
+    """Element i of rank r is ±2**e_i · (4**r + f), sign and e_i random per element and f
+    random low bits below 1/64 (``pieces.refined``: none in float32 past 2, 31 in float64, as
+    many as keep every sum of whole contributions, each counted up to 3 times, exact): rank r's
+    contribution sits alone in bits 2r..2r+1 of the sum's scaled value, rounded, so a wrong sum
+    says whose contribution is missing or doubled, and a float64 case's values are more than
+    float32 holds."""
     n = case["numel"]
     base = [rng.choice((1, -1)) * 2.0 ** rng.randint(-6, 6) for _ in range(n)]
-    return [{"shape": [n], "dtype": case.dtype, "data": [b * 4 ** r for b in base]}
+    return [{"shape": [n], "dtype": case.dtype,
+             "data": [b * (4 ** r + f) for b, f in
+                      zip(base, refined([0.0] * n, 1 / 64, 0, SUM_BITS, case.dtype, rng),
+                          strict=True)]}
             for r in range(case.world)]
 
 
@@ -44,14 +55,18 @@ def bytes_bound(case: Case) -> int:
 
 def _counts(world: int, inputs: list[dict], index: int, got: float) -> list[int] | None:
     """How many times (0 to base − 1) each rank's element ``index`` is in ``got``, when ``got``
-    is a sum of whole contributions (rank r's is rank 0's times base**r: base 4 in the drawn
-    cases, 10 in the sample)."""
-    one = inputs[0]["data"][index]
-    base = round(inputs[1]["data"][index] / one) if world > 1 else 4
-    scaled = got / one
-    if not math.isfinite(scaled) or scaled != int(scaled) or not 0 <= scaled < base ** world:
+    is a sum of whole contributions (rank r's is ±2**e · (base**r + its low bits): base 4 in
+    the drawn cases, 10 in the sample, whose values have no low bits)."""
+    column = [i["data"][index] for i in inputs]
+    one = math.copysign(2.0 ** (math.frexp(column[0])[1] - 1), column[0]) if column[0] else 0.0
+    if not one:
         return None
-    return [int(scaled) // base ** r % base for r in range(world)]
+    base = round(column[1] / one) if world > 1 else 4
+    scaled = got / one
+    if not math.isfinite(scaled) or not 0 <= round(scaled) < base ** world:
+        return None
+    counts = [round(scaled) // base ** r % base for r in range(world)]
+    return counts if got == math.fsum(c * x for c, x in zip(counts, column, strict=True)) else None
 
 
 def diagnose(case: Case, inputs: list[dict], rank: int, index: int,
