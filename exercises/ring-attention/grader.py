@@ -5,7 +5,8 @@ row is made of.
 Inputs are drawn from [-2, 2] with every bit of the case dtype's mantissa, so a down-cast
 (float64 sent as float32) or a narrow encoding loses digits the tolerance sees: a wrong answer,
 never a cheaper one. A case with a ``spread`` (scores past float32's exp) draws multiples of 1/8
-instead (the queries times the spread), so its scores are exact in float32. A correct online
+instead (the queries times the spread), so its scores are exact in float32; its keys and values,
+which travel, add low bits below 1/8 that keep them so (``pieces.refined``). A correct online
 softmax is within rounding of full attention, far inside the tolerance; an output that leaves
 out a block, or merges blocks without rescaling, is off by a large fraction of the values.
 """
@@ -16,17 +17,23 @@ import math
 import random
 
 from cjudge.kit.case import Case
+from cjudge.kit.pieces import refined
 from cjudge.switch import functions
 from cjudge.switch.reduce import values_of
 
 
-def _block(case: Case, rng: random.Random, spread: int = 1) -> dict:
+def _block(case: Case, rng: random.Random, spread: int = 1, headroom: int | None = None) -> dict:
+    """A (block, dim) tensor: full mantissa, or in a case with a spread, multiples of spread/8
+    up to 2·spread that keep the scores exact, with low bits below them (``pieces.refined``)
+    where ``headroom`` says how many bits what is computed from them needs."""
     b, d = case["block"], case["dim"]
     if case.sizes.get("spread", 1) == 1:  # full mantissa, rounded to the case's dtype
         data = values_of(functions.pack([rng.uniform(-2, 2) for _ in range(b * d)], case.dtype),
                          case.dtype) or []
     else:
         data = [rng.randint(-16, 16) / 8 * spread for _ in range(b * d)]
+        if headroom is not None:
+            data = refined(data, spread / 8, 5, headroom, case.dtype, rng)
     return {"shape": [b, d], "dtype": case.dtype, "data": data}
 
 
@@ -38,7 +45,10 @@ def make_inputs(case: Case, rng: random.Random) -> list[dict]:
     spread = case.sizes.get("spread", 1)
     inputs = []
     for _ in range(case.world):
-        q, k, v = _block(case, rng, spread), _block(case, rng), _block(case, rng)
+        # the keys and values travel: their low bits leave the scores (a query's 5 bits, a
+        # sum of d products) exact; the values feed only the softmax's weighted sum
+        q, k, v = (_block(case, rng, spread), _block(case, rng, headroom=5 + d.bit_length()),
+                   _block(case, rng, headroom=0))
         if spread > 1:
             _pin_overflow(q, k, rng, spread)
         inputs.append({"call": [scores, q, k, v]})

@@ -18,7 +18,6 @@ FLOAT32_OPEN = {
     "compressed-allreduce": "teaches compression: its payload is charged as sent",
     "pipeline-1f1b": "the stages' shifts leave no headroom for low bits in float32",
     "pipeline-gpipe": "the stages' shifts leave no headroom for low bits in float32",
-    "ring-attention": "its large-score cases pin multiples of 1/8",
 }
 NARROW = {"float64": "f", "float32": "e"}  # struct formats of float32 and float16
 
