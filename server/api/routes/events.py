@@ -137,7 +137,7 @@ async def _counted(stream: AsyncIterator[bytes], streams: dict[int, int],
 async def _stream(current: SubmissionOut, load, stamp, remember, seen: int, request: Request,
                   deadline: float) -> AsyncIterator[bytes]:
     status, last = None, None
-    idle = 0.0
+    sent_at = time.monotonic()  # a keep-alive goes HEARTBEAT_S after the last chunk, by the clock
     while time.monotonic() < deadline:
         if current.status == DONE:  # the rest of the stream as a finished one's, kept
             events = remember(current)
@@ -146,17 +146,17 @@ async def _stream(current: SubmissionOut, load, stamp, remember, seen: int, requ
         if current.status != status:
             status = current.status
             yield _event("status", {"id": current.id, "status": status})
+            sent_at = time.monotonic()
         cases = _cases(current)
         for index in range(seen, len(cases)):
             yield _event("case", cases[index], index)
-            idle = 0.0
+            sent_at = time.monotonic()
         seen = max(seen, len(cases))
         if await request.is_disconnected():
             return
         await asyncio.sleep(POLL_S)
-        idle += POLL_S
-        if idle >= HEARTBEAT_S:
-            idle = 0.0
+        if time.monotonic() - sent_at >= HEARTBEAT_S:
+            sent_at = time.monotonic()
             yield format_sse_event(comment="keep-alive")
         now = await run_in_threadpool(stamp)
         if now != last:  # the first time, and on every change: read it whole
