@@ -5,6 +5,7 @@ serves again once Postgres is back (issue 41)."""
 from __future__ import annotations
 
 import logging
+import os
 import subprocess
 import time
 from pathlib import Path
@@ -13,10 +14,13 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from fastapi.testclient import TestClient
 from postgres import cluster, new_database, pg_bin
+from test_queue import ready_workers, start_worker, wait_until
 
 from server import outage
 from server.api import errors
 from server.api.app import create_app
+from server.db import make_engine, migrate
+from server.localserver import START_S
 from server.settings import Settings
 
 
@@ -68,3 +72,37 @@ def test_postgres_stopped_and_started(tmp_path: Path, monkeypatch: pytest.Monkey
     assert len(lines) == 1, lines  # one line for the whole outage
     print(f"\nPostgres down: /healthz {health.status_code} ({health.json()['reasons'][0]}); "
           f"10 POSTs {sorted({p.status_code for p in posts})}; {len(lines)} log line(s)")
+
+
+def test_a_worker_outlives_a_postgres_outage_in_a_few_log_lines(tmp_path: Path) -> None:
+    """A 10 s outage under an idle worker process (a crash loop wrote 1632 lines): it keeps
+    running, says so in a few lines, and reports again once Postgres is back."""
+    if pg_bin() is None:
+        pytest.skip("PostgreSQL is not installed here")
+    with cluster() as server_url:
+        url = new_database(server_url)
+        migrate(url)
+        log = tmp_path / "worker.log"
+        env = {**os.environ, "CJUDGE_DATABASE_URL": url, "CJUDGE_SANDBOX": "none",
+               "CJUDGE_DATA_DIR": str(tmp_path / "data"), "CJUDGE_HEARTBEAT_S": "1"}
+        proc = start_worker(env, "w", log)
+        try:
+            engine = make_engine(url)
+            wait_until(lambda: bool(ready_workers(engine)), START_S, "the worker reports",
+                       [log])
+            engine.dispose()
+            before = len(log.read_text().splitlines())
+            pg_ctl(server_url, "stop")
+            time.sleep(10)  # the outage's length, not a wait for a result
+            pg_ctl(server_url, "start")
+            engine = make_engine(url)
+            wait_until(lambda: bool(ready_workers(engine)), 60, "the worker reports again",
+                       [log])
+            engine.dispose()
+            assert proc.poll() is None, log.read_text()[-2000:]
+        finally:
+            proc.kill()
+            proc.wait()
+    lines = log.read_text().splitlines()[before:]
+    print(f"\n10 s Postgres outage: {len(lines)} worker log line(s):", *lines, sep="\n")
+    assert 1 <= len(lines) <= 4, lines
