@@ -9,6 +9,7 @@ from pathlib import Path
 
 import yaml
 
+from cjudge.courses.bundles import prairielearn_markdown
 from tests.cli.test_cli import judge_cli
 
 from .common import EXERCISE, WRONG, export
@@ -47,6 +48,22 @@ def test_prairielearn_bundle(tmp_path: Path) -> None:
     dockerfile = (bundle / "grader" / "Dockerfile").read_text()
     assert "COPY grade /opt/cjudge/grade" in dockerfile and "torch==2.13.0" in dockerfile
     assert not list((bundle / "grader" / "exercises").rglob("solution.py"))
+
+
+def test_prairielearn_question_writes_math_as_its_markdown_reads_it(tmp_path: Path) -> None:
+    bundle = export("prairielearn", tmp_path / "bundle")
+    html = (bundle / "questions" / EXERCISE / "question.html").read_text(encoding="utf-8")
+    assert "\\(" not in html and "\\[" not in html  # Markdown would read them as ( and [
+    assert "of $N$ elements on every one of the $n$ ranks" in html
+    assert "\n$$\n2(n-1)\\left\\lceil \\frac{N}{n} \\right\\rceil" in html  # a display block
+
+
+def test_prairielearn_markdown_escapes_dollars_and_leaves_code() -> None:
+    statement = ("Pay \\$5 or $6 for \\(x_i\\), not `\\(y\\) $HOME`; mid \\[ z \\] line\n"
+                 "  \\[ T \\le 1 \\]\n```sh\necho $PATH \\[w\\]\n```\n")
+    assert prairielearn_markdown(statement) == (
+        "Pay \\$5 or \\$6 for $x_i$, not `\\(y\\) $HOME`; mid $$z$$ line\n"
+        "  $$\n  T \\le 1\n  $$\n```sh\necho $PATH \\[w\\]\n```\n")
 
 
 def test_github_classroom_template(tmp_path: Path) -> None:

@@ -9,6 +9,7 @@ platform's entry point, which runs :mod:`.autograde`. torch is the CPU build, pi
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import tomllib
 import uuid
@@ -18,6 +19,7 @@ from importlib import metadata
 from pathlib import Path
 
 from .. import __version__
+from ..cli.mathtext import CODE, MATH
 from ..exercises import Exercise, is_private
 from . import templates
 
@@ -26,6 +28,9 @@ TORCH_INDEX = "https://download.pytorch.org/whl/cpu"
 KERNEL = Path(__file__).resolve().parents[1]
 #: the grader image the PrairieLearn questions name (push it under this name, or edit info.json)
 PRAIRIELEARN_IMAGE = f"cjudge-grader:{__version__}"
+#: what PrairieLearn's markdown reads in a statement: code (left as it is), a formula, a dollar
+PL_MARKDOWN = re.compile(rf"(?P<code>{CODE.pattern})|(?P<math>{MATH.pattern})|(?P<dollar>\\?\$)",
+                         re.S)
 
 
 def kernel_requirements() -> list[str]:
@@ -43,6 +48,30 @@ def _fill(template: str, **fields: str) -> str:
     for name, value in {"TORCH": TORCH, "TORCH_INDEX": TORCH_INDEX, **fields}.items():
         template = template.replace(f"@{name}@", value)
     return template
+
+
+def prairielearn_markdown(statement: str) -> str:
+    r"""``statement`` for PrairieLearn's ``<markdown>``, which reads math between ``$…$`` and
+    ``$$…$$`` (a backslash before ``(`` or ``[`` is only Markdown's escape there): ``\(x\)`` is
+    ``$x$``, ``\[x\]`` is ``$$x$$`` (on lines of its own when it stands alone on its line, as
+    a display block), a literal ``$`` (or ``\$``) is ``\$``; code is left as it is."""
+    def piece(match: re.Match[str]) -> str:
+        if match["code"]:
+            return match["code"]
+        if match["dollar"]:
+            return "\\$"
+        formula = MATH.fullmatch(match["math"])
+        assert formula is not None
+        inline, display = formula.groups()
+        if inline is not None:
+            return f"${inline.strip()}$"
+        start = statement.rfind("\n", 0, match.start()) + 1
+        indent, rest = statement[start:match.start()], statement[match.end():].partition("\n")[0]
+        if indent.strip() or rest.strip():
+            return f"$${display.strip()}$$"
+        return f"$$\n{indent}{display.strip()}\n{indent}$$"
+
+    return PL_MARKDOWN.sub(piece, statement)
 
 
 def _write(path: Path, text: str, executable: bool = False) -> None:
@@ -121,8 +150,9 @@ def prairielearn(exercises: list[Exercise], out: Path) -> None:
                                            "entrypoint": f"/opt/cjudge/grade {ex.id}",
                                            "timeout": timeout}}
         _write(question / "info.json", json.dumps(info, indent=2, ensure_ascii=False) + "\n")
+        statement = prairielearn_markdown(ex.statement("en"))
         _write(question / "question.html", _fill(templates.PRAIRIELEARN_QUESTION, ID=ex.id,
-                                                 STATEMENT=ex.statement("en")))
+                                                 STATEMENT=statement))
         shutil.copyfile(ex.path / "starter.py", question / "starter.py")
 
 
