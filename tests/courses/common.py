@@ -14,8 +14,8 @@ SOLUTION = default_root() / EXERCISE / "solution.py"
 WRONG = default_root() / EXERCISE / "wrong" / "no_padding.py"
 
 
-def export(platform: str, out: Path) -> Path:
-    """``judge.py export PLATFORM EXERCISE out``; ``out``."""
-    run = judge_cli("export", platform, EXERCISE, str(out))
+def export(platform: str, out: Path, *options: str) -> Path:
+    """``judge.py export PLATFORM EXERCISE out OPTIONS…``; ``out``."""
+    run = judge_cli("export", platform, EXERCISE, str(out), *options)
     assert run.returncode == 0, run.stderr
     return out

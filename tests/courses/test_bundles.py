@@ -4,6 +4,7 @@ is run its platform's way, in a container, by ``tests/docker/test_course_bundles
 from __future__ import annotations
 
 import json
+import uuid
 import zipfile
 from pathlib import Path
 
@@ -64,6 +65,20 @@ def test_prairielearn_markdown_escapes_dollars_and_leaves_code() -> None:
     assert prairielearn_markdown(statement) == (
         "Pay \\$5 or \\$6 for $x_i$, not `\\(y\\) $HOME`; mid $$z$$ line\n"
         "  $$\n  T \\le 1\n  $$\n```sh\necho $PATH \\[w\\]\n```\n")
+
+
+def test_prairielearn_question_uuids_are_each_courses_own(tmp_path: Path) -> None:
+    def question_uuid(name: str, *options: str) -> str:
+        bundle = export("prairielearn", tmp_path / name, *options)
+        info = (bundle / "questions" / EXERCISE / "info.json").read_text(encoding="utf-8")
+        return str(json.loads(info)["uuid"])
+
+    first, unnamed = question_uuid("a", "--course", "cs598-fall"), question_uuid("none")
+    assert question_uuid("a-again", "--course", "cs598-fall") == first  # PL keeps its history
+    assert question_uuid("b", "--course", "TAM 212") not in (first, unnamed)
+    assert unnamed == str(uuid.uuid5(uuid.NAMESPACE_URL, f"cjudge:{EXERCISE}"))  # as before
+    wrong = judge_cli("export", "gradescope", EXERCISE, str(tmp_path / "gs"), "--course", "x")
+    assert wrong.returncode == 2 and "--course" in wrong.stderr
 
 
 def test_github_classroom_template(tmp_path: Path) -> None:

@@ -198,11 +198,12 @@ def cmd_test(ex: Exercise, file: Path | None, as_json: bool, lang: str, launcher
     return exit_status(result["verdict"])
 
 
-def cmd_export(platform: str, exercises: list[Exercise], out: Path) -> int:
-    """Write a course platform's autograder bundle for ``exercises`` into ``out``."""
+def cmd_export(platform: str, exercises: list[Exercise], out: Path, course: str | None) -> int:
+    """Write a course platform's autograder bundle for ``exercises`` into ``out`` (``course``
+    keys PrairieLearn's question UUIDs)."""
     from ..courses.bundles import export
 
-    export(platform, exercises, out)
+    export(platform, exercises, out, course)
     console.print(f"wrote the {platform} autograder for {', '.join(e.id for e in exercises)} "
                   f"into {out} (docs/courses.md)", markup=False)
     return OK

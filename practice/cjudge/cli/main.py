@@ -105,6 +105,10 @@ def parser() -> argparse.ArgumentParser:
     export.add_argument("platform", choices=PLATFORMS, help="the course platform")
     export.add_argument("ids", nargs="+", metavar="ID", help="the exercises it grades")
     export.add_argument("out", type=Path, metavar="DIR", help="the folder to write it into")
+    export.add_argument("--course", metavar="NAME",
+                        help="prairielearn: your course's name or ID (any text, the same on every "
+                             "export), which keys the questions' UUIDs so that two courses never "
+                             "share one; default: none, the UUIDs exports had before this option")
     add_command(sub, "warm", []).add_argument(
         "action", nargs="?", choices=("status", "stop"), default="status",
         help="status: list the warm judges (the default); stop: stop them all")
@@ -142,8 +146,10 @@ def main(argv: list[str]) -> int:
         return authoring.cmd_check(commands.console, root, args.ids, args.launcher, args.json,
                                    args.draws)
     if args.command == "export":
+        if args.course is not None and (args.platform != "prairielearn" or not args.course.strip()):
+            p.error("--course: a non-empty name, for prairielearn only (it keys question UUIDs)")
         return commands.cmd_export(args.platform, [commands.exercise_or_exit(args.exercises, i)
-                                                   for i in args.ids], args.out)
+                                                   for i in args.ids], args.out, args.course)
     if args.command in ("list", "doctor"):
         exercises = commands.exercises_or_exit(args.exercises)
         if args.command == "list":

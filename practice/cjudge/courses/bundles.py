@@ -130,9 +130,19 @@ def gradescope(exercises: list[Exercise], out: Path) -> None:
             archive.write(path, path.relative_to(out).as_posix())
 
 
-def prairielearn(exercises: list[Exercise], out: Path) -> None:
+def question_uuid(exercise_id: str, course: str | None) -> uuid.UUID:
+    """A PrairieLearn question's UUID: ``uuid5(uuid5(NAMESPACE_URL, "cjudge:course:COURSE"), ID)``,
+    the same on every export for that course and another in another course; without a course,
+    ``uuid5(NAMESPACE_URL, "cjudge:ID")``, the UUID exports had before courses were named."""
+    if course is None:
+        return uuid.uuid5(uuid.NAMESPACE_URL, f"cjudge:{exercise_id}")
+    return uuid.uuid5(uuid.uuid5(uuid.NAMESPACE_URL, f"cjudge:course:{course}"), exercise_id)
+
+
+def prairielearn(exercises: list[Exercise], out: Path, course: str | None = None) -> None:
     """The grader image (``grader/``: ``Dockerfile``, ``grade``, ``kernel/``, ``exercises/``) and a
-    question per exercise (``questions/ID``: ``info.json``, ``question.html``, ``starter.py``)."""
+    question per exercise (``questions/ID``: ``info.json``, ``question.html``, ``starter.py``),
+    its UUID keyed by ``course`` (:func:`question_uuid`)."""
     grader = out / "grader"
     _write(grader / "Dockerfile", _fill(templates.PRAIRIELEARN_DOCKERFILE,
                                         IDS=", ".join(ex.id for ex in exercises)))
@@ -142,7 +152,7 @@ def prairielearn(exercises: list[Exercise], out: Path) -> None:
     for ex in exercises:
         question = out / "questions" / ex.id
         timeout = min(600, 60 + round(ex.time_limit_s * len(ex.cases)))  # PL's most: 600 s
-        info = {"uuid": str(uuid.uuid5(uuid.NAMESPACE_URL, f"cjudge:{ex.id}")),
+        info = {"uuid": str(question_uuid(ex.id, course)),
                 "title": ex.title["en"], "topic": "Collective communication",
                 "tags": ["cjudge", ex.id], "type": "v3", "singleVariant": True,
                 "gradingMethod": "External",
@@ -178,7 +188,11 @@ BUNDLES: dict[str, Callable[[list[Exercise], Path], None]] = {
     "gradescope": gradescope, "prairielearn": prairielearn, "github": github}
 
 
-def export(platform: str, exercises: list[Exercise], out: Path) -> None:
-    """Write ``platform``'s autograder bundle for ``exercises`` into ``out``."""
+def export(platform: str, exercises: list[Exercise], out: Path, course: str | None = None) -> None:
+    """Write ``platform``'s autograder bundle for ``exercises`` into ``out`` (``course``: the
+    PrairieLearn course its questions' UUIDs are keyed by)."""
     out.mkdir(parents=True, exist_ok=True)
-    BUNDLES[platform](exercises, out)
+    if platform == "prairielearn":
+        prairielearn(exercises, out, course)
+    else:
+        BUNDLES[platform](exercises, out)
