@@ -113,7 +113,7 @@ COMMANDS = {
         "GitHub Classroom) grading the exercises named, into a folder. For course staff: "
         "docs/courses.md.",
         (("export gradescope ring-allreduce autograder/", "a Gradescope autograder"),
-         ("export prairielearn ring-allreduce pl/ --course cs598-fall", "PrairieLearn "
+         ("export prairielearn ring-allreduce pl/ --course cs101", "PrairieLearn "
           "questions, their UUIDs this course's own"),
          ("export github ring-allreduce tree-reduce classroom/", "GitHub Classroom, two "
           "exercises"))),
