@@ -3,13 +3,14 @@ and two real worker processes, one of them SIGKILLed in the middle of a job."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from datetime import timedelta
 from pathlib import Path
 
@@ -244,12 +245,11 @@ def wait_until(condition: Callable[[], bool], timeout_s: float, what: str,
         time.sleep(0.1)
 
 
-@pytest.mark.needs_sandbox
-def test_sigkilled_worker_mid_job_still_gives_exactly_one_verdict(db, tmp_path: Path) -> None:
-    """The production lease (20 s), not a shortened one: a shorter lease is lost whenever a
-    loaded machine delays a renewal past it, and each loss is one more attempt."""
-    engine, settings, user = db
-    sync_exercises(engine, load_exercises(EXERCISES))
+@contextlib.contextmanager
+def two_warm_workers(engine, settings: Settings,
+                     tmp_path: Path) -> Iterator[tuple[dict[str, subprocess.Popen], list[Path]]]:
+    """Worker processes ``w1`` and ``w2`` on ``settings``' database, each with a warm sandbox
+    (their logs in ``tmp_path``); killed on the way out."""
     env = {**os.environ, "CJUDGE_DATA_DIR": str(settings.data_dir), "CJUDGE_POLL_S": "0.05",
            "CJUDGE_LEASE_S": str(settings.lease_s), "CJUDGE_DATABASE_URL": settings.database_url or ""}
     logs = [tmp_path / f"{name}.log" for name in ("w1", "w2")]
@@ -257,6 +257,20 @@ def test_sigkilled_worker_mid_job_still_gives_exactly_one_verdict(db, tmp_path: 
     try:
         wait_until(lambda: ready_workers(engine) == {"w1", "w2"}, START_S,
                    "both workers warm a sandbox", logs)
+        yield workers, logs
+    finally:
+        for proc in workers.values():
+            proc.kill()
+            proc.wait()
+
+
+@pytest.mark.needs_sandbox
+def test_sigkilled_worker_mid_job_still_gives_exactly_one_verdict(db, tmp_path: Path) -> None:
+    """The production lease (20 s), not a shortened one: a shorter lease is lost whenever a
+    loaded machine delays a renewal past it, and each loss is one more attempt."""
+    engine, settings, user = db
+    sync_exercises(engine, load_exercises(EXERCISES))
+    with two_warm_workers(engine, settings, tmp_path) as (workers, logs):
         with write_session(engine) as s:
             sid = jobqueue.enqueue(s, settings, user.id, "ring-allreduce", "h", SLOW_SOLUTION,
                                    "solution.py").id
@@ -271,7 +285,3 @@ def test_sigkilled_worker_mid_job_still_gives_exactly_one_verdict(db, tmp_path: 
         survivor = ({"w1", "w2"} - {victim}).pop()
         assert (done.verdict, done.attempts, done.worker_id) == ("accepted", 2, survivor)
         assert len(done.result["cases"]) == 7 and done.cases_so_far == []  # the cases stored once
-    finally:
-        for proc in workers.values():
-            proc.kill()
-            proc.wait()

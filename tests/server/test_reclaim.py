@@ -4,7 +4,6 @@ and sandboxes, the production lease (20 s)."""
 
 from __future__ import annotations
 
-import os
 import signal
 from pathlib import Path
 
@@ -13,9 +12,8 @@ from sqlmodel import Session, col, select
 from test_queue import (  # noqa: F401 - db is a fixture
     SLOW_SOLUTION,
     db,
-    ready_workers,
     row,
-    start_worker,
+    two_warm_workers,
     wait_until,
 )
 
@@ -34,14 +32,7 @@ SOLUTION = (EXERCISES / "ring-allreduce/solution.py").read_text()
 def test_a_killed_workers_job_goes_before_a_queue_of_50(db, tmp_path: Path) -> None:  # noqa: F811
     engine, settings, learner = db
     sync_exercises(engine, load_exercises(EXERCISES))
-    env = {**os.environ, "CJUDGE_DATA_DIR": str(settings.data_dir), "CJUDGE_POLL_S": "0.05",
-           "CJUDGE_LEASE_S": str(settings.lease_s),
-           "CJUDGE_DATABASE_URL": settings.database_url or ""}
-    logs = [tmp_path / f"{name}.log" for name in ("w1", "w2")]
-    workers = {log.stem: start_worker(env, log.stem, log) for log in logs}
-    try:
-        wait_until(lambda: ready_workers(engine) == {"w1", "w2"}, START_S,
-                   "both workers warm a sandbox", logs)
+    with two_warm_workers(engine, settings, tmp_path) as (workers, logs):
         with write_session(engine) as s:
             orphan = jobqueue.enqueue(s, settings, learner.id, "ring-allreduce", "h",
                                       SLOW_SOLUTION, "solution.py").id
@@ -72,7 +63,3 @@ def test_a_killed_workers_job_goes_before_a_queue_of_50(db, tmp_path: Path) -> N
         print(f"\nreclaimed {(done.started_at - expired_at).total_seconds():.1f} s after the "
               f"lease expired ({settings.lease_s:g} s lease); {50 - len(started)} of 50 "
               f"still queued; verdict {done.verdict}, attempt {done.attempts}")
-    finally:
-        for proc in workers.values():
-            proc.kill()
-            proc.wait()
