@@ -9,13 +9,22 @@ receiver needed is the exercise's to say, in its own terms: a grader may define
 
 (``calls``: the rank's graded calls ``protocol.TraceEvent``, in order), e.g. "rank p needs
 only block p of rank 0's row (1 element)".
+
+Bytes are counted as the grader counts them, once per call: a collective by its kind (the
+learner's ``all_gather_into_tensor`` and a runtime's ``all_gather_single`` are one
+``all_gather``), a load from or a store into another rank's symmetric memory as a load or a
+store (never a send: the switch records its message only for the cost model).
 """
 
 from __future__ import annotations
 
+from .primitives import DISPLAY
 from .switch.reduce import DTYPES
 from .switch.trace import Message, Request, SwitchTrace, recorded_values
 from .units import plural
+
+#: symmetric memory's loads and stores: (English noun, its plural's verb, Chinese noun)
+ACCESS = {"symm_read": ("load", "loads", "读取"), "symm_write": ("store", "stores", "写入")}
 
 
 def ranks_text(ranks: list[int], zh: bool = False) -> str:
@@ -25,40 +34,79 @@ def ranks_text(ranks: list[int], zh: bool = False) -> str:
     return f"ranks {', '.join(map(str, ranks))}"
 
 
+#: names a runtime records for the call the learner wrote under another (the real runtime's
+#: ``all_gather_into_tensor`` reaches its process group as ``all_gather_single``)
+RUNTIME_ALIASES = frozenset({"all_gather_single", "reduce_scatter_single", "_allgather_base",
+                             "_reduce_scatter_base"})
+
+
+def call_name(req: Request) -> str:
+    """The call as messages name it: what the learner called, or the kind's one name where the
+    runtime recorded an alias of it; a symmetric-memory access by its method."""
+    api = req["api"].removeprefix("ProcessGroup.") if req["api"] else ""
+    if req["kind"] in ACCESS or not api or api in RUNTIME_ALIASES:
+        return DISPLAY.get(req["kind"], req["kind"])
+    return req["api"]
+
+
+def _moves(req: Request, rank: int) -> bool:
+    """Whether ``req`` is one of ``rank``'s graded calls that the byte bound counts."""
+    return req["graded"] and req["rank"] == rank and bool(req["sent"] or req["kind"] == "send")
+
+
+def _accesses(reqs: list[Request], size: int) -> tuple[str, str]:
+    """A line's loads (or stores): how many, from (to) which ranks, how many elements."""
+    noun, _, zh = ACCESS[reqs[0]["kind"]]
+    peers = sorted({r["peer"] for r in reqs if r["peer"] is not None})
+    way = "from" if reqs[0]["kind"] == "symm_read" else "to"
+    elements = sum(r["sent"] for r in reqs) // size
+    return (f"{plural(len(reqs), noun)} ({call_name(reqs[0])}) {way} {ranks_text(peers)}, "
+            f"{plural(elements, 'element')}",
+            f"{len(reqs)} 次{zh}（{call_name(reqs[0])}），"
+            f"{'来自' if way == 'from' else '写往'} {ranks_text(peers, zh=True)}，{elements} 个元素")
+
+
+def _sends(reqs: list[Request], size: int) -> tuple[str, str]:
+    """A line's point-to-point sends: how many messages, to which ranks, how many elements."""
+    to = sorted({r["peer"] for r in reqs if r["peer"] is not None})
+    elements = sum(r["sent"] for r in reqs) // size
+    each = {r["sent"] // size for r in reqs}
+    if len(reqs) == 1:
+        amount, amount_zh = plural(elements, "element"), f"{elements} 个元素"
+    elif len(each) == 1:
+        amount, amount_zh = f"{plural(each.pop(), 'element')} each", \
+            f"每条 {reqs[0]['sent'] // size} 个元素"
+    else:
+        amount, amount_zh = f"{plural(elements, 'element')} in all", f"共 {elements} 个元素"
+    return (f"{plural(len(reqs), 'message')} to {ranks_text(to)}, {amount}",
+            f"向 {ranks_text(to, zh=True)} 发送 {len(reqs)} 条消息，{amount_zh}")
+
+
 def _where(trace: SwitchTrace, rank: int, size: int) -> tuple[str, str]:
-    """The rank's sending calls grouped by line and kind: where its bytes went."""
+    """The rank's counted calls grouped by line and kind: where its bytes went."""
     groups: dict[tuple[int | None, str], list[Request]] = {}
     for req in trace["requests"]:
-        if req["graded"] and req["rank"] == rank and (req["sent"] or req["kind"] == "send"):
+        if _moves(req, rank):
             groups.setdefault((req["line"], req["kind"]), []).append(req)
     parts, parts_zh = [], []
     for (line, kind), reqs in groups.items():
         at, at_zh = (f"line {line}: ", f"第 {line} 行：") if line else ("", "")
-        elements = sum(r["sent"] for r in reqs) // size
         if kind == "send":
-            to = sorted({r["peer"] for r in reqs if r["peer"] is not None})
-            each = {r["sent"] // size for r in reqs}
-            if len(reqs) == 1:
-                amount, amount_zh = plural(elements, "element"), f"{elements} 个元素"
-            elif len(each) == 1:
-                amount, amount_zh = f"{plural(each.pop(), 'element')} each", \
-                    f"每条 {reqs[0]['sent'] // size} 个元素"
-            else:
-                amount, amount_zh = f"{plural(elements, 'element')} in all", f"共 {elements} 个元素"
-            parts.append(f"{at}{plural(len(reqs), 'message')} to {ranks_text(to)}, {amount}")
-            parts_zh.append(f"{at_zh}向 {ranks_text(to, zh=True)} 发送 {len(reqs)} 条消息，"
-                            f"{amount_zh}")
+            en, zh = _sends(reqs, size)
+        elif kind in ACCESS:
+            en, zh = _accesses(reqs, size)
         else:
-            api = reqs[0]["api"] or kind  # what the learner called: all_gather_into_tensor
+            api, elements = call_name(reqs[0]), sum(r["sent"] for r in reqs) // size
             calls = api if len(reqs) == 1 else f"{len(reqs)} {api} calls"
-            parts.append(f"{at}{calls}, {plural(elements, 'element')}")
-            parts_zh.append(f"{at_zh}{len(reqs)} 次 {api}，{elements} 个元素")
+            en, zh = f"{calls}, {plural(elements, 'element')}", f"{len(reqs)} 次 {api}，{elements} 个元素"
+        parts.append(f"{at}{en}")
+        parts_zh.append(f"{at_zh}{zh}")
     return "; ".join(parts), "；".join(parts_zh)
 
 
 def _twice(trace: SwitchTrace, rank: int, size: int) -> tuple[str, str] | None:
     """The first payload the rank sent to one rank more than once (the same values again)."""
-    lines = {r["id"]: r["line"] for r in trace["requests"]}
+    lines = {r["id"]: r["line"] for r in trace["requests"] if r["kind"] == "send"}
     seen: dict[tuple[int, str], list[Message]] = {}
     for m in sorted(trace["messages"], key=lambda m: m["send"]):  # in the rank's own order
         if m["src"] == rank and "data" in m and m["bytes"] and m["send"] in lines:
@@ -80,12 +128,13 @@ def over_budget(trace: SwitchTrace, rank: int, sent: int, limit: int, size: int,
     """The over_budget message for ``rank``, which sent ``sent`` bytes against ``limit``
     (``size`` bytes an element): where its bytes went, what it sent twice, and ``needs``, what
     its receivers needed (the grader's words)."""
-    count = sum(1 for r in trace["requests"]
-                if r["graded"] and r["rank"] == rank and (r["sent"] or r["kind"] == "send"))
+    mine = [r for r in trace["requests"] if _moves(r, rank)]
     where, where_zh = _where(trace, rank, size)
-    en = (f"correct, but rank {rank} sent {sent} bytes in {plural(count, 'call')} ({where}); "
+    verb, verb_zh = ("moved", "搬运了") if any(r["kind"] in ACCESS for r in mine) \
+        else ("sent", "发送了")
+    en = (f"correct, but rank {rank} {verb} {sent} bytes in {plural(len(mine), 'call')} ({where}); "
           f"its bound is {limit} bytes ({plural(limit // size, 'element')})")
-    zh = (f"结果正确，但 rank {rank} 通过 {count} 次调用发送了 {sent} 字节（{where_zh}），"
+    zh = (f"结果正确，但 rank {rank} 通过 {len(mine)} 次调用{verb_zh} {sent} 字节（{where_zh}），"
           f"其上限为 {limit} 字节（{limit // size} 个元素）")
     for why in (_twice(trace, rank, size), needs):
         if why:
@@ -94,68 +143,136 @@ def over_budget(trace: SwitchTrace, rank: int, sent: int, limit: int, size: int,
 
 
 class _Sent:
-    """What a rank sent one way: bytes, elements, and their values where recorded."""
+    """What a rank sent one way: bytes, elements, calls, and their values where recorded."""
 
     def __init__(self) -> None:
-        self.bytes, self.elements = 0, 0
+        self.bytes, self.elements, self.calls = 0, 0, 0
+        self.name = ""  # a collective's: the first call's name (:func:`call_name`)
         self.values: list[float | int] | None = []
 
     def add(self, nbytes: int, elements: int, got: list[float | int] | None) -> None:
         self.bytes, self.elements = self.bytes + nbytes, self.elements + elements
+        self.calls += 1
         self.values = self.values + got if self.values is not None and got is not None else None
 
 
-def _sent_by(trace: SwitchTrace, rank: int) -> dict[str, _Sent]:
-    """What ``rank`` sent, by where it went: ``"rank d"`` for its messages to d, a collective's
-    name for its calls of it."""
-    apis = {r["id"]: r["api"] or r["kind"] for r in trace["requests"]}
+#: how a way of moving bytes is keyed: ("send", "rank d"), ("symm_read", "rank d"), or
+#: (a collective's kind, the kind again): aliases of one collective are one way
+Way = tuple[str, str]
+
+
+def _sent_by(trace: SwitchTrace, rank: int) -> dict[Way, _Sent]:
+    """What ``rank`` moved, by way: its messages to each rank, its loads from (stores to) each
+    rank's symmetric memory, its calls of each collective kind; each call counted once."""
     units = {r["id"]: DTYPES[r["dtype"]][1] if r["dtype"] in DTYPES else 1
              for r in trace["requests"]}
-    sent = {r["id"]: r["bytes"] for r in trace["requests"]}  # as sent: a message is charged
-    out: dict[str, _Sent] = {}
+    payload = {m["send"]: recorded_values(m.get("data")) for m in trace["messages"]}
+    sends = {r["id"]: r for r in trace["requests"] if r["kind"] == "send"}
+    out: dict[Way, _Sent] = {}
     for m in sorted(trace["messages"], key=lambda m: m["send"]):
-        if m["src"] == rank and m["dst"] != rank and m["bytes"] and m["send"] in apis:
-            out.setdefault(f"rank {m['dst']}", _Sent()).add(
-                m["bytes"], sent[m["send"]] // units[m["send"]], recorded_values(m.get("data")))
+        req = sends.get(m["send"])
+        if req is not None and m["src"] == rank and \
+                m["dst"] != rank and m["bytes"]:
+            out.setdefault(("send", f"rank {m['dst']}"), _Sent()).add(
+                m["bytes"], req["bytes"] // units[m["send"]], payload[m["send"]])
     for req in trace["requests"]:
-        if req["graded"] and req["rank"] == rank and req["kind"] not in ("send", "recv") and \
-                req["sent"]:
-            out.setdefault(apis[req["id"]], _Sent()).add(req["sent"], req["sent"] // units[req["id"]],
-                                                          None)
+        if not (_moves(req, rank) and req["kind"] != "send"):
+            continue
+        if req["kind"] in ACCESS:
+            way: Way = (req["kind"], f"rank {req['peer']}")
+            got = payload.get(req["id"])
+        else:
+            way, got = (req["kind"], req["kind"]), None
+        entry = out.setdefault(way, _Sent())
+        entry.name = entry.name or call_name(req)
+        entry.add(req["sent"], req["sent"] // units[req["id"]], got)
     return out
 
 
-def _one(key: str, got: _Sent, want: _Sent, algo: tuple[str, str]) -> tuple[str, str]:
-    """One way the rank sent more than the reference, and why that is more."""
-    to, to_zh = (f"to {key}", f"发给 {key}") if key.startswith("rank") else (f"in {key}", f"在 {key} 中")
+def _phrase(way: Way, name: str, zh: bool) -> tuple[str, str]:
+    """(where yours went, what the reference does there), e.g. ("to rank 2", "sends");
+    ``name``: a collective's call."""
+    kind, key = way
+    if kind in ACCESS:
+        _, nouns, word = ACCESS[kind]
+        if zh:
+            return f"{word}{'自' if kind == 'symm_read' else '到'} {key}", word
+        return f"{'from' if kind == 'symm_read' else 'to'} {key}", nouns
+    if kind == "send":
+        return (f"发给 {key}", "发送") if zh else (f"to {key}", "sends")
+    return (f"在 {name} 中", "发送") if zh else (f"in {name}", "sends")
+
+
+def _instead(reference: dict[Way, _Sent], mine: dict[Way, _Sent]) -> list[str]:
+    """The reference's ways of moving bytes that the learner does not use, by call name."""
+    return list(dict.fromkeys(sent.name or DISPLAY[way[0]] for way, sent in reference.items()
+                              if not any(m[0] == way[0] for m in mine)))
+
+
+def _one(way: Way, got: _Sent, want: _Sent, algo: tuple[str, str],
+         instead: list[str]) -> tuple[str, str]:
+    """One way the rank moved more than the reference, and why that is more."""
+    to, does = _phrase(way, got.name, zh=False)
+    to_zh, does_zh = _phrase(way, got.name, zh=True)
+    verb = {"symm_read": "loaded ", "symm_write": "stored "}.get(way[0], "")
     why, why_zh = "", ""
-    if got.elements == want.elements:
+    per_call = got.elements // max(got.calls, 1)
+    if not want.calls and way[0] not in ("send", *ACCESS) and instead:
+        why = f" ({algo[0]} makes no {got.name} call: it uses {', '.join(instead)} instead)"
+        why_zh = f"（{algo[1]}不调用 {got.name}，而是用 {'、'.join(instead)}）"
+    elif got.elements == want.elements:
         why = (f" (as many elements, {got.bytes // max(got.elements, 1)} bytes each where "
                f"{algo[0]}'s take {want.bytes // max(want.elements, 1)})")
         why_zh = (f"（元素个数相同，但每个 {got.bytes // max(got.elements, 1)} 字节，而{algo[1]}的"
                   f"每个 {want.bytes // max(want.elements, 1)} 字节）")
+    elif way[0] in ACCESS and want.calls and per_call > want.elements // want.calls:
+        wants, (noun, _, word) = want.elements // want.calls, ACCESS[way[0]]
+        why = (f" (each {noun} moves {plural(per_call, 'element')} where {algo[0]}'s moves "
+               f"{wants}: pass {DISPLAY[way[0]]} only the elements you need)")
+        why_zh = (f"（你每次{word} {per_call} 个元素，而{algo[1]}每次只{word} {wants} 个："
+                  f"{DISPLAY[way[0]]} 只传入所需的元素）")
     elif got.values and want.values:
         wanted = set(want.values)
         unneeded = sum(1 for v in got.values if v not in wanted)
         if unneeded:
-            why = f" ({unneeded} of your {got.elements} elements are values {algo[0]} never sends there)"
-            why_zh = f"（你的 {got.elements} 个元素中有 {unneeded} 个是{algo[1]}从不发往那里的）"
-    return (f"{got.bytes} bytes {to} where {algo[0]} sends {want.bytes}{why}",
-            f"{to_zh} {got.bytes} 字节，而{algo[1]}发送 {want.bytes} 字节{why_zh}")
+            why = (f" ({unneeded} of your {got.elements} elements are values {algo[0]} never "
+                   f"{does} there)")
+            why_zh = f"（你的 {got.elements} 个元素中有 {unneeded} 个是{algo[1]}从不{does_zh}的）"
+    return (f"{verb}{got.bytes} bytes {to} where {algo[0]} {does} {want.bytes}{why}",
+            f"{to_zh} {got.bytes} 字节，而{algo[1]}{does_zh} {want.bytes} 字节{why_zh}")
+
+
+def _peers(ways: list[Way]) -> tuple[str, str]:
+    """``rank 2`` or ``each of ranks 1, 2, 3`` (Chinese: ``rank 1、2、3 各``) for ways to ranks."""
+    ranks = [int(k.split()[1]) for _, k in ways]
+    if len(ranks) == 1:
+        return f"rank {ranks[0]}", f"rank {ranks[0]}"
+    return f"each of {ranks_text(ranks)}", f"{ranks_text(ranks, zh=True)} 各"
 
 
 def against_reference(learner: SwitchTrace, reference: SwitchTrace, rank: int,
                       algo: tuple[str, str]) -> tuple[str, str] | None:
-    """Where ``rank`` sent more than the reference's same rank on the same inputs, and what its
-    receivers did not need (elements the reference never sends them, or wider elements); None
-    if it sent no more anywhere."""
+    """Where ``rank`` moved more than the reference's same rank on the same inputs, and what its
+    receivers did not need (elements the reference never sends them, wider elements, a
+    collective the reference does not call: then the calls it makes instead); None if it moved
+    no more anywhere. The ranks the same excess went to are named together."""
     mine, ref = _sent_by(learner, rank), _sent_by(reference, rank)
-    parts = [_one(k, got, ref.get(k, _Sent()), algo) for k, got in mine.items()
-             if got.bytes > ref.get(k, _Sent()).bytes]
-    if not parts:
+    instead = _instead(ref, mine)
+    said: dict[tuple[str, str], list[Way]] = {}
+    for way, got in mine.items():
+        if got.bytes > ref.get(way, _Sent()).bytes:
+            to_ranks = way[0] in ("send", *ACCESS)
+            text = _one((way[0], "{to}") if to_ranks else way, got, ref.get(way, _Sent()), algo,
+                        instead)
+            said.setdefault(text, []).append(way)
+    if not said:
         return None
+    parts = [(en.replace("{to}", _peers(ways)[0]), zh.replace("{to}", _peers(ways)[1]))
+             if "{to}" in en else (en, zh) for (en, zh), ways in said.items()]
     total = sum(v.bytes for v in ref.values())
-    return (f"on the same inputs {algo[0]}'s rank {rank} sends {total} bytes; yours sends "
-            + "; ".join(en for en, _ in parts),
-            f"在同样的输入上，{algo[1]}的 rank {rank} 共发送 {total} 字节；你的发送："
+    moves = any(k[0] in ACCESS for k in (*mine, *ref))
+    verb, verb_zh = ("moves", "搬运") if moves else ("sends", "发送")
+    return (f"on the same inputs {algo[0]}'s rank {rank} {verb} {total} bytes; yours "
+            + ("" if moves else "sends ") + "; ".join(en for en, _ in parts),
+            f"在同样的输入上，{algo[1]}的 rank {rank} 共{verb_zh} {total} 字节；你的{verb_zh}："
             + "；".join(zh for _, zh in parts))
