@@ -16,10 +16,11 @@ from typing import Any, TypeVar
 
 from sqlalchemy import Engine
 from sqlalchemy.exc import IntegrityError
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
+from . import course, names
 from .db import write_session
-from .models import User
+from .models import Profile, User
 from .passwords import strength
 from .security import DUMMY_HASH, hash_password, needs_rehash, verify_password
 from .settings import Settings
@@ -80,11 +81,31 @@ def name_key(username: str) -> str:
 
 
 def reserved(settings: Settings, username: str) -> bool:
-    """Whether ``username`` is kept for operators (``admin``, ``root``, the configured admin)."""
-    names = {name_key(n) for n in settings.reserved_names}
-    if settings.admin_username:
-        names.add(name_key(settings.admin_username))
-    return name_key(username) in names
+    """Whether ``username`` is, or looks like (``adrnin``), a name kept for operators
+    (``admin``, ``root``, the configured admin)."""
+    kept = [*settings.reserved_names, *([settings.admin_username] if settings.admin_username
+                                        else [])]
+    return names.looks_like(username, kept) is not None
+
+
+def display_name_refusal(session: Session, settings: Settings, user_id: int,
+                         name: str) -> names.Refusal | None:
+    """Why ``user_id`` may not appear as the normalised ``name`` (``names.normalise``), or
+    None: its letters (``names.form_problem``), or "anonymous"; a staff title, reserved name
+    or staff account's name it looks like; another learner's display name it looks like."""
+    problem = names.form_problem(name)
+    if problem is not None or names.looks_like(name, [course.ANONYMOUS]):
+        return problem or names.BAD_FORM
+    staff = session.exec(select(User.username).where(User.role != "learner")).all()
+    kept = [*settings.reserved_names, *staff,
+            *([settings.admin_username] if settings.admin_username else [])]
+    if names.staff_like(name, kept):
+        return names.RESERVED
+    others = session.exec(select(Profile.display_name).where(
+        Profile.user_id != user_id, col(Profile.display_name).is_not(None))).all()
+    if names.looks_like(name, [other for other in others if other is not None]):
+        return names.LOOKALIKE
+    return None
 
 
 def on_roster(settings: Settings, username: str) -> bool:

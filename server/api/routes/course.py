@@ -4,7 +4,6 @@ staff's table with its CSV export), quotas and exercise versions; ``install`` ad
 
 from __future__ import annotations
 
-import re
 from datetime import datetime
 from typing import Annotated
 
@@ -17,7 +16,8 @@ from sqlmodel import Session, col, select
 
 from cjudge.verdicts import Verdict
 
-from ... import course
+from ... import course, names
+from ...accounts import display_name_refusal
 from ...db import write_session
 from ...models import DONE, QUEUED, Exercise, ExerciseVersion, Profile, Submission, SubmissionScore, utcnow
 from ..contract import NOT_FOUND, STAFF_ONLY
@@ -26,12 +26,11 @@ from ..errors import ApiError, unknown_exercise
 from . import health
 
 router = APIRouter(tags=["course"])
-NAME_RE = re.compile(r"^[\w][\w .\-]{1,30}[\w.]$")
 
 
 class ProfileIn(BaseModel):
-    """A display name for leaderboards (2 to 32 letters, digits, spaces, '.', '-', '_'), or
-    null to stay anonymous."""
+    """A display name for leaderboards (2 to 32 letters, digits, spaces, '.', '-', '_' of one
+    script), or null to stay anonymous."""
 
     display_name: str | None = Field(default=None, max_length=64)
 
@@ -196,22 +195,24 @@ def get_profile(user: UserDep, session: SessionDep) -> ProfileOut:
 
 @router.put("/api/me/profile", responses={409: {"description": "name taken"},
                                           422: {"description": "not a valid name"}})
-def put_profile(body: ProfileIn, user: UserDep, engine: EngineDep) -> ProfileOut:
-    """Choose a display name for leaderboards, or null to be anonymous."""
-    name = " ".join(body.display_name.split()) if body.display_name else None
-    if name is not None and (not NAME_RE.match(name) or name.casefold() == course.ANONYMOUS):
-        raise ApiError(422, "bad_display_name",
-                       "a display name has 3 to 32 letters, digits, spaces, '.', '-' or '_'",
-                       "显示名为 3 到 32 个字母、数字、空格或 . - _")
+def put_profile(body: ProfileIn, user: UserDep, engine: EngineDep,
+                settings: SettingsDep) -> ProfileOut:
+    """Choose a display name for leaderboards (``server.names``: NFKC, one script, not like a
+    staff name or another learner's), or null to be anonymous."""
+    name = names.normalise(body.display_name) if body.display_name else None
     try:
         with write_session(engine) as session:
+            refusal = (display_name_refusal(session, settings, user.id, name)
+                       if name is not None else None)
+            if refusal is not None:
+                raise ApiError(refusal.status, refusal.code, refusal.detail, refusal.message_zh)
             row = session.get(Profile, user.id) or Profile(user_id=user.id)
-            row.display_name, row.display_key = name, name.casefold() if name else None
+            row.display_name, row.display_key = name, names.key(name) if name else None
             row.updated_at = utcnow()
             session.add(row)
     except IntegrityError:
-        raise ApiError(409, "display_name_taken", "that display name is taken",
-                       "该显示名已被使用") from None
+        raise ApiError(names.LOOKALIKE.status, names.LOOKALIKE.code, names.LOOKALIKE.detail,
+                       names.LOOKALIKE.message_zh) from None
     return ProfileOut(display_name=name, anonymous=name is None)
 
 
