@@ -374,7 +374,7 @@ def grade_case(exercise: Exercise, spec: CaseSpec, raw: RawCase) -> CaseResult:
     result = CaseResult(name=spec["name"], world_size=world, bytes_sent=sent,
                         bytes_bound=max(bounds), messages_sent=msgs,
                         wall_ms=round(raw["wall_ms"], 1), trace=graded_calls(raw["trace"]),
-                        verdict=verdict.value, message=en, message_zh=zh, details=details)
+                        verdict=verdict, message=en, message_zh=zh, details=details)
     if per_rank:  # e.g. a root's bound and the leaves'
         result["bytes_bounds"] = bounds
     if deadlock is not None:
@@ -561,7 +561,7 @@ def summarize(exercise: Exercise, cases: list[CaseResult], runtime: str, seed: i
         message = failing["message"] if failing else f"all {plural(len(cases), 'case')} passed"
         message_zh = failing["message_zh"] if failing else f"全部 {len(cases)} 个用例通过"
     result = VerdictJSON(
-        exercise=exercise.id, verdict=verdict.value, message=message, message_zh=message_zh,
+        exercise=exercise.id, verdict=verdict, message=message, message_zh=message_zh,
         runtime=runtime, cases=cases, stdout=stdout, judge_version=__version__, seed=seed,
         exercise_hash=exercise.content_hash)
     if compile_error is not None:

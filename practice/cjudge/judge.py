@@ -11,6 +11,7 @@ from .exercises import Exercise
 from .grading import check_compiles, grade_case, plan_cases, summarize
 from .protocol import CaseSpec, JobSpec, RawCase, valid_text
 from .verdict_json import CaseResult, VerdictJSON
+from .verdicts import Verdict
 from .view.present import present_case
 
 RunCase = Callable[[JobSpec, CaseSpec], RawCase]
@@ -73,7 +74,7 @@ def _judge_error(exercise: Exercise, spec: CaseSpec, raw: RawCase,
     with its traceback; the verdict JSON names the judge's version and the exercise's hash)."""
     log.exception("%s, case %s: grading failed", exercise.id, spec["name"])
     what = f"{type(exc).__name__}: {exc}"[:300]
-    return {"name": spec["name"], "world_size": spec["world_size"], "verdict": "judge_error",
+    return {"name": spec["name"], "world_size": spec["world_size"], "verdict": Verdict.JUDGE_ERROR,
             "message": f"the judge failed while grading this case ({what}). This is a defect "
                        "of the judge, not of your code; please report it",
             "message_zh": f"评测机在评判本用例时出错（{what}）。这是评测机的缺陷，不是你的代码"

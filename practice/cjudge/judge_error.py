@@ -14,7 +14,7 @@ def judge_error_verdict(exercise_id: str, exercise_hash: str, runtime: str, seed
                         why: str) -> VerdictJSON:
     """The verdict JSON of a submission the judge failed on for reason ``why`` (no cases)."""
     return VerdictJSON(
-        exercise=exercise_id, verdict=Verdict.JUDGE_ERROR.value, runtime=runtime, cases=[],
+        exercise=exercise_id, verdict=Verdict.JUDGE_ERROR, runtime=runtime, cases=[],
         stdout="", seed=seed, judge_version=__version__, exercise_hash=exercise_hash,
         message=f"the judge failed ({why}); this is not your code's fault",
         message_zh="评测机出错，这不是你的代码的问题")

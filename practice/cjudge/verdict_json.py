@@ -20,6 +20,7 @@ from typing import Any, Literal, NotRequired, TypedDict
 
 from .protocol import TraceEvent
 from .switch.explain import DeadlockFacts
+from .verdicts import Verdict
 
 #: how NaN, +∞ and −∞ travel in the verdict JSON
 NonFinite = Literal["nan", "inf", "-inf"]
@@ -51,7 +52,7 @@ class CaseResult(TypedDict):
 
     name: str
     world_size: int
-    verdict: str  # a ``cjudge.verdicts.Verdict`` code
+    verdict: Verdict
     message: str
     message_zh: str
     details: list[str]  # a failing rank's traceback
@@ -74,7 +75,7 @@ class VerdictJSON(TypedDict):
     """A submission's verdict: the first failing case's, and every case graded."""
 
     exercise: str
-    verdict: str  # a ``cjudge.verdicts.Verdict`` code
+    verdict: Verdict
     message: str
     message_zh: str
     runtime: str  # "sim", "torch", "torch-gloo", ...

@@ -249,7 +249,8 @@ def check_rows(ex: Exercise, launcher: str,
     entries += [(w.path, w.expect.value) for w in ex.wrong]
     for path, want in entries:
         result = grade_file(ex, path, launcher, None, False, False)
-        got, sim = result["verdict"], _simulated(ex, path)
+        got: str = result["verdict"]
+        sim = _simulated(ex, path)
         others = other_draws(ex, path.read_text(encoding="utf-8"), path.name, want, seeds)
         ok = meets(want, got) and meets(want, sim) and not others
         if sim != got:
