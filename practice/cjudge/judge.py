@@ -21,7 +21,8 @@ log = logging.getLogger(__name__)
 def judge_code(exercise: Exercise, code: str, filename: str, run_case: RunCase, runtime: str,
                seed: int | None = None, only_samples: bool = False, all_cases: bool = False,
                on_case: Callable[[CaseResult], None] | None = None,
-               cases: list[CaseSpec] | None = None, explore: RunCase | None = None) -> VerdictJSON:
+               cases: list[CaseSpec] | None = None, explore: RunCase | None = None,
+               reference: RunCase | None = None) -> VerdictJSON:
     """The verdict JSON for ``code``, running each case with ``run_case`` (a runtime's).
 
     Cases (``cases`` if planned already with ``seed``, else planned here) run in order (the
@@ -30,7 +31,9 @@ def judge_code(exercise: Exercise, code: str, filename: str, run_case: RunCase, 
     (``cjudge.diagnosis``); with ``explore`` (the simulated runtime: trusted code runs there,
     and the learner's only where it may run unconfined) the reference's run on the same inputs
     is part of that evidence, and the first failing case gets the smallest case that fails the
-    same way (``smallest``).
+    same way (``smallest``). Without ``explore``, ``reference`` (the simulated runtime, where
+    only the reference's code runs: the server's sandboxed learner) gives the diagnosis the
+    reference's run all the same.
     """
     seed = exercise.seed if seed is None else seed
     error = check_compiles(code, filename)
@@ -50,7 +53,7 @@ def judge_code(exercise: Exercise, code: str, filename: str, run_case: RunCase, 
             present_case(exercise, spec, raw, result)
         except Exception as exc:  # noqa: BLE001 - the judge's defect: say so, blame nobody
             result = _judge_error(exercise, spec, raw, exc)
-        explain(exercise, spec, raw, result, explore, job)
+        explain(exercise, spec, raw, result, explore or reference, job, rerun=explore)
         results.append(result)
         if raw["stdout"]:
             output.append(f"--- {spec['name']} ---\n{raw['stdout']}")

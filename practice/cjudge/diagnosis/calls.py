@@ -18,10 +18,12 @@ from ..primitives import DISPLAY
 from ..protocol import CaseSpec
 from ..switch.trace import SwitchTrace, recorded_values
 from ..units import plural
+from ..values import element_matches
+from .padding import unpadded
 from .said import Cause, algorithm
 from .sources import arguments, other_slice, returned
 from .splits import Splits, departure, elements
-from .values import ordinal, shown
+from .values import graded_dtype, ordinal, same, shown_apart
 
 
 @dataclass(frozen=True)
@@ -56,25 +58,28 @@ def calls(trace: SwitchTrace) -> list[list[Call]]:
     return out
 
 
-def differs(mine: Call, theirs: Call) -> bool:
+def differs(mine: Call, theirs: Call, dtype: str = "float64") -> bool:
     """Whether a call departs from the reference's at its place: another call, other split
-    sizes, or another input (where both are recorded)."""
+    sizes, or another input (where both are recorded) beyond ``dtype``'s tolerance."""
     if mine.kind != theirs.kind:
         return True
     if mine.splits is not None and theirs.splits is not None and mine.splits != theirs.splits:
         return True
-    return mine.values is not None and theirs.values is not None and mine.values != theirs.values
+    return mine.values is not None and theirs.values is not None and \
+        not same(mine.values, theirs.values, dtype)
 
 
-def first_departure(learner: SwitchTrace, reference: SwitchTrace) -> tuple[Call | None, Call | None] | None:
-    """The learner's earliest call that differs from the reference's at its place and that
-    reference call (either None where one run makes no more calls), or None when none differs."""
+def first_departure(learner: SwitchTrace, reference: SwitchTrace, dtype: str = "float64"
+                    ) -> tuple[Call | None, Call | None] | None:
+    """The learner's earliest call that differs from the reference's at its place (beyond
+    ``dtype``'s tolerance) and that reference call (either None where one run makes no more
+    calls), or None when none differs."""
     found: list[tuple[int, int, Call | None, Call | None]] = []
     for rank, (ours, theirs) in enumerate(zip(calls(learner), calls(reference), strict=True)):
         for i in range(max(len(ours), len(theirs))):
             mine = ours[i] if i < len(ours) else None
             want = theirs[i] if i < len(theirs) else None
-            if mine is None or want is None or differs(mine, want):
+            if mine is None or want is None or differs(mine, want, dtype):
                 found.append((i, rank, mine, want))
                 break
     if not found:
@@ -101,48 +106,57 @@ def _argument_slice(got: tuple[float | int, ...], spec: CaseSpec, rank: int,
 
 
 def _what_differs(mine: Call, want: Call, ref_calls: list[Call], algo: tuple[str, str],
-                  spec: CaseSpec, exercise: Any) -> Cause:
+                  spec: CaseSpec, exercise: Any, recognise: bool) -> Cause:
     """How the learner's input departs from the reference's at the same call: named where the
     input is recognised (another call's, an argument as passed in, another rank's slice, a
-    returned value, another size), not where it only differs from an element on."""
+    returned value; not unless ``recognise``) or has another size, not where it only differs
+    from an element on."""
     a, a_zh = algo
-    same = [c for c in ref_calls if c.kind == mine.kind and c.values == mine.values]
-    if same and same[0].index != want.index:
-        j = same[0].index
+    dtype = graded_dtype(spec)
+    alike = [c for c in ref_calls if c.kind == mine.kind and same(c.values, mine.values, dtype)]
+    if recognise and alike and alike[0].index != want.index:
+        j = alike[0].index
         return Cause(f"its input is the one {a} gives its {ordinal(j + 1)} call, not its "
                      f"{ordinal(want.index + 1)}",
                      f"它的输入是{a_zh}给第 {j + 1} 次调用的，而不是第 {want.index + 1} 次的", True)
     assert mine.values is not None and want.values is not None
-    given = _argument_slice(mine.values, spec, mine.rank, exercise)
+    given = _argument_slice(mine.values, spec, mine.rank, exercise) if recognise else None
     if given is not None:
         return Cause(f"its input is {given}, as it was passed in, where {a}'s is computed from it",
                      f"它的输入是传入时的 {given}，原样未变，而{a_zh}的输入是由它算出的", True)
-    made = other_slice(mine.values, want.values, spec, mine.rank, exercise, algo) or \
-        returned(mine.values, spec, mine.rank, exercise)
+    made = (other_slice(mine.values, want.values, spec, mine.rank, exercise, algo) or
+            returned(mine.values, spec, mine.rank, exercise)) if recognise else None
     if made is not None:
         return Cause(*made, named=True)
+    padded = unpadded(len(mine.values), len(want.values), spec, mine.rank, exercise)
+    if padded is not None:
+        return padded
     if len(mine.values) != len(want.values):
         return Cause(f"its input has {len(mine.values)} elements where {a}'s has "
                      f"{len(want.values)}",
                      f"它的输入有 {len(mine.values)} 个元素，而{a_zh}的有 {len(want.values)} 个", True)
-    i = next(k for k, (g, w) in enumerate(zip(mine.values, want.values, strict=True)) if g != w)
-    return Cause(f"its input differs from {a}'s at element {i} ({shown(mine.values[i])} where {a} "
-            f"has {shown(want.values[i])}): what this rank computed or passed before the call "
-            "already differs",
-            f"它的输入从第 {i} 个元素起与{a_zh}的不同（{shown(mine.values[i])}，而{a_zh}为 "
-            f"{shown(want.values[i])}）：这个 rank 在调用之前算出或传入的值就已不同")
+    i = next(k for k, (g, w) in enumerate(zip(mine.values, want.values, strict=True))
+             if not element_matches(g, w, dtype))
+    got, wanted = shown_apart(mine.values[i], want.values[i])
+    return Cause(f"its input differs from {a}'s at element {i} ({got} where {a} has {wanted}): "
+                 "what this rank computed or passed before the call already differs",
+                 f"它的输入从第 {i} 个元素起与{a_zh}的不同（{got}，而{a_zh}为 {wanted}）：这个 rank "
+                 "在调用之前算出或传入的值就已不同")
 
 
 def explain(exercise: Any, spec: CaseSpec, learner: SwitchTrace,
-            reference: SwitchTrace) -> Cause | None:
-    """Where the learner's collective calls first depart from the reference's, in words; None
-    when the reference makes none or every call matched."""
-    found = first_departure(learner, reference)
-    return describe(exercise, spec, learner, reference, found) if found is not None else None
+            reference: SwitchTrace, recognise: bool = True) -> Cause | None:
+    """Where the learner's collective calls first depart from the reference's, in words (an
+    input recognised as another value unless ``recognise`` is False: the recognition was a
+    coincidence of the case's values); None when the reference makes none or every call
+    matched."""
+    found = first_departure(learner, reference, graded_dtype(spec))
+    return describe(exercise, spec, learner, reference, found, recognise) \
+        if found is not None else None
 
 
 def describe(exercise: Any, spec: CaseSpec, learner: SwitchTrace, reference: SwitchTrace,
-             found: tuple[Call | None, Call | None]) -> Cause | None:
+             found: tuple[Call | None, Call | None], recognise: bool = True) -> Cause | None:
     """:func:`explain`'s words for the departure ``found`` (:func:`first_departure`'s); None
     when the reference makes no collective call."""
     ref_calls = calls(reference)
@@ -175,6 +189,6 @@ def describe(exercise: Any, spec: CaseSpec, learner: SwitchTrace, reference: Swi
         why = Cause(*departure(mine.splits, want.splits, reference, want.request, mine.api, algo),
                     named=True)
     else:
-        why = _what_differs(mine, want, ref_calls[mine.rank], algo, spec, exercise)
+        why = _what_differs(mine, want, ref_calls[mine.rank], algo, spec, exercise, recognise)
     return Cause(f"your run first departs from {a} at {call}: {why.en}",
                  f"你的运行最早偏离{a_zh}之处是 {call_zh}：{why.zh}", why.named)

@@ -13,16 +13,22 @@ from typing import Any, NamedTuple, TypeVar
 from ..budget import against_reference
 from ..grading import WrongAnswer, wrong_answer
 from ..protocol import CaseSpec, JobSpec, RawCase
+from ..switch.trace import SwitchTrace
 from ..units import plural
 from ..verdict_json import CaseResult
 from . import calls, divergence
+from .generic import generic_spec, worth_a_second_draw
 from .matched import matched
 from .returns import returned_from, returned_instead
 from .said import Cause, algorithm
 from .sends import sends
+from .values import graded_dtype
 from .waits import never_waited
 
 RunCase = Callable[[JobSpec, CaseSpec], RawCase]
+#: (the reference's runner, the learner's runner for a second draw, the learner's job)
+Runs = tuple[RunCase | None, RunCase | None, JobSpec | None]
+Compare = Callable[[Any, CaseSpec, SwitchTrace, SwitchTrace], Cause | None]
 #: the reference's run on a case is given at most this long (it takes milliseconds)
 REFERENCE_LIMIT_S = 2.0
 T = TypeVar("T")
@@ -84,11 +90,35 @@ class Found(NamedTuple):
     after: bool = False
 
 
-def _cause(exercise, spec: CaseSpec, raw: RawCase, run: RunCase | None,
-           job: JobSpec | None) -> Found | None:
+def _on_generic_values(exercise, spec: CaseSpec, raw: RawCase, ref: RawCase, cause: Cause,
+                       compare: Compare, runs: Runs) -> Cause | None:
+    """``cause`` (what ``compare`` found on the case) as a draw without coincidences confirms it
+    (:mod:`.generic`): unchanged where the generic draw departs too and is recognised alike;
+    without its recognition of the input where the generic draw's is not recognised (a
+    coincidence of the case's values); None where the generic draw does not depart at all (the
+    case's values made the departure). Unchanged when the learner's code cannot be rerun."""
+    run, rerun, job = runs
+    if run is None or rerun is None or job is None or not worth_a_second_draw(exercise, spec):
+        return cause
+    drawn = generic_spec(exercise, spec)
+    ref_drawn = reference_run(exercise, drawn, run)
+    mine = rerun(job, drawn)
+    if ref_drawn is None or mine["stop"] is not None:
+        return cause
+    again = compare(exercise, drawn, mine["trace"], ref_drawn["trace"])
+    if again is None:
+        return None
+    if cause.named and not again.named and compare is calls.explain:
+        return calls.explain(exercise, spec, raw["trace"], ref["trace"], recognise=False)
+    return cause
+
+
+def _cause(exercise, spec: CaseSpec, raw: RawCase, runs: Runs) -> Found | None:
     """The evidence's cause; the grader's hint is dropped where the evidence names the fault
     itself (a new tensor returned where the argument is graded, a missed wait, a repeated
-    send, another slice: :class:`~.said.Cause`)."""
+    send, another slice: :class:`~.said.Cause`). A departure is blamed only where a generic
+    draw confirms it (:func:`_on_generic_values`)."""
+    run, _, job = runs
     instead = returned_instead(exercise, job, spec, raw) if job is not None else None
     if instead is not None:
         return Found((instead.en, instead.zh))
@@ -99,8 +129,11 @@ def _cause(exercise, spec: CaseSpec, raw: RawCase, run: RunCase | None,
     if ref is None:
         return None
     for compare in (divergence.explain, calls.explain):
-        cause = compare(exercise, spec, raw["trace"], ref["trace"])
-        if cause is not None:
+        found = compare(exercise, spec, raw["trace"], ref["trace"])
+        if found is not None:
+            cause = _on_generic_values(exercise, spec, raw, ref, found, compare, runs)
+            if cause is None:  # this draw's values only: not blamed, nor "every call matched"
+                return None
             return Found((cause.en, cause.zh), keep=not cause.named, after=True)
     if any(sends(ref["trace"])):
         return Found(*matched(exercise, spec, raw, collective=False))
@@ -138,11 +171,12 @@ def _explain_error(exercise, spec: CaseSpec, raw: RawCase, result: CaseResult,
     ref = reference_run(exercise, spec, run) if run is not None else None
     if ref is None:
         return
-    sent = divergence.first_departure(raw["trace"], ref["trace"])
+    dtype = graded_dtype(spec)
+    sent = divergence.first_departure(raw["trace"], ref["trace"], dtype)
     # a rank that stopped sending stopped because of the error: no departure before it
     cause = divergence.describe(exercise, spec, raw["trace"], ref["trace"], sent) \
         if sent is not None and sent[0].values is not None else None
-    departed = calls.first_departure(raw["trace"], ref["trace"])
+    departed = calls.first_departure(raw["trace"], ref["trace"], dtype)
     at_error = False
     if cause is None and departed is not None and departed[0] is not None:
         # not the failing call on this rank; at the failing line on another (split sizes the
@@ -186,12 +220,12 @@ def _error_lines(raw: RawCase) -> set[int]:
 
 @_total
 def _explain_wrong(exercise, spec: CaseSpec, raw: RawCase, result: CaseResult,
-                   more: tuple[RunCase | None, JobSpec | None]) -> None:
+                   runs: Runs) -> None:
     """A wrong answer's cause from the evidence, in place of the guesses from its result; for a
     wrong output (not a race) that ``job``'s function returned, the line it came from."""
-    run, job = more
+    job = runs[2]
     answer = _graded(exercise, spec, raw, result)  # None: grading did not write the message
-    found = _cause(exercise, spec, raw, run, job)
+    found = _cause(exercise, spec, raw, runs)
     if found is not None:
         # the evidence names the cause: what the chunk pattern suggests goes, and the grader's
         # hint unless the evidence leaves it standing (:class:`Found`)
@@ -210,12 +244,15 @@ EXPLAINERS = {"over_budget": _explain_bytes, "runtime_error": _explain_error}
 
 
 def explain(exercise, spec: CaseSpec, raw: RawCase, result: CaseResult,
-            run: RunCase | None, job: JobSpec | None = None) -> None:
+            run: RunCase | None, job: JobSpec | None = None,
+            rerun: RunCase | None = None) -> None:
     """Put the evidence's cause into a wrong answer's, an over_budget or a runtime error's
     message (in place), and for a wrong returned value where ``job``'s function returned it;
-    total: a diagnosis that fails is logged and dropped."""
+    total: a diagnosis that fails is logged and dropped. ``run`` runs the reference (trusted
+    code); ``rerun``, where the learner's code may run again, runs ``job`` on a generic draw
+    to confirm a departure."""
     if result["verdict"] == "wrong_answer":
-        _explain_wrong(exercise, spec, raw, result, (run, job))
+        _explain_wrong(exercise, spec, raw, result, (run, rerun, job))
         return
     explainer = EXPLAINERS.get(result["verdict"])
     if explainer is not None:

@@ -19,29 +19,32 @@ from typing import Any
 from ..protocol import CaseSpec
 from ..switch.trace import SwitchTrace
 from ..units import plural
+from .indices import index_mistake
 from .said import Cause, algorithm
 from .sends import Send, sends
 from .sums import described, summed_slice
-from .values import ordinal, shown_list
+from .values import graded_dtype, ordinal, same, shown_list
 from .waits import read_before_wait
 
 Reader = Callable[[list[float]], tuple[int, list[int]] | None]
 
 
-def _same(a: Send, b: Send) -> bool:
-    return a.dst == b.dst and a.values == b.values
+def _same(a: Send, b: Send, dtype: str) -> bool:
+    return a.dst == b.dst and same(a.values, b.values, dtype)
 
 
-def first_departure(learner: SwitchTrace, reference: SwitchTrace) -> tuple[Send, Send | None] | None:
-    """The learner's earliest send that differs from the reference's at its place (and that
-    reference send, None when the reference sends no more), or None when none differs.
+def first_departure(learner: SwitchTrace, reference: SwitchTrace, dtype: str = "float64"
+                    ) -> tuple[Send, Send | None] | None:
+    """The learner's earliest send that differs from the reference's at its place (its
+    destination, or its payload beyond ``dtype``'s tolerance) and that reference send (None
+    when the reference sends no more), or None when none differs.
     Earliest is fewest sends before it, then lowest rank: the same whatever the interleaving,
     and a departure caused by an earlier one's data comes after it."""
     mine, ref = sends(learner), sends(reference)
     found: list[tuple[Send, Send | None]] = []
     for rank, (ours, theirs) in enumerate(zip(mine, ref, strict=True)):
         for i, send in enumerate(ours):
-            if i >= len(theirs) or not _same(send, theirs[i]):
+            if i >= len(theirs) or not _same(send, theirs[i], dtype):
                 found.append((send, theirs[i] if i < len(theirs) else None))
                 break
         else:
@@ -106,7 +109,7 @@ def explain(exercise: Any, spec: CaseSpec, learner: SwitchTrace,
     """Where the learner's run first departs from the reference's, in the exercise's terms:
     a buffer sent before the receive into it was waited on, or the step that differs. None when
     the reference sends nothing or every message matched."""
-    found = first_departure(learner, reference)
+    found = first_departure(learner, reference, graded_dtype(spec))
     return describe(exercise, spec, learner, reference, found) if found is not None else None
 
 
@@ -171,9 +174,33 @@ def describe(exercise: Any, spec: CaseSpec, learner: SwitchTrace, reference: Swi
         theirs = f"{algo} sends {what} to rank {want.dst}"
         theirs_zh = f"{algo_zh}此时把{what_zh}发给 rank {want.dst}"
     piece, piece_zh = _pieces(read, send, want, spec["inputs"], (algo, algo_zh))
+    index = _index(read, send, want, spec) if ring or "ranks_per_node" in spec["params"] else None
+    if index is not None:
+        piece, piece_zh = piece + index.en, piece_zh + index.zh
     return Cause(f"{before}your run first departs from {algo} at {ours}, where {theirs}{piece}",
                  f"{before_zh}你的运行最早偏离{algo_zh}之处是 {ours_zh}；而{theirs_zh}{piece_zh}",
                  named=bool(before or again or piece))
+
+
+def _index(read: Reader | None, send: Send, want: Send | None, spec: CaseSpec) -> Cause | None:
+    """An index mistake (:mod:`.indices`) where both runs send the same peer another piece: a
+    chunk the grader reads, else a slice of the summed inputs as long as the reference's."""
+    if want is None or not send.values or not want.values or send.dst != want.dst or \
+            send.dst is None:
+        return None
+    world, params = spec["world_size"], spec["params"]
+    if read is not None:
+        mine, theirs = read(list(send.values)), read(list(want.values))
+        if mine is None or theirs is None:
+            return None
+        noun = getattr(read, "noun", ("chunk", "块"))
+        return index_mistake(mine[0], theirs[0], send.rank, send.dst, world, params, noun)
+    size = len(want.values)
+    ours, at = summed_slice(send.values, spec["inputs"]), summed_slice(want.values, spec["inputs"])
+    if ours is None or at is None or len(send.values) != size or (ours[0] - at[0]) % size:
+        return None
+    return index_mistake(ours[0] // size, at[0] // size, send.rank, send.dst, world, params,
+                         ("piece", "段"))
 
 
 def _pieces(read: Reader | None, send: Send, want: Send | None, inputs: list[Any],

@@ -10,14 +10,14 @@ exercise's algorithm is defined on). A candidate's inputs are the statement's ex
 from __future__ import annotations
 
 import logging
-import random
 import time
 from collections.abc import Callable
 
-from ..grading import case_seed, grade_case
+from ..grading import grade_case
 from ..protocol import CaseSpec, JobSpec, RawCase, valid_text
 from ..verdict_json import CaseResult
 from .case import explain
+from .generic import drawn_inputs
 
 RunCase = Callable[[JobSpec, CaseSpec], RawCase]
 #: the whole search's wall-clock budget, and each candidate's time limit
@@ -33,10 +33,12 @@ def _spec(exercise, world: int, params: dict) -> CaseSpec:
     """A candidate case with readable inputs where the grader has them."""
     name = _sizes(world, params)
     example = getattr(exercise.grader, "example_inputs", None)
-    inputs = example(params, world) if example is not None else \
-        exercise.grader.make_inputs(params, world, random.Random(case_seed(exercise.seed, name)))
-    if exercise.arguments:
-        inputs = [{**i, "args": exercise.call_args(params)} for i in inputs]
+    if example is None:
+        inputs = drawn_inputs(exercise, world, params, exercise.seed, name)
+    else:
+        inputs = example(params, world)
+        if exercise.arguments:
+            inputs = [{**i, "args": exercise.call_args(params)} for i in inputs]
     return CaseSpec(name=name, world_size=world, sample=True, params=dict(params), inputs=inputs)
 
 
@@ -66,7 +68,7 @@ def smallest_failing(exercise, job: JobSpec, failed: CaseSpec, verdict: str,
             case = grade_case(exercise, spec, raw)
             if case["verdict"] != verdict:
                 continue
-            explain(exercise, spec, raw, case, run, fast)
+            explain(exercise, spec, raw, case, run, fast, rerun=run)
             en = case["message"].removeprefix(f"case {spec['name']}, ")
             zh = case["message_zh"].removeprefix(f"用例 {spec['name']}，")
             case["message"] = f"fails already at {spec['name']}: {en}"
