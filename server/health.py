@@ -1,11 +1,13 @@
 """Is the judge well? Workers report their sandboxes' health to the database; ``/healthz`` reads
-it together with the queue, so it is degraded (503) when no sandbox can start anywhere or no
-worker has claimed a waiting job for ``stall_s``, whatever machine the workers run on."""
+it together with the queue, so it is degraded (503) when no sandbox can start anywhere, no
+worker has claimed a waiting job for ``stall_s``, or every worker that reported has stopped
+(its heartbeat writes fail), whatever machine the workers run on."""
 
 from __future__ import annotations
 
 import shutil
 import socket
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -93,6 +95,10 @@ def check(session: Session, settings: Settings, since: datetime,
         health.notes.append(
             f"{len(sick)} of {len(live)} workers cannot start sandboxes "
             f"({', '.join(w.id for w in sick)}; the others serve); last error: {errors}")
+    late = session.exec(select(WorkerStatus).where(
+        WorkerStatus.seen_at <= _stale(settings.heartbeat_s), WorkerStatus.seen_at > since)).all()
+    if late and (live or not expected_workers):  # else the silence below says it
+        (health.notes if live else health.reasons).append(_late(late, now, len(live)))
     if expected_workers and not live:
         heard = session.exec(select(func.max(WorkerStatus.seen_at))).one()
         heard_since_start = heard is not None and _aware(heard) > since
@@ -115,6 +121,16 @@ def check(session: Session, settings: Settings, since: datetime,
                 f"no worker has claimed a queued job for {stalled:.0f} s "
                 f"({len(live)} worker(s) reporting)")
     return health
+
+
+def _late(late: Sequence[WorkerStatus], now: datetime, serving: int) -> str:
+    """Names the workers that reported since the start but not for three heartbeats: their
+    heartbeat writes fail (the worker's log says why), or they stopped without a word."""
+    named = ", ".join(f"{w.id} {(now - _aware(w.seen_at)).total_seconds():.0f} s ago"
+                      for w in late)
+    return (f"{len(late)} worker(s) stopped reporting (last report: {named}): a heartbeat "
+            "write fails, or the worker stopped"
+            + (f"; {serving} other(s) serve" if serving else ""))
 
 
 def _aware(moment: datetime) -> datetime:

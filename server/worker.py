@@ -59,12 +59,15 @@ def unavailable_result(exercise: Exercise, seed: int) -> dict[str, Any]:
 
 class Heartbeat:
     """Reports the worker's sandbox health to the database every ``period_s``, and at once
-    when the pool's health changes (``wake``)."""
+    when the pool's health changes (``wake``). A write that fails is logged (once per outage,
+    or once per distinct error) and tried next period; ``/healthz`` names a worker whose
+    reports stopped for three heartbeats."""
 
     def __init__(self, engine: Engine, worker_id: str, sandbox: str, period_s: float) -> None:
         self.engine, self.worker_id, self.sandbox, self.period_s = (engine, worker_id, sandbox,
                                                                     period_s)
         self.pool: WarmPool | None = None
+        self.outage = outage.OutageLog(log)  # its own: the loop's reads may succeed meanwhile
         self.woken = threading.Event()
         self.stopping = threading.Event()
         self.thread = threading.Thread(target=self._run, name="heartbeat", daemon=True)
@@ -99,11 +102,18 @@ class Heartbeat:
                           h.last_error, h.ready)
 
     def _run(self) -> None:
+        failure: str | None = None  # the last failed write's error, logged once
         while not self.stopping.is_set():
             try:
                 self.beat()
-            except Exception as exc:  # noqa: BLE001 - a database hiccup: try next period
-                log.debug("heartbeat not written: %s", exc)
+                self.outage.recovered()
+                failure = None
+            except Exception as exc:  # noqa: BLE001 - try next period; /healthz names us late
+                if outage.unavailable(exc):
+                    self.outage.failed("writing the heartbeat", exc)
+                elif str(exc) != failure:
+                    log.exception("heartbeat not written (/healthz will name this worker)")
+                failure = str(exc)
             self.woken.wait(self.period_s)
             self.woken.clear()
 
