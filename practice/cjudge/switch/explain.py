@@ -35,11 +35,13 @@ class Sentence(TypedDict):
 
 class DeadlockFacts(TypedDict):
     """A deadlock as data: the cycle (first rank repeated at the end; empty if none), the
-    blocked ranks, and the sentences that say who waits on whom (the cycle aside)."""
+    blocked ranks, the sentences that say who waits on whom (the cycle aside), and the usual
+    fix for the deadlock's shape (:func:`advice`: none, or one sentence)."""
 
     cycle: list[int]
     blocked: list[Blocked]
     lines: list[Sentence]
+    advice: list[Sentence]
 
 
 def rank_list(ranks: list[int]) -> str:
@@ -211,10 +213,106 @@ def _sentences(blocked: list[Blocked], ranks: list[RankReport]) -> list[Sentence
 
 
 def deadlock_facts(trace: SwitchTrace, ranks: list[RankReport]) -> DeadlockFacts:
-    """The deadlock of a stopped case: cycle, blocked ranks, and sentences."""
+    """The deadlock of a stopped case: cycle, blocked ranks, sentences, and the fix."""
     blocked = _blocked(trace)
-    return DeadlockFacts(cycle=_cycle(trace["deadlock"]), blocked=blocked,
-                         lines=_sentences(blocked, ranks) + _tags(trace))
+    cycle = _cycle(trace["deadlock"])
+    return DeadlockFacts(cycle=cycle, blocked=blocked, lines=_sentences(blocked, ranks)
+                         + _tags(trace), advice=advice(trace, cycle, blocked, ranks))
+
+
+def _head_on(cycle: list[int], blocked: dict[int, Blocked]) -> Sentence | None:
+    """Every rank of the cycle blocked in a blocking point-to-point call of one direction: each
+    sends first (or receives first) to a peer doing the same. That a receiver would send after
+    its receive is not known: that fix is said as conditional."""
+    on_cycle = [blocked[r] for r in cycle[:-1] if r in blocked]
+    kinds = {b["kind"] for b in on_cycle}
+    if len(on_cycle) < 2 or len(on_cycle) != len(cycle) - 1 or len(kinds) != 1 or \
+            not kinds <= P2P_OPS or any(b["api"] not in ("send", "recv") for b in on_cycle):
+        return None
+    if kinds == {"send"}:
+        return Sentence(
+            en="fix: every rank of the cycle sends first, and a blocking send waits for its "
+               "receive; post the send non-blocking (isend, then receive, then wait on the "
+               "send), or order by parity (even ranks send first, odd ranks receive first)",
+            zh="改法：循环中的每个 rank 都先发送，而阻塞发送要等对方接收；改为非阻塞发送（先 isend，再接收，"
+               "最后等待发送完成），或按奇偶排序（偶数 rank 先发后收，奇数 rank 先收后发）")
+    return Sentence(
+        en="fix, if each rank of the cycle sends to the one waiting on it after this receive: "
+           "every rank receives first, so none sends; post the receive non-blocking (irecv) "
+           "before the send and wait on it after, or order by parity (even ranks send first, "
+           "odd ranks receive first)",
+        zh="改法（如果循环中的每个 rank 在这次接收之后会向等它的 rank 发送）：每个 rank 都先接收，"
+           "因此谁也不发送；先用非阻塞接收（irecv）挂好接收再发送，"
+           "发送之后再等待它，或按奇偶排序（偶数 rank 先发后收，奇数 rank 先收后发）")
+
+
+def _uneven(blocked: list[Blocked], ranks: list[RankReport],
+            by_rank: dict[int, Blocked]) -> Sentence | None:
+    """A rank waits on one that returned: the ranks made different numbers of calls (unless a
+    rank failed: its error is the cause)."""
+    if any(r["state"] == "failed" for r in ranks):
+        return None
+    for b in blocked:
+        gone = [p for p in b["on"] if _state(p, ranks, by_rank)[0] == "has returned"]
+        if gone and not b["any_source"]:
+            return Sentence(
+                en=f"fix: rank {gone[0]} returned while rank {b['rank']} still expects a call of "
+                   "it, so the ranks make different numbers of calls; count each rank's loop "
+                   "(the number of steps, a pipeline's warm-up count, who skips a round) so "
+                   "that every call has its partner",
+                zh=f"改法：rank {gone[0]} 已经返回，而 rank {b['rank']} 仍在等它的调用，说明各 "
+                   "rank 的调用次数不同；逐个 rank 数一数循环的次数（步数、流水线的预热次数、"
+                   "谁跳过了某一轮），让每次调用都有对应的另一方")
+    return None
+
+
+def _overlap(a: Request, b: Request) -> bool:
+    """Whether two requests were outstanding at the same time."""
+    end_a, end_b = a["completed"] or 1 << 62, b["completed"] or 1 << 62
+    return a["posted"] < end_b and b["posted"] < end_a
+
+
+def _two_flows(trace: SwitchTrace, blocked: list[Blocked]) -> Sentence | None:
+    """A blocked receive on a pair (source, destination, tag) that carried two flows at once:
+    receives (or sends) from two lines outstanding together, which match in posting order
+    whatever flow each message belongs to."""
+    for b in blocked:
+        if b["kind"] != "recv" or b["any_source"]:
+            continue
+        peer = b["on"][0]
+        mine = next(r for r in trace["requests"] if r["rank"] == b["rank"] and
+                    r["kind"] == "recv" and r["line"] == b["line"] and r["peer"] == peer)
+        for role, rank, other in (("recv", b["rank"], peer), ("send", peer, b["rank"])):
+            same = [r for r in trace["requests"] if r["graded"] and r["kind"] == role and
+                    r["rank"] == rank and r["peer"] == other and r["tag"] == mine["tag"]]
+            pair = next(((x, y) for x in same for y in same
+                         if x["line"] and y["line"] and x["line"] < y["line"] and _overlap(x, y)),
+                        None)
+            if pair is not None:
+                lines = f"lines {pair[0]['line']} and {pair[1]['line']}"
+                what, what_zh = ("receives", "接收") if role == "recv" else ("sends", "发送")
+                return Sentence(
+                    en=f"fix: rank {peer} → rank {b['rank']} carries two flows with tag "
+                       f"{mine['tag']} at once ({what} at {lines}); messages between one pair "
+                       "on one tag match in the order they were posted, whatever flow each "
+                       "belongs to: give each flow its own tag (e.g. tag=tree)",
+                    zh=f"改法：rank {peer} → rank {b['rank']} 之间同时有两路数据使用标签 "
+                       f"{mine['tag']}（第 {pair[0]['line']} 行和第 {pair[1]['line']} 行的"
+                       f"{what_zh}）；同一对 rank、同一标签上的消息按挂出的顺序匹配，不管它属于"
+                       "哪一路：给每一路数据用不同的标签（例如 tag=tree）")
+    return None
+
+
+def advice(trace: SwitchTrace, cycle: list[int], blocked: list[Blocked],
+           ranks: list[RankReport]) -> list[Sentence]:
+    """The usual fix for the deadlock's shape, where it has one: both ends of a pair blocking
+    the same way (non-blocking calls, or order by parity); a rank that returned while another
+    waits on it (the ranks' call counts differ: the step or warm-up count); two flows on one
+    pair and tag at once (tags)."""
+    by_rank = {b["rank"]: b for b in blocked}
+    found = [_two_flows(trace, blocked), _head_on(cycle, by_rank) if cycle else None,
+             _uneven(blocked, ranks, by_rank)]
+    return [s for s in found if s is not None][:1]
 
 
 def _waiting(trace: SwitchTrace) -> list[Blocked]:
@@ -261,8 +359,8 @@ def stuck_message(trace: SwitchTrace, ranks: list[RankReport], limit: float) -> 
 
 
 def deadlock_message(facts: DeadlockFacts) -> tuple[str, str]:
-    """The case's message: the cycle when there is one, then who waits on whom."""
-    lines = list(facts["lines"])
+    """The case's message: the cycle when there is one, then who waits on whom, then the fix."""
+    lines = list(facts["lines"]) + list(facts.get("advice", []))
     if facts["cycle"]:
         arrows = " → ".join(map(str, facts["cycle"]))
         lines.insert(0, Sentence(en=f"cycle {arrows} (each rank waits on the next)",
