@@ -19,6 +19,7 @@ from .chunks import Summary, summary
 from .exercises import Exercise
 from .kit.where import FreedDead
 from .model.case import CaseModel, model_case
+from .model.steps import steps_per_rank
 from .primitives import CANONICAL, DISPLAY, PROCESS_GROUP_METHODS
 from .protocol import CaseSpec, RankReport, RawCase, TensorData
 from .switch import symm
@@ -259,6 +260,11 @@ def _rank_failure(exercise: Exercise, raw: RawCase) -> tuple[Verdict, str, str, 
         if err["kind"] == "forbidden":
             op = DISPLAY.get(err.get("op", ""), err.get("op", "?"))
             return (Verdict.FORBIDDEN_PRIMITIVE, *_forbidden(exercise, at, at_zh, op), [])
+        if err["kind"] == "judge":  # a limit of the judge stopped the rank: never the learner's
+            return (Verdict.JUDGE_ERROR, f"rank {r}: {err['message']}. This is a limit of the "
+                    "judge, not a fault of your code",
+                    f"rank {r}：{err.get('message_zh') or err['message']}。这是评测机的限制，"
+                    "不是你的代码的问题", [])
         if err["kind"] == "memory":
             return (Verdict.MEMORY_LIMIT, f"{at} ran out of memory: {err['message']}",
                     f"{at_zh} 内存不足：{err['message']}", [err["traceback"]])
@@ -370,7 +376,8 @@ def grade_case(exercise: Exercise, spec: CaseSpec, raw: RawCase) -> CaseResult:
             elif verdict is Verdict.ACCEPTED and modelled.too_slow:
                 verdict, en, zh = Verdict.TOO_SLOW, modelled.message, modelled.message_zh
         if verdict is Verdict.ACCEPTED:  # too_slow names the critical path first
-            verdict, en, zh = _check_messages(exercise, spec, msgs) or (verdict, en, zh)
+            verdict, en, zh = _check_messages(exercise, spec, msgs, steps_per_rank(raw["trace"])) \
+                or (verdict, en, zh)
     result = CaseResult(name=spec["name"], world_size=world, bytes_sent=sent,
                         bytes_bound=max(bounds), messages_sent=msgs,
                         wall_ms=round(raw["wall_ms"], 1), trace=graded_calls(raw["trace"]),
@@ -475,22 +482,25 @@ def _judge_outputs(exercise: Exercise, spec: CaseSpec, raw: RawCase, sent: list[
             f"正确；每个 rank 最多发送 {sent[worst]} / {bounds[worst]} 字节")
 
 
-def _check_messages(exercise: Exercise, spec: CaseSpec,
-                    msgs: list[int]) -> tuple[Verdict, str, str] | None:
-    """Over budget when a rank sent more messages than the exercise's algorithm needs
-    (``[messages]``): empty messages carry data by being there, so their number is bounded."""
+def _check_messages(exercise: Exercise, spec: CaseSpec, msgs: list[int],
+                    steps: list[int]) -> tuple[Verdict, str, str] | None:
+    """Over budget when a rank took more steps than the exercise's algorithm needs
+    (``[messages]``, counted by ``model.steps``: a step's segments are one step, every empty
+    message is one, since it carries data by being there)."""
     if exercise.messages is None:
         return None
     limit = exercise.messages(spec["world_size"], spec["params"])
-    worst = max(range(len(msgs)), key=msgs.__getitem__)
-    if msgs[worst] <= limit:
+    worst = max(range(len(steps)), key=steps.__getitem__)
+    if steps[worst] <= limit:
         return None
     what, what_zh = exercise.messages.algorithm
     return (Verdict.OVER_BUDGET,
             f"correct, but rank {worst} sent {plural(msgs[worst], 'message')}; {what} needs {limit} "
-            "(every message counts, empty ones too)",
-            f"结果正确，但 rank {worst} 发送了 {msgs[worst]:,} 条消息；{what_zh}只需要 {limit} 条"
-            "（每条消息都计数，空消息也不例外）")
+            f"steps and this rank took {steps[worst]:,} (non-empty messages in a row to one peer "
+            "are one step, its segments; every empty message is a step of its own)",
+            f"结果正确，但 rank {worst} 发送了 {msgs[worst]:,} 条消息；{what_zh}只需要 {limit} 条（步），"
+            f"这个 rank 用了 {steps[worst]:,} 步（连续发给同一对端的非空消息算一步，即它的分段；"
+            "每条空消息各算一步）")
 
 
 def _check_traffic(exercise: Exercise, spec: CaseSpec,

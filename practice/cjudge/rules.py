@@ -113,13 +113,15 @@ def rules_section(exercise: Exercise, lang: str) -> str:
                   for c in exercise.cases]
         what, what_zh = exercise.messages.algorithm
         formula = exercise.messages.bound.formula
-        noun = "message" if formula == "1" else "messages"
+        noun = "step" if formula == "1" else "steps"
         formula = f"`{formula}`"
-        lines.append(f"* **消息数。** 每个 rank 最多发送 {formula} 条消息（{what_zh}所需），空消息也"
-                     f"计数；超过判为 `over_budget`。各用例：{_case_list(counts, zh)}。" if zh else
-                     f"* **Messages.** Each rank may send at most {formula} {noun} (what {what} "
-                     f"needs), empty ones too; more is `over_budget`. Per case: "
-                     f"{_case_list(counts, zh)}.")
+        lines.append(f"* **消息数。** 每个 rank 最多走 {formula} 步（{what_zh}所需）：连续发给同一对端"
+                     "的非空消息算一步（一步切成的分段），每条空消息各算一步；超过判为 "
+                     f"`over_budget`。各用例：{_case_list(counts, zh)}。" if zh else
+                     f"* **Messages.** Each rank may take at most {formula} {noun} (what {what} "
+                     "needs): non-empty messages in a row to one peer are one step (a step cut "
+                     "into segments), every empty message is a step of its own; more is "
+                     f"`over_budget`. Per case: {_case_list(counts, zh)}.")
     if exercise.model.time_bound is not None:
         lines.append(_time(exercise, zh))
     floor = exercise.model.floor

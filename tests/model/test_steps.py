@@ -1,0 +1,66 @@
+"""The ``[messages]`` bound counts steps: a segmented, pipelined ring is within it, a flood of
+empty messages is not."""
+
+from __future__ import annotations
+
+from cjudge.exercises import default_root, load_exercises
+from cjudge.grading import grade_case, plan_cases
+from cjudge.model.steps import steps_per_rank
+from cjudge.sim.runtime import run_case
+
+SEGMENTED_RING = '''
+import torch
+import torch.distributed as dist
+
+
+def ring_all_reduce(t):
+    """The ring, each chunk cut into two segments, both in flight."""
+    rank, n = dist.get_rank(), dist.get_world_size()
+    right, left = (rank + 1) % n, (rank - 1) % n
+    chunks = list(t.chunk(n))
+
+    def step(send_idx, recv_idx, add):
+        out, into = chunks[send_idx].tensor_split(2), chunks[recv_idx].tensor_split(2)
+        bufs = [torch.empty_like(p) for p in into]
+        reqs = []
+        for seg, (o, b) in enumerate(zip(out, bufs)):
+            reqs.append((dist.isend(o.clone(), right), dist.irecv(b, left), seg))
+            if len(reqs) == 2:  # two in flight: finish the older before posting more
+                s, r, k = reqs.pop(0)
+                s.wait(); r.wait()
+                into[k].add_(bufs[k]) if add else into[k].copy_(bufs[k])
+        for s, r, k in reqs:
+            s.wait(); r.wait()
+            into[k].add_(bufs[k]) if add else into[k].copy_(bufs[k])
+
+    for i in range(n - 1):
+        step((rank - i) % n, (rank - i - 1) % n, True)
+    for i in range(n - 1):
+        step((rank + 1 - i) % n, (rank - i) % n, False)
+'''
+
+
+def _trace(requests: list[tuple[int, str, int, int]]) -> dict:
+    """A trace of graded requests (rank, kind, peer, bytes sent), posted in this order."""
+    return {"world_size": 2, "requests": [
+        {"id": i, "rank": rank, "kind": kind, "peer": peer, "sent": sent, "graded": True,
+         "posted": i} for i, (rank, kind, peer, sent) in enumerate(requests)]}
+
+
+def test_segments_in_a_row_are_one_step_and_every_empty_message_is_one():
+    trace = _trace([(0, "send", 1, 8), (0, "send", 1, 8),  # one step in two segments
+                    (0, "send", 1, 0), (0, "send", 1, 0),  # two empty messages: two steps
+                    (0, "send", 1, 8), (0, "all_reduce", 0, 8),  # a step, a collective
+                    (0, "send", 1, 8), (1, "recv", 0, 0), (1, "send", 0, 8)])
+    assert steps_per_rank(trace) == [6, 1]  # type: ignore[arg-type]
+
+
+def test_a_segmented_pipelined_ring_is_within_the_message_bound():
+    """More messages than 2(n − 1) (each chunk in segments), but the ring's steps: accepted on
+    a case the time bound does not judge."""
+    ex = load_exercises(default_root())["ring-allreduce"]
+    spec = next(s for s in plan_cases(ex) if s["name"] == "3-ranks-float64")
+    assert not ex.model.judges(spec["name"]) and ex.messages is not None
+    case = grade_case(ex, spec, run_case(ex.job_spec(SEGMENTED_RING, "segmented.py"), spec))
+    assert min(case["messages_sent"]) > ex.messages(3, {}), case["messages_sent"]
+    assert case["verdict"] == "accepted", case["message"]
