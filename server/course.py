@@ -1,5 +1,6 @@
 """What a course needs beside the queue: display names, each submission's score (for
-leaderboards) and every version of each exercise the server has served."""
+leaderboards), every version of each exercise the server has served, the exercises it assigns
+with their deadlines, and the gradebook."""
 
 from __future__ import annotations
 
@@ -8,17 +9,21 @@ import io
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import func
+from sqlalchemy import func, update
 from sqlmodel import Session, col, select
 
 from cjudge.courses.results import headline
+from cjudge.exercises import TRACKS
 
 from .access import may_see
 from .jobqueue import RATE_WINDOW_S
 from .models import (
     DONE,
+    LEARNER,
     QUEUED,
     RUNNING,
+    STAFF_ROLES,
+    Assignment,
     Exercise,
     Profile,
     Submission,
@@ -102,7 +107,7 @@ def leaderboard(session: Session, exercise_id: str, current_hash: str | None,
                  "submission_id": s.submission_id if may_see(s.user_id, viewer_id, admin)
                  else None}
         if admin:
-            entry["username"] = users.get(s.user_id)
+            entry["username"], entry["user_id"] = users.get(s.user_id), s.user_id
         entries.append(entry)
     return entries
 
@@ -121,7 +126,7 @@ def progress(session: Session, user_ids: list[int] | None = None) -> dict[str, A
     limits it to those learners (a learner's own progress)."""
     exercises = session.exec(
         select(Exercise).where(Exercise.active).order_by(col(Exercise.id))).all()
-    learners_q = select(User).where(User.role == "learner").order_by(col(User.id))
+    learners_q = select(User).where(User.role == LEARNER).order_by(col(User.id))
     if user_ids is not None:
         learners_q = select(User).where(col(User.id).in_(user_ids)).order_by(col(User.id))
     learners = session.exec(learners_q).all()
@@ -190,6 +195,10 @@ def _aware(moment: datetime) -> datetime:
     return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
+def _aware_or_none(moment: datetime | None) -> datetime | None:
+    return None if moment is None else _aware(moment)
+
+
 def queue_position(session: Session, submission_id: int) -> int:
     """The submission's place in the queue: 1 + the queued submissions older than it (claims
     are first come, first served, except that a user with jobs running waits behind others)."""
@@ -213,3 +222,91 @@ def quota(session: Session, settings: Settings, user_id: int) -> dict[str, Any]:
             "remaining_this_minute": max(0, settings.rate_per_minute - len(recent)),
             "next_frees_in_s": round(max(0.0, frees_in), 1),
             "pending": pending, "max_pending": settings.max_queued_per_user}
+
+
+def course_order(ids: list[str], catalog: dict[str, dict[str, Any]]) -> list[str]:
+    """``ids`` in the course's order: the catalog's tracks in turn, each in its order; ids the
+    catalog does not place last, by id."""
+    tracks = {name: i for i, name in enumerate(TRACKS)}
+
+    def key(exercise_id: str) -> tuple[int, int, str]:
+        place = catalog.get(exercise_id, {})
+        order = place.get("order")
+        return (tracks.get(place.get("track") or "", len(tracks)),
+                order if isinstance(order, int) else 1 << 30, exercise_id)
+    return sorted(ids, key=key)
+
+
+def assigned(session: Session, catalog: dict[str, dict[str, Any]]) -> list[tuple[str, datetime | None]]:
+    """The exercises the course assigns, in its order, each with its deadline (None: none):
+    those with an assignment, or every active exercise while none has one."""
+    rows = {a.exercise_id: a.due for a in session.exec(select(Assignment)).all()}
+    if not rows:
+        rows = {e: None for e in session.exec(select(Exercise.id).where(Exercise.active)).all()}
+    return [(e, _aware_or_none(rows[e])) for e in course_order(list(rows), catalog)]
+
+
+def is_late(session: Session, exercise_id: str, moment: datetime) -> bool:
+    """Whether a submission made at ``moment`` to ``exercise_id`` is past its deadline."""
+    row = session.get(Assignment, exercise_id)
+    due = _aware_or_none(row.due) if row is not None else None
+    return due is not None and _aware(moment) > due
+
+
+def set_deadline(session: Session, exercise_id: str, due: datetime | None) -> int:
+    """Assign ``exercise_id`` with deadline ``due`` (None: none) and mark its submissions made
+    after it ``late`` (the others not); how many are late."""
+    due = due.astimezone(UTC) if due is not None else None
+    row = session.get(Assignment, exercise_id) or Assignment(exercise_id=exercise_id)
+    row.due, row.updated_at = due, utcnow()
+    session.add(row)
+    made = session.exec(select(Submission.id, Submission.created_at)
+                        .where(Submission.exercise_id == exercise_id)).all()
+    late = [i for i, at in made if due is not None and _aware(at) > due]
+    session.exec(update(Submission).where(col(Submission.exercise_id) == exercise_id)
+                 .values(late=col(Submission.id).in_(late) if late else False))
+    return len(late)
+
+
+def staff(session: Session) -> list[dict[str, Any]]:
+    """The course's staff and its admin, by name."""
+    display = names(session)
+    return [{"username": u.username, "role": u.role, "display_name": display.get(saved_id(u))}
+            for u in session.exec(select(User).where(col(User.role).in_(STAFF_ROLES))
+                                  .order_by(col(User.username_key))).all()]
+
+
+def gradebook_csv(session: Session, catalog: dict[str, dict[str, Any]],
+                  late_policy: str = "not_counted") -> str:
+    """One row per learner (``username,display_name``, then a column per assigned exercise in
+    the course's order): 1 solved (accepted), 0 tried but not solved, empty not tried. An accept
+    made only after the deadline is marked ``late``: "0 late" (``late_policy`` "not_counted",
+    the default) or "1 late" ("counted")."""
+    columns = [e for e, _ in assigned(session, catalog)]
+    learners = session.exec(select(User).where(User.role == LEARNER)
+                            .order_by(col(User.username_key))).all()
+    cells: dict[tuple[int, str], tuple[bool, bool]] = {}  # (accepted in time, accepted late)
+    tried: set[tuple[int, str]] = set()
+    for user_id, exercise_id, verdict, late in session.exec(
+            select(Submission.user_id, Submission.exercise_id, Submission.verdict,
+                   Submission.late).where(Submission.status == DONE,
+                                          col(Submission.exercise_id).in_(columns))).all():
+        key = (user_id, exercise_id)
+        tried.add(key)
+        on_time, late_accept = cells.get(key, (False, False))
+        accepted = verdict == "accepted"
+        cells[key] = (on_time or (accepted and not late), late_accept or (accepted and late))
+    late_points = "1 late" if late_policy == "counted" else "0 late"
+    display = names(session)
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["username", "display_name", *columns])
+    for user in learners:
+        row = [user.username, display.get(saved_id(user)) or ""]
+        for exercise_id in columns:
+            key = (saved_id(user), exercise_id)
+            on_time, late_accept = cells.get(key, (False, False))
+            row.append("1" if on_time else late_points if late_accept
+                       else "0" if key in tried else "")
+        writer.writerow(row)
+    return out.getvalue()

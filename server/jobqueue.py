@@ -11,7 +11,7 @@ import json
 import secrets
 import uuid
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import case as when
@@ -230,6 +230,45 @@ def release(session: Session, claim_: Claim, log: str | None, count_attempt: boo
         values["attempts"] = Submission.attempts - 1
     notify(session)
     return _owned_update(session, claim_, **values)
+
+
+def regradable(exercise_id: str, verdict: str | None = None,
+               submission_id: int | None = None) -> Any:
+    """The query of ``exercise_id``'s finished submissions to judge again: those with
+    ``verdict`` if given, only ``submission_id`` if given."""
+    query = select(Submission).where(Submission.exercise_id == exercise_id,
+                                     Submission.status == DONE)
+    if verdict is not None:
+        query = query.where(Submission.verdict == verdict)
+    if submission_id is not None:
+        query = query.where(Submission.id == submission_id)
+    return query
+
+
+def requeue(session: Session, rows: list[Submission], content_hash: str) -> int:
+    """Put finished ``rows`` back in the queue to be judged against ``content_hash``, each
+    verdict kept first in the row's ``history`` (with its time and judge version); how many."""
+    now = utcnow()
+    for row in rows:
+        earlier = {"verdict": row.verdict, "finished_at": _iso(row.finished_at),
+                   "judge_version": (row.result or {}).get("judge_version"),
+                   "regraded_at": _iso(now)}
+        row.history = [*(row.history or []), earlier]
+        row.status, row.verdict, row.result, row.cases_so_far = QUEUED, None, None, []
+        row.attempts, row.worker_id, row.lease_token, row.lease_expires_at = 0, None, None, None
+        row.started_at = row.finished_at = None
+        row.content_hash = content_hash
+        session.add(row)
+    if rows:
+        notify(session)
+    return len(rows)
+
+
+def _iso(moment: datetime | None) -> str | None:
+    """``moment`` in ISO 8601 UTC (SQLite hands back naive datetimes, stored as UTC)."""
+    if moment is None:
+        return None
+    return (moment if moment.tzinfo else moment.replace(tzinfo=UTC)).isoformat()
 
 
 def counts(session: Session) -> dict[str, int]:

@@ -1,5 +1,6 @@
 """Database tables, all of them: users, exercises (synced from ``exercises/``) and their served
-versions, submissions (the queue) and their scores, display names and workers' health reports."""
+versions, the course's assignments (deadlines), submissions (the queue) and their scores,
+display names and workers' health reports."""
 
 from __future__ import annotations
 
@@ -11,6 +12,10 @@ from sqlalchemy import JSON, BigInteger, Column, Float, Index, Text
 from sqlmodel import Field, SQLModel
 
 QUEUED, RUNNING, DONE = "queued", "running", "done"
+#: a user's role: the admin (from the settings), the course's staff, or a learner
+ADMIN, STAFF, LEARNER = "admin", "staff", "learner"
+#: the roles that read every learner's work, set deadlines and regrade
+STAFF_ROLES = (ADMIN, STAFF)
 
 
 def utcnow() -> datetime:
@@ -24,15 +29,16 @@ def new_identity() -> str:
 
 
 class User(SQLModel, table=True):
-    """An account; ``role`` is "learner" or "admin". ``username_key`` is the name casefolded
-    (names are unique whatever their case); tokens carry ``identity`` and ``generation``, and
-    bumping ``generation`` ends every session of the account."""
+    """An account; ``role`` is "learner", "staff" or "admin" (``STAFF_ROLES`` see everyone's
+    work). ``username_key`` is the name casefolded (names are unique whatever their case);
+    tokens carry ``identity`` and ``generation``, and bumping ``generation`` ends every session
+    of the account."""
 
     id: int | None = Field(default=None, primary_key=True)
     username: str = Field(max_length=64, unique=True, index=True)
     username_key: str = Field(max_length=64, unique=True, index=True)
     password_hash: str = Field(max_length=255)
-    role: str = Field(default="learner", max_length=16)
+    role: str = Field(default=LEARNER, max_length=16)
     identity: str = Field(default_factory=new_identity, max_length=32)
     generation: int = 0
     created_at: datetime = Field(default_factory=utcnow)
@@ -53,8 +59,19 @@ class Exercise(SQLModel, table=True):
     synced_at: datetime = Field(default_factory=utcnow)
 
 
+class Assignment(SQLModel, table=True):
+    """An exercise the course assigns, with its deadline (None: no deadline). With no
+    assignment at all, a course assigns every exercise."""
+
+    exercise_id: str = Field(foreign_key="exercise.id", primary_key=True, max_length=64)
+    due: datetime | None = None
+    updated_at: datetime = Field(default_factory=utcnow)
+
+
 class Submission(SQLModel, table=True):
-    """A learner's submission and its place in the queue (status queued -> running -> done)."""
+    """A learner's submission and its place in the queue (status queued -> running -> done);
+    ``history``: the verdicts it had before each regrade, oldest first (None: never regraded);
+    ``late``: made after its exercise's deadline."""
 
     __table_args__ = (
         Index("ix_submission_status_id", "status", "id"),
@@ -81,6 +98,8 @@ class Submission(SQLModel, table=True):
     lease_token: str | None = Field(default=None, max_length=64)
     lease_expires_at: datetime | None = None
     judge_log: str | None = Field(default=None, sa_column=Column(Text))
+    history: list[Any] | None = Field(default=None, sa_column=Column(JSON))
+    late: bool = False  # made after its exercise's deadline (kept in step when that moves)
     client_ip: str | None = Field(default=None, max_length=64)
     created_at: datetime = Field(default_factory=utcnow)
     started_at: datetime | None = None

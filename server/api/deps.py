@@ -19,7 +19,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import HTTPConnection
 
 from ..access import may_see
-from ..models import User, saved_id
+from ..models import ADMIN, STAFF_ROLES, User, saved_id
 from ..security import TokenClaims, read_token
 from ..settings import Settings
 from .errors import ApiError
@@ -47,13 +47,19 @@ class Caller:
                 and claims.generation == self.generation)
 
     @property
+    def staff(self) -> bool:
+        """Whether the caller is staff (the admin or the course's staff), who may see
+        everything."""
+        return self.role in STAFF_ROLES
+
+    @property
     def admin(self) -> bool:
-        """Whether the caller is staff, who may see everything."""
-        return self.role == "admin"
+        """Whether the caller is the admin, who also names the staff."""
+        return self.role == ADMIN
 
     def may_see(self, owner_id: int) -> bool:
         """Whether the caller may see a submission of ``owner_id``'s (``server.access``)."""
-        return may_see(owner_id, self.id, self.admin)
+        return may_see(owner_id, self.id, self.staff)
 
 
 class CallerCache:
@@ -154,8 +160,15 @@ async def current_user(user: Annotated[Caller | None, Depends(optional_user)]) -
 
 async def staff_user(user: Annotated[Caller, Depends(current_user)]) -> Caller:
     """The logged-in user if staff; 403 otherwise."""
-    if not user.admin:
+    if not user.staff:
         raise ApiError(403, "staff_only", "staff only", "仅限教师和助教")
+    return user
+
+
+async def admin_user(user: Annotated[Caller, Depends(current_user)]) -> Caller:
+    """The logged-in user if the admin; 403 otherwise."""
+    if not user.admin:
+        raise ApiError(403, "admin_only", "the admin only", "仅限管理员")
     return user
 
 
@@ -164,4 +177,5 @@ EngineDep = Annotated[Engine, Depends(get_engine)]
 SessionDep = Annotated[Session, Depends(get_session)]
 UserDep = Annotated[Caller, Depends(current_user)]
 StaffDep = Annotated[Caller, Depends(staff_user)]
+AdminDep = Annotated[Caller, Depends(admin_user)]
 MaybeUserDep = Annotated[Caller | None, Depends(optional_user)]

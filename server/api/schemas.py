@@ -121,6 +121,17 @@ class SubmissionSummary(BaseModel):
     created_at: datetime
     finished_at: datetime | None
     content_hash: str  # the exercise's version it was judged on (see /api/exercises/{id})
+    late: bool = False  # made after its exercise's deadline
+
+
+class EarlierVerdict(BaseModel):
+    """A verdict a submission had before a regrade: when it was given, by which judge, and
+    when it was regraded."""
+
+    verdict: str | None
+    finished_at: datetime | None
+    judge_version: str | None
+    regraded_at: datetime
 
 
 def _from_kernel(typed: Any, required: tuple[str, ...] = ()) -> Any:
@@ -188,6 +199,7 @@ class SubmissionOut(SubmissionSummary):
     queue_position: int | None = None  # while queued; 1: next to be judged
     worker_id: str | None = None  # admins only
     judge_log: str | None = None  # admins only
+    history: list[EarlierVerdict] = []  # its verdicts before each regrade, oldest first
 
 
 class ValidationIssue(BaseModel):

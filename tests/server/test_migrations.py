@@ -77,3 +77,22 @@ def test_0005_renames_progress_to_cases_so_far_and_keeps_the_row(url: str) -> No
     names, _ = schema(url)
     assert "progress" in names and "cases_so_far" not in names
     assert submission(url, "progress") == before
+
+
+def test_0006_adds_assignments_and_a_submissions_late_flag_and_history(url: str) -> None:
+    migrate(url)
+    engine = create_engine(url)
+    with engine.begin() as conn:
+        for row in ROWS:
+            conn.execute(text(row.replace(" progress,", " cases_so_far,")))
+    engine.dispose()
+    assert submission(url, "late")[5] in (False, 0) and submission(url, "history")[5] is None
+    command.downgrade(alembic_config(url), "0005")
+    names, _ = schema(url)
+    assert {"late", "history"}.isdisjoint(names)
+    assert submission(url, "cases_so_far")[:5] == (7, "code", 42, "running", 1)
+    engine = create_engine(url)
+    try:
+        assert "assignment" not in inspect(engine).get_table_names()
+    finally:
+        engine.dispose()

@@ -7,10 +7,9 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated
 
-from fastapi import APIRouter, FastAPI, Query, Request
+from fastapi import APIRouter, FastAPI, Query
 from fastapi.responses import Response
 from pydantic import BaseModel, Field
-from sqlalchemy import update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
@@ -19,11 +18,11 @@ from cjudge.verdicts import Verdict
 from ... import course, names
 from ...accounts import display_name_refusal
 from ...db import write_session
-from ...models import DONE, QUEUED, Exercise, ExerciseVersion, Profile, Submission, SubmissionScore, utcnow
+from ...models import DONE, Exercise, ExerciseVersion, Profile, Submission, SubmissionScore, utcnow
 from ..contract import NOT_FOUND, STAFF_ONLY
 from ..deps import EngineDep, SessionDep, SettingsDep, StaffDep, UserDep
 from ..errors import ApiError, unknown_exercise
-from . import health
+from . import health, staff
 
 router = APIRouter(tags=["course"])
 
@@ -55,7 +54,9 @@ class LeaderboardEntry(BaseModel):
     headline_case: str | None
     submitted_at: datetime
     current_version: bool  # judged on the exercise as it is now
-    submission_id: int | None  # yours, or an admin's view
+    submission_id: int | None  # yours, or staff's view
+    user_id: int | None = None  # staff only: whose it is (their submissions open from it)
+    username: str | None = None  # staff only
 
 
 class LeaderboardOut(BaseModel):
@@ -132,13 +133,6 @@ class QuotaOut(BaseModel):
     max_pending: int
 
 
-class RegradeOut(BaseModel):
-    """How many submissions went back in the queue."""
-
-    exercise: str
-    queued: int
-
-
 def _exercise(session: Session, exercise_id: str) -> Exercise:
     row = session.get(Exercise, exercise_id)
     if row is None:
@@ -163,7 +157,7 @@ def get_leaderboard(exercise_id: str, user: UserDep, engine: EngineDep,
             course.backfill_scores(session, exercise_id)
     with Session(engine) as session:
         entries = course.leaderboard(session, exercise_id, exercise.content_hash, user.id,
-                                     user.admin, limit)
+                                     user.staff, limit)
     modelled = any(e["model_time_s"] is not None for e in entries)
     return LeaderboardOut.model_validate(
         {"exercise": exercise_id, "title": {"en": exercise.title_en, "zh": exercise.title_zh},
@@ -244,36 +238,8 @@ def get_progress_csv(_staff: StaffDep, session: SessionDep) -> Response:
                     headers={"content-disposition": 'attachment; filename="progress.csv"'})
 
 
-class RegradeIn(BaseModel):
-    """Which finished submissions to judge again (with this judge and the exercise as it is)."""
-
-    exercise: str = Field(min_length=1, max_length=64)
-    verdict: str | None = Field(default=None, max_length=32, description="only these (e.g. accepted)")
-
-
-@router.post("/api/admin/regrade", status_code=202, responses={**STAFF_ONLY, **NOT_FOUND})
-def post_regrade(body: RegradeIn, request: Request, _staff: StaffDep,
-                 engine: EngineDep) -> RegradeOut:
-    """Staff: put an exercise's finished submissions back in the queue, to be judged again by
-    this judge version against the exercise's current version; leaderboards and progress
-    follow as the new verdicts arrive."""
-    with write_session(engine) as session:
-        exercise = _exercise(session, body.exercise)
-        query = update(Submission).where(col(Submission.exercise_id) == exercise.id,
-                                         col(Submission.status) == DONE)
-        if body.verdict is not None:
-            query = query.where(col(Submission.verdict) == body.verdict)
-        done = session.exec(query.values(
-            status=QUEUED, verdict=None, result=None, cases_so_far=[], attempts=0, worker_id=None,
-            lease_token=None, lease_expires_at=None, started_at=None, finished_at=None,
-            content_hash=exercise.content_hash))
-        exercise_id, queued = exercise.id, done.rowcount
-    request.app.state.done_cache.clear()  # those answers are no longer final
-    request.app.state.events_cache.clear()
-    return RegradeOut(exercise=exercise_id, queued=queued)
-
-
 def install(app: FastAPI) -> None:
     """Add the course routes to ``app``."""
     app.include_router(health.router)
     app.include_router(router)
+    app.include_router(staff.router)

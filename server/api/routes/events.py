@@ -83,7 +83,7 @@ async def submission_events(submission_id: SubmissionId, request: Request, user:
 
     def remember(done: SubmissionOut) -> FinishedEvents:
         events = render(done)
-        cache.put(done.id, user.admin, done.user_id, events)
+        cache.put(done.id, user.staff, done.user_id, events)
         return events
 
     first = await run_in_threadpool(load)  # 404 before the stream starts

@@ -17,6 +17,7 @@ from ..deps import Caller, EngineDep, SessionDep, SettingsDep, UserDep
 from ..errors import ApiError, rate_limited, unknown_exercise, unknown_submission
 from ..schemas import (
     CaseOutline,
+    EarlierVerdict,
     SubmissionCreated,
     SubmissionIn,
     SubmissionOut,
@@ -42,13 +43,13 @@ def visible(session: Session, submission_id: int, user: Caller) -> Submission:
 def cached_for(cache: DoneCache[P], submission_id: int, user: Caller) -> P | None:
     """A finished submission's cached answer as ``user`` sees it, if cached and theirs to see
     (otherwise the route reads the database, and answers 404 if it is not)."""
-    cached = cache.get(submission_id, user.admin)
+    cached = cache.get(submission_id, user.staff)
     return cached[1] if cached is not None and user.may_see(cached[0]) else None
 
 
 def present(row: Submission, user: Caller) -> SubmissionOut:
     """The submission as ``user`` may see it."""
-    admin = user.admin
+    admin = user.staff
     result = row.result
     if result is not None and not admin:
         result = {k: v for k, v in result.items() if k not in ADMIN_ONLY}
@@ -63,6 +64,7 @@ def present(row: Submission, user: Caller) -> SubmissionOut:
         started_at=row.started_at, queue_ms=_ms(row.created_at, row.started_at),
         grading_ms=_ms(row.started_at, row.finished_at),
         worker_id=row.worker_id if admin else None, judge_log=row.judge_log if admin else None,
+        history=[EarlierVerdict.model_validate(h) for h in row.history or []],
     )
 
 
@@ -94,6 +96,7 @@ def create_submission(body: SubmissionIn, request: Request, user: UserDep, setti
         try:
             row = jobqueue.enqueue(session, settings, user.id, exercise.id, exercise.content_hash,
                                    body.code, body.filename, ip)
+            row.late = course.is_late(session, exercise.id, row.created_at)
         except jobqueue.Refused as refused:
             raise ApiError(refused.status, "rate_limited" if refused.status == 429 else "busy",
                            str(refused), "提交过多或评测队列已满，请稍后再试",
@@ -114,11 +117,15 @@ def list_submissions(
     before: Annotated[int | None, Query(ge=1, le=2**62,
                                         description="only ids below this (paging)")] = None,
     limit: Annotated[int, Query(ge=1, le=200)] = 50,
-    everyone: Annotated[bool, Query(description="admins: every user's submissions")] = False,
+    everyone: Annotated[bool, Query(description="staff: every user's submissions")] = False,
+    of: Annotated[int | None, Query(ge=1, le=2**62,
+                                    description="staff: this user's submissions")] = None,
 ) -> list[SubmissionSummary]:
-    """The caller's submissions, newest first (admins may ask for everyone's)."""
+    """The caller's submissions, newest first (staff may ask for everyone's, or one user's)."""
     query = select(Submission)
-    if not (everyone and user.admin):
+    if user.staff and of is not None:
+        query = query.where(Submission.user_id == of)
+    elif not (everyone and user.staff):
         query = query.where(Submission.user_id == user.id)
     if exercise is not None:
         query = query.where(Submission.exercise_id == exercise)
@@ -147,14 +154,15 @@ async def get_submission(submission_id: SubmissionId, request: Request, user: Us
 
     row, body = await run_in_threadpool(load)
     if row.status == DONE:
-        cache.put(submission_id, user.admin, row.user_id, body)
+        cache.put(submission_id, user.staff, row.user_id, body)
     return Response(body, media_type="application/json")
 
 
 def _summary(row: Submission) -> SubmissionSummary:
     return SubmissionSummary(id=saved_id(row), exercise=row.exercise_id, user_id=row.user_id,
                              status=row.status, verdict=row.verdict, created_at=row.created_at,
-                             finished_at=row.finished_at, content_hash=row.content_hash)
+                             finished_at=row.finished_at, content_hash=row.content_hash,
+                             late=row.late)
 
 
 def _ms(start, end) -> float | None:

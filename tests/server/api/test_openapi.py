@@ -26,8 +26,14 @@ OPERATIONS = {
     ("get", "/api/me/progress"): "get_my_progress", ("get", "/api/me/quota"): "get_quota",
     ("get", "/api/admin/progress"): "get_progress",
     ("get", "/api/admin/progress.csv"): "get_progress_csv",
-    ("post", "/api/admin/regrade"): "post_regrade"}
-NOT_JSON = {"submission_events", "get_progress_csv", "logout"}  # SSE, CSV, 204
+    ("post", "/api/admin/regrade"): "post_regrade",
+    ("get", "/api/admin/regrade/count"): "get_regrade_count",
+    ("post", "/api/admin/submissions/{submission_id}/regrade"): "post_submission_regrade",
+    ("put", "/api/admin/users/{username}/role"): "put_role",
+    ("get", "/api/admin/staff"): "get_staff", ("get", "/api/admin/assignments"): "get_assignments",
+    ("put", "/api/admin/exercises/{exercise_id}/deadline"): "put_deadline",
+    ("get", "/api/admin/gradebook.csv"): "get_gradebook_csv"}
+NOT_JSON = {"submission_events", "get_progress_csv", "get_gradebook_csv", "logout"}  # SSE, CSV, 204
 ERROR = {"$ref": "#/components/schemas/ErrorOut"}
 
 
