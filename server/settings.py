@@ -18,6 +18,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AliasChoices, BeforeValidator, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+from cjudge.exercises import default_root
 from cjudge.protocol import RESULT_BYTES
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -50,7 +51,7 @@ class Settings(BaseSettings):
         default=None, validation_alias=AliasChoices("CJUDGE_DATABASE_URL", "DATABASE_URL")
     )
     secret_key: SecretStr | None = None  # signs log-in tokens; unset: generated once in the data directory
-    exercises_dir: Path = REPO_ROOT / "exercises"  # the exercise folders the judge serves and grades
+    exercises_dir: Path = default_root()  # the exercise folders the judge serves and grades
     web_dist: Path = REPO_ROOT / "web" / "dist"  # the built web app (`cd web && npm run build`)
 
     # accounts

@@ -15,6 +15,7 @@ import math
 import re
 import tomllib
 from dataclasses import dataclass, field
+from importlib import resources
 from pathlib import Path
 
 from .kit.case import REQUIRED_HOOKS
@@ -495,5 +496,9 @@ def load_exercises(root: Path, published: bool = False, drafts: bool = False,
 
 
 def default_root() -> Path:
-    """The repository's ``exercises/`` folder (beside ``practice/``)."""
+    """The exercises the package carries (``cjudge/bundled_exercises`` in an installed wheel),
+    else the source checkout's ``exercises/`` folder (beside ``practice/``)."""
+    bundled = resources.files("cjudge") / "bundled_exercises"
+    if isinstance(bundled, Path) and bundled.is_dir():
+        return bundled
     return Path(__file__).resolve().parents[2] / "exercises"

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field, replace
+from importlib import resources
 from pathlib import Path
 
 from ..units import format_seconds
 
 INTRA, INTER = "intra", "inter"
-CATALOG = Path(__file__).with_name("topologies.json")
+CATALOG = resources.files("cjudge.model") / "topologies.json"
 #: the name a fitted machine is saved under (``judge.py bench``)
 THIS_MACHINE = "this-machine"
 
