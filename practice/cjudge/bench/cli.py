@@ -224,10 +224,10 @@ def main(argv: list[str]) -> int:
         if doc["status"] != "ok":
             say(err, f"bench: {doc['status']}: {doc['message']}", "red")
         else:
-            from ..cli.model import FITTED
+            from ..cli.model import fitted
             from .fit import report as model_report
 
-            model_report(doc, out, FITTED)
+            model_report(doc, out, fitted())
         say(err, f"bench: wrote {', '.join(written)}")
         return status(doc)
 

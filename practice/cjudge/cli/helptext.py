@@ -52,9 +52,10 @@ COMMANDS = {
          ("list --json", "one JSON object per exercise"))),
     "start": Command(
         "copy an exercise's starter to your workspace",
-        "Start an exercise: copy its starter file into your workspace (practice/workspace/, "
-        "git-ignored) and print its statement. A copy you already have is kept unless --force.",
-        (("start ring-allreduce", "writes practice/workspace/ring_allreduce.py"),
+        "Start an exercise: copy its starter file into your workspace (--workspace DIR; "
+        "practice/workspace/ in a source checkout, git-ignored; else your data directory) "
+        "and print its statement. A copy you already have is kept unless --force.",
+        (("start ring-allreduce", "writes ring_allreduce.py in your workspace"),
          ("start ring-allreduce --lang zh", "the statement in Chinese"),
          ("start ring-allreduce --force", "start over from the starter"))),
     "test": Command(

@@ -9,7 +9,7 @@ from pathlib import Path
 from .. import __version__
 from ..courses.results import PLATFORMS
 from ..draws import DRAWS
-from . import commands
+from . import commands, workspace
 from .exits import PROG_ENV
 from .helptext import ID_HELP, Formatter, add_command
 
@@ -17,7 +17,7 @@ EPILOG = """examples:
   python practice/judge.py list
       the exercises, a table per track
   python practice/judge.py start ring-allreduce
-      copies the starter to practice/workspace/ and prints the statement
+      copies the starter to your workspace and prints the statement
   python practice/judge.py test ring-allreduce
       grades your workspace copy (my.py --json: another file, as JSON)
   python practice/judge.py check
@@ -36,6 +36,9 @@ EPILOG = """examples:
       stop the warm judge (it keeps torch imported between runs)
 
 `judge.py COMMAND --help` says what a command does, with examples.
+
+the workspace: --workspace DIR, else $CJUDGE_WORKSPACE, else practice/workspace/ in a source \
+checkout, else the user's data directory (installed: ~/.local/share/collective-judge/workspace).
 
 test and check run in a warm judge that keeps torch imported between runs (the first run \
 starts it; CJUDGE_WARM=0 runs in this process instead). Installed (pip install -e .), the \
@@ -57,6 +60,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--exercises", type=Path, help="exercises folder (default: the repo's)")
+    common.add_argument("--workspace", type=Path, metavar="DIR",
+                        help=f"where your copies of the starters go (default: ${workspace.ENV}, "
+                             "else practice/workspace/ in a checkout, else your data directory)")
     common.add_argument("--lang", choices=("en", "zh"), default="en",
                         help="language of statements and messages (English or Chinese)")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -126,6 +132,8 @@ def main(argv: list[str]) -> int:
         return bench_main(argv[argv.index("bench") + 1:])
     p = parser()
     args = p.parse_args(argv)
+    if getattr(args, "workspace", None) is not None:  # read by cli.workspace, and by any child
+        os.environ[workspace.ENV] = str(args.workspace.resolve())
     if getattr(args, "report", None) and args.report[0] not in PLATFORMS:
         p.error(f"--report: unknown platform {args.report[0]!r} (choose from {', '.join(PLATFORMS)})")
     if args.command == "warm":

@@ -31,8 +31,11 @@ from .model_table import RATIO_NOTE, fit_width, show
 
 #: the RawCase key that carries the switch's trace
 SWITCH_KEY: Final = "trace"
-#: the fitted machine ``judge.py bench`` saves (git-ignored workspace)
-FITTED = workspace.WORKSPACE / f"{THIS_MACHINE}.json"
+
+
+def fitted() -> Path:
+    """The fitted machine ``judge.py bench`` saves, in the workspace."""
+    return workspace.root() / f"{THIS_MACHINE}.json"
 
 
 def add_parser(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
@@ -133,7 +136,7 @@ def render(doc: dict[str, Any], console: Console) -> None:
 def cmd_model(exercise: Exercise, args: argparse.Namespace, console: Console) -> int:
     """Run ``judge.py model``; the exit status (2 for a bad argument)."""
     try:
-        topo = get_topology(args.topology, FITTED)
+        topo = get_topology(args.topology, fitted())
         sizes = parse_sizes(args.sizes)
         if args.ranks < 2:
             raise ModelError("--ranks must be 2 or more")
