@@ -162,8 +162,9 @@ def test_the_bound_judges_only_the_declared_cases():
     s = spec(time_bound=RD_BOUND, cases=["8-ranks"])
     trace = ref.ring_all_reduce(8, 4000)
     assert model_case(trace, 4000, s, "8-ranks").too_slow
-    skipped = model_case(trace, 4000, s, "2-ranks-odd")
-    assert not skipped.too_slow and skipped.model["bound"]["judged"] is False
-    assert skipped.model["sizes"][0]["bound_s"] is not None
+    skipped = model_case(trace, 4000, s, "2-ranks-odd")  # not listed: not modelled, says so
+    assert not skipped.too_slow and skipped.complete and skipped.model["modelled"] is False
+    assert skipped.model["sizes"] == [] and "2-ranks-odd" in skipped.model["note"]["en"]
+    assert "不建模" in skipped.model["note"]["zh"]
     with pytest.raises(ModelError):
         spec(cases="8-ranks")

@@ -93,10 +93,13 @@ class ModelSpec:
         names["c"] = self.compute(**names) if self.compute is not None else 0.0
         return names
 
+    def models(self, case_name: str | None) -> bool:
+        """Whether the case called ``case_name`` is modelled: ``cases`` lists it, or lists none."""
+        return self.cases is None or case_name is None or case_name in self.cases
+
     def judges(self, case_name: str | None) -> bool:
         """Whether the time bound applies to the case called ``case_name``."""
-        return self.time_bound is not None and (
-            self.cases is None or case_name is None or case_name in self.cases)
+        return self.time_bound is not None and self.models(case_name)
 
     @classmethod
     def from_table(cls, table: dict[str, Any] | None, collective: str | None = None) -> ModelSpec:
@@ -227,6 +230,16 @@ class CaseModel:
         return self.composed()[1]
 
 
+def unmodelled(case_name: str | None) -> dict[str, Any]:
+    """The ``model`` of a case that ``[model] cases`` does not list: no sizes, and a note that
+    says why."""
+    return {"modelled": False, "sizes": [], "bound": None,
+            "note": {"en": f"Case {case_name} is not modelled: the exercise's [model] cases do not "
+                           "list it, so no time is modelled or judged for it.",
+                     "zh": f"用例 {case_name} 不建模：本题 [model] 的 cases 未列出它，因此不为它建模"
+                           "或评判时间。"}}
+
+
 def _dominant(row: dict[str, Any], topo: Topology) -> tuple[str, str, str, str]:
     """Which term dominates this row, and the generic advice for it: (English, Chinese,
     advice in English, advice in Chinese)."""
@@ -268,6 +281,8 @@ def model_case(trace: SwitchTrace, run_size: int, spec: ModelSpec, case_name: st
     case's parameters, which place its ranks on nodes when ``spec.ranks_per_node`` names one.
     ``sent``: the bytes each rank sent, held to the floor's bytes.
     """
+    if not spec.models(case_name):
+        return CaseModel(unmodelled(case_name))
     n = trace["world_size"]
     topo = spec.topology_for(n, params, extra_topologies)
     names = {size: spec.variables(n, size, topo, params) for size in spec.sizes}  # once each
