@@ -17,6 +17,7 @@ from array import array
 from collections.abc import Callable
 
 from ..budget import ranks_text
+from ..chunks import solving_reader
 from ..switch import functions
 from ..units import plural
 from .case import Case
@@ -31,6 +32,8 @@ RANDINT_SHIFT = 32 - (2 * LIMIT + 1).bit_length()
 MANTISSA = {"float32": 24, "float64": 53}
 #: the bits of headroom a sum of up to 8 values needs
 SUMS_OF_8 = 3
+#: the most ranks whose every subset ``chunk_reader`` lists (4096 sums a chunk); beyond, it solves
+SUBSETS_UP_TO = 12
 
 
 def refined(values: list[float], step: float, used: int, headroom: int, dtype: str,
@@ -158,6 +161,10 @@ def chunk_reader(inputs: list[dict], chunks: list[tuple[int, int]],
     ranks do (inputs such as 10r + i cannot tell ranks 1 + 2 from 0 + 3). Sums of exact inputs
     are exact, so the first element looks the candidates up; the rest confirm. ``noun`` is
     what the exercise calls a chunk (English, Chinese), for diagnoses."""
+    if len(inputs) > SUBSETS_UP_TO:  # 2^n subsets no more: solve it (``chunks``)
+        solved = solving_reader(inputs, chunks)
+        vars(solved).update(chunks=len(chunks), mode="reduce", noun=noun)
+        return solved
     world, everyone = len(inputs), (1 << len(inputs)) - 1
     data = [i["data"] for i in inputs]
     masks = sorted(range(1, 1 << world), key=lambda k: bin(k).count("1"))
