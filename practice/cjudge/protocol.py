@@ -14,8 +14,10 @@ from .switch.trace import SwitchTrace
 
 #: what a case compares: the graded call's first argument afterwards, or what it returned
 Output = Literal["inplace", "return"]
-#: how a rank failed: an exception, a forbidden call, out of memory, or a signal
-ErrorKind = Literal["exception", "forbidden", "memory", "signal"]
+#: how a rank failed: an exception, a forbidden call, out of memory, or a signal; or a limit of
+#: the judge stopped it ("judge": e.g. a result larger than the judge's channel carries), which
+#: is never the learner's fault
+ErrorKind = Literal["exception", "forbidden", "memory", "signal", "judge"]
 
 def bilingual(kind: type[Exception], en: str, zh: str | None) -> Exception:
     """A ``kind`` exception raised to the learner with the judge's message ``en``, carrying its

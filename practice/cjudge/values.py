@@ -118,7 +118,8 @@ def encode(obj: Any, to_data: Callable[[Any], TensorData | None], depth: int = 0
 
 def checked(value: Any) -> Any:
     """``value`` if it is a well-formed result (from an untrusted rank), else :class:`ValueError`
-    (:class:`Uncomparable` for an integer outside :data:`INT_RANGE`)."""
+    (:class:`Uncomparable` for an integer outside :data:`INT_RANGE`). A tensor may be packed
+    (``switch.packed``: its elements beside the value, not in it)."""
     budget = [MAX_ELEMENTS]
 
     def walk(v: Any, depth: int) -> None:
@@ -145,12 +146,25 @@ def checked(value: Any) -> Any:
             if len(v["object"]) > 200:
                 raise ValueError("a type name too long")
             return
+        if isinstance(v, dict) and set(v) == {"shape", "dtype", "at"}:
+            _check_packed(v)  # its elements are bytes: the channel's frame limit bounds them
+            return
         if not is_tensor(v) or set(v) != {"shape", "dtype", "data"}:
             raise ValueError("not a value")
         _check_tensor(v, budget)
 
     walk(value, 0)
     return value
+
+
+def _check_packed(t: Mapping[str, Any]) -> None:
+    """A tensor whose elements travel as bytes (``switch.packed``): its form only."""
+    shape, at = t["shape"], t["at"]
+    if t["dtype"] not in ITEMSIZE or not isinstance(shape, list) or not isinstance(at, list) \
+            or len(at) != 2 or len(shape) > 64:
+        raise ValueError("a malformed tensor")
+    if not all(isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in shape + at):
+        raise ValueError("a malformed shape")
 
 
 def _check_tensor(t: Mapping[str, Any], budget: list[int]) -> None:

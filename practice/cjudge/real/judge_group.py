@@ -25,7 +25,8 @@ import torch.distributed as dist
 from ..learner import ForbiddenPrimitive, caller_line
 from ..primitives import blocks_of, check_sizes, equal_blocks, row_elements, same_shapes, split_rows
 from ..protocol import TensorData, bilingual
-from ..switch.wire import encode, read_frame
+from ..switch import packed
+from ..switch.wire import head_of, read_frame
 
 BACKEND = "judge"
 #: torch's files whose functions are what a learner calls (their names go into the trace)
@@ -45,10 +46,22 @@ class ChannelPort:
         self.graded = False  # inside the graded call: the exercise's rules apply
         self.posts = 0  # this rank's request numbers so far
 
-    def call(self, request: str, payload: bytes = b"",
+    def send(self, header: dict[str, Any], parts: Sequence[packed.Raw]) -> None:
+        """One frame whose payload is ``parts`` one after another, sent without joining them."""
+        size = sum(memoryview(p).nbytes for p in parts)
+        out = [memoryview(b) for b in (head_of(header, size), *parts) if len(b)]
+        while out:
+            sent = self.sock.sendmsg(out[:64])
+            while sent and sent >= out[0].nbytes:
+                sent -= out.pop(0).nbytes
+            if sent:
+                out[0] = out[0][sent:]
+
+    def call(self, request: str, payload: bytes = b"", parts: Sequence[packed.Raw] = (),
              **fields: Any) -> tuple[dict[str, Any], bytearray]:
-        """One request and its reply; the switch's refusal raised as torch would raise it."""
-        self.sock.sendall(encode({"request": request, **fields}, payload))
+        """One request (its payload ``payload``, or ``parts``) and its reply; the switch's
+        refusal raised as torch would raise it."""
+        self.send({"request": request, **fields}, parts or (payload,))
         header, data = read_frame(self.sock)
         if "error" in header:
             if "forbidden" in header:
@@ -75,8 +88,8 @@ class ChannelPort:
         self.posts += 1
         quiet = not self.graded or op_kind in self.allowed
         if quiet:
-            self.sock.sendall(encode({"request": request, "handle": self.posts, "quiet": True,
-                                      **fields}, payload))
+            self.send({"request": request, "handle": self.posts, "quiet": True, **fields},
+                      (payload,))
         else:
             self.call(request, payload, handle=self.posts, quiet=False, **fields)
         return self.posts
@@ -121,13 +134,24 @@ class ChannelPort:
         return data  # type: ignore[return-value]  # the frame's bytearray, not copied
 
     def begin(self) -> TensorData | None:
-        mine = self.call("begin")[0]["ok"]
+        """The rank's case input, each tensor's ``data`` a tensor over the reply's bytes."""
+        header, data = self.call("begin")
         self.graded = True
+        mine: TensorData | None = packed.unpack(header["ok"], data, _tensor_over)
         return mine
 
     def end(self, record: dict[str, Any]) -> None:
+        """The rank's last word: its result, tensors packed as bytes (``packed``), or error."""
         self.graded = False
-        self.call("end", output=record.get("output"), error=record.get("error"))
+        output, parts = packed.pack(record.get("output"))
+        self.call("end", parts=parts, output=output, error=record.get("error"))
+
+
+def _tensor_over(view: memoryview, dtype: str) -> torch.Tensor:
+    """A flat tensor of ``view``'s bytes, in storage of its own (resizable, as any tensor)."""
+    kind = getattr(torch, dtype)
+    return torch.frombuffer(view, dtype=kind).clone() if view.nbytes else \
+        torch.empty(0, dtype=kind)
 
 
 def _bytes(t: torch.Tensor) -> bytes:

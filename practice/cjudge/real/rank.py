@@ -27,7 +27,7 @@ from ..protocol import JobSpec, TensorData
 from .c10d_ops import route_c10d_ops
 from .confine import confine_rank
 from .group_lifecycle import group_owned_by_judge
-from .judge_group import ChannelPort, install
+from .judge_group import ChannelPort, install, payload_of
 from .outputs import redirect_output
 
 #: a rank may write at most this much to any file (its output is cut at the job's limit anyway)
@@ -54,8 +54,24 @@ def to_data(value: Any) -> TensorData | None:
                       data=flat.tolist())
 
 
+def to_bytes(value: Any) -> TensorData | None:
+    """A tensor with its elements as bytes (``switch.packed`` sends them as they are), or None
+    if ``value`` is not a tensor. A dtype the judge does not compare keeps no elements: the
+    judge refuses it by its name."""
+    if not isinstance(value, torch.Tensor):
+        return None
+    name = str(value.dtype).removeprefix("torch.")
+    flat = value.detach().cpu().contiguous().reshape(-1)
+    data = payload_of(flat) if name in DTYPES else []
+    return TensorData(shape=list(value.shape), dtype=name, data=data)  # type: ignore[typeddict-item]
+
+
 def _make_input(spec: TensorData) -> torch.Tensor:
-    return torch.tensor(spec["data"], dtype=DTYPES[spec["dtype"]]).reshape(spec["shape"])
+    """The tensor of ``spec``: over the bytes the judge sent, or made of a list of numbers."""
+    data: Any = spec["data"]
+    if isinstance(data, torch.Tensor):
+        return data.reshape(spec["shape"])
+    return torch.tensor(data, dtype=DTYPES[spec["dtype"]]).reshape(spec["shape"])
 
 
 def connect(job_dir: Path, rank: int) -> socket.socket:
@@ -89,7 +105,7 @@ def _call_learner(job: JobSpec, port: ChannelPort) -> dict[str, Any]:
         raise RuntimeError("the judge sent no input for this rank")
     output = graded_call(namespace, job["function"], job["output"], mine, _make_input, to_data,
                          port, job["filename"])
-    return {"output": values.encode(output, to_data), "error": None}
+    return {"output": values.encode(output, to_bytes), "error": None}
 
 
 def rank_main(job_dir: Path, rank: int, world: int) -> NoReturn:

@@ -2,7 +2,8 @@
 
 ``run_case`` forks a child process per case, and the child runs the ranks as threads with the
 simulated ``torch`` installed, watches them (finished, deadlocked, printing too much, past the
-time limit) and sends the :class:`RawCase` back as JSON. A thread cannot be killed, and a trace
+time limit) and sends the :class:`RawCase` back: JSON, the ranks' result tensors as raw bytes
+after it (``switch.packed``). A thread cannot be killed, and a trace
 hook can neither stop a rank stuck in C code (``time.sleep``, a huge ``sum``) nor survive a
 learner's ``sys.settrace``: ending the child process stops everything, every time, and keeps the
 parent's ``sys.modules`` and ``sys.stdout`` untouched. The child reports on its own at the time
@@ -15,6 +16,7 @@ import json
 import os
 import select
 import signal
+import struct
 import sys
 import threading
 import time
@@ -23,6 +25,7 @@ from typing import Any
 
 from ..learner import compile_learner, exit_error, learner_error
 from ..protocol import CaseSpec, JobSpec, RankError, RankReport, RankState, RawCase, Stop
+from ..switch import packed
 from ..switch.core import Switch, empty_trace
 from ..switch.threads import ThreadSwitch
 from .capture import Capture, Router
@@ -31,6 +34,7 @@ from .rank import install_modules, run_rank
 #: how long the parent waits past the time limit for the child's own report before killing it
 KILL_GRACE_S = 2.0
 _POLL_S = 0.1
+_LENGTH = struct.Struct("<Q")  # the answer's JSON's length, before the JSON
 
 
 def run_case(job: JobSpec, case: CaseSpec) -> RawCase:
@@ -48,7 +52,7 @@ def run_case(job: JobSpec, case: CaseSpec) -> RawCase:
             except BaseException:  # the judge's own fault: say so instead of dying silently
                 answer = {"crash": traceback.format_exc()}
             with os.fdopen(write_fd, "wb") as out:
-                out.write(json.dumps(answer).encode())
+                out.writelines(_packed(answer))
         finally:
             os._exit(0)
     os.close(write_fd)
@@ -64,10 +68,37 @@ def run_case(job: JobSpec, case: CaseSpec) -> RawCase:
         return _ended(case, wall_ms, "failed",
                       exit_error(status, ("the ranks' process", "各 rank 的进程"),
                                  ("before the case ended", "在用例结束之前")), None)
-    answer = json.loads(data)
+    answer = _unpacked(data)
     if "crash" in answer:
         raise RuntimeError(f"the simulated runtime failed:\n{answer['crash']}")
     return answer["raw"]
+
+
+def _packed(answer: dict[str, Any]) -> list[packed.Raw]:
+    """The child's answer as bytes: its JSON's length, the JSON, the result tensors' bytes."""
+    raw = answer.get("raw")
+    outputs, parts = packed.pack([r["output"] for r in raw["ranks"]] if raw else [])
+    if raw:
+        raw = {**raw, "ranks": [{**r, "output": o} for r, o in zip(raw["ranks"], outputs,
+                                                                   strict=True)]}
+    head = json.dumps({**answer, "raw": raw} if raw else answer).encode()
+    return [_LENGTH.pack(len(head)), head, *parts]
+
+
+def _unpacked(data: bytes) -> Any:
+    """The child's answer from its bytes (each result's elements as the sim's ``array`` gave
+    them: booleans stay 0 and 1)."""
+    size = _LENGTH.unpack_from(data)[0]
+    answer = json.loads(data[_LENGTH.size:_LENGTH.size + size])
+    payload = memoryview(data)[_LENGTH.size + size:]
+    if "raw" in answer:
+        for report in answer["raw"]["ranks"]:
+            report["output"] = packed.unpack(report["output"], payload, _as_stored)
+    return answer
+
+
+def _as_stored(view: memoryview, dtype: str) -> list[Any]:
+    return view.tolist()
 
 
 def _read_until(fd: int, deadline: float) -> bytes | None:
@@ -78,7 +109,7 @@ def _read_until(fd: int, deadline: float) -> bytes | None:
             left = deadline - time.monotonic()
             if left <= 0 or not select.select([fd], [], [], left)[0]:
                 return None
-            chunk = os.read(fd, 1 << 16)
+            chunk = os.read(fd, 1 << 20)
             if not chunk:
                 return b"".join(chunks)
             chunks.append(chunk)

@@ -21,8 +21,9 @@ from typing import Any
 
 from .. import values
 from ..protocol import RankError
+from . import packed
 from .core import Forbidden, Switch, SwitchError
-from .wire import FrameReader, MalformedFrame, head_of
+from .wire import FrameReader, FrameTooLarge, MalformedFrame, head_of
 
 _INT, _OPT_INT, _STR, _OPT_STR, _LIST, _OPT_LIST = "int", "int?", "str", "str?", "list", "list?"
 _OPT_BOOL = "bool?"
@@ -76,8 +77,18 @@ def checked(header: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     return op, fields
 
 
-def result_record(header: dict[str, Any]) -> dict[str, Any]:
-    """A rank's end-of-call record (output or error) checked, or a record of why it is not."""
+def _known(header: dict[str, Any]) -> bool:
+    """Whether ``header`` is a request the judge understands."""
+    try:
+        checked(header)
+    except BadRequest:
+        return False
+    return True
+
+
+def result_record(header: dict[str, Any], payload: bytes = b"") -> dict[str, Any]:
+    """A rank's end-of-call record (output or error) checked, or a record of why it is not;
+    its tensors' elements may be packed in ``payload`` (``packed``)."""
     output, error = header.get("output"), header.get("error")
     if error is not None:
         if not isinstance(error, dict) or not all(
@@ -96,7 +107,7 @@ def result_record(header: dict[str, Any]) -> dict[str, Any]:
             clean["message_zh"] = error["message_zh"][:20000]
         return {"output": None, "error": clean}
     try:
-        return {"output": values.checked(output), "error": None}
+        return {"output": packed.unpack(values.checked(output), payload), "error": None}
     except values.Uncomparable as exc:  # the learner's to fix: say what, in both languages
         return {"output": None, "error": RankError(kind="exception", type="OverflowError",
                                                    message=exc.en, message_zh=exc.zh,
@@ -113,6 +124,13 @@ def _consume(out: deque[memoryview], sent: int) -> bool:
             return False
         sent -= len(out.popleft())
     return True
+
+
+def judge_limit(why: str, why_zh: str) -> RankError:
+    """A rank stopped by a limit of the judge (a ``judge_error``, never the learner's)."""
+    return RankError(kind="judge", type="JudgeLimit", traceback="", line=None,
+                     message=f"the judge cannot carry what this rank sent: {why}",
+                     message_zh=f"评测机无法传送该 rank 发来的数据：{why_zh}")
 
 
 def _broken(why: str, why_zh: str) -> RankError:
@@ -214,6 +232,12 @@ class SwitchServer:
             return
         try:
             conn.frames.extend(conn.reader.feed(data))
+        except FrameTooLarge as exc:
+            if _known(exc.header):  # a request too large for the judge: its limit, not a fault
+                self._drop(conn, judge_limit(str(exc), f"帧超过了评测机的上限（{exc}）"))
+            else:
+                self._drop(conn, _broken(str(exc), f"通道上的字节不是有效的帧（{exc}）"))
+            return
         except MalformedFrame as exc:
             self._drop(conn, _broken(str(exc), f"通道上的字节不是有效的帧（{exc}）"))
             return
@@ -321,7 +345,9 @@ class SwitchServer:
 
     def _begin(self, conn: _Conn, rank: int, f: dict[str, Any], header: dict[str, Any],
                payload: bytes) -> tuple[dict[str, Any], bytes]:
-        return {"ok": self.switch.begin(rank)}, b""
+        """The rank's case input: its tensors' elements as bytes after the header."""
+        skeleton, parts = packed.pack(self.switch.begin(rank))
+        return {"ok": skeleton}, b"".join(parts)
 
     def _compute(self, conn: _Conn, rank: int, f: dict[str, Any], header: dict[str, Any],
                  payload: bytes) -> tuple[dict[str, Any], bytes]:
@@ -333,7 +359,7 @@ class SwitchServer:
         """The rank's last word, once: its result, which ends its graded call, or its error
         (which may come before the graded call began: the learner's file failed to load)."""
         s = self.switch
-        record = result_record(header)
+        record = result_record(header, payload)
         if rank in self.records or (not s.graded[rank] and record["error"] is None):
             raise BadRequest("a rank ends once, with a result only after its graded call began",
                              "rank 只能结束一次，且只有在被评测的调用开始之后才能给出结果")

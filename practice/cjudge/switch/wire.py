@@ -1,8 +1,9 @@
 """Frames on a rank's private channel to the switch: a JSON header and raw payload bytes.
 
 A frame is ``>II`` (header length, payload length), the header (UTF-8 JSON object), then the
-payload. The judge's side decodes with :class:`FrameReader`, which never trusts a length: a
-frame past the limits is a malformed request, the rank's fault.
+payload. The judge's side decodes with :class:`FrameReader`, which never trusts a length:
+bytes that are no frame are the rank's fault; a request whose payload is past the limit is
+:class:`FrameTooLarge`, the judge's own limit (a rank's honest result may be that large).
 """
 
 from __future__ import annotations
@@ -19,6 +20,15 @@ class MalformedFrame(ValueError):
     """Bytes on a channel that are not a frame within the limits."""
 
 
+class FrameTooLarge(MalformedFrame):
+    """A frame whose header is readable but whose payload is longer than the judge reads: a
+    limit of the judge when the header is a request it knows (see ``server``)."""
+
+    def __init__(self, message: str, header: dict[str, Any]) -> None:
+        super().__init__(message)
+        self.header = header
+
+
 def encode(header: dict[str, Any], payload: bytes = b"") -> bytes:
     """One frame."""
     return head_of(header, len(payload)) + payload
@@ -28,6 +38,17 @@ def head_of(header: dict[str, Any], payload_len: int) -> bytes:
     """A frame's bytes before its payload (the payload then follows as it is, uncopied)."""
     head = json.dumps(header, separators=(",", ":")).encode()
     return _HEAD.pack(len(head), payload_len) + head
+
+
+def _header(head: bytes | bytearray) -> dict[str, Any]:
+    """A frame's header, or :class:`MalformedFrame`."""
+    try:
+        header = json.loads(head)
+    except (ValueError, RecursionError) as exc:
+        raise MalformedFrame(f"a frame's header is not JSON: {exc}") from None
+    if not isinstance(header, dict):
+        raise MalformedFrame("a frame's header is not a JSON object")
+    return header
 
 
 class FrameReader:
@@ -43,21 +64,21 @@ class FrameReader:
         frames = []
         while len(self._buffer) >= _HEAD.size:
             head_len, body_len = _HEAD.unpack_from(self._buffer)
-            if head_len > MAX_HEADER or body_len > self.max_payload:
-                raise MalformedFrame(f"a frame of {head_len} + {body_len} bytes is over the limits")
+            if head_len > MAX_HEADER:
+                raise MalformedFrame(f"a frame's header of {head_len} bytes is over the limits")
+            if len(self._buffer) < _HEAD.size + head_len:
+                break
+            if body_len > self.max_payload:  # said by its header, read first
+                raise FrameTooLarge(
+                    f"a frame of {body_len} bytes is over the judge's limit ({self.max_payload} "
+                    "bytes)", _header(self._buffer[_HEAD.size:_HEAD.size + head_len]))
             end = _HEAD.size + head_len + body_len
             if len(self._buffer) < end:
                 break
             with memoryview(self._buffer) as view:  # one copy of the payload, not two
                 head = bytes(view[_HEAD.size:_HEAD.size + head_len])
                 payload = bytes(view[_HEAD.size + head_len:end])
-            try:
-                header = json.loads(head)
-            except (ValueError, RecursionError) as exc:
-                raise MalformedFrame(f"a frame's header is not JSON: {exc}") from None
-            if not isinstance(header, dict):
-                raise MalformedFrame("a frame's header is not a JSON object")
-            frames.append((header, payload))
+            frames.append((_header(head), payload))
             del self._buffer[:end]
         return frames
 
