@@ -1,12 +1,14 @@
-// The course page (course.html): per-exercise leaderboards, your display name, progress and
-// quota, and the staff's progress table with its CSV export. Routes: #/leaderboard/<id>,
-// #/me, #/staff. Logged in through the main app (its token, or the session cookie).
+// The course page (course.html): per-exercise leaderboards, your display name, progress, quota
+// and submissions, and the staff's page: progress grid, staff, gradebook, deadlines, regrades,
+// each learner's work. Routes: #/leaderboard/<id>, #/me, #/staff, #/learner/<user id>[/<id>],
+// #/submission/<id>. Logged in through the main app (its token, or the session cookie).
 import "./course.css";
 import { call, Unreachable } from "./api.js";
+import { download, gradebookSection, staffSection, toolsSection } from "./course-staff.js";
+import { learnerView, submissionsTable, submissionView } from "./course-work.js";
 import { h } from "./dom.js";
 import { currentLang, dateTime, setLang, t as tr } from "./i18n.js";
 import { on } from "./state.js";
-import { load } from "./store.js";
 import { formatSeconds } from "./units.js";
 
 /** A course page string (strings.js, "course." keys) in the current language. */
@@ -69,9 +71,12 @@ async function leaderboardView(main, id) {
   id = id || list[0]?.id;
   const board = await call("GET", `/api/exercises/${encodeURIComponent(id)}/leaderboard`);
   const modelled = board.ranked_by[0] === "model_time_s";
+  const name = (e) => (e.anonymous ? t("anonymous") : e.name);
   const rows = board.entries.map((e) => h("tr", { class: e.you ? "you" : null, "data-rank": e.rank },
     h("td", { class: "num" }, String(e.rank)),
-    h("td", {}, e.anonymous ? t("anonymous") : e.name, e.you ? ` (${t("you")})` : ""),
+    h("td", {}, e.user_id != null // staff: whose it is, and their submissions one click away
+      ? h("a", { href: `#/learner/${e.user_id}/${encodeURIComponent(id)}`, class: "learner-link" }, e.username, ` (${name(e)})`)
+      : name(e), e.you ? ` (${t("you")})` : ""),
     h("td", { class: "num" }, seconds(e.model_time_s)),
     h("td", { class: "num" }, e.bytes_sent === null ? "–" : e.bytes_sent.toLocaleString()),
     h("td", {}, when(e.submitted_at), e.current_version ? "" : ` (${t("version")})`)));
@@ -83,8 +88,8 @@ async function leaderboardView(main, id) {
 }
 
 async function meView(main) {
-  const [profile, progress, quota, list] = await Promise.all([call("GET", "/api/me/profile"),
-    call("GET", "/api/me/progress"), call("GET", "/api/me/quota"), exercises()]);
+  const [profile, progress, quota, list, mine] = await Promise.all([call("GET", "/api/me/profile"),
+    call("GET", "/api/me/progress"), call("GET", "/api/me/quota"), exercises(), call("GET", "/api/submissions?limit=50")]);
   const titles = Object.fromEntries(list.map((e) => [e.id, e.title[currentLang()]]));
   const input = h("input", { id: "display-name", value: profile.display_name ?? "", maxlength: "32",
     "aria-label": t("displayName") });
@@ -113,11 +118,13 @@ async function meView(main) {
   main.replaceChildren(h("h1", {}, t("me")), form,
     h("p", { id: "quota" }, t("quota", { left: quota.remaining_this_minute, rate: quota.rate_per_minute,
       pending: quota.pending, max: quota.max_pending })),
-    table([t("exercise"), t("best"), t("attempts"), t("firstAccepted")], rows, { id: "my-progress", caption: t("me") }));
+    table([t("exercise"), t("best"), t("attempts"), t("firstAccepted")], rows, { id: "my-progress", caption: t("me") }),
+    h("h2", {}, t("mySubmissions")),
+    submissionsTable(mine, { id: "my-submissions", caption: t("mySubmissions"), titles, verdictName }));
 }
 
 async function staffView(main) {
-  const data = await call("GET", "/api/admin/progress");
+  const [data, me] = await Promise.all([call("GET", "/api/admin/progress"), call("GET", "/api/auth/me")]);
   data.exercises = await inCatalogOrder(data.exercises, (e) => e.exercise);
   const summary = data.exercises.map((e) => h("tr", { "data-exercise": e.exercise },
     h("td", {}, e.title[currentLang()] ?? e.exercise), h("td", { class: "num" }, `${e.solved} / ${e.learners}`),
@@ -126,36 +133,38 @@ async function staffView(main) {
   const ids = data.exercises.map((e) => e.exercise);
   const learners = new Map();
   for (const row of data.rows) {
-    if (!learners.has(row.user_id)) learners.set(row.user_id, { name: row.username, display: row.display_name, cells: {} });
+    if (!learners.has(row.user_id)) learners.set(row.user_id, { id: row.user_id, name: row.username, display: row.display_name, cells: {} });
     learners.get(row.user_id).cells[row.exercise] = row;
   }
-  const grid = [...learners.values()].map((l) => h("tr", {},
-    h("td", {}, l.name, l.display ? ` (${l.display})` : ""),
+  const grid = [...learners.values()].map((l) => h("tr", { "data-user": l.id },
+    h("td", {}, h("a", { href: `#/learner/${l.id}`, class: "learner-link" }, l.name), l.display ? ` (${l.display})` : ""),
     ids.map((id) => {
       const cell = l.cells[id];
       const td = verdictCell(cell?.best_verdict);
-      if (cell?.attempts) td.append(` · ${cell.attempts}`);
+      if (cell?.attempts) { // that learner's submissions to it, one click away
+        const text = td.textContent;
+        td.replaceChildren(h("a", { href: `#/learner/${l.id}/${encodeURIComponent(id)}`, "data-exercise": id }, `${text} · ${cell.attempts}`));
+      }
       if (cell?.first_accepted_at) td.title = `${t("firstAccepted")}: ${when(cell.first_accepted_at)}`;
       return td;
     })));
-  const csv = h("button", { type: "button", id: "download-csv", class: "primary" }, t("csv"));
-  csv.addEventListener("click", async () => {
-    const token = load("token");
-    const response = await fetch("/api/admin/progress.csv", { credentials: "same-origin",
-      headers: token ? { Authorization: `Bearer ${token}` } : {} });
-    const link = h("a", { href: URL.createObjectURL(await response.blob()), download: "progress.csv" });
-    document.body.append(link);
-    link.click();
-    link.remove();
-  });
-  main.replaceChildren(h("h1", {}, t("staff")), csv,
+  const csv = h("button", { type: "button", id: "download-csv", onclick: () => download("/api/admin/progress.csv", "progress.csv") }, t("csv"));
+  const refresh = () => staffView(main);
+  const [staff, tools] = await Promise.all([staffSection(me, refresh), toolsSection(data.exercises, verdictNames, refresh)]);
+  main.replaceChildren(h("h1", {}, t("staff")), h("p.picker", {}, csv), gradebookSection(),
     table([t("exercise"), t("solved"), t("solveRate"), t("failures")], summary, { id: "solve-rates", caption: t("solveRate") }),
-    table([t("learner"), ...data.exercises.map((e) => e.title[currentLang()] ?? e.exercise)], grid, { id: "progress-grid", caption: t("learner") }));
+    table([t("learner"), ...data.exercises.map((e) => e.title[currentLang()] ?? e.exercise)], grid, { id: "progress-grid", caption: t("learner") }),
+    tools, staff);
+}
+
+/** Exercise titles by id, in the current language. */
+async function exerciseTitles() {
+  return Object.fromEntries((await exercises()).map((e) => [e.id, e.title[currentLang()] ?? e.id]));
 }
 
 async function route() {
   const main = document.getElementById("course");
-  const [, page = "leaderboard", arg] = location.hash.replace(/^#\/?/, "#/").split("/");
+  const [, page = "leaderboard", arg, rest] = location.hash.replace(/^#\/?/, "#/").split("/");
   document.documentElement.lang = currentLang() === "zh" ? "zh-CN" : "en";
   document.getElementById("course-lang").textContent = t("lang");
   document.getElementById("course-nav").setAttribute("aria-label", t("pages"));
@@ -165,6 +174,12 @@ async function route() {
   try {
     verdictNames = (await catalog()).verdicts;
     if (page === "staff") await staffView(main);
+    else if (page === "learner") await learnerView(main, arg, rest ? decodeURIComponent(rest) : null, { titles: await exerciseTitles(), verdictName });
+    else if (page === "submission") {
+      const here = location.hash;
+      const me = await call("GET", "/api/auth/me");
+      await submissionView(main, arg, { staff: me.role !== "learner", verdictName, stillHere: () => location.hash === here });
+    }
     else if (page === "me") await meView(main);
     else await leaderboardView(main, arg ? decodeURIComponent(arg) : null);
   } catch (error) {
