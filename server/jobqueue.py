@@ -19,7 +19,7 @@ from sqlalchemy import func, or_, update
 from sqlalchemy.orm import aliased
 from sqlmodel import Session, col, select
 
-from cjudge.verdict_json import dumps, json_safe
+from cjudge.verdict_json import CaseResult, VerdictJSON, dumps, json_safe
 
 from .doorbell import notify
 from .models import DONE, QUEUED, RUNNING, Submission, User, saved_id, utcnow
@@ -172,21 +172,21 @@ def renew(session: Session, claim_: Claim, lease_s: float) -> bool:
     return _owned_update(session, claim_, lease_expires_at=utcnow() + timedelta(seconds=lease_s))
 
 
-def record_cases_so_far(session: Session, claim_: Claim, cases: list[dict[str, Any]]) -> bool:
+def record_cases_so_far(session: Session, claim_: Claim, cases: list[CaseResult]) -> bool:
     """Store the cases graded so far (for the event stream), NaN and infinities encoded; False
     if the lease was lost."""
     return _owned_update(session, claim_, cases_so_far=json_safe(cases))
 
 
-def finish(session: Session, claim_: Claim, result: dict[str, Any], log: str | None,
+def finish(session: Session, claim_: Claim, result: VerdictJSON, log: str | None,
            limit_bytes: int = 1 << 20) -> bool:
     """Record the final verdict, NaN and infinities encoded (``cjudge.verdict_json``), bounded to
     ``limit_bytes`` of JSON (see ``bound_result``) and stored once (the cases are the result's,
     not also the cases_so_far column); False (nothing written) if the lease was lost. A ``log``
     of None keeps the log of earlier attempts."""
-    result = bound_result(json_safe(result), limit_bytes)
+    stored = bound_result(json_safe(result), limit_bytes)
     values: dict[str, Any] = dict(
-        status=DONE, verdict=result["verdict"], result=result, cases_so_far=[],
+        status=DONE, verdict=result["verdict"], result=stored, cases_so_far=[],
         finished_at=utcnow(), lease_token=None, lease_expires_at=None,
     )
     if log is not None:

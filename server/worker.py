@@ -12,7 +12,6 @@ import threading
 import time
 import traceback
 from collections.abc import Iterator
-from typing import Any
 
 from sqlalchemy import Engine
 from sqlmodel import Session
@@ -20,6 +19,7 @@ from sqlmodel import Session
 from cjudge.exercises import Exercise, load_exercises
 from cjudge.judge import judge_code
 from cjudge.judge_error import judge_error_verdict
+from cjudge.verdict_json import CaseResult, VerdictJSON
 
 from . import course, health, jobqueue, outage
 from .db import make_engine, schema_ready, write_session
@@ -48,13 +48,13 @@ UNAVAILABLE = ("The judge cannot run submissions right now (its sandbox does not
                "管理员已收到通知。")
 
 
-def unavailable_result(exercise: Exercise, seed: int) -> dict[str, Any]:
+def unavailable_result(exercise: Exercise, seed: int) -> VerdictJSON:
     """The verdict JSON when no sandbox can start: ``judge_error`` with the learner's message."""
     result = judge_error_verdict(exercise.id, exercise.content_hash, RUNTIME, seed,
                                  "no sandbox can start")
     result["message"], result["message_zh"] = UNAVAILABLE
     result["unavailable"] = True
-    return dict(result)
+    return result
 
 
 class Heartbeat:
@@ -227,10 +227,10 @@ class Worker:
     def _grade(self, claim: jobqueue.Claim, exercise: Exercise) -> None:
         runner = self.runner = sandbox_cases(exercise, claim.seed, self.pool)
         keeper = LeaseKeeper(self.engine, claim, self.settings.lease_s, runner.abort)
-        cases: list[dict[str, Any]] = []
+        cases: list[CaseResult] = []
         written = [float("-inf")]  # when the cases so far were last written
 
-        def on_case(case: dict[str, Any]) -> None:
+        def on_case(case: CaseResult) -> None:
             """Best effort: a write the database refuses now is made by the next case's (each
             stores every case so far), or by the verdict."""
             cases.append(case)
@@ -254,9 +254,9 @@ class Worker:
         started = time.monotonic()
         try:
             # the kernel's grading, exactly as practice/judge.py's, with the cases in a sandbox
-            result = dict(judge_code(exercise, claim.code, claim.filename, runner, RUNTIME,
-                                     seed=claim.seed, on_case=lambda case: on_case(dict(case)),
-                                     cases=runner.cases))
+            result = judge_code(exercise, claim.code, claim.filename, runner, RUNTIME,
+                                seed=claim.seed, on_case=lambda case: on_case(case.copy()),
+                                cases=runner.cases)
             log_text = runner.log
         except SandboxError as exc:
             log_text = f"sandbox: {exc}"
@@ -287,7 +287,7 @@ class Worker:
                 raise
             return False
 
-    def _report(self, claim: jobqueue.Claim, result: dict[str, Any], log_text: str | None,
+    def _report(self, claim: jobqueue.Claim, result: VerdictJSON, log_text: str | None,
                 keeper: LeaseKeeper, started: float, retry: bool, put_back: bool) -> None:
         """Log the outcome and store it (or put it back, when ``retry`` or ``put_back``),
         unless the lease was lost; the store is tried again until the lease would end."""
@@ -302,7 +302,7 @@ class Worker:
             return  # another worker owns it now; nothing of ours may be written
         self._store(claim, result, log_text, retry, put_back, keeper.lease_ends())
 
-    def _store(self, claim: jobqueue.Claim, result: dict[str, Any],
+    def _store(self, claim: jobqueue.Claim, result: VerdictJSON,
                log_text: str | None = None, retry: bool = False, put_back: bool = False,
                until: float | None = None) -> None:
         """Finish, or put back in the queue: unspent on shutdown or after the judge's own
@@ -325,7 +325,7 @@ class Worker:
         outage.persist(store, until, OUTAGE, f"storing submission {claim.id}",
                        self.stopping)
 
-    def _error(self, claim: jobqueue.Claim, message: str) -> dict[str, Any]:
+    def _error(self, claim: jobqueue.Claim, message: str) -> VerdictJSON:
         """The judge-error verdict of ``claim``, for the exercise as installed (else as it was
         when submitted)."""
         exercise = self.exercises.get(claim.exercise_id)
@@ -334,8 +334,8 @@ class Worker:
         else:
             with Session(self.engine) as session:
                 exercise_hash = session.get_one(Submission, claim.id).content_hash
-        return dict(judge_error_verdict(claim.exercise_id, exercise_hash, RUNTIME, claim.seed,
-                                        message))
+        return judge_error_verdict(claim.exercise_id, exercise_hash, RUNTIME, claim.seed,
+                                   message)
 
 
 def wait_for_schema(settings: Settings, timeout_s: float = 120.0) -> None:

@@ -117,7 +117,7 @@ class SubmissionSummary(BaseModel):
     exercise: str
     user_id: int
     status: str
-    verdict: str | None
+    verdict: Verdict | None
     created_at: datetime
     finished_at: datetime | None
     content_hash: str  # the exercise's version it was judged on (see /api/exercises/{id})
@@ -128,7 +128,7 @@ class EarlierVerdict(BaseModel):
     """A verdict a submission had before a regrade: when it was given, by which judge, and
     when it was regraded."""
 
-    verdict: str | None
+    verdict: Verdict | None
     finished_at: datetime | None
     judge_version: str | None
     regraded_at: datetime
@@ -138,16 +138,15 @@ def _from_kernel(typed: Any, required: tuple[str, ...] = ()) -> Any:
     """A kernel TypedDict of the verdict JSON (``cjudge.verdict_json``) as pydantic reads it
     (``typing_extensions.TypedDict``: before Python 3.12 it refuses ``typing``'s), so /docs
     shows the kernel's one definition: its fields and their types (a ``verdict`` as one of the
-    codes), nested TypedDicts converted too; a field absent stays absent, extra fields pass,
-    and every field but ``required`` may be missing (a verdict stored by an older judge lacks
-    some)."""
-    hints = get_type_hints(typed) | ({"verdict": Verdict} if "verdict" in typed.__annotations__
-                                     else {})
+    codes), nested TypedDicts converted too; a field absent stays absent, a field the kernel
+    does not define is refused, and every field but ``required`` may be missing (a verdict
+    stored by an older judge lacks some)."""
+    hints = get_type_hints(typed)
     fields = {key: NotRequired[_converted(hint)] if key not in required else _converted(hint)
               for key, hint in hints.items()}
     made: Any = TypedDict  # a class made at runtime, which no type checker follows
     out = made(typed.__name__, fields)
-    out.__doc__, out.__pydantic_config__ = typed.__doc__, ConfigDict(extra="allow")
+    out.__doc__, out.__pydantic_config__ = typed.__doc__, ConfigDict(extra="forbid")
     return out
 
 

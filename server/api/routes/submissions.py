@@ -8,6 +8,8 @@ from fastapi import APIRouter, Path, Query, Request, Response
 from sqlmodel import Session, col, select
 from starlette.concurrency import run_in_threadpool
 
+from cjudge.verdicts import Verdict
+
 from ... import course, doorbell, jobqueue
 from ...db import write_session
 from ...models import DONE, QUEUED, Exercise, Submission, saved_id
@@ -160,8 +162,10 @@ async def get_submission(submission_id: SubmissionId, request: Request, user: Us
 
 def _summary(row: Submission) -> SubmissionSummary:
     return SubmissionSummary(id=saved_id(row), exercise=row.exercise_id, user_id=row.user_id,
-                             status=row.status, verdict=row.verdict, created_at=row.created_at,
-                             finished_at=row.finished_at, content_hash=row.content_hash,
+                             status=row.status,
+                             verdict=None if row.verdict is None else Verdict(row.verdict),
+                             created_at=row.created_at, finished_at=row.finished_at,
+                             content_hash=row.content_hash,
                              late=row.late)
 
 
