@@ -214,10 +214,21 @@ def exit_status(verdict: str) -> int:
     return OK if verdict == "accepted" else JUDGE if verdict == "judge_error" else REJECTED
 
 
+#: what ``solution`` asks at a terminal before it spoils an exercise not yet passed
+SPOILER_QUESTION = ("You have not passed {id} yet; show its reference solution? / "
+                    "你还没有通过 {id}，要显示参考解答吗？[y/N] ")
+
+
 def cmd_solution(ex: Exercise) -> int:
-    """Print the reference solution."""
+    """Print the reference solution; at a terminal, first ask whether to spoil an exercise
+    the workspace has not passed (piped, as scripts and tests run it, it prints)."""
+    if sys.stdin.isatty() and sys.stderr.isatty() and workspace.load_state().get(ex.id) != "accepted":
+        sys.stderr.write(SPOILER_QUESTION.format(id=ex.id))
+        sys.stderr.flush()
+        if sys.stdin.readline().strip().lower() not in ("y", "yes", "是"):
+            return OK
     sys.stdout.write(ex.solution)
-    return 0
+    return OK
 
 
 def _simulated(ex: Exercise, path: Path) -> str:

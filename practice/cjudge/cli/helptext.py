@@ -72,7 +72,8 @@ COMMANDS = {
           "also a course platform's result file (docs/courses.md)"))),
     "solution": Command(
         "print the reference solution",
-        "Print an exercise's reference solution (exercises/ID/solution.py) on stdout.",
+        "Print an exercise's reference solution (exercises/ID/solution.py) on stdout. At a "
+        "terminal it first asks before spoiling an exercise your workspace has not passed.",
         (("solution ring-allreduce", "the reference ring all-reduce"),
          ("solution ring-allreduce > ref.py", "saved, e.g. to `test` it or `model` it"))),
     "new": Command(
