@@ -6,6 +6,7 @@ beside the simulated ranks) and are the only place where verdicts are decided.
 
 from __future__ import annotations
 
+import functools
 import logging
 import math
 import operator
@@ -16,7 +17,7 @@ from typing import Any, NamedTuple, TypeVar
 from . import __version__, values
 from .budget import over_budget
 from .chunks import Summary, summary
-from .exercises import Exercise
+from .exercises import Case, Exercise
 from .kit.where import FreedDead
 from .model.case import CaseModel, model_case
 from .model.steps import steps_per_rank
@@ -54,32 +55,53 @@ def case_seed(seed: int, case_name: str) -> int:
     return random.Random(f"{seed}:{case_name}").getrandbits(63)
 
 
+class PlannedCase(NamedTuple):
+    """A case to run, by name: its inputs are made only when ``make`` is called, so that one
+    case's inputs (and expected values) exist at a time."""
+
+    name: str
+    make: Callable[[], CaseSpec]
+
+    @classmethod
+    def made(cls, spec: CaseSpec) -> PlannedCase:
+        """A case whose inputs are made already."""
+        return cls(spec["name"], lambda: spec)
+
+
+def lazy_cases(exercise: Exercise, seed: int | None = None,
+               only_samples: bool = False) -> list[PlannedCase]:
+    """The cases to run, each with every rank's inputs made from ``seed`` (the exercise's by
+    default) when it is about to run (:func:`case_spec`)."""
+    seed = exercise.seed if seed is None else seed
+    return [PlannedCase(case.name, functools.partial(case_spec, exercise, case, seed))
+            for case in exercise.cases if case.sample or not only_samples]
+
+
 def plan_cases(exercise: Exercise, seed: int | None = None,
                only_samples: bool = False) -> list[CaseSpec]:
-    """The cases to run, with every rank's inputs made from ``seed`` (the exercise's by default).
+    """The cases to run, every one's inputs made now (see :func:`lazy_cases`)."""
+    return [planned.make() for planned in lazy_cases(exercise, seed, only_samples)]
+
+
+def case_spec(exercise: Exercise, case: Case, seed: int) -> CaseSpec:
+    """One case with every rank's inputs made from ``seed``.
 
     A sample case takes the grader's optional ``example_inputs(case)`` instead: values
     a learner can check by hand, those of the statement's example.
     """
-    seed = exercise.seed if seed is None else seed
     example = getattr(exercise.grader, "example_inputs", None)
-    specs = []
-    for case in exercise.cases:
-        if only_samples and not case.sample:
-            continue
-        rng = random.Random(case_seed(seed, case.name))
-        if case.sample and example is not None:
-            inputs = example(case.params, case.world_size)
-        else:
-            inputs = exercise.grader.make_inputs(case.params, case.world_size, rng)
-        if exercise.arguments:  # each rank gets them with its input, when its graded call starts
-            inputs = [{**i, "args": exercise.call_args(case.params)} for i in inputs]
-        spec = CaseSpec(name=case.name, world_size=case.world_size, sample=case.sample,
-                        params=dict(case.params), inputs=inputs)
-        if exercise.payload_bytes == "case-dtype":
-            spec["charge_dtype"] = str(case.params["dtype"])
-        specs.append(spec)
-    return specs
+    rng = random.Random(case_seed(seed, case.name))
+    if case.sample and example is not None:
+        inputs = example(case.params, case.world_size)
+    else:
+        inputs = exercise.grader.make_inputs(case.params, case.world_size, rng)
+    if exercise.arguments:  # each rank gets them with its input, when its graded call starts
+        inputs = [{**i, "args": exercise.call_args(case.params)} for i in inputs]
+    spec = CaseSpec(name=case.name, world_size=case.world_size, sample=case.sample,
+                    params=dict(case.params), inputs=inputs)
+    if exercise.payload_bytes == "case-dtype":
+        spec["charge_dtype"] = str(case.params["dtype"])
+    return spec
 
 
 def check_compiles(code: str, filename: str) -> tuple[str, str, int | None, int | None] | None:

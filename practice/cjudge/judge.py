@@ -8,7 +8,7 @@ from collections.abc import Callable
 from .diagnosis.case import explain
 from .diagnosis.smallest import smallest_failing
 from .exercises import Exercise
-from .grading import check_compiles, grade_case, plan_cases, summarize
+from .grading import PlannedCase, check_compiles, grade_case, lazy_cases, summarize
 from .protocol import CaseSpec, JobSpec, RawCase, valid_text
 from .verdict_json import CaseResult, VerdictJSON
 from .verdicts import Verdict
@@ -25,10 +25,11 @@ def judge_code(exercise: Exercise, code: str, filename: str, run_case: RunCase, 
                reference: RunCase | None = None) -> VerdictJSON:
     """The verdict JSON for ``code``, running each case with ``run_case`` (a runtime's).
 
-    Cases (``cases`` if planned already with ``seed``, else planned here) run in order (the
-    sample first) and stop at the first that fails unless ``all_cases``; the cases not run are
-    listed under ``skipped``. A wrong answer's message names its cause from the run's evidence
-    (``cjudge.diagnosis``); with ``explore`` (the simulated runtime: trusted code runs there,
+    Cases (``cases`` if planned already with ``seed``, else planned here, each one's inputs
+    made just before it runs) run in order (the sample first) and stop at the first that fails
+    unless ``all_cases``; the cases not run are listed under ``skipped``. A wrong answer's
+    message names its cause from the run's evidence (``cjudge.diagnosis``); with ``explore``
+    (the simulated runtime: trusted code runs there,
     and the learner's only where it may run unconfined) the reference's run on the same inputs
     is part of that evidence, and the first failing case gets the smallest case that fails the
     same way (``smallest``). Without ``explore``, ``reference`` (the simulated runtime, where
@@ -40,13 +41,15 @@ def judge_code(exercise: Exercise, code: str, filename: str, run_case: RunCase, 
     if error is not None:
         return summarize(exercise, [], runtime, seed, compile_error=error)
     job = exercise.job_spec(code, filename)
-    planned = plan_cases(exercise, seed, only_samples=only_samples) if cases is None else cases
+    planned = lazy_cases(exercise, seed, only_samples=only_samples) if cases is None else \
+        [PlannedCase.made(spec) for spec in cases]
     results: list[CaseResult] = []
     output, skipped = [], []
-    for spec in planned:
+    for case in planned:  # one case's inputs at a time: made here, dropped with the next
         if results and results[-1]["verdict"] != "accepted" and not all_cases:
-            skipped.append(spec["name"])
+            skipped.append(case.name)
             continue
+        spec = case.make()
         raw = valid_text(run_case(job, spec))  # the ranks' text, where it enters the judge
         try:
             result = grade_case(exercise, spec, raw)

@@ -67,6 +67,9 @@ class JobSpec(TypedDict):
     filename: str  # the learner's file name, as shown in tracebacks
     time_limit_s: float
     output_limit_bytes: int
+    #: bytes each rank may allocate past what it holds once its group exists (the real
+    #: runtime sets it per case, scaled with the case's inputs; absent: the default)
+    memory_headroom: NotRequired[int]
 
 
 class TraceEvent(TypedDict):

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from cjudge.judge import judge_code
+from cjudge.switch.core import Limits
 from cjudge.real.runtime import run_case
 from cjudge.sim.runtime import run_case as run_sim_case
 from tests.real.scratch import ring_with_cases
@@ -40,3 +41,30 @@ def test_a_rank_stopped_by_a_limit_of_the_judge_is_a_judge_error(tmp_path: Path)
     assert result["message"].startswith("rank 1: the judge cannot carry what this rank sent")
     assert "not a fault of your code" in result["message"]
     assert "评测机的限制" in result["message_zh"]
+
+
+def test_one_cases_inputs_are_made_at_a_time_and_a_skipped_case_never(tmp_path: Path,
+                                                                     monkeypatch):
+    ex = ring_with_cases(tmp_path, [(2, 8), (3, 9), (4, 16)])
+    made: list[int] = []
+    make = ex.grader.make_inputs
+    monkeypatch.setattr(ex.grader, "make_inputs",
+                        lambda params, world, rng: made.append(world) or make(params, world, rng))
+    before_run: list[list[int]] = []
+
+    def run(job, spec):
+        before_run.append(list(made))
+        return run_sim_case(job, spec)
+
+    assert judge_code(ex, ex.solution, "solution.py", run, "sim")["verdict"] == "accepted"
+    assert before_run[1:] == [made[:made.index(world) + 1] for world in (2, 3, 4)]
+    made.clear()
+    result = judge_code(ex, "def ring_all_reduce(t):\n    pass\n", "learner.py", run, "sim")
+    assert result["verdict"] == "wrong_answer" and len(result["skipped"]) == 3
+    assert made == []  # the sample failed: no later case's inputs were ever made
+
+
+def test_a_cases_limits_grow_with_its_inputs():
+    small, big = Limits.for_sizes(4096, 8), Limits.for_sizes(64 << 20, 4)
+    assert (small.message_bytes, small.held_bytes) == (Limits().message_bytes, Limits().held_bytes)
+    assert big.message_bytes >= 4 * (64 << 20) and big.held_bytes >= 8 * (64 << 20)

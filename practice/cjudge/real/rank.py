@@ -23,7 +23,7 @@ import torch
 
 from .. import values
 from ..learner import classify_error, compile_learner, exec_learner, graded_call, learner_function
-from ..protocol import JobSpec, TensorData
+from ..protocol import CaseSpec, JobSpec, TensorData
 from .c10d_ops import route_c10d_ops
 from .confine import confine_rank
 from .group_lifecycle import group_owned_by_judge
@@ -32,17 +32,26 @@ from .outputs import redirect_output
 
 #: a rank may write at most this much to any file (its output is cut at the job's limit anyway)
 FILE_SIZE_LIMIT = 64 * 2**20
-#: memory a rank may allocate beyond what it holds once the group exists (a MemoryError past it)
+#: memory a rank may allocate beyond what it holds once the group exists (a MemoryError past
+#: it), at least; a case with larger inputs gives its ranks more (:func:`memory_headroom`)
 MEMORY_HEADROOM = 2**30
+#: a rank's headroom in its case's input bytes: its input, what it receives, its result, the
+#: copies its channel makes of them, and the learner's own buffers
+HEADROOM_INPUTS = 16
+
+
+def memory_headroom(case: CaseSpec) -> int:
+    """The memory a rank of ``case`` may allocate: scaled with its input's bytes."""
+    return max(MEMORY_HEADROOM, HEADROOM_INPUTS * values.input_bytes(case))
 DTYPES = {"float32": torch.float32, "float64": torch.float64, "int64": torch.int64,
           "int32": torch.int32, "int8": torch.int8, "bool": torch.bool}
 
 
-def _limit_memory() -> None:
-    """Cap the rank's data segment at what it uses now plus :data:`MEMORY_HEADROOM`."""
+def _limit_memory(headroom: int) -> None:
+    """Cap the rank's data segment at what it uses now plus ``headroom``."""
     with open(f"/proc/{os.getpid()}/status") as f:
         used = next(int(line.split()[1]) * 1024 for line in f if line.startswith("VmData:"))
-    resource.setrlimit(resource.RLIMIT_DATA, (used + MEMORY_HEADROOM, used + MEMORY_HEADROOM))
+    resource.setrlimit(resource.RLIMIT_DATA, (used + headroom, used + headroom))
 
 
 def to_data(value: Any) -> TensorData | None:
@@ -86,7 +95,7 @@ def run_rank(job: JobSpec, port: ChannelPort) -> dict[str, Any]:
     port.call("hello", rank=port.rank)
     install(port)
     route_c10d_ops()
-    _limit_memory()
+    _limit_memory(job.get("memory_headroom", MEMORY_HEADROOM))
     confine_rank()  # from here on, only the channel to the switch reaches the other ranks
     try:
         with group_owned_by_judge():

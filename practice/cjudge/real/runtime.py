@@ -26,6 +26,7 @@ from ..protocol import CaseSpec, JobSpec, RankError, RankReport, RawCase, Stop
 from ..switch.core import Switch
 from ..switch.server import SwitchServer
 from .outputs import RankOutputs
+from .rank import memory_headroom
 from .zygote import ZygoteLauncher
 
 POLL_S = 0.004
@@ -161,7 +162,8 @@ def run_case(job: JobSpec, case: CaseSpec, launcher: str = "fork") -> RawCase:
     world = case["world_size"]
     job_dir = _job_dir()
     try:
-        (job_dir / "job.json").write_text(json.dumps(job))
+        (job_dir / "job.json").write_text(json.dumps({**job,
+                                                      "memory_headroom": memory_headroom(case)}))
         with RankOutputs(job_dir, world) as outputs:
             return _run(job, case, job_dir, outputs, launcher)
     finally:

@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
+from .. import values
 from ..primitives import DISPLAY, P2P_OPS, blocks_of, bytes_sent, equal_blocks
 from ..protocol import CaseSpec, JobSpec, RankError, RankReport, Stop, TensorData
 from . import functions, symm
@@ -149,6 +150,15 @@ class Limits:
     #: elements of one judge's function call's input (the switch computes it in pure Python)
     compute_elements: int = 1 << 20
 
+    @classmethod
+    def for_sizes(cls, input_bytes: int, world: int) -> Limits:
+        """The limits of a case whose ranks each hold ``input_bytes`` of input: the defaults,
+        grown with the case so that its honest traffic never meets them (one message may be
+        an all_gather's result, ``world`` inputs; twice that may be in flight on every rank)."""
+        base = cls()
+        return cls(message_bytes=max(base.message_bytes, 2 * world * input_bytes),
+                   held_bytes=max(base.held_bytes, 4 * world * input_bytes))
+
 
 @dataclass
 class Switch:
@@ -167,9 +177,10 @@ class Switch:
     @classmethod
     def for_case(cls, job: JobSpec, case: CaseSpec) -> Switch:
         """The switch of one case: its ranks and their inputs, the exercise's allowed calls,
-        and how its payloads are charged."""
+        how its payloads are charged, and limits that grow with its sizes."""
         return cls(case["world_size"], frozenset(job["allowed"]), inputs=case["inputs"],
-                   charge_dtype=case.get("charge_dtype"))
+                   charge_dtype=case.get("charge_dtype"),
+                   limits=Limits.for_sizes(values.input_bytes(case), case["world_size"]))
 
     def __post_init__(self) -> None:
         self.t = 0
