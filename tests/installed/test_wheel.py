@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import socket
 import subprocess
 import sys
@@ -20,45 +19,15 @@ import urllib.request
 import zipfile
 from collections.abc import Iterator
 from email.parser import HeaderParser
-from importlib import metadata
 from pathlib import Path
 
 import pytest
-from packaging.requirements import Requirement
+from scripts import linked_venv
 
 ROOT = Path(__file__).resolve().parents[2]
 #: a step's limit: generous, the machine may be loaded (a limit only stops a hung step)
 STEP_S = 900
 pytestmark = pytest.mark.wheel
-
-
-def _declared_closure(requirements: list[str], extras: set[str]) -> set[str]:
-    """The distributions ``requirements`` need (with ``extras``), transitively, by name."""
-    seen: set[str] = set()
-    todo = [(r, extras) for r in requirements]
-    while todo:
-        text, wanted = todo.pop()
-        req = Requirement(text)
-        if req.marker is not None and not any(
-                req.marker.evaluate({"extra": e}) for e in (wanted or {""})):
-            continue
-        name = re.sub(r"[-_.]+", "-", req.name).lower()
-        if name in seen:
-            continue
-        seen.add(name)
-        todo += [(r, set(req.extras)) for r in metadata.distribution(name).requires or []]
-    return seen
-
-
-def _link_distributions(names: set[str], into: Path) -> None:
-    """Symlink each distribution's top-level files and its metadata folder into ``into``."""
-    for name in names:
-        dist = metadata.distribution(name)
-        base = Path(str(dist.locate_file("")))
-        tops = {f.parts[0] for f in dist.files or [] if f.parts[0] != ".."}
-        for top in tops:
-            if (base / top).exists() and not (into / top).exists():
-                (into / top).symlink_to(base / top)
 
 
 def _run(args: list[str | Path], cwd: Path, env: dict[str, str],
@@ -76,20 +45,11 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, 
                   "-w", tmp / "dist"], cwd=tmp, env=dict(os.environ))
     assert build.returncode == 0, build.stdout + build.stderr
     wheel = next((tmp / "dist").glob("collective_judge-*.whl"))
-    venv = tmp / "venv"
-    made = _run([getattr(sys, "_base_executable", sys.executable), "-m", "venv", "--without-pip",
-                 venv], cwd=tmp, env=dict(os.environ))
-    assert made.returncode == 0, made.stderr
-    python = venv / "bin" / "python"
-    site = Path(_run([python, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
-                     cwd=tmp, env=dict(os.environ)).stdout.strip())
     with zipfile.ZipFile(wheel) as whl:
         meta = next(n for n in whl.namelist() if n.endswith(".dist-info/METADATA"))
         declared = HeaderParser().parsestr(whl.read(meta).decode()).get_all("Requires-Dist", [])
-    deps = tmp / "deps"
-    deps.mkdir()
-    _link_distributions(_declared_closure(declared, {"server"}) - {"collective-judge"}, deps)
-    (site / "declared-deps.pth").write_text(f"{deps}\n")
+    venv = tmp / "venv"
+    python = linked_venv.make(venv, linked_venv.closure(declared, {"server"}))
     install = _run([sys.executable, "-m", "pip", "--python", python, "install", "--no-index",
                     f"{wheel}[server]"], cwd=tmp, env=dict(os.environ))
     assert install.returncode == 0, install.stdout + install.stderr
