@@ -22,6 +22,7 @@ from email.parser import HeaderParser
 from pathlib import Path
 
 import pytest
+
 from scripts import linked_venv
 
 ROOT = Path(__file__).resolve().parents[2]
