@@ -1,6 +1,7 @@
-"""Running a course with staff, over HTTP: roles (the admin names the staff), a learner's work
-opened by staff, deadlines and late submissions, regrades that keep each earlier verdict, and
-the wide gradebook; each answered 401 without a session and 403 to whoever may not."""
+"""Running a course with staff, over HTTP, on SQLite and on PostgreSQL: roles (the admin names
+the staff), a learner's work opened by staff, deadlines and late submissions, regrades that keep
+each earlier verdict, and the wide gradebook; each answered 401 without a session and 403 to
+whoever may not."""
 
 from __future__ import annotations
 
@@ -9,9 +10,11 @@ import io
 from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+from postgres import new_database
 from pydantic import SecretStr
 
 from server import jobqueue
@@ -25,13 +28,18 @@ PASSWORD = "correct horse battery staple"
 ADMIN = ("course_admin", "a-long-admin-password-9")
 
 
-@pytest.fixture()
-def client(tmp_path: Path) -> Iterator[TestClient]:
+@pytest.fixture(params=["sqlite", "postgres"])
+def client(request: pytest.FixtureRequest, tmp_path: Path,
+           postgres_server: str | None) -> Iterator[TestClient]:
     """The app without workers (verdicts are written here as a worker writes them), with an
-    admin from the settings."""
+    admin from the settings: on SQLite, then on PostgreSQL where installed."""
+    if request.param == "postgres" and postgres_server is None:
+        pytest.skip("PostgreSQL is not installed here")
     settings = Settings(data_dir=tmp_path / "data", workers=0, sandbox="none",
                         allowed_hosts=["testserver"], rate_per_minute=1000,
-                        admin_username=ADMIN[0], admin_password=SecretStr(ADMIN[1]))
+                        admin_username=ADMIN[0], admin_password=SecretStr(ADMIN[1]),
+                        database_url=new_database(postgres_server)
+                        if request.param == "postgres" else None)
     with TestClient(create_app(settings, embedded_workers=False)) as c:
         yield c
 
@@ -62,10 +70,10 @@ def judge(c: TestClient, verdict: str, version: str = "1.0") -> int:
     with write_session(engine) as s:
         claim = jobqueue.claim(s, "w", 60, 3)
         assert claim is not None
+    result: Any = {"verdict": verdict, "judge_version": version,  # the fields read here
+                   "cases": [{"name": "8-ranks", "verdict": verdict}]}
     with write_session(engine) as s:
-        assert jobqueue.finish(s, claim, {"verdict": verdict, "judge_version": version,
-                                          "cases": [{"name": "8-ranks", "verdict": verdict}]},
-                               None)
+        assert jobqueue.finish(s, claim, result, None)
     return claim.id
 
 
@@ -215,3 +223,24 @@ def test_the_gradebook_has_a_row_per_learner_and_a_column_per_assigned_exercise(
     assert client.get("/api/admin/gradebook.csv", headers=ann).status_code == 403
     assert client.get("/api/admin/gradebook.csv").status_code == 401
     assert client.get("/api/admin/gradebook.csv?late=half", headers=admin).status_code == 422
+
+
+STAFF_ROUTES = (("GET", "/api/admin/staff", None), ("GET", "/api/admin/assignments", None),
+                ("PUT", f"/api/admin/exercises/{RING}/deadline", {"due": None}),
+                ("GET", f"/api/admin/regrade/count?exercise={RING}", None),
+                ("POST", "/api/admin/submissions/1/regrade", None),
+                ("POST", "/api/admin/regrade", {"exercise": RING}),
+                ("GET", "/api/admin/gradebook.csv", None))
+
+
+def test_every_staff_route_is_401_without_a_session_and_403_to_a_learner(
+        client: TestClient) -> None:
+    learner, admin = register(client, "lea"), login(client, *ADMIN)
+    submit(client, learner)
+    judge(client, "accepted")
+    for method, path, body in STAFF_ROUTES:
+        for who, status, code in (({}, 401, "not_logged_in"), (learner, 403, "staff_only")):
+            r = client.request(method, path, headers=who, json=body)
+            assert (r.status_code, r.json()["code"]) == (status, code), (method, path)
+            assert r.json()["detail"] and r.json()["message_zh"]
+        assert client.request(method, path, headers=admin, json=body).status_code < 300, path
