@@ -1,5 +1,5 @@
 # The two commands of the README: `make serve` starts the judge, `make test` runs every test.
-.PHONY: setup serve test lint screenshots
+.PHONY: setup serve test lint screenshots lowest-deps
 
 setup:
 	./scripts/setup.sh
@@ -7,14 +7,17 @@ setup:
 serve: setup
 	.venv/bin/python -m server
 
-# ruff, then mypy over cjudge and server ([tool.mypy] in pyproject.toml): zero errors
+# ruff, then mypy over cjudge and server ([tool.mypy] in pyproject.toml) and mypy --strict over
+# every exercise's grader (one call each: all are modules named grader): zero errors
 lint: setup
 	.venv/bin/ruff check .
 	.venv/bin/mypy
+	.venv/bin/python scripts/mypy_graders.py
 
 test: setup
 	.venv/bin/ruff check .
 	.venv/bin/mypy
+	.venv/bin/python scripts/mypy_graders.py
 	.venv/bin/python -m pytest -q
 	cd web && npm test
 
@@ -22,3 +25,8 @@ test: setup
 # them to a temporary folder, so `make test` never changes the tracked tree).
 screenshots: setup
 	cd web && CJUDGE_SCREENSHOTS=$(CURDIR)/docs/screenshots npm test
+
+# Every direct dependency at its declared floor in a temporary venv (needs PyPI; torch is taken
+# from .venv), then the package's commands, the server and its tests: scripts/lowest_deps.py.
+lowest-deps: setup
+	.venv/bin/python scripts/lowest_deps.py

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from cjudge.kit import pieces
-from cjudge.kit.case import Case
+from cjudge.kit.case import Case, MessageReader
 from cjudge.kit.families import Gather, blocks_to_others
 from cjudge.kit.pieces import block_reader
 
@@ -19,7 +21,7 @@ def bytes_bound(case: Case) -> int:
     return blocks_to_others(case, "m") * case.itemsize
 
 
-def diagnose(case: Case, inputs: list[dict], rank: int, index: int,
+def diagnose(case: Case, inputs: list[dict[str, Any]], rank: int, index: int,
              got: float) -> tuple[str, str] | None:
     """Say whose element was found in the block where another rank's was expected."""
     m = case["m"]
@@ -35,11 +37,11 @@ def diagnose(case: Case, inputs: list[dict], rank: int, index: int,
             f"第 {block} 块应为 rank {block} 的 x，但其第 {i} 个元素不是任何 rank 的输入：这一块收到过吗？")
 
 
-def chunk_reader(case: Case, inputs: list[dict]):
+def chunk_reader(case: Case, inputs: list[dict[str, Any]]) -> MessageReader:
     """Whose block a message carries (the trace view: each rank's output filling in)."""
     return block_reader(inputs)
 
 
-def smaller_cases(case: Case) -> list[tuple[int, dict]]:
+def smaller_cases(case: Case) -> list[tuple[int, dict[str, Any]]]:
     """Smaller cases for the smallest-failing-case search: fewer ranks, shorter blocks."""
     return pieces.smaller_cases(case, "m")

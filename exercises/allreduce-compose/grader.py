@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from cjudge.kit.case import Case
 from cjudge.kit.families import SumToAll, ring_allreduce_bytes
@@ -18,7 +19,7 @@ expected = ALL_REDUCE.expected
 bytes_bound = ring_allreduce_bytes
 
 
-def diagnose(case: Case, inputs: list[dict], rank: int, index: int,
+def diagnose(case: Case, inputs: list[dict[str, Any]], rank: int, index: int,
              got: float) -> tuple[str, str] | None:
     """Name the shard of the index, and the ranks whose contribution is missing or doubled."""
     shard = index // math.ceil(case["numel"] / case.world)

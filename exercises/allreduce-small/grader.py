@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
-from cjudge.kit.case import Case
+from cjudge.kit.case import Case, MessageReader
 from cjudge.kit.families import SumToAll
 from cjudge.kit.pieces import chunk_reader as sum_reader
 from cjudge.kit.pieces import contributions
@@ -22,7 +23,7 @@ def bytes_bound(case: Case) -> int:
     return math.ceil(math.log2(case.world)) * case["numel"] * case.itemsize
 
 
-def diagnose(case: Case, inputs: list[dict], rank: int, index: int,
+def diagnose(case: Case, inputs: list[dict[str, Any]], rank: int, index: int,
              got: float) -> tuple[str, str] | None:
     """Say whether the rank kept its own input, or whose contributions are missing or doubled."""
     parts = [i["data"][index] for i in inputs]
@@ -37,6 +38,6 @@ def diagnose(case: Case, inputs: list[dict], rank: int, index: int,
     return contributions(got, parts, "the element", "该元素")
 
 
-def chunk_reader(case: Case, inputs: list[dict]):
+def chunk_reader(case: Case, inputs: list[dict[str, Any]]) -> MessageReader:
     """Whose contributions a message's whole tensor sums (the trace view)."""
     return sum_reader(inputs, [(0, case["numel"])])

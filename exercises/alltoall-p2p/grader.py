@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from cjudge.kit import pieces
 from cjudge.kit.case import Case
 from cjudge.kit.families import AllToAllBlocks, blocks_to_others
@@ -12,7 +14,7 @@ make_inputs = ALL_TO_ALL.make_inputs
 example_inputs = ALL_TO_ALL.example_inputs
 
 
-def expected(case: Case, inputs: list[dict]) -> list[dict]:
+def expected(case: Case, inputs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Block i of rank r's output is block r of rank i's input."""
     return [{"shape": [case.world * case["k"]], "dtype": case.dtype,
              "data": [v for block in blocks for v in block]}
@@ -25,12 +27,13 @@ def bytes_bound(case: Case) -> int:
 
 
 
-def needs(case: Case, inputs: list[dict], rank: int, calls: list[dict]) -> tuple[str, str] | None:
+def needs(case: Case, inputs: list[dict[str, Any]], rank: int,
+          calls: list[dict[str, Any]]) -> tuple[str, str] | None:
     """Over budget: rank p needs only block p of the rank's x."""
     return pieces.blocks_needed(case, rank, calls, ("x", "输入张量 x"))
 
 
-def diagnose(case: Case, inputs: list[dict], rank: int, index: int,
+def diagnose(case: Case, inputs: list[dict[str, Any]], rank: int, index: int,
              got: float) -> tuple[str, str] | None:
     """Say which rank's block was found where another was expected."""
     k = case["k"]

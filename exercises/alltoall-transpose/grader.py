@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from cjudge.kit import pieces
 from cjudge.kit.case import Case
 from cjudge.kit.families import AllToAllBlocks, blocks_to_others
@@ -12,7 +14,7 @@ make_inputs = ALL_TO_ALL.make_inputs
 example_inputs = ALL_TO_ALL.example_inputs
 
 
-def expected(case: Case, inputs: list[dict]) -> list[dict]:
+def expected(case: Case, inputs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Rank r gets a (k, n) tensor: element [i][j] = M[j][r·k + i] (element i of the block
     rank j sent it)."""
     return [{"shape": [case["k"], case.world], "dtype": case.dtype,
@@ -26,12 +28,13 @@ def bytes_bound(case: Case) -> int:
 
 
 
-def needs(case: Case, inputs: list[dict], rank: int, calls: list[dict]) -> tuple[str, str] | None:
+def needs(case: Case, inputs: list[dict[str, Any]], rank: int,
+          calls: list[dict[str, Any]]) -> tuple[str, str] | None:
     """Over budget: rank p needs only block p of the rank's row."""
     return pieces.blocks_needed(case, rank, calls, ("row", "行"))
 
 
-def diagnose(case: Case, inputs: list[dict], rank: int, index: int,
+def diagnose(case: Case, inputs: list[dict[str, Any]], rank: int, index: int,
              got: float) -> tuple[str, str] | None:
     """Say which element of M was found where another was expected."""
     k = case["k"]
@@ -47,6 +50,6 @@ def diagnose(case: Case, inputs: list[dict], rank: int, index: int,
             f"实际为 M[{row}][{col}]（rank {row} 的第 {col} 个元素）{empty[1]}")
 
 
-def smaller_cases(case: Case) -> list[tuple[int, dict]]:
+def smaller_cases(case: Case) -> list[tuple[int, dict[str, Any]]]:
     """Smaller cases for the smallest-failing-case search: fewer ranks, narrower blocks."""
     return pieces.smaller_cases(case, "k")

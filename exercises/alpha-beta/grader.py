@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Callable
+from typing import Any
 
 from cjudge.kit.case import Case
 from cjudge.model.case import busbw_factor, nccl_size
@@ -30,7 +31,7 @@ def _draw_n(algo: str, rng: random.Random) -> int:
     return rng.randint(3, 64)
 
 
-def make_inputs(case: Case, rng: random.Random) -> list[dict]:
+def make_inputs(case: Case, rng: random.Random) -> list[dict[str, Any]]:
     """The question: the case's fixed numbers, the rest drawn (sizes from 1 KB to 10 GB)."""
     ask = case.texts["ask"]
     name = case.texts["algo"] if ask == "modeled_time" else case.texts["op"]
@@ -39,7 +40,7 @@ def make_inputs(case: Case, rng: random.Random) -> list[dict]:
     if ask == "modeled_time":
         alpha = float(case.params.get("alpha_s", rng.randint(10, 200) / 1e7))  # 1 to 20 µs
         beta = float(case.params.get("beta_Bps", rng.randint(10, 900) * 1e9))  # 10 to 900 GB/s
-        call: list = [name, n, nbytes, alpha, beta]
+        call: list[Any] = [name, n, nbytes, alpha, beta]
     else:
         # a plausible time: nccl-tests' size at 5 to 500 GB/s, plus 5 to 50 µs
         seconds = float(case.params.get("seconds", nccl_size(name, n, nbytes)
@@ -64,7 +65,7 @@ def busbw(op: str, n: int, nbytes: int, seconds: float) -> float:
     return nccl_size(op, n, nbytes) / seconds / 1e9 * busbw_factor(op, n)
 
 
-def expected(case: Case, inputs: list[dict]) -> list[float]:
+def expected(case: Case, inputs: list[dict[str, Any]]) -> list[float]:
     """The answer to the case's question, on its one rank."""
     answers = []
     for rank_input in inputs:
@@ -165,7 +166,7 @@ def _busbw_slips(op: str, n: int, s: float, t: float) -> list[tuple[float, str, 
     return slips
 
 
-def _question(call: list, fn: str) -> tuple[str, str]:
+def _question(call: list[Any], fn: str) -> tuple[str, str]:
     """The question a call asks, (English, Chinese)."""
     if fn == "modeled_time":
         algo, n, s, a, b = call
@@ -176,7 +177,7 @@ def _question(call: list, fn: str) -> tuple[str, str]:
     return f"{op} at {values}", f"{op}（{values}）"
 
 
-def diagnose(case: Case, inputs: list[dict], rank: int, index: int,
+def diagnose(case: Case, inputs: list[dict[str, Any]], rank: int, index: int,
              got: object, path: str = "") -> tuple[str, str] | None:
     """Name the question and, when one explains the number, the slip: a wrong step count, a
     missing factor, a unit."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import random
+from typing import Any
 
 from cjudge.kit.case import Case
 from cjudge.kit.pieces import contributions, exact_inputs, mistaken_for
@@ -45,7 +46,7 @@ def _buckets(case: Case) -> list[list[int]]:
     return greedy_buckets(sizes_of(case), case.itemsize, case["bucket_bytes"])
 
 
-def make_inputs(case: Case, rng: random.Random) -> list[dict]:
+def make_inputs(case: Case, rng: random.Random) -> list[dict[str, Any]]:
     """Every rank's list of gradients (exact values, so a wrong element can be traced to the
     ranks it came from) and bucket_bytes."""
     sizes = sizes_of(case)
@@ -64,7 +65,7 @@ def make_inputs(case: Case, rng: random.Random) -> list[dict]:
     return calls
 
 
-def example_inputs(case: Case) -> list[dict]:
+def example_inputs(case: Case) -> list[dict[str, Any]]:
     """The statement's example, the sample case: rank r's gradients hold 10r, 10r + 1, … in
     list order, so gradient values are their rank and place and the means are 10(n−1)/2 + i."""
     sizes, calls = sizes_of(case), []
@@ -78,7 +79,7 @@ def example_inputs(case: Case) -> list[dict]:
     return calls
 
 
-def _means(inputs: list[dict]) -> list[list[float]]:
+def _means(inputs: list[dict[str, Any]]) -> list[list[float]]:
     """Per gradient, the elementwise mean over ranks."""
     world = len(inputs)
     per_rank = [i["call"][0] for i in inputs]
@@ -86,7 +87,7 @@ def _means(inputs: list[dict]) -> list[list[float]]:
             for k in range(len(per_rank[0]))]
 
 
-def expected(case: Case, inputs: list[dict]) -> list[list[dict]]:
+def expected(case: Case, inputs: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
     """Every rank's gradients, each replaced in place by its mean over the ranks."""
     grads = inputs[0]["call"][0]
     means = [{"shape": list(g["shape"]), "dtype": g["dtype"], "data": m}
@@ -118,7 +119,7 @@ def _never_reset(case: Case, got: list[int]) -> tuple[str, str]:
             "第一个桶之后每个梯度都单独成桶")
 
 
-def _first_other(mine: list[dict], want: list[int]) -> tuple[str, str]:
+def _first_other(mine: list[dict[str, Any]], want: list[int]) -> tuple[str, str]:
     """Where a rank's calls first depart from the packing: the call, its line, both sizes."""
     i = first_other(mine, want)
     if i == len(mine):  # each call matches its bucket; the later buckets have none
@@ -133,7 +134,7 @@ def _first_other(mine: list[dict], want: list[int]) -> tuple[str, str]:
             f"；第一个不同的是{at_zh}，携带 {mine[i]['count']} 个元素，而{held_zh}")
 
 
-def check_traffic(case: Case, calls: list[dict]) -> tuple[str, str] | None:
+def check_traffic(case: Case, calls: list[dict[str, Any]]) -> tuple[str, str] | None:
     """One all_reduce per bucket of the greedy packing: as many calls, of the buckets' sizes."""
     want = _counts(case)
     packing = " + ".join(map(str, want))
@@ -168,7 +169,7 @@ def check_traffic(case: Case, calls: list[dict]) -> tuple[str, str] | None:
     return None
 
 
-def diagnose(case: Case, inputs: list[dict], rank: int, index: int,
+def diagnose(case: Case, inputs: list[dict[str, Any]], rank: int, index: int,
              got: object, path: str = "") -> tuple[str, str] | None:
     """Say what the element holds instead of the mean: the sum, this rank's own gradient, the
     mean divided twice, another gradient's element, or a sum lacking ranks."""
@@ -180,7 +181,10 @@ def diagnose(case: Case, inputs: list[dict], rank: int, index: int,
     total, mean = math.fsum(parts), math.fsum(parts) / case.world
     where = f"gradient [{k}], element {index}"
     where_zh = f"梯度 [{k}] 的第 {index} 个元素"
-    close = lambda a, b: math.isclose(a, b, rel_tol=1e-5, abs_tol=1e-5)  # noqa: E731
+
+    def close(a: float, b: float) -> bool:
+        return math.isclose(a, b, rel_tol=1e-5, abs_tol=1e-5)
+
     if mistaken_for(got, total, mean):
         return (f"{where} holds the sum over the {case.world} ranks: divide by the world size for the "
                 "mean", f"{where_zh}是 {case.world} 个 rank 的和：要除以 world size 才是平均值")

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 import random
+from typing import Any
 
 from cjudge.kit.case import Case
 from cjudge.kit.pieces import item_of
@@ -29,7 +30,7 @@ STEPS = 3
 SCALE = 1 / 16
 
 
-def make_inputs(case: Case, rng: random.Random) -> list[dict]:
+def make_inputs(case: Case, rng: random.Random) -> list[dict[str, Any]]:
     """Rank r: its step-0 gradient, the judge's next_grad (answering steps 1 and 2's, one a
     call), the number of steps and the quantization scale."""
     numel = case["numel"]
@@ -38,11 +39,11 @@ def make_inputs(case: Case, rng: random.Random) -> list[dict]:
         f0, f1, t = (rng.randint(5, 7) / 16, rng.randint(5, 7) / 16, rng.randint(9, 11) / 16)
         return [(rng.randint(-14, 14) + f) * SCALE for f in (f0, f1, t + 1 - f0 - f1)]
 
-    def grads() -> list[dict]:
+    def grads() -> list[dict[str, Any]]:
         steps = list(zip(*(element() for _ in range(numel)), strict=True))
         return [{"shape": [numel], "dtype": "float32", "data": list(d)} for d in steps]
 
-    def call() -> list:
+    def call() -> list[Any]:
         first, *rest = grads()
         return [first, {"fn": "train_step", "params": {"items": rest, "label": "next_grad",
                                                         "unit": numel}}, STEPS, SCALE]
@@ -50,7 +51,7 @@ def make_inputs(case: Case, rng: random.Random) -> list[dict]:
     return [{"call": call()} for _ in range(case.world)]
 
 
-def _grads(rank_input: dict) -> list[list[float]]:
+def _grads(rank_input: dict[str, Any]) -> list[list[float]]:
     """A rank's gradient at each step: the one it is given, then what next_grad answers."""
     first, train = rank_input["call"][0], rank_input["call"][1]
     return [first["data"]] + [g["data"] for g in train["params"]["items"]]
@@ -61,7 +62,7 @@ def _codes(x: float) -> int:
     return max(-127, min(127, round(x / SCALE)))
 
 
-def _results(inputs: list[dict], feedback: str = "x") -> list[list[float]]:
+def _results(inputs: list[dict[str, Any]], feedback: str = "x") -> list[list[float]]:
     """Each step's sum of every rank's codes, times scale, the residual kept as ``x − codes·scale``
     (``feedback="x"``, right), as ``g − codes·scale`` (``"g"``) or not at all (``""``)."""
     grads = [_grads(i) for i in inputs]
@@ -80,7 +81,7 @@ def _results(inputs: list[dict], feedback: str = "x") -> list[list[float]]:
     return out
 
 
-def expected(case: Case, inputs: list[dict]) -> list[list[dict]]:
+def expected(case: Case, inputs: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
     """Every rank returns the three steps' results, float32 tensors of the gradient's shape."""
     numel = case["numel"]
     results = [{"shape": [numel], "dtype": "float32", "data": r} for r in _results(inputs)]
@@ -92,7 +93,8 @@ def bytes_bound(case: Case) -> int:
     return STEPS * 2 * (case.world - 1) * math.ceil(case["numel"] / case.world)
 
 
-def check_computes(case: Case, inputs: list[dict], computes: list[dict]) -> tuple[str, str] | None:
+def check_computes(case: Case, inputs: list[dict[str, Any]],
+                   computes: list[dict[str, Any]]) -> tuple[str, str] | None:
     """Each rank called next_grad once after each step but the last, given that step's
     all-reduced result (what it returns for the step): the next gradient is released only to
     a rank holding the last step's sum."""
@@ -113,7 +115,7 @@ def check_computes(case: Case, inputs: list[dict], computes: list[dict]) -> tupl
     return None
 
 
-def diagnose(case: Case, inputs: list[dict], rank: int, index: int, got: float,
+def diagnose(case: Case, inputs: list[dict[str, Any]], rank: int, index: int, got: float,
              path: str = "") -> tuple[str, str] | None:
     """Which step's result ``path`` ("[s]") is, and what a wrong element matches: the result
     without error feedback, the exact sum, or the codes' sum not multiplied by scale."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import random
+from typing import Any
 
 from cjudge.kit.case import Case
 from cjudge.kit.pieces import exact_inputs, item_of
@@ -20,7 +21,7 @@ def buckets(case: Case) -> list[int]:
     return [min(per, layers - start) for start in range(0, layers, per)]
 
 
-def make_inputs(case: Case, rng: random.Random) -> list[dict]:
+def make_inputs(case: Case, rng: random.Random) -> list[dict[str, Any]]:
     """Rank r: the judge's backward, yielding layer L−1's gradient first, then L−2's, …, layer
     0's, each `numel` exact values (``pieces.exact_inputs``); n_layers and bucket_bytes."""
     layers, numel, dtype = case["layers"], case["numel"], case.dtype
@@ -35,12 +36,12 @@ def make_inputs(case: Case, rng: random.Random) -> list[dict]:
     return calls
 
 
-def _grads(inputs: list[dict], rank: int) -> list[list[float]]:
+def _grads(inputs: list[dict[str, Any]], rank: int) -> list[list[float]]:
     """Rank ``rank``'s gradients in layer order."""
     return [g["data"] for g in inputs[rank]["call"][0]["params"]["items"][::-1]]
 
 
-def expected(case: Case, inputs: list[dict]) -> list[list[dict]]:
+def expected(case: Case, inputs: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
     """Every rank returns the L mean gradients in layer order (index l: layer l)."""
     per_rank = [_grads(inputs, r) for r in range(case.world)]
     means = [{"shape": [case["numel"]], "dtype": case.dtype,
@@ -57,7 +58,7 @@ def bytes_bound(case: Case) -> int:
     return 2 * (case.world - 1) * total // case.world
 
 
-def check_traffic(case: Case, calls: list[dict]) -> tuple[str, str] | None:
+def check_traffic(case: Case, calls: list[dict[str, Any]]) -> tuple[str, str] | None:
     """One all_reduce per bucket, in order: as many calls as buckets, each of its bucket's
     elements."""
     want = [k * case["numel"] for k in buckets(case)]
@@ -75,7 +76,7 @@ def check_traffic(case: Case, calls: list[dict]) -> tuple[str, str] | None:
     return None
 
 
-def diagnose(case: Case, inputs: list[dict], rank: int, index: int, got: float,
+def diagnose(case: Case, inputs: list[dict[str, Any]], rank: int, index: int, got: float,
              path: str = "") -> tuple[str, str] | None:
     """What a wrong element of the returned layer ``path`` ("[l]") is: the sum over the ranks,
     this rank's own gradient, or another layer's mean."""

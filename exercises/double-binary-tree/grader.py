@@ -4,8 +4,9 @@ the two trees, diagnosis."""
 from __future__ import annotations
 
 import math
+from typing import Any
 
-from cjudge.kit.case import Case
+from cjudge.kit.case import Case, MessageReader
 from cjudge.kit.families import SumToAll
 from cjudge.kit.pieces import chunk_reader as sum_reader
 from cjudge.kit.pieces import contributions, torch_chunks
@@ -62,7 +63,7 @@ def bytes_bound(case: Case) -> int:
                                for r in range(case.world))
 
 
-def diagnose(case: Case, inputs: list[dict], rank: int, index: int,
+def diagnose(case: Case, inputs: list[dict[str, Any]], rank: int, index: int,
              got: float) -> tuple[str, str] | None:
     """Which tree carries the element, and whose contributions it lacks or doubles."""
     parts = [i["data"][index] for i in inputs]
@@ -88,6 +89,6 @@ def chunk_of(case: Case, index: int) -> int:
     return next(c for c, (lo, hi) in enumerate(_pieces(case)) if lo <= index < hi)
 
 
-def chunk_reader(case: Case, inputs: list[dict]):
+def chunk_reader(case: Case, inputs: list[dict[str, Any]]) -> MessageReader:
     """Which piece a message carries and whose contributions it sums (the trace view)."""
     return sum_reader(inputs, _pieces(case), noun=("piece", "片"))

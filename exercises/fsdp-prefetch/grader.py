@@ -10,6 +10,7 @@ that no narrower float holds, every value exact in the case's dtype.
 from __future__ import annotations
 
 import random
+from typing import Any
 
 from cjudge.kit.case import Case
 from cjudge.kit.pieces import refined
@@ -20,7 +21,7 @@ ITEMSIZE = {"float32": 4, "float64": 8}
 BOUND = 2  # gathered layers alive at once: the one computing and the one prefetched
 
 
-def make_inputs(case: Case, rng: random.Random) -> list[dict]:
+def make_inputs(case: Case, rng: random.Random) -> list[dict[str, Any]]:
     """Rank r: the judge's layer_fn, its shard of each of the L layers (k elements: layer l's
     elements r·k … r·k + k − 1), and its own input x (act elements)."""
     layers, k, act, dtype = case["layers"], case["k"], case["act"], case.dtype
@@ -41,7 +42,7 @@ def make_inputs(case: Case, rng: random.Random) -> list[dict]:
     return calls
 
 
-def expected(case: Case, inputs: list[dict]) -> list[dict]:
+def expected(case: Case, inputs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Rank r returns layer L − 1 ∘ … ∘ layer 0 applied to its x, each layer with its full
     parameters (the shards of ranks 0 … n − 1, in order)."""
     layers = case["layers"]
@@ -63,7 +64,8 @@ def bytes_bound(case: Case) -> int:
     return case["layers"] * (case.world - 1) * case["k"] * case.itemsize
 
 
-def check_computes(case: Case, inputs: list[dict], computes: list[dict]) -> tuple[str, str] | None:
+def check_computes(case: Case, inputs: list[dict[str, Any]],
+                   computes: list[dict[str, Any]]) -> tuple[str, str] | None:
     """Each rank gave layer_fn every layer's full parameters (its n shards, gathered in rank
     order), layer 0 first: layer_fn is linear in them, so a rank that sums its shards of all
     layers and gathers the sum would do L layers' work with one gather and one call. Extra
@@ -89,7 +91,7 @@ def check_computes(case: Case, inputs: list[dict], computes: list[dict]) -> tupl
     return None
 
 
-def memory(case: Case, inputs: list[dict], trace: dict) -> dict:
+def memory(case: Case, inputs: list[dict[str, Any]], trace: dict[str, Any]) -> dict[str, Any]:
     """Gathered layers alive: a layer's parameters are alive from the moment its all-gather is
     posted until the layer_fn call they are given to. Per rank, in switch time, each all-gather
     adds the elements it gathers and each layer_fn call, once made, frees one layer's (n · k);
@@ -132,7 +134,7 @@ def _changes(events: list[tuple[int, int, str, int | None]], layer: int,
     return out
 
 
-def diagnose(case: Case, inputs: list[dict], rank: int, index: int,
+def diagnose(case: Case, inputs: list[dict[str, Any]], rank: int, index: int,
              got: float) -> tuple[str, str] | None:
     """A wrong output that is a layer's own shard's weighting instead of its full
     parameters'."""

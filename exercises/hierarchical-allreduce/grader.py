@@ -4,6 +4,7 @@ diagnosis. Rank r is local rank r % g on node r // g (g = ranks_per_node, M = wo
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from cjudge.kit.case import Case
 from cjudge.kit.families import SumToAll
@@ -32,7 +33,7 @@ def bytes_bound(case: Case) -> int:
     return sum(_bounds(case))
 
 
-def check_traffic(case: Case, calls: list[dict]) -> tuple[str, str] | None:
+def check_traffic(case: Case, calls: list[dict[str, Any]]) -> tuple[str, str] | None:
     """Each rank's bytes per link class (peer on its own node or not) against its bound: None,
     or why not (the judge prefixes "correct, but"), the NIC first, the worst rank of the class."""
     g = case["ranks_per_node"]
@@ -58,7 +59,7 @@ def check_traffic(case: Case, calls: list[dict]) -> tuple[str, str] | None:
     return None
 
 
-def diagnose(case: Case, inputs: list[dict], rank: int, index: int,
+def diagnose(case: Case, inputs: list[dict[str, Any]], rank: int, index: int,
              got: float) -> tuple[str, str] | None:
     """Name the element's shard, and which nodes or ranks its sum lacks or doubles."""
     g, numel = case["ranks_per_node"], case["numel"]
@@ -81,9 +82,9 @@ def diagnose(case: Case, inputs: list[dict], rank: int, index: int,
                     f"{where_zh}只有节点 {', '.join(map(str, have))} 的和，缺少节点 {lack}；"
                     "跨节点 all-reduce 必须把各节点的同一分片相加（本地编号相同的 rank）")
     for mask in range(1, (1 << g) - 1):  # some local ranks missing on every node: step 1 failed
-        lack = [i for i in range(g) if mask >> i & 1]
-        if got == math.fsum(x for r, x in enumerate(parts) if r % g not in lack):
-            names = ", ".join(map(str, lack))
+        locals_lacking = [i for i in range(g) if mask >> i & 1]
+        if got == math.fsum(x for r, x in enumerate(parts) if r % g not in locals_lacking):
+            names = ", ".join(map(str, locals_lacking))
             return (f"{where} lacks local rank(s) {names} of every node: the sum sent across the "
                     "nodes was not the shard the reduce-scatter inside the node had finished",
                     f"{where_zh}缺少每个节点上本地 rank {names} 的贡献：跨节点发送的不是节点内 "

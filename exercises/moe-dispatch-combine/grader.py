@@ -8,6 +8,7 @@ import itertools
 import json
 import math
 import random
+from typing import Any, cast
 
 from cjudge.kit.case import Case
 from cjudge.kit.pieces import LIMIT, distinct_exact, first_unfed, matrix
@@ -54,7 +55,7 @@ def routing(case: Case) -> list[list[list[int]]]:
     return routes
 
 
-def make_inputs(case: Case, rng: random.Random) -> list[dict]:
+def make_inputs(case: Case, rng: random.Random) -> list[dict[str, Any]]:
     """Every rank's x (distinct values k/16 + low bits, so each names its token and column),
     topk_idx (int64, the case's routing) and topk_w (multiples of 1/8 in (0, 1]): every
     weighted sum of expert outputs is exact in float32. The layer's experts multiply by
@@ -78,40 +79,40 @@ def make_inputs(case: Case, rng: random.Random) -> list[dict]:
     return inputs
 
 
-def _rows(inputs: list[dict], rank: int) -> list[list[float]]:
+def _rows(inputs: list[dict[str, Any]], rank: int) -> list[list[float]]:
     """Rank's x, by token."""
     return matrix(inputs[rank]["call"][0])
 
 
-def _routes(inputs: list[dict], rank: int) -> list[list[int]]:
+def _routes(inputs: list[dict[str, Any]], rank: int) -> list[list[int]]:
     """Rank's topk_idx, by token."""
-    return matrix(inputs[rank]["call"][1])
+    return cast(list[list[int]], matrix(inputs[rank]["call"][1]))
 
 
-def _dispatched(case: Case, inputs: list[dict], rank: int) -> list[tuple]:
+def _dispatched(case: Case, inputs: list[dict[str, Any]], rank: int) -> list[tuple[int, int, int]]:
     """Rank's rows after dispatch: (global expert, source rank, token), in the required order."""
     _, local, _, _, _ = _sizes(case)
     return [(rank * local + le, src, t) for le in range(local) for src in range(case.world)
             for t, route in enumerate(_routes(inputs, src)) if rank * local + le in route]
 
 
-def _weights(inputs: list[dict], rank: int) -> list[list[float]]:
+def _weights(inputs: list[dict[str, Any]], rank: int) -> list[list[float]]:
     """Rank's topk_w, by token."""
     return matrix(inputs[rank]["call"][2])
 
 
-def _factors(inputs: list[dict]) -> list[int]:
+def _factors(inputs: list[dict[str, Any]]) -> list[float]:
     """The layer's factor of every expert, by global id."""
     return [f for i in inputs for f in i["call"][4]["params"]["factors"]]
 
 
-def _dispatched_data(case: Case, inputs: list[dict], rank: int) -> list[float]:
+def _dispatched_data(case: Case, inputs: list[dict[str, Any]], rank: int) -> list[float]:
     """The elements of rank's rows after dispatch, in order."""
     return [v for _, src, t in _dispatched(case, inputs, rank)
             for v in _rows(inputs, src)[t]]
 
 
-def expected(case: Case, inputs: list[dict]) -> list:
+def expected(case: Case, inputs: list[dict[str, Any]]) -> list[Any]:
     """dispatch: (tokens, (counts, anything)); the layer: row t = Σ_slot w·f_e·x[t], f_e
     expert e's factor."""
     _, local, _, tokens, hidden = _sizes(case)
@@ -162,7 +163,7 @@ def bytes_bound(case: Case) -> list[int]:
     return [p + meta for p in payload_bytes(case)]
 
 
-def check_traffic(case: Case, calls: list[dict]) -> tuple[str, ...] | None:
+def check_traffic(case: Case, calls: list[dict[str, Any]]) -> tuple[str, ...] | None:
     """The counts apart from the tokens: at most two all_to_all_single calls in dispatch (the
     counts, then the tokens) and one in combine (it reuses the counts), count bytes within
     their allowance, token bytes exactly what the routing needs (more: over budget; fewer:
@@ -204,7 +205,8 @@ def check_traffic(case: Case, calls: list[dict]) -> tuple[str, ...] | None:
     return None
 
 
-def check_computes(case: Case, inputs: list[dict], computes: list[dict]) -> tuple[str, str] | None:
+def check_computes(case: Case, inputs: list[dict[str, Any]],
+                   computes: list[dict[str, Any]]) -> tuple[str, str] | None:
     """In the layer, each rank's experts were given exactly the rows dispatch must return, in
     its order (one call or several in turn), and nothing else."""
     if case.texts["grade"] != "layer":
@@ -221,13 +223,13 @@ def check_computes(case: Case, inputs: list[dict], computes: list[dict]) -> tupl
     return None
 
 
-def _where(inputs: list[dict]) -> dict[float, tuple[int, int, int]]:
+def _where(inputs: list[dict[str, Any]]) -> dict[float, tuple[int, int, int]]:
     """x's values -> (rank, token, column)."""
     return {v: (r, t, c) for r in range(len(inputs)) for t, row in enumerate(_rows(inputs, r))
             for c, v in enumerate(row)}
 
 
-def diagnose(case: Case, inputs: list[dict], rank: int, index: int, got: float,
+def diagnose(case: Case, inputs: list[dict[str, Any]], rank: int, index: int, got: float,
              path: str = "") -> tuple[str, str] | None:
     """dispatch: which token of which rank, for which expert, a row should hold and which it
     holds; the layer: which expert's contribution a token's sum lacks or gets wrong."""
@@ -254,7 +256,7 @@ def diagnose(case: Case, inputs: list[dict], rank: int, index: int, got: float,
     return _diagnose_layer(inputs, rank, row, col, got)
 
 
-def _diagnose_layer(inputs: list[dict], rank: int, t: int, col: int,
+def _diagnose_layer(inputs: list[dict[str, Any]], rank: int, t: int, col: int,
                     got: float) -> tuple[str, str] | None:
     x, f = _rows(inputs, rank)[t][col], _factors(inputs)
     route, ws = _routes(inputs, rank)[t], _weights(inputs, rank)[t]

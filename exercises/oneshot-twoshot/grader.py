@@ -4,12 +4,13 @@ diagnosis. Races on the buffers are the switch's to find (``switch.symm``)."""
 from __future__ import annotations
 
 import random
+from typing import Any
 
 from cjudge.kit.case import Case
 from cjudge.kit.pieces import contributions, digit_inputs, everyone_holds_the_sum, exact_inputs
 
 
-def _with_symm(inputs: list[dict], world: int) -> list[dict]:
+def _with_symm(inputs: list[dict[str, Any]], world: int) -> list[dict[str, Any]]:
     """Each rank's call: its tensor and the judge's symmetric memory, n·N elements of its dtype
     on every rank."""
     return [{"call": [t, {"fn": "symm", "params": {"numel": world * len(t["data"]),
@@ -17,21 +18,21 @@ def _with_symm(inputs: list[dict], world: int) -> list[dict]:
             for t in inputs]
 
 
-def _tensors(inputs: list[dict]) -> list[dict]:
+def _tensors(inputs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [i["call"][0] for i in inputs]
 
 
-def make_inputs(case: Case, rng: random.Random) -> list[dict]:
+def make_inputs(case: Case, rng: random.Random) -> list[dict[str, Any]]:
     """Every rank's 1-D tensor of N exact values, and the symmetric memory."""
     return _with_symm(exact_inputs(case.world, case["numel"], case.dtype, rng), case.world)
 
 
-def example_inputs(case: Case) -> list[dict]:
+def example_inputs(case: Case) -> list[dict[str, Any]]:
     """The statement's example, the sample case: sums whose digits count the ranks."""
     return _with_symm(digit_inputs(case.world, case["numel"], case.dtype), case.world)
 
 
-def expected(case: Case, inputs: list[dict]) -> list[dict]:
+def expected(case: Case, inputs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Every rank ends with the elementwise sum, in place."""
     return everyone_holds_the_sum(_tensors(inputs))
 
@@ -41,7 +42,7 @@ def bytes_bound(case: Case) -> int:
     return (case.world - 1) * case["numel"] * case.itemsize
 
 
-def diagnose(case: Case, inputs: list[dict], rank: int, index: int,
+def diagnose(case: Case, inputs: list[dict[str, Any]], rank: int, index: int,
              got: float) -> tuple[str, str] | None:
     """Whose contributions the element lacks or doubles."""
     parts = [t["data"][index] for t in _tensors(inputs)]

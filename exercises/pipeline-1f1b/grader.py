@@ -11,6 +11,7 @@ in float32.
 from __future__ import annotations
 
 import random
+from typing import Any
 
 from cjudge.kit import pipeline
 from cjudge.kit.case import Case
@@ -19,7 +20,7 @@ from cjudge.kit.where import peak
 from cjudge.switch.functions import digest, pack
 
 
-def make_inputs(case: Case, rng: random.Random) -> list[dict]:
+def make_inputs(case: Case, rng: random.Random) -> list[dict[str, Any]]:
     """Stage 0: M microbatches of distinct exact values; every other stage: M zero tensors of
     the same shape and dtype (placeholders). Each stage's fwd and bwd, drawn per case."""
     batches = pipeline.microbatches(case, rng)
@@ -35,7 +36,7 @@ def make_inputs(case: Case, rng: random.Random) -> list[dict]:
     return inputs
 
 
-def _flow(inputs: list[dict]) -> tuple[list[list[list[float]]], list[list[list[float]]]]:
+def _flow(inputs: list[dict[str, Any]]) -> tuple[list[list[list[float]]], list[list[list[float]]]]:
     """Per stage s and microbatch i: the input stage s's fwd is given (x[s][i]), and the
     gradient its bwd is given (g[s][i]); g[n][i] … stage 0's result is g[0][i]."""
     world = len(inputs)
@@ -51,7 +52,7 @@ def _flow(inputs: list[dict]) -> tuple[list[list[list[float]]], list[list[list[f
     return xs, gs
 
 
-def expected(case: Case, inputs: list[dict]) -> list:
+def expected(case: Case, inputs: list[dict[str, Any]]) -> list[Any]:
     """Stage 0 returns each microbatch's input gradient, in microbatch order; the others None."""
     return [pipeline.tensors(case, _flow(inputs)[1][0])] + [None] * (case.world - 1)
 
@@ -63,8 +64,8 @@ def bytes_bound(case: Case) -> list[int]:
     return [each * ((stage < case.world - 1) + (stage > 0)) for stage in range(case.world)]
 
 
-def check_computes(case: Case, inputs: list[dict], computes: list[dict],
-                   trace: dict) -> tuple[str, str] | None:
+def check_computes(case: Case, inputs: list[dict[str, Any]], computes: list[dict[str, Any]],
+                   trace: dict[str, Any]) -> tuple[str, str] | None:
     """Stage s's fwd was given its M inputs in order, one call each, and its i-th bwd call,
     after the i-th fwd, microbatch i's stashed input and output gradient, for all M (the
     drain's too); and what crossed a stage boundary came out of the stage's function: every
@@ -102,7 +103,7 @@ def check_computes(case: Case, inputs: list[dict], computes: list[dict],
     return pipeline.sends_made(trace, {1: "fwd", -1: "bwd"})
 
 
-def memory(case: Case, inputs: list[dict], trace: dict) -> dict:
+def memory(case: Case, inputs: list[dict[str, Any]], trace: dict[str, Any]) -> dict[str, Any]:
     """Stashed activations: an input given to fwd is stashed until a bwd call is given it. Per
     stage, in its calls' order, fwd adds its microbatches (units) and bwd takes its away; the
     peak over the stages is bounded by n."""
@@ -122,7 +123,7 @@ def memory(case: Case, inputs: list[dict], trace: dict) -> dict:
                           f"n = {case.world} 个：先做 n − s − 1 次预热前向，之后每次前向后接一次反向"}
 
 
-def diagnose(case: Case, inputs: list[dict], rank: int, index: int, got: float,
+def diagnose(case: Case, inputs: list[dict[str, Any]], rank: int, index: int, got: float,
              path: str = "") -> tuple[str, str] | None:
     """Which microbatch's input gradient a wrong element of output ``path`` ("[i]") is, when
     it is another one's (outputs out of order); or a gradient whose bwd on some stage was

@@ -12,6 +12,7 @@ stages.
 from __future__ import annotations
 
 import random
+from typing import Any, cast
 
 from cjudge.kit import pipeline
 from cjudge.kit.case import Case
@@ -22,14 +23,14 @@ BITS = 10  # the positions p_s are drawn from range(BITS): every sum is exact in
 # inputs are below pipeline.LIMIT / 16 = 128 < STEP / 2 in magnitude
 
 
-def stage_fn(stage: int, shift: int, numel: int) -> dict:
+def stage_fn(stage: int, shift: int, numel: int) -> dict[str, Any]:
     """Stage ``stage``'s function as the judge hands it (the switch keeps ``shift``): one charge
     per microbatch of work."""
     return {"fn": "affine", "params": {"scale": 1, "shift": shift, "label": f"stage_{stage}",
                                        "unit": numel}}
 
 
-def make_inputs(case: Case, rng: random.Random) -> list[dict]:
+def make_inputs(case: Case, rng: random.Random) -> list[dict[str, Any]]:
     """Stage 0: M microbatches of distinct exact values; every other stage: M zero tensors of
     the same shape and dtype (placeholders: the count, shape and dtype, never the data). Each
     stage's shift is drawn here, per case."""
@@ -40,17 +41,17 @@ def make_inputs(case: Case, rng: random.Random) -> list[dict]:
             for stage in range(case.world)]
 
 
-def _microbatches(inputs: list[dict]) -> list[dict]:
-    return inputs[0]["call"][1]
+def _microbatches(inputs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return cast(list[dict[str, Any]], inputs[0]["call"][1])
 
 
-def _shifts(inputs: list[dict]) -> list[int]:
+def _shifts(inputs: list[dict[str, Any]]) -> list[int]:
     """Each stage's shift, in STEPs (distinct powers of two)."""
     return [i["call"][0]["params"]["shift"] // STEP for i in inputs]
 
 
-def check_computes(case: Case, inputs: list[dict], computes: list[dict],
-                   trace: dict) -> tuple[str, str] | None:
+def check_computes(case: Case, inputs: list[dict[str, Any]], computes: list[dict[str, Any]],
+                   trace: dict[str, Any]) -> tuple[str, str] | None:
     """Stage s applied its stage_fn to each of the M microbatches it received, once and in
     order, and to nothing else: its calls, in order, were given exactly microbatches 0 … M−1
     after stages 0 … s−1 (one call each, or several stacked in one); and every activation it
@@ -73,7 +74,7 @@ def check_computes(case: Case, inputs: list[dict], computes: list[dict],
     return pipeline.sends_made(trace, {1: "stage_fn"})
 
 
-def expected(case: Case, inputs: list[dict]) -> list:
+def expected(case: Case, inputs: list[dict[str, Any]]) -> list[Any]:
     """The last stage returns every microbatch after stages 0, 1, …, n−1, in microbatch order;
     the other stages return None."""
     total = STEP * sum(_shifts(inputs))
@@ -98,7 +99,7 @@ def _stages_zh(mask: int) -> str:
     return "stage " + ", ".join(str(s) for s in range(mask.bit_length()) if mask >> s & 1)
 
 
-def diagnose(case: Case, inputs: list[dict], rank: int, index: int, got: float,
+def diagnose(case: Case, inputs: list[dict[str, Any]], rank: int, index: int, got: float,
              path: str = "") -> tuple[str, str] | None:
     """Which microbatch output ``path`` ("[i]") holds at ``index``, and which stages it went
     through: a skipped or doubled stage, an output out of order, a stage that computed on a

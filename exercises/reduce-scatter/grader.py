@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from cjudge.kit import pieces
-from cjudge.kit.case import Case
+from cjudge.kit.case import Case, MessageReader
 from cjudge.kit.families import ShardedSum, blocks_to_others
 from cjudge.kit.pieces import chunk_reader as sum_reader
 from cjudge.kit.pieces import contributions
@@ -23,12 +24,13 @@ def bytes_bound(case: Case) -> int:
     return blocks_to_others(case, "m") * case.itemsize
 
 
-def needs(case: Case, inputs: list[dict], rank: int, calls: list[dict]) -> tuple[str, str] | None:
+def needs(case: Case, inputs: list[dict[str, Any]], rank: int,
+          calls: list[dict[str, Any]]) -> tuple[str, str] | None:
     """Over budget: rank p needs only shard p of the rank's x (m elements)."""
     return pieces.blocks_needed(case, rank, calls, ("x", "x"), block="m")
 
 
-def diagnose(case: Case, inputs: list[dict], rank: int, index: int,
+def diagnose(case: Case, inputs: list[dict[str, Any]], rank: int, index: int,
              got: float) -> tuple[str, str] | None:
     """Name the shard the value belongs to, or the rank whose contribution is missing or doubled."""
     m = case["m"]
@@ -42,12 +44,12 @@ def diagnose(case: Case, inputs: list[dict], rank: int, index: int,
     return contributions(got, [i["data"][at] for i in inputs], f"shard {rank}", f"第 {rank} 段")
 
 
-def chunk_reader(case: Case, inputs: list[dict]):
+def chunk_reader(case: Case, inputs: list[dict[str, Any]]) -> MessageReader:
     """Which shard a message carries and whose contributions it sums (the trace view)."""
     m = case["m"]
     return sum_reader(inputs, [(r * m, (r + 1) * m) for r in range(case.world)], ("shard", "段"))
 
 
-def smaller_cases(case: Case) -> list[tuple[int, dict]]:
+def smaller_cases(case: Case) -> list[tuple[int, dict[str, Any]]]:
     """Smaller cases for the smallest-failing-case search: fewer ranks, shorter shards."""
     return pieces.smaller_cases(case, "m")

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from cjudge.kit import pieces
-from cjudge.kit.case import Case
+from cjudge.kit.case import Case, MessageReader
 from cjudge.kit.families import SumToAll, ring_allreduce_bytes
 
 #: exact inputs, the statement's example whose digits count the ranks, every rank the sum
@@ -18,7 +19,7 @@ expected = ALL_REDUCE.expected
 bytes_bound = ring_allreduce_bytes
 
 
-def diagnose(case: Case, inputs: list[dict], rank: int, index: int,
+def diagnose(case: Case, inputs: list[dict[str, Any]], rank: int, index: int,
              got: float) -> tuple[str, str] | None:
     """Name the rank whose contribution at ``index`` is missing or counted twice, if one is."""
     want = math.fsum(i["data"][index] for i in inputs)
@@ -46,13 +47,13 @@ def chunk_of(case: Case, index: int) -> int:
     return index // math.ceil(case["numel"] / case.world)
 
 
-def chunk_reader(case: Case, inputs: list[dict]):
+def chunk_reader(case: Case, inputs: list[dict[str, Any]]) -> MessageReader:
     """What tells the chunk a message carries and whose contributions it sums (the trace
     view's labels and each rank's buffer filling in)."""
     return pieces.chunk_reader(inputs, pieces.torch_chunks(case["numel"], case.world))
 
 
-def smaller_cases(case: Case) -> list[tuple[int, dict]]:
+def smaller_cases(case: Case) -> list[tuple[int, dict[str, Any]]]:
     """Smaller cases for the smallest-failing-case search: those where ``t.chunk(n)`` makes n
     chunks, as the chapter's code assumes."""
     return pieces.smaller_cases(case, "numel",

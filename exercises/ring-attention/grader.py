@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 import random
+from typing import Any
 
 from cjudge.kit.case import Case
 from cjudge.kit.pieces import refined
@@ -22,7 +23,7 @@ from cjudge.switch import functions
 from cjudge.switch.reduce import values_of
 
 
-def _block(case: Case, rng: random.Random, spread: int = 1, headroom: int | None = None) -> dict:
+def _block(case: Case, rng: random.Random, spread: int = 1, headroom: int | None = None) -> dict[str, Any]:
     """A (block, dim) tensor: full mantissa, or in a case with a spread, multiples of spread/8
     up to 2·spread that keep the scores exact, with low bits below them (``pieces.refined``)
     where ``headroom`` says how many bits what is computed from them needs."""
@@ -37,7 +38,7 @@ def _block(case: Case, rng: random.Random, spread: int = 1, headroom: int | None
     return {"shape": [b, d], "dtype": case.dtype, "data": data}
 
 
-def make_inputs(case: Case, rng: random.Random) -> list[dict]:
+def make_inputs(case: Case, rng: random.Random) -> list[dict[str, Any]]:
     """Rank r: the judge's ``scores`` and its block of queries, keys and values, (b, d) each."""
     d = case["dim"]
     scores = {"fn": "scores", "params": {"dim": d, "scale": 1 / math.sqrt(d),
@@ -55,7 +56,7 @@ def make_inputs(case: Case, rng: random.Random) -> list[dict]:
     return inputs
 
 
-def _pin_overflow(q: dict, k: dict, rng: random.Random, spread: int) -> None:
+def _pin_overflow(q: dict[str, Any], k: dict[str, Any], rng: random.Random, spread: int) -> None:
     """Set one random row of ``q`` and one of ``k`` to ±2·spread and ±2 with the same signs:
     their score, 4·spread·√d (256 at d = 4, spread 32), overflows float32's exp (past 88.7) in
     every draw, so a softmax without the running max fails whatever else is drawn."""
@@ -67,12 +68,12 @@ def _pin_overflow(q: dict, k: dict, rng: random.Random, spread: int) -> None:
         k["data"][j * d + c] = 2 * sign
 
 
-def _rows(t: dict) -> list[list[float]]:
+def _rows(t: dict[str, Any]) -> list[list[float]]:
     d = t["shape"][1]
     return [t["data"][i:i + d] for i in range(0, len(t["data"]), d)]
 
 
-def _attention(q: dict, blocks: list[tuple[dict, dict]]) -> list[float]:
+def _attention(q: dict[str, Any], blocks: list[tuple[dict[str, Any], dict[str, Any]]]) -> list[float]:
     """softmax(q·Kᵀ/√d)·V in float64 over the given (k, v) blocks, flattened."""
     d = q["shape"][1]
     keys = [row for k, _ in blocks for row in _rows(k)]
@@ -89,11 +90,11 @@ def _attention(q: dict, blocks: list[tuple[dict, dict]]) -> list[float]:
     return out
 
 
-def _kv(inputs: list[dict]) -> list[tuple[dict, dict]]:
+def _kv(inputs: list[dict[str, Any]]) -> list[tuple[dict[str, Any], dict[str, Any]]]:
     return [(i["call"][2], i["call"][3]) for i in inputs]
 
 
-def expected(case: Case, inputs: list[dict]) -> list[dict]:
+def expected(case: Case, inputs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Rank r returns attention of its queries over all n blocks of keys and values."""
     kv = _kv(inputs)
     return [{"shape": list(i["call"][1]["shape"]), "dtype": case.dtype,
@@ -105,12 +106,13 @@ def bytes_bound(case: Case) -> int:
     return 2 * (case.world - 1) * case["block"] * case["dim"] * case.itemsize
 
 
-def check_computes(case: Case, inputs: list[dict], computes: list[dict]) -> tuple[str, str] | None:
+def check_computes(case: Case, inputs: list[dict[str, Any]],
+                   computes: list[dict[str, Any]]) -> tuple[str, str] | None:
     """Rank r scored its own queries against each of the n blocks of keys, once each, one
     block per call (the judge's ``scores``, charged per block)."""
     dtype = case.dtype
 
-    def digest(t: dict) -> str:
+    def digest(t: dict[str, Any]) -> str:
         return functions.digest(functions.pack(t["data"], dtype))
 
     keys = {digest(i["call"][2]): j for j, i in enumerate(inputs)}
@@ -132,13 +134,13 @@ def check_computes(case: Case, inputs: list[dict], computes: list[dict]) -> tupl
     return None
 
 
-def diagnose(case: Case, inputs: list[dict], rank: int, index: int,
+def diagnose(case: Case, inputs: list[dict[str, Any]], rank: int, index: int,
              got: float) -> tuple[str, str] | None:
     """Whether the row is attention over its own block only, or over all blocks but one."""
     kv, q = _kv(inputs), inputs[rank]["call"][1]
     tol = 1e-4 * max(1.0, abs(got))
 
-    def matches(blocks: list[tuple[dict, dict]]) -> bool:
+    def matches(blocks: list[tuple[dict[str, Any], dict[str, Any]]]) -> bool:
         return abs(_attention(q, blocks)[index] - got) <= tol
 
     if case.world > 1 and matches([kv[rank]]):

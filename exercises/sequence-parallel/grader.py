@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import random
+from typing import Any
 
 from cjudge.kit.case import Case
 from cjudge.kit.mlp import draw, mlp_output, mlp_partial, shards_of
@@ -32,7 +33,7 @@ def _dims(case: Case) -> tuple[int, int, int]:
     return s, d, s // case.world
 
 
-def make_inputs(case: Case, rng: random.Random) -> list[dict]:
+def make_inputs(case: Case, rng: random.Random) -> list[dict[str, Any]]:
     """The whole x (s × d, multiples of 1/4 below 2), each rank given its s/n rows, and each
     rank's shards of W1 and W2."""
     s, _, local = _dims(case)
@@ -41,13 +42,14 @@ def make_inputs(case: Case, rng: random.Random) -> list[dict]:
             for r, (w1, w2) in enumerate(shards)]
 
 
-def _parts(inputs: list[dict]) -> tuple[list[list[float]], list[tuple[dict, dict]]]:
+def _parts(inputs: list[dict[str, Any]]
+           ) -> tuple[list[list[float]], list[tuple[dict[str, Any], dict[str, Any]]]]:
     """The whole x, and every rank's shards."""
     return ([row for i in inputs for row in matrix(i["call"][0])],
             shards_of(inputs))
 
 
-def expected(case: Case, inputs: list[dict]) -> list[dict]:
+def expected(case: Case, inputs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Rank r returns rows r·s/n … of layer_norm(gelu(x·W1)·W2): s/n × d."""
     _, _, local = _dims(case)
     x, shards = _parts(inputs)
@@ -61,7 +63,8 @@ def bytes_bound(case: Case) -> int:
     return 2 * (case.world - 1) * s * d * case.itemsize // case.world
 
 
-def needs(case: Case, inputs: list[dict], rank: int, calls: list[dict]) -> tuple[str, str]:
+def needs(case: Case, inputs: list[dict[str, Any]], rank: int,
+          calls: list[dict[str, Any]]) -> tuple[str, str]:
     """What the ranks needed: their own rows of the summed output, a reduce-scatter."""
     s, d, local = _dims(case)
     return (f"rank {rank} needs only its {local} rows of the summed output ({local} × {d}): a "
@@ -84,7 +87,7 @@ def diagnose_shape(case: Case, rank: int, shape: list[int], path: str) -> tuple[
             "这正是序列并行省下的激活内存")
 
 
-def diagnose(case: Case, inputs: list[dict], rank: int, index: int,
+def diagnose(case: Case, inputs: list[dict[str, Any]], rank: int, index: int,
              got: float) -> tuple[str, str] | None:
     """Say what the element is instead: the output without the layer norm, the norm of this
     rank's partial output or of each partial before the sum, another row, the unbiased

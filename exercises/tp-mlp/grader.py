@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import random
+from typing import Any
 
 from cjudge import special
 from cjudge.kit.case import Case
@@ -16,14 +17,14 @@ def _tanh_gelu(v: float) -> float:
     return 0.5 * v * (1 + special.tanh(math.sqrt(2 / math.pi) * (v + 0.044715 * v ** 3)))
 
 
-def make_inputs(case: Case, rng: random.Random) -> list[dict]:
+def make_inputs(case: Case, rng: random.Random) -> list[dict[str, Any]]:
     """The same x (b × d, multiples of 1/4 below 2) on every rank, and each rank's shards."""
     rows, shards = draw(case, case["tokens"], rng)
     x = tensor2d(rows, case.dtype)
     return [{"call": [dict(x), w1, w2]} for w1, w2 in shards]
 
 
-def example_inputs(case: Case) -> list[dict]:
+def example_inputs(case: Case) -> list[dict[str, Any]]:
     """The statement's example: n = 2, b = d = 2, f = 4."""
     dtype = case.dtype
     x = tensor2d([[1.0, 2.0], [-1.0, 0.0]], dtype)
@@ -33,11 +34,12 @@ def example_inputs(case: Case) -> list[dict]:
             for a, c in zip(w1, w2, strict=True)]
 
 
-def _parts(inputs: list[dict]) -> tuple[list[list[float]], list[tuple[dict, dict]]]:
+def _parts(inputs: list[dict[str, Any]]
+           ) -> tuple[list[list[float]], list[tuple[dict[str, Any], dict[str, Any]]]]:
     return matrix(inputs[0]["call"][0]), shards_of(inputs)
 
 
-def expected(case: Case, inputs: list[dict]) -> list[dict]:
+def expected(case: Case, inputs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Every rank returns y = gelu(x·W1)·W2, b × d."""
     x, shards = _parts(inputs)
     y = tensor2d(mlp_output(x, shards), case.dtype)
@@ -49,7 +51,8 @@ def bytes_bound(case: Case) -> int:
     return 2 * (case.world - 1) * case["tokens"] * case["hidden"] * case.itemsize // case.world
 
 
-def needs(case: Case, inputs: list[dict], rank: int, calls: list[dict]) -> tuple[str, str]:
+def needs(case: Case, inputs: list[dict[str, Any]], rank: int,
+          calls: list[dict[str, Any]]) -> tuple[str, str]:
     """What the ranks needed: the sum of the partial outputs, not the intermediate."""
     b, d, f = case["tokens"], case["hidden"], case["ffn"]
     return (f"every rank needs only the sum of the {case.world} partial outputs gelu(x·W1_r)·W2_r "
@@ -59,7 +62,7 @@ def needs(case: Case, inputs: list[dict], rank: int, calls: list[dict]) -> tuple
             f"all-reduce；中间结果 gelu(x·W1)（{b} × {f}）和 W2（{f} × {d}）都不必传输")
 
 
-def diagnose(case: Case, inputs: list[dict], rank: int, index: int,
+def diagnose(case: Case, inputs: list[dict[str, Any]], rank: int, index: int,
              got: float) -> tuple[str, str] | None:
     """Say what the element is instead of y: this rank's partial output, y without the gelu,
     the gelu applied after the second matmul, the tanh approximation."""

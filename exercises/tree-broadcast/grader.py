@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import math
 import random
+from typing import Any
 
 from cjudge.kit.case import Case
 from cjudge.kit.families import distinct_values
 
 
-def make_inputs(case: Case, rng: random.Random) -> list[dict]:
+def make_inputs(case: Case, rng: random.Random) -> list[dict[str, Any]]:
     """Every rank's N distinct values, exact in its dtype, so each can be traced to its rank."""
     n = case["numel"]
     values = distinct_values(case.world * n, case.dtype, rng)
@@ -17,7 +18,7 @@ def make_inputs(case: Case, rng: random.Random) -> list[dict]:
             for r in range(case.world)]
 
 
-def example_inputs(case: Case) -> list[dict]:
+def example_inputs(case: Case) -> list[dict[str, Any]]:
     """The statement's example, the sample case: rank r holds [10r+1, 10r+2, …], so each value
     names the rank it came from (no rank holds 0, which an empty buffer would hold)."""
     n = case["numel"]
@@ -25,7 +26,7 @@ def example_inputs(case: Case) -> list[dict]:
             for r in range(case.world)]
 
 
-def expected(case: Case, inputs: list[dict]) -> list[dict]:
+def expected(case: Case, inputs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Every rank ends with rank src's tensor."""
     src = inputs[case["src"]]
     return [{"shape": list(src["shape"]), "dtype": src["dtype"], "data": list(src["data"])}
@@ -37,7 +38,7 @@ def bytes_bound(case: Case) -> int:
     return math.ceil(math.log2(case.world)) * case["numel"] * case.itemsize
 
 
-def diagnose(case: Case, inputs: list[dict], rank: int, index: int,
+def diagnose(case: Case, inputs: list[dict[str, Any]], rank: int, index: int,
              got: float) -> tuple[str, str] | None:
     """Say whose tensor the element came from, when it is not src's."""
     src = case["src"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import random
+from typing import Any
 
 from cjudge.kit.case import Case
 from cjudge.kit.pieces import refined
@@ -13,7 +14,7 @@ from cjudge.kit.pieces import refined
 SUM_BITS = 22
 
 
-def make_inputs(case: Case, rng: random.Random) -> list[dict]:
+def make_inputs(case: Case, rng: random.Random) -> list[dict[str, Any]]:
     """Element i of rank r is ±2**e_i · (4**r + f), sign and e_i random per element and f
     random low bits below 1/64 (``pieces.refined``: none in float32 past 2, 31 in float64, as
     many as keep every sum of whole contributions, each counted up to 3 times, exact): rank r's
@@ -29,7 +30,7 @@ def make_inputs(case: Case, rng: random.Random) -> list[dict]:
             for r in range(case.world)]
 
 
-def example_inputs(case: Case) -> list[dict]:
+def example_inputs(case: Case) -> list[dict[str, Any]]:
     """The statement's example, the sample case: element i of rank r is 2**i · 10**r, so the
     sum's decimal digits count each rank's contribution (8 ranks: dst ends with 11111111,
     22222222, …; a 0 digit is a missing rank, a 2 one counted twice). Exact in float32: every
@@ -39,7 +40,7 @@ def example_inputs(case: Case) -> list[dict]:
             for r in range(case.world)]
 
 
-def expected(case: Case, inputs: list[dict]) -> list[dict]:
+def expected(case: Case, inputs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """dst holds the element-wise sum of every rank's t; every other rank's t is unchanged."""
     dst, n = case["dst"], case["numel"]
     total = [sum(inp["data"][i] for inp in inputs) for i in range(n)]
@@ -53,7 +54,7 @@ def bytes_bound(case: Case) -> int:
     return case["numel"] * case.itemsize
 
 
-def _counts(world: int, inputs: list[dict], index: int, got: float) -> list[int] | None:
+def _counts(world: int, inputs: list[dict[str, Any]], index: int, got: float) -> list[int] | None:
     """How many times (0 to base − 1) each rank's element ``index`` is in ``got``, when ``got``
     is a sum of whole contributions (rank r's is ±2**e · (base**r + its low bits): base 4 in
     the drawn cases, 10 in the sample, whose values have no low bits)."""
@@ -69,7 +70,7 @@ def _counts(world: int, inputs: list[dict], index: int, got: float) -> list[int]
     return counts if got == math.fsum(c * x for c, x in zip(counts, column, strict=True)) else None
 
 
-def diagnose(case: Case, inputs: list[dict], rank: int, index: int,
+def diagnose(case: Case, inputs: list[dict[str, Any]], rank: int, index: int,
              got: float) -> tuple[str, str] | None:
     """Name the ranks whose contribution is missing from dst's element, or counted twice."""
     dst = case["dst"]

@@ -4,6 +4,7 @@ all_to_all_single per call, diagnosis by sequence position and head."""
 from __future__ import annotations
 
 import random
+from typing import Any
 
 from cjudge.kit.case import Case
 from cjudge.kit.families import distinct_values
@@ -40,7 +41,7 @@ def _layout(case: Case, rank: int, first: bool) -> list[tuple[int, int, int]]:
     return (_sharded_by_sequence if by_sequence else _sharded_by_heads)(case, rank)
 
 
-def make_inputs(case: Case, rng: random.Random) -> list[dict]:
+def make_inputs(case: Case, rng: random.Random) -> list[dict[str, Any]]:
     """One value per (position, head, d) of the full [s, H, D] tensor, all distinct and exact in
     the case's dtype, each rank given its shard of it: by sequence for seq_to_heads and the round trip,
     by heads for heads_to_seq."""
@@ -61,15 +62,15 @@ def make_inputs(case: Case, rng: random.Random) -> list[dict]:
     return inputs
 
 
-def _full(case: Case, inputs: list[dict]) -> dict[tuple[int, int, int], float]:
+def _full(case: Case, inputs: list[dict[str, Any]]) -> dict[tuple[int, int, int], float]:
     """The full tensor's values by (position, head, d), read back from the shards."""
-    full = {}
+    full: dict[tuple[int, int, int], float] = {}
     for r, inp in enumerate(inputs):
         full.update(zip(_layout(case, r, True), inp["call"][0]["data"], strict=True))
     return full
 
 
-def expected(case: Case, inputs: list[dict]) -> list[dict]:
+def expected(case: Case, inputs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Each rank's shard of the same tensor in the result's layout, bit for bit."""
     s, heads, dim, local, mine = _dims(case)
     full = _full(case, inputs)
@@ -88,7 +89,7 @@ def bytes_bound(case: Case) -> int:
     return len(CALLS[case.texts["grade"]]) * (case.world - 1) * shard // case.world
 
 
-def check_traffic(case: Case, calls: list[dict]) -> tuple[str, ...] | None:
+def check_traffic(case: Case, calls: list[dict[str, Any]]) -> tuple[str, ...] | None:
     """Exactly one all_to_all_single per function call on every rank, each a full exchange:
     (n−1)/n of the shard leaves the rank (in a round trip the second one too: returning the
     input kept from the first call is not an exchange). At one rank nothing moves: no call is
@@ -117,7 +118,7 @@ def check_traffic(case: Case, calls: list[dict]) -> tuple[str, ...] | None:
     return None
 
 
-def diagnose(case: Case, inputs: list[dict], rank: int, index: int,
+def diagnose(case: Case, inputs: list[dict[str, Any]], rank: int, index: int,
              got: float) -> tuple[str, str] | None:
     """Name the (position, head, d) the element should hold, the rank whose input holds it, and
     the (position, head, d) it holds instead."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import random
+from typing import Any
 
 from cjudge.kit.case import Case
 from cjudge.kit.pieces import refined
@@ -21,17 +22,17 @@ def _values(count: int, dtype: str, rng: random.Random) -> list[float]:
                    rng)
 
 
-def _tensor(data: list[float], dtype: str) -> dict:
+def _tensor(data: list[float], dtype: str) -> dict[str, Any]:
     return {"shape": [len(data)], "dtype": dtype, "data": data}
 
 
 def _call(param: list[float], grads: list[list[float]], moments: list[list[float]], lr: float,
-          beta: float, dtype: str) -> list[dict]:
+          beta: float, dtype: str) -> list[dict[str, Any]]:
     return [{"call": [_tensor(list(param), dtype), _tensor(g, dtype), _tensor(m, dtype), lr, beta]}
             for g, m in zip(grads, moments, strict=True)]
 
 
-def make_inputs(case: Case, rng: random.Random) -> list[dict]:
+def make_inputs(case: Case, rng: random.Random) -> list[dict[str, Any]]:
     """The same parameters on every rank, each rank's own gradient of them, its momentum shard
     (N/n elements), and the step's lr and beta."""
     numel, dtype = case["numel"], case.dtype
@@ -44,13 +45,13 @@ def make_inputs(case: Case, rng: random.Random) -> list[dict]:
     return _call(param, grads, moments, lr, beta, dtype)
 
 
-def example_inputs(case: Case) -> list[dict]:
+def example_inputs(case: Case) -> list[dict[str, Any]]:
     """The statement's example (2 ranks, N = 4, lr = beta = 1/2)."""
     return _call([1.0, 2.0, 3.0, 4.0], [[2.0, 4.0, 6.0, 8.0], [4.0, 0.0, 2.0, -2.0]],
                  [[1.0, -1.0], [0.0, 2.0]], 0.5, 0.5, case.dtype)
 
 
-def _step(inputs: list[dict]) -> tuple[list[float], list[list[float]], dict[str, list[float]]]:
+def _step(inputs: list[dict[str, Any]]) -> tuple[list[float], list[list[float]], dict[str, list[float]]]:
     """The new parameters, each rank's new momentum shard, and the alternatives a mistake gives:
     the sum instead of the mean, no momentum, each element's old value."""
     world = len(inputs)
@@ -72,7 +73,7 @@ def _step(inputs: list[dict]) -> tuple[list[float], list[list[float]], dict[str,
     return new_p, [new_m[r * shard:(r + 1) * shard] for r in range(world)], other
 
 
-def expected(case: Case, inputs: list[dict]) -> list[dict]:
+def expected(case: Case, inputs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Every rank: the updated parameters (all N) and its own updated momentum shard (N/n)."""
     param, moments, _ = _step(inputs)
     dtype = case.dtype
@@ -89,7 +90,7 @@ def _close(a: float, b: float) -> bool:
     return math.isclose(a, b, rel_tol=1e-5, abs_tol=1e-5)
 
 
-def diagnose(case: Case, inputs: list[dict], rank: int, index: int,
+def diagnose(case: Case, inputs: list[dict[str, Any]], rank: int, index: int,
              got: object, path: str = "") -> tuple[str, str] | None:
     """Say which part of the step the element skipped: the all-gather (another rank's shard
     still old), the mean (the sum), the momentum, the update itself."""

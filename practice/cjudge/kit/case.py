@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Protocol
@@ -114,10 +114,14 @@ class ChunkOf(Protocol):
     def __call__(self, case: Case, index: int) -> int: ...
 
 
-class ChunkReader(Protocol):
-    """``chunk_reader``: what reads a message's values as (chunk, ranks summed) or None."""
+#: what reads a message's values as (chunk, ranks summed), or None
+MessageReader = Callable[[list[float]], tuple[int, list[int]] | None]
 
-    def __call__(self, case: Case, inputs: list[Any]) -> Any: ...
+
+class ChunkReader(Protocol):
+    """``chunk_reader``: the case's :data:`MessageReader`."""
+
+    def __call__(self, case: Case, inputs: list[Any]) -> MessageReader: ...
 
 
 class SmallerCases(Protocol):
