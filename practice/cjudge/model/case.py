@@ -18,7 +18,7 @@ from typing import Any
 from ..switch.trace import SwitchTrace
 from ..units import SizeError, format_seconds, format_size, parse_size, plural
 from .bound import NAMES, Bound
-from .replay import replay
+from .replay import replay, replay_sizes
 from .topology import ModelError, Topology, get_topology
 
 DEFAULT_TOPOLOGY = "h100x8"
@@ -175,7 +175,8 @@ class ModelSpec:
 def sweep(trace: SwitchTrace, topology: Topology, sizes: list[int] | tuple[int, ...],
           run_size: int, collective: str | None = None, contention: bool = True,
           compute: Callable[[int], float] | None = None) -> list[dict[str, Any]]:
-    """Per modelled size: the trace replayed with every message's bytes × size / ``run_size``.
+    """Per modelled size: the trace replayed with every message's bytes × size / ``run_size``,
+    every size in one walk of the trace (:func:`.replay.replay_sizes`).
 
     Each row: size (B), time_s, algbw and busbw (GB/s, GB = 1e9 B, nccl-tests' conventions),
     steps, latency_s, transfer_s and compute_s on the critical path, link_bytes per link class,
@@ -184,9 +185,9 @@ def sweep(trace: SwitchTrace, topology: Topology, sizes: list[int] | tuple[int, 
     if run_size < 1:
         raise ModelError("the run's size S must be at least 1 byte to scale messages from it")
     n, rows = trace["world_size"], []
-    for size in sizes:
-        r = replay(trace, topology, size / run_size, contention,
-                   compute=compute(size) if compute else 0.0)
+    replays = replay_sizes(trace, topology, [size / run_size for size in sizes], contention,
+                           [compute(size) if compute else 0.0 for size in sizes])
+    for size, r in zip(sizes, replays, strict=True):
         algbw = nccl_size(collective, n, size) / r.time / 1e9 if r.time > 0 else 0.0
         rows.append({"size": size, "time_s": r.time, "algbw": algbw,
                      "busbw": algbw * busbw_factor(collective, n), "steps": r.steps,

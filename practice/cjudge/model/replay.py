@@ -33,6 +33,7 @@ a defect of the judge's record, never a reason to skip a bound.
 from __future__ import annotations
 
 import heapq
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ..switch.trace import Collective, Message, Request, Step, StepKind, SwitchTrace, programs
@@ -46,6 +47,8 @@ SYMM = frozenset({"symm_read", "symm_write"})
 #: compute seconds)
 Stamp = tuple[float, int, float, float, float]
 ZERO: Stamp = (0.0, 0, 0.0, 0.0, 0.0)
+#: one stamp per modelled scale (:func:`replay_sizes`)
+Stamps = tuple[Stamp, ...]
 
 
 @dataclass
@@ -117,6 +120,31 @@ def replay(trace: SwitchTrace, topo: Topology, scale: float = 1.0,
 
     ``spans``, when given, receives every transfer's and collective's modelled start and end.
     """
+    return replay_sizes(trace, topo, [scale], contention, [compute], spans)[0]
+
+
+#: how many times :func:`replay_sizes` walked a trace (what a test counts: one per case)
+WALKS = [0]
+
+
+def replay_sizes(trace: SwitchTrace, topo: Topology, scales: Sequence[float],
+                 contention: bool = True, computes: Sequence[float] | None = None,
+                 spans: Spans | None = None) -> list[Replay]:
+    """:func:`replay` at every scale of ``scales`` (``computes``: each one's seconds per call of
+    a judge's function) in one walk of the trace.
+
+    For a fixed schedule every time is affine in the scale, so the walk carries one stamp per
+    scale through the same program steps. The schedule is fixed but for one choice: which ready
+    transfer takes the ports next, by ready time, which may differ between scales. So each scale
+    keeps its own queue of ready transfers; where a scale's next transfer is not the first
+    scale's, its schedule differs, and that scale alone is walked again (never for a trace whose
+    order does not depend on the size, as a ring's).
+    """
+    WALKS[0] += 1
+    k = len(scales)
+    computes = computes if computes is not None else [0.0] * k
+    if spans is not None and k != 1:
+        raise ValueError("spans are recorded for one scale at a time")
     world = trace["world_size"]
     topo.check(world)
     requests = {r["id"]: r for r in trace["requests"] if r["graded"]}
@@ -124,18 +152,21 @@ def replay(trace: SwitchTrace, topo: Topology, scale: float = 1.0,
                 if m["send"] in requests and m["recv"] in requests}
     collectives = {c["id"]: c for c in trace["collectives"]}
     program_of = _program_of(trace)
-    clock: list[Stamp] = [ZERO] * world
+    zero: Stamps = (ZERO,) * k
+    clock: list[Stamps] = [zero] * world
     pc = [0] * world
-    posted: dict[int, Stamp] = {}
-    done: dict[int, Stamp] = {}
+    posted: dict[int, Stamps] = {}
+    done: dict[int, Stamps] = {}
     arrived: dict[int, int] = {}
     blocked: dict[int, int] = {}  # request id -> the rank waiting for it
-    ports: dict[tuple[int, str, str], Stamp] = {}  # (rank, "out"/"in", link class) -> free at
-    link_bytes: dict[str, float] = {}
-    last_to_post: dict[int, int] = {}
-    #: (ready s, the send's and the receive's places in their ranks' programs, message id): ties
-    #: go by the programs alone, never by the order the ranks' interleaving matched them in
-    pending: list[tuple[float, tuple[int, int, int, int], int]] = []
+    ports: dict[tuple[int, str, str], Stamps] = {}  # (rank, "out"/"in", link class) -> free at
+    link_bytes: list[dict[str, float]] = [{} for _ in range(k)]
+    last_to_post: list[dict[int, int]] = [{} for _ in range(k)]
+    #: per scale, (ready s, the send's and the receive's places in their ranks' programs,
+    #: message id): ties go by the programs alone, never by the order the ranks' interleaving
+    #: matched them in
+    pending: list[list[tuple[float, tuple[int, int, int, int], int]]] = [[] for _ in range(k)]
+    diverged: set[int] = set()
     place = {step.request: (rank, i) for rank, program in enumerate(program_of)
              for i, step in enumerate(program) if step.kind is StepKind.POST}
     runnable = list(range(world))
@@ -146,13 +177,13 @@ def replay(trace: SwitchTrace, topo: Topology, scale: float = 1.0,
             step = program[pc[rank]]
             rid = step.request
             if step.kind is StepKind.COMPUTE:
-                work = compute * step.units
-                clock[rank] = _after(clock[rank], work, 0, 0.0, 0.0, work)
+                clock[rank] = tuple(_after(c, w * step.units, 0, 0.0, 0.0, w * step.units)
+                                    for c, w in zip(clock[rank], computes, strict=True))
             elif step.kind is StepKind.WAIT:
                 if rid not in done:
                     blocked[rid] = rank
                     return
-                clock[rank] = max(clock[rank], done[rid])
+                clock[rank] = _latest(clock[rank], done[rid])
             else:
                 posted[rid] = clock[rank]
                 post(requests[rid])
@@ -162,79 +193,113 @@ def replay(trace: SwitchTrace, topo: Topology, scale: float = 1.0,
         if req["message"] is not None and req["message"] in messages:
             m = messages[req["message"]]
             if m["send"] in posted and m["recv"] in posted:
-                ready = max(posted[m["send"]], posted[m["recv"]])
+                ready = _latest(posted[m["send"]], posted[m["recv"]])
                 (src, at), (dst, at_dst) = place[m["send"]], place[m["recv"]]
-                heapq.heappush(pending, (ready[0], (at, src, at_dst, dst), m["id"]))
+                for j in range(k):
+                    if j not in diverged:
+                        heapq.heappush(pending[j], (ready[j][0], (at, src, at_dst, dst), m["id"]))
         elif req["collective"] is not None and req["collective"] in collectives:
             c = collectives[req["collective"]]
             arrived[c["id"]] = arrived.get(c["id"], 0) + 1
             if arrived[c["id"]] == len(c["ranks"]):
                 finish_collective(c)
 
-    def complete(rid: int, stamp: Stamp) -> None:
+    def complete(rid: int, stamp: Stamps) -> None:
         done[rid] = stamp
         if rid in blocked:
             runnable.append(blocked.pop(rid))
 
     def finish_collective(c: Collective) -> None:
-        start = max(posted[rid] for rid in c["requests"])
-        last = max(c["requests"], key=lambda rid: (posted[rid][0], -requests[rid]["rank"]))
-        last_to_post[c["id"]] = requests[last]["rank"]
-        if contention:  # after what its members' ports carry already (an earlier async one)
-            start = max([start, *(ports.get((r, way, klass), ZERO) for r in c["ranks"]
-                                  for klass in topo.links for way in ("out", "in"))])
-        cost = collective_cost(c["kind"], c["ranks"], [b * scale for b in c["size"]],
-                               [b * scale for b in c["bytes"]], c["root"], topo, contention)
-        end = _after(start, cost.latency + cost.transfer, cost.steps, cost.latency, cost.transfer)
-        if spans is not None:
-            spans[("c", c["id"])] = (start[0], end[0])
-        for klass, nbytes in cost.link_bytes.items():
-            link_bytes[klass] = link_bytes.get(klass, 0.0) + nbytes
+        ends = []
+        for j, scale in enumerate(scales):
+            start = max(posted[rid][j] for rid in c["requests"])
+            last = max(c["requests"], key=lambda rid: (posted[rid][j][0], -requests[rid]["rank"]))
+            last_to_post[j][c["id"]] = requests[last]["rank"]
+            if contention:  # after what its members' ports carry already (an earlier async one)
+                start = max([start, *(ports.get((r, way, klass), zero)[j] for r in c["ranks"]
+                                      for klass in topo.links for way in ("out", "in"))])
+            cost = collective_cost(c["kind"], c["ranks"], [b * scale for b in c["size"]],
+                                   [b * scale for b in c["bytes"]], c["root"], topo, contention)
+            ends.append(_after(start, cost.latency + cost.transfer, cost.steps, cost.latency,
+                               cost.transfer))
+            if spans is not None:
+                spans[("c", c["id"])] = (start[0], ends[-1][0])
+            for klass, nbytes in cost.link_bytes.items():
+                link_bytes[j][klass] = link_bytes[j].get(klass, 0.0) + nbytes
+        end = tuple(ends)
         for r in c["ranks"]:
             for klass in topo.links:
                 for way in ("out", "in"):
-                    ports[(r, way, klass)] = max(ports.get((r, way, klass), ZERO), end)
+                    ports[(r, way, klass)] = _latest(ports.get((r, way, klass), zero), end)
         for rid in c["requests"]:
             complete(rid, end)
 
     def transfer(m: Message) -> None:
-        ready = max(posted[m["send"]], posted[m["recv"]])
-        src, dst, nbytes = m["src"], m["dst"], m["bytes"] * scale
+        ready = _latest(posted[m["send"]], posted[m["recv"]])
+        src, dst = m["src"], m["dst"]
         if src == dst:
-            start = end = ready
+            ends = ready
         else:
             klass = topo.link_class(src, dst)
             link = topo.links[klass]
-            link_bytes[klass] = link_bytes.get(klass, 0.0) + nbytes
-            start = ready
-            if contention:
-                out, into = (src, "out", klass), (dst, "in", klass)
-                start = max(ready, ports.get(out, ZERO), ports.get(into, ZERO))
+            out, into = (src, "out", klass), (dst, "in", klass)
+            was_out, was_in = ports.get(out, zero), ports.get(into, zero)
+            starts, frees, finish = [], [], []
+            for j, scale in enumerate(scales):
+                nbytes = m["bytes"] * scale
+                link_bytes[j][klass] = link_bytes[j].get(klass, 0.0) + nbytes
+                start = max(ready[j], was_out[j], was_in[j]) if contention else ready[j]
                 busy, xfer = link.busy(nbytes), nbytes / link.beta
-                ports[out] = ports[into] = _after(start, busy, 0, busy - xfer, xfer)
-            end = _after(start, link.seconds(nbytes), 1, link.alpha, nbytes / link.beta)
-        if spans is not None:
-            spans[("m", m["id"])] = (start[0], end[0])
-        complete(m["send"], end)
-        complete(m["recv"], end)
+                frees.append(_after(start, busy, 0, busy - xfer, xfer))
+                finish.append(_after(start, link.seconds(nbytes), 1, link.alpha, xfer))
+                starts.append(start)
+            if contention:
+                ports[out] = ports[into] = tuple(frees)
+            ends = tuple(finish)
+            if spans is not None:
+                spans[("m", m["id"])] = (starts[0][0], ends[0][0])
+        if spans is not None and src == dst:
+            spans[("m", m["id"])] = (ready[0][0], ready[0][0])
+        complete(m["send"], ends)
+        complete(m["recv"], ends)
 
     while True:
         while runnable:
             run(runnable.pop())
-        if not pending:
+        if not pending[0]:
             break
-        transfer(messages[heapq.heappop(pending)[2]])
+        mid = heapq.heappop(pending[0])[2]
+        for j in range(1, k):
+            if j not in diverged:
+                if pending[j][0][2] == mid:
+                    heapq.heappop(pending[j])
+                else:  # this scale takes another transfer first: its schedule differs
+                    diverged.add(j)
+                    pending[j] = []
+        transfer(messages[mid])
 
-    ends: list[Stamp] = []
-    for rank in range(world):
-        mine = [done[s.request] for s in program_of[rank]
-                if s.kind is StepKind.POST and s.request in done]
-        ends.append(max([clock[rank], *mine]))
-    last = max(ends, default=ZERO)
     lost = any(r["completed"] is not None and r["id"] not in done for r in requests.values())
-    return Replay(last[0], last[1], last[2], last[3], last[4], link_bytes, [e[0] for e in ends],
-                  last_to_post, complete=not lost and not blocked
-                  and all(pc[r] == len(program_of[r]) for r in range(world)))
+    complete_run = not lost and not blocked and all(pc[r] == len(program_of[r])
+                                                    for r in range(world))
+    out: list[Replay] = []
+    for j in range(k):
+        if j in diverged:
+            out.append(replay(trace, topo, scales[j], contention, compute=computes[j]))
+            continue
+        ends: list[Stamp] = []
+        for rank in range(world):
+            mine = [done[s.request][j] for s in program_of[rank]
+                    if s.kind is StepKind.POST and s.request in done]
+            ends.append(max([clock[rank][j], *mine]))
+        last = max(ends, default=ZERO)
+        out.append(Replay(last[0], last[1], last[2], last[3], last[4], link_bytes[j],
+                          [e[0] for e in ends], last_to_post[j], complete=complete_run))
+    return out
+
+
+def _latest(a: Stamps, b: Stamps) -> Stamps:
+    """Per scale, the later of two stamps."""
+    return tuple(map(max, a, b))
 
 
 def transfer_spans(trace: SwitchTrace, topo: Topology, scale: float = 1.0,
