@@ -1,5 +1,5 @@
 # The two commands of the README: `make serve` starts the judge, `make test` runs every test.
-.PHONY: setup serve test lint screenshots lowest-deps lowest-deps
+.PHONY: setup serve test lint screenshots lowest-deps
 
 setup:
 	./scripts/setup.sh
@@ -25,11 +25,6 @@ test: setup
 # them to a temporary folder, so `make test` never changes the tracked tree).
 screenshots: setup
 	cd web && CJUDGE_SCREENSHOTS=$(CURDIR)/docs/screenshots npm test
-
-# Every direct dependency at its declared floor in a temporary venv (needs PyPI; torch is taken
-# from .venv), then the package's commands, the server and its tests: scripts/lowest_deps.py.
-lowest-deps: setup
-	.venv/bin/python scripts/lowest_deps.py
 
 # Every direct dependency at its declared floor in a temporary venv (needs PyPI; torch is taken
 # from .venv), then the package's commands, the server and its tests: scripts/lowest_deps.py.
