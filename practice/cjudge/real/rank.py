@@ -24,6 +24,8 @@ import torch
 from .. import values
 from ..learner import classify_error, compile_learner, exec_learner, graded_call, learner_function
 from ..protocol import CaseSpec, JobSpec, TensorData
+from ..switch.wire import widen
+from . import cuda_noop
 from .c10d_ops import route_c10d_ops
 from .confine import confine_rank
 from .group_lifecycle import group_owned_by_judge
@@ -86,6 +88,7 @@ def _make_input(spec: TensorData) -> torch.Tensor:
 def connect(job_dir: Path, rank: int) -> socket.socket:
     """The rank's channel to the switch, introduced by its rank."""
     channel = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    widen(channel)
     channel.connect(str(job_dir / "switch.sock"))
     return channel
 
@@ -94,6 +97,7 @@ def run_rank(job: JobSpec, port: ChannelPort) -> dict[str, Any]:
     """Join the group, import the learner's file, make the graded call; the result record."""
     port.call("hello", rank=port.rank)
     install(port)
+    cuda_noop.install(port.rank)  # the CPU lane: real code's CUDA calls do nothing, noted
     route_c10d_ops()
     _limit_memory(job.get("memory_headroom", MEMORY_HEADROOM))
     confine_rank()  # from here on, only the channel to the switch reaches the other ranks

@@ -11,7 +11,7 @@ import types
 from collections.abc import Callable
 from typing import Any
 
-from . import collectives, distributed, dtypes, factories, functional, p2p, rng
+from . import collectives, cuda, distributed, dtypes, factories, functional, p2p, rng
 from .errors import UnsupportedAttribute
 from .tensor import Device, Size, Tensor
 
@@ -98,5 +98,6 @@ def modules() -> dict[str, types.ModuleType]:
     nn = types.ModuleType("torch.nn", "Simulated torch.nn: its functional part only.")
     vars(nn).update({"functional": nn_functional, "__getattr__": _missing("torch.nn")})
     vars(torch)["nn"] = nn
+    vars(torch)["cuda"] = torch_cuda = cuda.module(_missing("torch.cuda"))
     return {"torch": torch, "torch.distributed": dist, "torch.nn": nn,
-            "torch.nn.functional": nn_functional}
+            "torch.nn.functional": nn_functional, "torch.cuda": torch_cuda}

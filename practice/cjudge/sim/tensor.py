@@ -13,7 +13,8 @@ from array import array
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from . import advanced_index, layout
+from ..cuda_note import is_cuda
+from . import advanced_index, cuda, layout
 from .dtypes import (
     DType,
     Number,
@@ -512,18 +513,26 @@ class Tensor(TensorIndex, TensorMath):
         return Tensor._wrap(self._read(), self._dtype, self._shape)
 
     def to(self, *args: Any, **kwargs: Any) -> Tensor:
-        """A copy converted to a dtype (devices other than the CPU are not available)."""
+        """A copy converted to a dtype (devices other than the CPU are not available; CUDA is
+        a no-op with a note, ``sim.cuda``)."""
         dtype = kwargs.get("dtype")
         for a in list(args) + [kwargs.get("device")]:
             if isinstance(a, DType):
                 dtype = a
             elif isinstance(a, Tensor):
                 dtype = a._dtype
+            elif is_cuda(a):
+                cuda.say('.to("cuda")')
             elif a is not None:
                 Device(a)
         if dtype is None or dtype is self._dtype:
             return self
         return self.type(dtype)
+
+    def cuda(self, *args: Any, **kwargs: Any) -> Tensor:
+        """No GPU here: the tensor itself, with a note (``sim.cuda``)."""
+        cuda.say(".cuda()")
+        return self
 
     def type(self, dtype: DType | None = None) -> Any:
         """The dtype's name, or a copy converted to ``dtype``."""
