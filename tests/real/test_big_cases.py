@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from cjudge.judge import judge_code
-from cjudge.switch.core import Limits
 from cjudge.real.runtime import run_case
 from cjudge.sim.runtime import run_case as run_sim_case
+from cjudge.switch.core import Limits
 from tests.real.scratch import ring_with_cases
 
 MIB4 = 1 << 20  # float32 elements in 4 MiB

@@ -24,6 +24,7 @@ import torch
 from .. import values
 from ..learner import classify_error, compile_learner, exec_learner, graded_call, learner_function
 from ..protocol import CaseSpec, JobSpec, TensorData
+from ..switch.wire import widen
 from . import cuda_noop
 from .c10d_ops import route_c10d_ops
 from .confine import confine_rank
@@ -87,6 +88,7 @@ def _make_input(spec: TensorData) -> torch.Tensor:
 def connect(job_dir: Path, rank: int) -> socket.socket:
     """The rank's channel to the switch, introduced by its rank."""
     channel = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    widen(channel)
     channel.connect(str(job_dir / "switch.sock"))
     return channel
 

@@ -23,7 +23,7 @@ from .. import values
 from ..protocol import RankError
 from . import packed
 from .core import Forbidden, Switch, SwitchError
-from .wire import FrameReader, FrameTooLarge, MalformedFrame, head_of
+from .wire import FrameReader, FrameTooLarge, MalformedFrame, head_of, widen
 
 _INT, _OPT_INT, _STR, _OPT_STR, _LIST, _OPT_LIST = "int", "int?", "str", "str?", "list", "list?"
 _OPT_BOOL = "bool?"
@@ -215,6 +215,7 @@ class SwitchServer:
         except BlockingIOError:
             return
         sock.setblocking(False)
+        widen(sock)
         pid = _PEERCRED.unpack(sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED,
                                                _PEERCRED.size))[0]
         conn = _Conn(sock, FrameReader(self.switch.limits.message_bytes), pid)
