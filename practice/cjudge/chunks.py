@@ -84,6 +84,8 @@ def summary(params: dict, world: int, outputs: list[Any], wants: list[Any],
 Reading = tuple[int, list[int]] | None
 #: messages a solving reader reads in one matrix product
 BATCH = 256
+#: a float32 addition's relative rounding (2^-24): sums of many ranks differ from exact by it
+ROUNDING = 2.0 ** -24
 
 
 def solving_reader(inputs: list[dict], chunks: list[tuple[int, int]]
@@ -91,10 +93,11 @@ def solving_reader(inputs: list[dict], chunks: list[tuple[int, int]]
     """What reads a message's values as (its chunk, the ranks whose contributions it sums) by
     solving X_c·w = values for each chunk c of the message's length (X_c: the ranks' elements of
     chunk c, one column a rank) and keeping the 0/1 solutions that reproduce every value (to
-    1e-6), the fewest ranks first. Polynomial: one pseudo-inverse per chunk, then products. A
-    chunk shorter than the number of ranks (or whose columns are dependent) cannot be told
-    apart: None, as when two chunks fit equally well with as few ranks. Without numpy it reads
-    nothing. Its ``many(messages)`` reads a list of messages in a few matrix products."""
+    1e-6, and to float32's rounding of a sum of that many terms), the fewest ranks first.
+    Polynomial: one pseudo-inverse per chunk, then products. A chunk shorter than the number of
+    ranks (or whose columns are dependent) cannot be told apart: None, as when two chunks fit
+    equally well with as few ranks. Without numpy it reads nothing. Its ``many(messages)``
+    reads a list of messages in a few matrix products."""
     world = len(inputs)
     by_length: dict[int, tuple[list[int], Any, Any]] = {}  # L -> (chunk ids, X stack, pinv)
     if np is not None:
@@ -117,7 +120,9 @@ def solving_reader(inputs: list[dict], chunks: list[tuple[int, int]]
                 v = np.array([messages[m] for m in block], dtype=np.float64).T  # (L, B)
                 # the nearest 0/1 solution for each chunk and message: (chunks, ranks, B)
                 picked = ((inverse @ v) > 0.5).reshape(len(ids), world, len(block))
-                fits = np.isclose(stack @ picked, v, rtol=1e-6, atol=1e-9).all(axis=1)
+                # a float32 sum of k terms is off by up to k·2^-24 of its terms' magnitudes
+                slack = ROUNDING * picked.sum(axis=1, keepdims=True) * (np.abs(stack) @ picked)
+                fits = (np.abs(stack @ picked - v) <= slack + 1e-6 * np.abs(v) + 1e-9).all(axis=1)
                 fits &= picked.any(axis=1)  # (chunks, B)
                 for j, m in enumerate(block):
                     found = sorted((int(picked[k, :, j].sum()), k) for k in np.flatnonzero(fits[:, j]))
