@@ -18,6 +18,7 @@ from . import __version__, values
 from .budget import over_budget
 from .chunks import Summary, summary
 from .exercises import Case, Exercise
+from .instead import instead
 from .kit.where import FreedDead
 from .model.case import CaseModel, model_case
 from .model.steps import steps_per_rank
@@ -326,7 +327,9 @@ def _refused(exercise: Exercise, raw: RawCase) -> tuple[str, str] | None:
     r, line = first["rank"], first["line"]
     at = f"rank {r}, line {line}" if line else f"rank {r}"
     at_zh = f"rank {r} 第 {line} 行" if line else f"rank {r}"
-    return _forbidden(exercise, at, at_zh, _call_name(first["api"], first["kind"]))
+    en, zh = _forbidden(exercise, at, at_zh, _call_name(first["api"], first["kind"]))
+    then = instead(first["kind"], exercise.allowed)  # the idiom's replacement, where known
+    return (f"{en}; {then[0]}", f"{zh}；{then[1]}") if then else (en, zh)
 
 
 def _call_name(api: str, kind: str) -> str:
