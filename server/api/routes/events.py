@@ -1,7 +1,8 @@
 """A submission's cases so far as server-sent events: one ``case`` event per graded case, then ``done``.
 
 Workers may run in other processes or on other machines, so the stream follows the database
-(the cases a worker has recorded so far), which is also what polling clients read. A finished
+(the cases a worker has recorded so far), which is also what polling clients read: one poller
+per submission in this process (``watch.Watches``), shared by all of its streams. A finished
 submission's events never change: they are rendered once, kept in a cache bounded in bytes,
 and sent at once (no stream stays open, no database read) to whoever reopens them. Events are
 framed by FastAPI's own server-sent events support (``fastapi.sse``: its encoder and response
@@ -10,30 +11,32 @@ class).
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import AsyncIterator
 
 from fastapi import APIRouter, Request
 from fastapi.responses import Response, StreamingResponse
 from fastapi.sse import EventSourceResponse, format_sse_event
-from sqlalchemy import Text, cast, func
-from sqlmodel import Session, select
+from sqlalchemy import Engine
+from sqlmodel import Session
 from starlette.concurrency import run_in_threadpool
 
 from cjudge.verdict_json import dumps
 
-from ...models import DONE, Submission
+from ...models import DONE
 from ..cache import DoneCache, FinishedEvents
 from ..contract import NOT_FOUND
 from ..deps import EngineDep, SettingsDep, UserDep
 from ..errors import ApiError
 from ..schemas import SubmissionOut
+from ..watch import Watch, Watches
 from .submissions import SubmissionId, cached_for, present, visible
 
 router = APIRouter(prefix="/api/submissions", tags=["submissions"])
-POLL_S = 0.05  # how often a stream asks whether its submission changed (a one-row stamp)
+POLL_S = 0.05  # how often a submission's poller asks whether it changed (a one-row stamp)
 HEARTBEAT_S = 15.0
+#: the longest a stream waits for a change before it looks whether its client is still there
+LISTEN_S = 1.0
 HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 
 
@@ -73,14 +76,6 @@ async def submission_events(submission_id: SubmissionId, request: Request, user:
         with Session(engine) as session:
             return present(visible(session, submission_id, user), user)
 
-    def stamp() -> tuple:
-        """What changes when the submission does: cheap to read, unlike its cases."""
-        with Session(engine) as session:
-            return tuple(session.exec(select(
-                Submission.status, Submission.attempts,
-                func.length(cast(Submission.cases_so_far, Text))).where(
-                Submission.id == submission_id)).one())
-
     def remember(done: SubmissionOut) -> FinishedEvents:
         events = render(done)
         cache.put(done.id, user.staff, done.user_id, events)
@@ -96,10 +91,23 @@ async def submission_events(submission_id: SubmissionId, request: Request, user:
                        headers={"Retry-After": "5"}, retry_after=5)
     streams[user.id] = streams.get(user.id, 0) + 1
     deadline = time.monotonic() + settings.stream_max_s
-    return EventSourceResponse(_counted(_stream(first, load, stamp, remember, seen, request,
-                                                deadline),
-                                        streams, user.id),
-                               headers=HEADERS)
+
+    async def followed() -> AsyncIterator[bytes]:
+        async with _watches(request, engine).follow(submission_id) as watch:
+            async for chunk in _stream(first, watch, lambda row: present(row, user), remember,
+                                       seen, request, deadline):
+                yield chunk
+
+    return EventSourceResponse(_counted(followed(), streams, user.id), headers=HEADERS)
+
+
+def _watches(request: Request, engine: Engine) -> Watches:
+    """This app's pollers (made with its first stream, in its event loop)."""
+    state = request.app.state
+    if not hasattr(state, "watches"):
+        state.watches = Watches(engine, POLL_S)
+    watches: Watches = state.watches
+    return watches
 
 
 def render(done: SubmissionOut) -> FinishedEvents:
@@ -134,9 +142,9 @@ async def _counted(stream: AsyncIterator[bytes], streams: dict[int, int],
             streams.pop(user_id, None)
 
 
-async def _stream(current: SubmissionOut, load, stamp, remember, seen: int, request: Request,
-                  deadline: float) -> AsyncIterator[bytes]:
-    status, last = None, None
+async def _stream(current: SubmissionOut, watch: Watch, present_row, remember, seen: int,
+                  request: Request, deadline: float) -> AsyncIterator[bytes]:
+    status, version = None, 0
     sent_at = time.monotonic()  # a keep-alive goes HEARTBEAT_S after the last chunk, by the clock
     while time.monotonic() < deadline:
         if current.status == DONE:  # the rest of the stream as a finished one's, kept
@@ -154,11 +162,10 @@ async def _stream(current: SubmissionOut, load, stamp, remember, seen: int, requ
         seen = max(seen, len(cases))
         if await request.is_disconnected():
             return
-        await asyncio.sleep(POLL_S)
+        now = time.monotonic()
+        if await watch.after(version, min(LISTEN_S, sent_at + HEARTBEAT_S - now, deadline - now)):
+            version = watch.version
+            current = present_row(watch.current())
         if time.monotonic() - sent_at >= HEARTBEAT_S:
             sent_at = time.monotonic()
             yield format_sse_event(comment="keep-alive")
-        now = await run_in_threadpool(stamp)
-        if now != last:  # the first time, and on every change: read it whole
-            last = now
-            current = await run_in_threadpool(load)

@@ -22,9 +22,16 @@ class Clock:
     def __call__(self) -> float:
         return self.now
 
-    def stamp(self) -> int:
-        self.now += 1.0
-        return 0
+
+class SlowWatch:
+    """A submission's poller whose every look takes a second and finds no change."""
+
+    def __init__(self, clock: Clock) -> None:
+        self.clock = clock
+
+    async def after(self, version: int, timeout_s: float) -> bool:
+        self.clock.now += 1.0
+        return False
 
 
 class Connected:
@@ -39,8 +46,8 @@ def test_a_keep_alive_goes_every_heartbeat_however_slow_each_look(
     running: Any = SimpleNamespace(id=1, status="running", result=None, cases_so_far=[])
 
     async def stream() -> list[bytes]:
-        chunks = events._stream(running, lambda: running, clock.stamp, None, 0, Connected(),
-                                deadline=4 * events.HEARTBEAT_S + 1)
+        chunks = events._stream(running, SlowWatch(clock), lambda row: row, None, 0,
+                                Connected(), deadline=4 * events.HEARTBEAT_S + 1)
         return [chunk async for chunk in chunks]
 
     chunks = asyncio.run(stream())
