@@ -24,6 +24,7 @@ from .model.case import CaseModel, model_case
 from .model.steps import steps_per_rank
 from .primitives import CANONICAL, DISPLAY, PROCESS_GROUP_METHODS
 from .protocol import CaseSpec, RankReport, RawCase, TensorData
+from .root_zero import root_zero
 from .switch import symm
 from .switch.accounting import bytes_per_rank, graded_calls
 from .switch.core import Limits
@@ -465,6 +466,10 @@ def _first_wrong(exercise: Exercise, spec: CaseSpec, raw: RawCase,
             return report
         wrong = _compare(exercise, spec, report["rank"], report["output"], want)
         if wrong:
+            root = root_zero(exercise.builtin, spec["params"], raw["trace"])  # assumed rank 0
+            if root is not None:
+                wrong = wrong._replace(where=(f"{wrong.where[0]}. {root[0][0].upper()}"
+                                              f"{root[0][1:]}", f"{wrong.where[1]}。{root[1]}"))
             return wrong._replace(summary=_diagnosis(
                 summary, spec["params"], spec["world_size"], [r["output"] for r in raw["ranks"]],
                 wants, exercise.grader))
