@@ -87,11 +87,32 @@ export const submit = (exercise, code, filename) => call("POST", "/api/submissio
 export const submission = (id) => call("GET", `/api/submissions/${id}`);
 export const history = (exercise) => call("GET", `/api/submissions?exercise=${encodeURIComponent(exercise)}`);
 
+/** The submissions being followed: id → {listeners, last update, promise of the finished one}. */
+const followed = new Map();
+
 /**
- * Follow a submission until it is done: server-sent events (status, case, done) while they flow,
- * polling otherwise. `onUpdate` sees {status, cases so far}; resolves with the finished submission.
+ * Follow a submission until it is done: `onUpdate` sees {status, cases so far}; resolves with the
+ * finished submission. However many views follow one submission (its pending result, the same
+ * submission opened from the history, again and again), they share one stream or poller, and a
+ * view that joins late sees at once where it stands.
  */
 export function follow(id, onUpdate) {
+  let shared = followed.get(id);
+  if (!shared) {
+    const fresh = { listeners: new Set(), last: null };
+    fresh.done = stream(id, (update) => {
+      fresh.last = update;
+      for (const listener of fresh.listeners) listener(update);
+    }).finally(() => followed.delete(id));
+    followed.set(id, (shared = fresh));
+  }
+  shared.listeners.add(onUpdate);
+  if (shared.last) onUpdate(shared.last);
+  return shared.done.finally(() => shared.listeners.delete(onUpdate));
+}
+
+/** One submission's server-sent events (status, case, done) while they flow, polling otherwise. */
+function stream(id, onUpdate) {
   return new Promise((resolve, reject) => {
     let finished = false;
     let status = "queued";
