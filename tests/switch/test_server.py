@@ -169,19 +169,22 @@ def read_frame_polling(server: SwitchServer, rank: Rank) -> tuple[dict[str, Any]
 
 def test_a_request_past_the_judges_frame_limit_is_the_judges_limit(tmp_path: Path):
     """An honest result larger than the judge reads is the judge's limit (its ``judge_error``);
-    bytes that are no request, however long they say they are, are the rank's fault."""
+    a post that large is the learner's to split, and bytes that are no request, however long
+    they say they are, are the rank's fault."""
     path = tmp_path / "switch.sock"
-    server = SwitchServer(path, Switch(2, ALL, limits=Limits(message_bytes=1024)))
+    server = SwitchServer(path, Switch(3, ALL, limits=Limits(message_bytes=1024)))
     try:
-        honest, forger = Rank(server, path, 0), Rank(server, path, 1)
+        honest, poster, forger = (Rank(server, path, r) for r in range(3))
         honest.call("begin")
         honest.send("end", bytes(4096), output={"shape": [1024], "dtype": "float32",
                                                 "at": [0, 4096]})
+        poster.send("post_send", bytes(4096), handle=1, quiet=True, group=0, dst=0, tag=0,
+                    dtype="float32", line=1, api="send")
         forger.sock.sendall(struct.pack(">II", 2, 1 << 20) + b"{}")
         for _ in range(50):
             server.poll(0.01)
         assert server.records[0]["error"]["kind"] == "judge"
         assert "over the judge's limit (1024 bytes)" in server.records[0]["error"]["message"]
-        assert server.records[1]["error"]["kind"] == "exception"
+        assert [server.records[r]["error"]["kind"] for r in (1, 2)] == ["exception"] * 2
     finally:
         server.close()

@@ -77,13 +77,13 @@ def checked(header: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     return op, fields
 
 
-def _known(header: dict[str, Any]) -> bool:
-    """Whether ``header`` is a request the judge understands."""
+def _a_result(header: dict[str, Any]) -> bool:
+    """Whether ``header`` is a rank's ``end``: the one request whose size the learner does not
+    choose call by call (a post past the switch's message limit is the learner's to split)."""
     try:
-        checked(header)
+        return checked(header)[0] == "end"
     except BadRequest:
         return False
-    return True
 
 
 def result_record(header: dict[str, Any], payload: bytes = b"") -> dict[str, Any]:
@@ -234,7 +234,7 @@ class SwitchServer:
         try:
             conn.frames.extend(conn.reader.feed(data))
         except FrameTooLarge as exc:
-            if _known(exc.header):  # a request too large for the judge: its limit, not a fault
+            if _a_result(exc.header):  # a result too large for the judge: its limit, not a fault
                 self._drop(conn, judge_limit(str(exc), f"帧超过了评测机的上限（{exc}）"))
             else:
                 self._drop(conn, _broken(str(exc), f"通道上的字节不是有效的帧（{exc}）"))
