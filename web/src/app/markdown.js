@@ -1,4 +1,7 @@
-// Statements: Markdown with formulas in \( \), \[ \], $ $ and $$ $$, rendered by marked and KaTeX.
+// Statements: Markdown with formulas in \( \), \[ \], $ $ and $$ $$, rendered by marked and KaTeX,
+// then sanitized by DOMPurify (HTML and SVG allow-lists: KaTeX draws some glyphs in SVG). That is
+// the only HTML the app puts in innerHTML: no script, handler or javascript: URL gets through.
+import DOMPurify from "dompurify";
 import katex from "katex";
 import { Marked } from "marked";
 
@@ -26,4 +29,7 @@ const marked = new Marked({
   ],
 });
 
-export const renderMarkdown = (source) => marked.parse(source);
+const ALLOWED = { USE_PROFILES: { html: true, svg: true } };
+
+/** ``source`` as sanitized HTML, safe for innerHTML. */
+export const renderMarkdown = (source) => DOMPurify.sanitize(marked.parse(source), ALLOWED);
