@@ -196,25 +196,28 @@ def finish(session: Session, claim_: Claim, result: VerdictJSON, log: str | None
 
 def bound_result(result: dict[str, Any], limit_bytes: int) -> dict[str, Any]:
     """``result`` cut to at most ``limit_bytes`` of JSON: the cases' traces go first (largest
-    first, each marked ``trace_truncated``), then long texts are shortened; the verdict, each
-    case's verdict, messages and byte counts stay."""
+    first, each emptied and marked ``trace_truncated``), then long texts are shortened and
+    large lists emptied, large objects left out (a verdict JSON still: the API's models read
+    it); the verdict, each case's verdict, messages and byte counts stay."""
     if _size(result) <= limit_bytes:
         return result
     result = json.loads(dumps(result, default=str))
     cases = [c for c in result.get("cases", []) if isinstance(c, dict)]
     for case in sorted(cases, key=lambda c: -_size(c.get("trace"))):
         if "trace" in case:
-            case["trace"] = None
+            case["trace"] = []
             case["trace_truncated"] = True
             if _size(result) <= limit_bytes:
                 return result
     budget = max(256, limit_bytes // (4 * (len(cases) + 2)))
     for holder in (result, *cases):
-        for key, value in holder.items():
+        for key, value in list(holder.items()):
             if isinstance(value, str) and len(value) > budget:
                 holder[key] = value[:budget] + " … (cut)"
-            elif isinstance(value, (list, dict)) and key != "cases" and _size(value) > budget:
-                holder[key] = None
+            elif isinstance(value, list) and key != "cases" and _size(value) > budget:
+                holder[key] = []
+            elif isinstance(value, dict) and _size(value) > budget:
+                del holder[key]
     return result
 
 

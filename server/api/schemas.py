@@ -139,14 +139,14 @@ def _from_kernel(typed: Any, required: tuple[str, ...] = ()) -> Any:
     (``typing_extensions.TypedDict``: before Python 3.12 it refuses ``typing``'s), so /docs
     shows the kernel's one definition: its fields and their types (a ``verdict`` as one of the
     codes), nested TypedDicts converted too; a field absent stays absent, a field the kernel
-    does not define is refused, and every field but ``required`` may be missing (a verdict
-    stored by an older judge lacks some)."""
+    does not define is left out of the answer (one an older judge stored, too), and every field
+    but ``required`` may be missing (a verdict stored by an older judge lacks some)."""
     hints = get_type_hints(typed)
     fields = {key: NotRequired[_converted(hint)] if key not in required else _converted(hint)
               for key, hint in hints.items()}
     made: Any = TypedDict  # a class made at runtime, which no type checker follows
     out = made(typed.__name__, fields)
-    out.__doc__, out.__pydantic_config__ = typed.__doc__, ConfigDict(extra="forbid")
+    out.__doc__, out.__pydantic_config__ = typed.__doc__, ConfigDict(extra="ignore")
     return out
 
 

@@ -365,7 +365,7 @@ def test_the_finished_events_cache_is_bounded_in_bytes(tmp_path: Path) -> None:
             sid = c.post("/api/submissions", json={"exercise": "ring-allreduce",
                                                    "code": "y = 2"}, headers=owner).json()["id"]
             # about 8 KB of events each: under a quarter of the cache, so each one is kept
-            _finish(c.app, sid, [{"name": "big", "verdict": "accepted", "note": "z" * 2000}])
+            _finish(c.app, sid, [{"name": "big", "verdict": "accepted", "message": "z" * 2000}])
             assert c.get(f"/api/submissions/{sid}/events", headers=owner).status_code == 200
             assert 0 < cache.bytes <= limit
             assert cache.bytes == sum(len(events) + ENTRY_BYTES for _, events in cache.items.values())
