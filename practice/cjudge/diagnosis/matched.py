@@ -17,6 +17,7 @@ from ..grading import _compare
 from ..protocol import CaseSpec, RawCase
 from ..switch.trace import SwitchTrace
 from .said import algorithm
+from .structure import structural
 
 #: calls a rank received values through, named in the message, at most
 NAMED = 3
@@ -104,6 +105,15 @@ def _first_wrong_rank(exercise: Any, spec: CaseSpec, raw: RawCase) -> int | None
     return None
 
 
+def _structural(exercise: Any, spec: CaseSpec, raw: RawCase,
+                rank: int | None) -> tuple[str, str] | None:
+    """What the wrong rank's result is by its structure (:mod:`.structure`), or None."""
+    if rank is None:
+        return None
+    want = exercise.grader.expected(spec["params"], spec["world_size"], spec["inputs"])[rank]
+    return structural(raw["ranks"][rank]["output"], want, spec["world_size"])
+
+
 def _through(trace: SwitchTrace, rank: int, collective: bool) -> tuple[str, str]:
     """" (rank 0 through its all_reduce at lines 18, 24)": the calls (``collective``) or
     receives whose right values the rank's wrong result was made from, by their lines."""
@@ -158,6 +168,10 @@ def matched(exercise: Any, spec: CaseSpec, raw: RawCase,
                  "were right, and then scaled",
                  f"{head[1]}；但 rank {rank} 的整个结果是正确结果{zh}：值本来是对的，之后又被缩放了"),
                 False)
+    shaped = _structural(exercise, spec, raw, rank)
+    if shaped is not None:
+        return (f"{head[0]}; yet rank {rank}'s result: {shaped[0]}",
+                f"{head[1]}；但 rank {rank} 的结果：{shaped[1]}"), False
     return ((f"{head[0]}; the fault is in what your code did with the values it received: where "
              "it added or wrote them, or what it returned",
              f"{head[1]}；错误在于你的代码如何处理收到的值：把它们加到或写到了哪里，或者返回了什么"),
