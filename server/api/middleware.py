@@ -4,8 +4,11 @@ traceback in the answer) for an unexpected error."""
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 import logging
+import re
 import secrets
 import time
 
@@ -19,18 +22,52 @@ access_log = logging.getLogger("server.access")
 ISOLATION = [(b"cross-origin-opener-policy", b"same-origin"),
              (b"cross-origin-embedder-policy", b"require-corp"),
              (b"cross-origin-resource-policy", b"same-origin")]
-#: the API docs' pages (self-hosted assets, but an inline start-up script), not isolated
+#: the API docs' pages (self-hosted assets and an inline start-up script), not isolated
 DOCS = ("/docs", "/redoc")
 #: no third-party script anywhere; WebAssembly (Pyodide) and workers from this origin
 APP_CSP = ("default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; "
            "style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; "
            "worker-src 'self' blob:; connect-src 'self'; object-src 'none'; base-uri 'self'; "
            "form-action 'self'; frame-ancestors 'none'")
-DOCS_CSP = ("default-src 'self'; script-src 'self' 'unsafe-inline'; "
+#: the API docs' pages: their own inline start-up script allowed by its hash, no other
+DOCS_CSP = ("default-src 'self'; script-src 'self' {hashes}; "
             "style-src 'self' 'unsafe-inline'; img-src 'self' data:; worker-src 'self' blob:; "
             "object-src 'none'; base-uri 'self'; frame-ancestors 'none'")
+#: an inline script's text (a ``<script>`` without ``src``)
+INLINE_SCRIPT = re.compile(rb"<script(?![^>]*\bsrc=)[^>]*>(.*?)</script>", re.S | re.I)
 SECURITY = [(b"x-content-type-options", b"nosniff"), (b"referrer-policy", b"same-origin"),
             (b"x-frame-options", b"DENY")]
+
+
+def docs_csp(html: bytes) -> bytes:
+    """The policy for a docs page ``html``: its inline scripts by SHA-256, no ``unsafe-inline``."""
+    hashes = " ".join(f"'sha256-{base64.b64encode(hashlib.sha256(script).digest()).decode()}'"
+                      for script in INLINE_SCRIPT.findall(html))
+    return DOCS_CSP.format(hashes=hashes).encode()
+
+
+def hashing_scripts(send: Send) -> Send:
+    """``send`` for a docs page: the answer is held until its body is complete, then sent with
+    the CSP that allows exactly its own inline scripts."""
+    held: list[Message] = []
+
+    async def hashed_send(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            held.append(message)
+        elif message["type"] == "http.response.body" and held:
+            held.append(message)
+            if not message.get("more_body"):
+                start, *parts = held
+                held.clear()
+                body = b"".join(part.get("body", b"") for part in parts)
+                start["headers"] = [*start.get("headers", []),
+                                    (b"content-security-policy", docs_csp(body))]
+                await send(start)
+                await send({"type": "http.response.body", "body": body})
+        else:
+            await send(message)
+
+    return hashed_send
 
 
 class BodyTooLarge(Exception):
@@ -65,8 +102,7 @@ class Guard:
         path = scope["path"]
         docs = path.startswith(DOCS)
         extra = [*SECURITY, (b"x-request-id", rid.encode()),
-                 (b"content-security-policy", (DOCS_CSP if docs else APP_CSP).encode()),
-                 *([] if docs else ISOLATION)]
+                 *([] if docs else [(b"content-security-policy", APP_CSP.encode()), *ISOLATION])]
         started_at = time.monotonic()
         status = 0
         received = 0
@@ -96,7 +132,8 @@ class Guard:
                 await _too_large(headed_send, self.max_body)
             else:
                 try:
-                    await self.app(scope, counted_receive, headed_send)
+                    await self.app(scope, counted_receive,
+                                   hashing_scripts(headed_send) if docs else headed_send)
                 except BodyTooLarge:
                     if not status:
                         await _too_large(headed_send, self.max_body)
