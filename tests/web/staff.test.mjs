@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { launch } from "../../web/scripts/chromium.mjs";
-import { axeViolations, eventually, exerciseFile, startServer } from "./harness.mjs";
+import { axeViolations, eventually, exerciseFile, SHOTS, startServer } from "./harness.mjs";
 
 const ADMIN = { username: "course_admin", password: "a-long-admin-password-9" };
 const PASSWORD = "correct horse battery staple";
@@ -61,6 +61,8 @@ after(async () => {
 /** On a submission's view: its code and run view as the learner saw them. */
 async function seesTheRun(page, id) {
   await page.waitForSelector(`h1:has-text("${id}")`);
+  assert.equal(await page.textContent(".submission-head .verdict"), "Accepted");
+  assert.doesNotMatch(await page.textContent("#course"), /null|undefined|exercise\./);
   await page.waitForSelector("#submission-code");
   assert.equal(await page.textContent("#submission-code"), exerciseFile(RING, "solution.py"));
   await page.waitForSelector(".result[data-verdict='accepted'] details.timeline");
@@ -79,6 +81,9 @@ test("staff reach a learner's run view in two clicks from the grid and from a le
   await page.click(`#learner-submissions a[href="#/submission/${ann.first.id}"]`);
   await seesTheRun(page, ann.first.id);
   assert.deepEqual(await axeViolations(page), [], "the submission view");
+  await page.screenshot({ path: `${SHOTS}/course-submission-1400.png`, fullPage: true });
+  await page.setViewportSize({ width: 390, height: 844 }); // a phone: the code and cases scroll in their boxes
+  await eventually(assert.ok, async () => await page.evaluate(() => document.documentElement.scrollWidth <= innerWidth + 1));
   assert.deepEqual(page.errors, []);
   await page.close();
 });
@@ -94,6 +99,13 @@ test("the admin adds staff on the staff page; a learner's page is refused", asyn
   await page.click("#add-staff button[type=submit]");
   await page.waitForSelector(`#staff-list li[data-username="${username}"]`);
   await eventually(assert.match, async () => await page.textContent("#staff-note"), new RegExp(`${username} is now staff`));
+  // a deadline set on the page: none of the submissions so far is late
+  await page.selectOption("#tools-exercise", RING);
+  await page.fill("#deadline", "2099-01-01T00:00");
+  await page.click("#set-deadline");
+  await eventually(assert.match, async () => await page.textContent("#tools-note"), /Saved: 0 submissions are late/);
+  await eventually(assert.match, async () => await page.textContent("#deadline-now"), /2099/);
+  await page.screenshot({ path: `${SHOTS}/course-staff-tools-1400.png`, fullPage: true });
   const asStaff = await coursePage(tara, "#/staff");
   await asStaff.waitForSelector("#progress-grid");
   assert.equal(await asStaff.$("#add-staff"), null, "only the admin adds staff");
@@ -132,10 +144,12 @@ test("a late submission and a regrade: staff and the learner see the late mark a
   await page.waitForSelector("#regrade-history li:nth-child(2):has-text('now Accepted')", { timeout: 180_000 });
 
   const learner = await coursePage(ann, `#/submission/${late.id}`);
-  await learner.waitForSelector("#late-note");
+  await learner.waitForSelector("#late-note, #course-error");
+  assert.ok(await learner.$("#late-note"), await learner.textContent("#course"));
   await eventually(assert.equal, async () => await learner.$$eval("#regrade-history li", (items) => items.length), 2);
   assert.match(await learner.textContent("#regrade-history li"), /^Regraded on .*: was Accepted.*, now Accepted\.$/);
   assert.equal(await learner.$("#regrade-submission"), null, "learners do not regrade");
+  await learner.screenshot({ path: `${SHOTS}/course-regraded-1400.png`, fullPage: true });
   await learner.click("#course-lang");
   await learner.waitForSelector("#regrade-history li:has-text('重新评测')");
   assert.deepEqual([...page.errors, ...learner.errors], []);

@@ -65,7 +65,7 @@ export async function submissionView(main, id, { staff, verdictName, stillHere }
     } }, t("course.regradeOne"))
     : null;
   const results = h("div.past-result");
-  main.replaceChildren(
+  main.replaceChildren(...[
     h("h1", {}, t("course.submissionTitle", { id: sub.id })),
     h("p.submission-head", {}, verdictBadge(sub.verdict ?? sub.status), " ", sub.exercise, " · ", dateTime(sub.created_at)),
     sub.late ? h("p.late-note", { id: "late-note" }, t("course.lateNote")) : null,
@@ -73,7 +73,7 @@ export async function submissionView(main, id, { staff, verdictName, stillHere }
     regrade, note,
     h("h2", {}, t("course.code")),
     h("pre.submission-code", { id: "submission-code", tabindex: 0 }, sub.code),
-    results);
+    results].filter(Boolean));
   if (sub.result) renderResult(results, sub.result, { heading: t("course.result") });
   if (sub.status !== "done") setTimeout(() => stillHere() && submissionView(main, id, { staff, verdictName, stillHere }), POLL_MS);
 }

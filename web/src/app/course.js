@@ -6,6 +6,7 @@ import "./course.css";
 import { call, Unreachable } from "./api.js";
 import { download, gradebookSection, staffSection, toolsSection } from "./course-staff.js";
 import { learnerView, submissionsTable, submissionView } from "./course-work.js";
+import { setVerdictTitles } from "./results.js";
 import { h } from "./dom.js";
 import { currentLang, dateTime, setLang, t as tr } from "./i18n.js";
 import { on } from "./state.js";
@@ -173,6 +174,7 @@ async function route() {
   main.replaceChildren(h("p", { class: "muted" }, t("loading")));
   try {
     verdictNames = (await catalog()).verdicts;
+    setVerdictTitles(verdictNames); // the results view's badges name verdicts as the exercise page does
     if (page === "staff") await staffView(main);
     else if (page === "learner") await learnerView(main, arg, rest ? decodeURIComponent(rest) : null, { titles: await exerciseTitles(), verdictName });
     else if (page === "submission") {
