@@ -1,11 +1,15 @@
-"""The results table with nccl-tests' columns, as rich on a terminal or nccl-tests' plain text.
+"""The results table in nccl-tests' layout, as rich on a terminal or nccl-tests' plain text.
 
-Both renderings take their cells from :func:`cells`, formatted as nccl-tests prints them.
+One table per series, in nccl-tests' columns: size, count, type, redop, root, then time, algbw,
+busbw and #wrong out-of-place, and the same in-place. A series is measured in one placement
+(torch's API fixes it: ``all_reduce`` works in place, ``all_gather_into_tensor`` out of place),
+so the other group reads N/A, as nccl-tests writes a value it did not measure. The learner's
+busbw over the built-in's is a comment line after the tables, where parsers skip it. Both
+renderings take their cells from :func:`cells`, formatted as nccl-tests prints them.
 """
 
 from __future__ import annotations
 
-from itertools import zip_longest
 from typing import Any
 
 from rich.console import Console
@@ -14,7 +18,7 @@ from rich.table import Table
 FIXED = (("size", "(B)", 12), ("count", "(elements)", 12), ("type", "", 8), ("redop", "", 6),
          ("root", "", 6))
 GROUP = (("time", "(us)", 7), ("algbw", "(GB/s)", 6), ("busbw", "(GB/s)", 6), ("#wrong", "", 6))
-RATIO = ("ratio", "busbw", 7)
+PLACEMENTS = ("out-of-place", "in-place")
 
 
 def format_time(us: float) -> str:
@@ -30,9 +34,9 @@ def fixed_cells(row: dict[str, Any]) -> list[str]:
 
 
 def group_cells(row: dict[str, Any] | None) -> list[str]:
-    """time, algbw, busbw, #wrong of one series (blank when it has no row at this size)."""
+    """time, algbw, busbw, #wrong of one placement (N/A where it was not measured)."""
     if row is None:
-        return [""] * len(GROUP)
+        return ["N/A"] * len(GROUP)
     wrong = "N/A" if row["wrong"] is None else str(row["wrong"])
     return [format_time(row["time_us"]), f"{row['algbw']:.2f}", f"{row['busbw']:.2f}", wrong]
 
@@ -42,23 +46,15 @@ def format_ratio(ratio: float | None) -> str:
     return "" if ratio is None else f"{ratio * 100:.1f}%"
 
 
-def tables(doc: dict[str, Any]) -> list[list[dict[str, Any]]]:
-    """The series of each table: side by side in exercise mode, one table each otherwise."""
-    if any(s["kind"] == "learner" for s in doc["series"]):
-        return [doc["series"]]
-    return [[s] for s in doc["series"]]
+def tables(doc: dict[str, Any]) -> list[dict[str, Any]]:
+    """The series, one table each."""
+    return list(doc["series"])
 
 
-def cells(series: list[dict[str, Any]], ratios: dict[int, float]) -> list[list[str]]:
-    """The body of one table, row by row."""
-    body = []
-    for rows in zip_longest(*(s["rows"] for s in series)):
-        first = next(r for r in rows if r is not None)
-        line = fixed_cells(first) + [c for r in rows for c in group_cells(r)]
-        if len(series) > 1:
-            line.append(format_ratio(ratios.get(first["size"])))
-        body.append(line)
-    return body
+def cells(series: dict[str, Any]) -> list[list[str]]:
+    """The body of one series' table, row by row: its placement's group filled, the other N/A."""
+    return [fixed_cells(row) + [c for placement in PLACEMENTS for c in group_cells(
+        row if series["placement"] == placement else None)] for row in series["rows"]]
 
 
 def _title(series: dict[str, Any]) -> str:
@@ -66,15 +62,18 @@ def _title(series: dict[str, Any]) -> str:
     return f"{series['label']} ({who}, {series['placement']})"
 
 
-def _footer(doc: dict[str, Any], series: list[dict[str, Any]]) -> list[str]:
-    wrong = sum(r["wrong"] or 0 for s in series for r in s["rows"])
-    lines = [f"Out of bounds values : {wrong} {'OK' if wrong == 0 else 'FAILED'}"]
-    lines += [f"Avg bus bandwidth    : {s['avg_busbw']:.4f}  ({s['label']})" for s in series]
-    return lines
+def _footer(series: dict[str, Any]) -> list[str]:
+    wrong = sum(r["wrong"] or 0 for r in series["rows"])
+    return [f"Out of bounds values : {wrong} {'OK' if wrong == 0 else 'FAILED'}",
+            f"Avg bus bandwidth    : {series['avg_busbw']:.4f}  ({series['label']})"]
 
 
-def _ratios(doc: dict[str, Any]) -> dict[int, float]:
-    return {c["size"]: c["ratio"] for c in doc["comparison"]}
+def ratio_lines(doc: dict[str, Any]) -> list[str]:
+    """Per size, the learner's busbw over the built-in's (exercise mode; else none)."""
+    if not doc["comparison"]:
+        return []
+    return ["busbw ratio (learner / built-in) by size:"] + [
+        f"{c['size']:>12}  {format_ratio(c['ratio'])}" for c in doc["comparison"]]
 
 
 def header_lines(doc: dict[str, Any]) -> list[str]:
@@ -95,46 +94,45 @@ def header_lines(doc: dict[str, Any]) -> list[str]:
 
 def render_plain(doc: dict[str, Any]) -> str:
     """nccl-tests' text layout: '#' header lines, fixed-width columns, the footer."""
-    widths = [w for *_, w in FIXED]
-    out = [f"# {line}" for line in header_lines(doc)]
+    cols = [w for *_, w in FIXED] + [w for _ in PLACEMENTS for *_, w in GROUP]
+
+    def line(values: list[str]) -> str:
+        return "  ".join(v.rjust(w) for v, w in zip(values, cols, strict=True))
+
+    fixed_width = sum(w + 2 for *_, w in FIXED)
+    group_width = sum(w + 2 for *_, w in GROUP)
+    out = [f"# {text}" for text in header_lines(doc)]
     for series in tables(doc):
-        cols = widths + [w for _ in series for *_, w in GROUP] + ([RATIO[2]] if len(series) > 1 else [])
-
-        def line(values: list[str], cols: list[int] = cols) -> str:
-            return "  ".join(v.rjust(w) for v, w in zip(values, cols, strict=True))
-
-        group_width = sum(w + 2 for *_, w in GROUP)
-        titles = "".join(f"{s['placement']}: {s['label']}"[:group_width - 1].center(group_width)
-                         for s in series)
-        out += ["#", "#" + " " * (sum(w + 2 for w in widths) - 1) + titles]
-        names = [n for n, *_ in FIXED] + [n for _ in series for n, *_ in GROUP]
-        units = [u for _, u, _ in FIXED] + [u for _ in series for _, u, _ in GROUP]
-        if len(series) > 1:
-            names, units = names + [RATIO[0]], units + [RATIO[1]]
+        out += ["#", f"# {_title(series)}",
+                "#" + " " * (fixed_width - 1) + "".join(p.center(group_width) for p in PLACEMENTS)]
+        names = [n for n, *_ in FIXED] + [n for _ in PLACEMENTS for n, *_ in GROUP]
+        units = [u for _, u, _ in FIXED] + [u for _ in PLACEMENTS for _, u, _ in GROUP]
         out += ["#" + line(names)[1:], "#" + line(units)[1:]]
-        out += [line(row) for row in cells(series, _ratios(doc))]
-        out += [f"# {text}" for text in _footer(doc, series)]
+        out += [line(row) for row in cells(series)]
+        out += [f"# {text}" for text in _footer(series)]
+    out += [f"# {text}" for text in ratio_lines(doc)]
     return "\n".join(out) + "\n"
 
 
 def render_rich(doc: dict[str, Any], console: Console) -> None:
-    """The same cells as a rich table per series group, with the footer below."""
+    """The same cells as a rich table per series, with the footer below."""
     for text in header_lines(doc):
         console.print(text, style="dim", markup=False, highlight=False)
     for series in tables(doc):
-        table = Table(title=" vs ".join(_title(s) for s in series), title_justify="left")
+        table = Table(title=_title(series), title_justify="left")
         for name, unit, _ in FIXED:
             table.add_column(f"{name}\n{unit}", justify="right")
-        for s in series:
-            style = "cyan" if s["kind"] == "built-in" else "magenta"
+        style = "cyan" if series["kind"] == "built-in" else "magenta"
+        for placement in PLACEMENTS:
             for position, (name, unit, _) in enumerate(GROUP):
-                top = s["label"] if position == 0 else ""
-                table.add_column(f"{top}\n{name} {unit}".rstrip(), justify="right", style=style,
+                top = placement if position == 0 else ""
+                table.add_column(f"{top}\n{name} {unit}".rstrip(), justify="right",
+                                 style=style if placement == series["placement"] else "dim",
                                  header_style=f"bold {style}")
-        if len(series) > 1:
-            table.add_column(f"{RATIO[0]}\n{RATIO[1]}", justify="right", style="bold")
-        for row in cells(series, _ratios(doc)):
+        for row in cells(series):
             table.add_row(*row)
         console.print(table)
-        for text in _footer(doc, series):
+        for text in _footer(series):
             console.print(text, markup=False, highlight=False)
+    for text in ratio_lines(doc):
+        console.print(text, markup=False, highlight=False)

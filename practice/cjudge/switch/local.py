@@ -39,7 +39,7 @@ class LocalFunctions:
         if self.shared is None:
             raise functions.FunctionError("no shared memory for symmetric memory here",
                                           "这里没有用于对称内存的共享内存")
-        numel, held = symm.buffer_of(params)
+        numel, held = symm.buffer_of(params, most=None)  # real memory: the switch's cap is not
         size = DTYPES[held][1]
         op, peer, offset = symm.checked(self.world, numel, held, args, dtype, len(payload) // size)
         at = (peer * numel + offset) * size

@@ -147,13 +147,15 @@ def checked(world: int, numel: int, held: str, args: list[int] | None, dtype: st
     return op, peer, offset
 
 
-def buffer_of(params: dict[str, Any]) -> tuple[int, str]:
-    """The (elements, dtype) of each rank's buffer a grader's ``symm`` params describe;
+def buffer_of(params: dict[str, Any], most: int | None = MAX_ELEMENTS) -> tuple[int, str]:
+    """The (elements, dtype) of each rank's buffer a grader's ``symm`` params describe, at most
+    ``most`` elements (None: any number, where the buffers are real shared memory);
     :class:`FunctionError` if they cannot be."""
     numel, dtype = params.get("numel"), params.get("dtype", "float32")
-    if isinstance(numel, bool) or not isinstance(numel, int) or not 0 <= numel <= MAX_ELEMENTS:
-        raise FunctionError(f"symm: a buffer holds 0..{MAX_ELEMENTS} elements",
-                            f"symm：缓冲区可容纳 0..{MAX_ELEMENTS} 个元素")
+    if isinstance(numel, bool) or not isinstance(numel, int) or numel < 0 or (
+            most is not None and numel > most):
+        raise FunctionError(f"symm: a buffer holds 0..{most} elements",
+                            f"symm：缓冲区可容纳 0..{most} 个元素")
     return numel, str(dtype)
 
 
