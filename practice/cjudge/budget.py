@@ -217,9 +217,16 @@ def _one(way: Way, got: _Sent, want: _Sent, algo: tuple[str, str],
     verb = {"symm_read": "loaded ", "symm_write": "stored "}.get(way[0], "")
     why, why_zh = "", ""
     per_call = got.elements // max(got.calls, 1)
-    if not want.calls and way[0] not in ("send", *ACCESS) and instead:
+    collective = way[0] not in ("send", *ACCESS)
+    if collective and not want.calls and instead:
         why = f" ({algo[0]} makes no {got.name} call: it uses {', '.join(instead)} instead)"
         why_zh = f"（{algo[1]}不调用 {got.name}，而是用 {'、'.join(instead)}）"
+    elif collective and instead:
+        why = f" ({algo[0]} also calls {', '.join(instead)}, which yours never does)"
+        why_zh = f"（{algo[1]}还调用了 {'、'.join(instead)}，而你的代码从未调用）"
+    elif collective and got.calls > want.calls:
+        why = f" ({got.calls} calls where {algo[0]} makes {want.calls})"
+        why_zh = f"（{got.calls} 次调用，而{algo[1]}只调用 {want.calls} 次）"
     elif got.elements == want.elements:
         why = (f" (as many elements, {got.bytes // max(got.elements, 1)} bytes each where "
                f"{algo[0]}'s take {want.bytes // max(want.elements, 1)})")
