@@ -18,7 +18,7 @@ CASES = [
      "non-blocking (irecv) before the send", "每个 rank 都先接收"),
     ("alltoall-transpose", "rank0_skips_exchange.py", "rank 0 returned while rank 1 still "
      "expects a call of it", "count each rank's loop", "各 rank 的调用次数不同"),
-    ("double-binary-tree", "no_tags.py", "rank 2 → rank 1 carries two flows with tag 0 at once",
+    ("double-binary-tree", "no_tags.py", "carries two flows with tag 0 at once",
      "give each flow its own tag", "给每一路数据用不同的标签"),
 ]
 
@@ -29,7 +29,7 @@ def test_the_deadlocks_shape_gets_its_fix(exercise_id, wrong, shape, fix, zh):
     case = first_failing(exercise_id, wrong)
     assert case["verdict"] == "deadlock"
     said = case["message"]
-    assert f"fix: {shape}" in said or f"fix, {shape}" in said, said
+    assert shape in said.partition("; fix")[2], said
     assert fix in said and "改法" in case["message_zh"] and zh in case["message_zh"], said
     assert case["deadlock"]["advice"][0]["en"] in said  # as data too, for the web app
 
