@@ -19,6 +19,7 @@ from sqlmodel import Session
 from cjudge.exercises import Exercise, load_exercises
 from cjudge.judge import judge_code
 from cjudge.judge_error import judge_error_verdict
+from cjudge.sim.runtime import run_case as simulated
 from cjudge.verdict_json import CaseResult, VerdictJSON
 
 from . import course, health, jobqueue, outage
@@ -253,10 +254,12 @@ class Worker:
         put_back = False  # the judge's trouble, not the submission's: no attempt is spent
         started = time.monotonic()
         try:
-            # the kernel's grading, exactly as practice/judge.py's, with the cases in a sandbox
+            # the kernel's grading, exactly as practice/judge.py's, with the cases in a sandbox;
+            # the reference's runs (trusted code) on the simulated runtime say where a wrong
+            # answer departs from it, as the CLI's message does
             result = judge_code(exercise, claim.code, claim.filename, runner, RUNTIME,
                                 seed=claim.seed, on_case=lambda case: on_case(case.copy()),
-                                cases=runner.cases)
+                                cases=runner.cases, reference=simulated)
             log_text = runner.log
         except SandboxError as exc:
             log_text = f"sandbox: {exc}"

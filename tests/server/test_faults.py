@@ -76,7 +76,7 @@ class FakeRunner:
 def grades(on_each_case: Any = None) -> Any:
     """A ``judge_code`` that takes a sandbox, reports three cases and accepts."""
 
-    def judge_code(exercise, code, filename, runner, runtime, seed, on_case, cases):
+    def judge_code(exercise, code, filename, runner, runtime, seed, on_case, cases, reference):
         runner.take()
         for name in "abc":
             if on_each_case is not None:
