@@ -1,9 +1,9 @@
 # expect: wrong_answer
 # gloo: wrong on sample-2-nodes-x-2
 # names: rank 1's 2nd send (line 22): it sends [33, 44] to rank 3, where the two-level ring sends [11
-# names: 22] to rank 3
+# names: 22] to rank 3; use the node-local index (local rank r mod g inside a node, node ⌊r/g⌋ on a rail)
 # names: yours is elements 2:4 summed over ranks 0, 1, the two-level ring's is elements 0:2 summed
-# names_zh: 第 22 行
+# names_zh: 第 22 行; 应使用节点内的局部序号
 # names_zh: 你的是第 2:4 个元素在 rank 0, 1 上之和，而两级环形算法的是第 0:2 个元素
 # The ring across the nodes indexes its pieces by global rank instead of node index.
 import torch

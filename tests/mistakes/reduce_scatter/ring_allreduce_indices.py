@@ -1,8 +1,8 @@
 # expect: wrong_answer
 # gloo: wrong on sample-4-ranks
 # names: reduce-scatter step 1 (line 18); sends shard 0 holding rank 0's own input only
-# names: the ring sends shard 3
-# names_zh: reduce-scatter 第 1 步（第 18 行）; 第 0 段
+# names: the ring sends shard 3; your indices are one step off; shift each index by one
+# names_zh: reduce-scatter 第 1 步（第 18 行）; 第 0 段; 你的下标差了一步
 # The off-by-one the statement warns about: the all-reduce's indices finish shard r + 1.
 import torch
 import torch.distributed as dist
