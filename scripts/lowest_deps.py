@@ -33,10 +33,12 @@ ROOT = Path(__file__).resolve().parents[1]
 BORROWED = {"torch"}  # too big to download; its floor is not proved by this script
 #: the server's tests run at the floors (the checkout's sources, this venv's dependencies):
 #: every error layer, the event stream (fastapi.sse), keep-alive and head deadlines (uvicorn),
-#: accounts (argon2, zxcvbn, ICU), settings (pydantic-settings), migrations (alembic, SQLite)
+#: accounts (argon2, zxcvbn, ICU), settings (pydantic-settings), migrations (alembic, SQLite),
+#: abuse limits on a real uvicorn (connection cap, head and body deadlines, header flood)
 TESTS = ["tests/server/api/test_errors.py", "tests/server/api/test_event_lines.py",
          "tests/server/api/test_keepalive.py", "tests/server/test_accounts.py",
-         "tests/server/test_settings.py", "tests/server/test_migrations.py"]
+         "tests/server/test_settings.py", "tests/server/test_migrations.py",
+         "tests/server/test_abuse.py"]
 #: what those tests need besides the package (at their newest: they are not what is floored)
 TEST_TOOLS = ["pytest", "httpx", "hypothesis"]
 STEP_S = 900
