@@ -84,11 +84,13 @@
 
 /**
  * A deadlock as data: the cycle (first rank repeated at the end; empty if none), the blocked ranks,
- *   and the sentences that say who waits on whom (the cycle aside).
+ *   the sentences that say who waits on whom (the cycle aside), and the usual fix for the
+ *   deadlock's shape (`advice`: none, or one sentence).
  * @typedef {object} DeadlockFacts
  * @property {number[]} cycle
  * @property {Blocked[]} blocked
  * @property {Sentence[]} lines
+ * @property {Sentence[]} advice
  */
 
 /**
