@@ -515,7 +515,7 @@ def _judge_outputs(exercise: Exercise, spec: CaseSpec, raw: RawCase, sent: list[
 def _check_messages(exercise: Exercise, spec: CaseSpec, msgs: list[int],
                     steps: list[int]) -> tuple[Verdict, str, str] | None:
     """Over budget when a rank took more steps than the exercise's algorithm needs
-    (``[messages]``, counted by ``model.steps``: a step's segments are one step, every empty
+    (``[messages]``, counted by ``model.steps``: segments in flight are one step, every empty
     message is one, since it carries data by being there)."""
     if exercise.messages is None:
         return None
@@ -526,11 +526,12 @@ def _check_messages(exercise: Exercise, spec: CaseSpec, msgs: list[int],
     what, what_zh = exercise.messages.algorithm
     return (Verdict.OVER_BUDGET,
             f"correct, but rank {worst} sent {plural(msgs[worst], 'message')}; {what} needs {limit} "
-            f"steps and this rank took {steps[worst]:,} (non-empty messages in a row to one peer "
-            "are one step, its segments; every empty message is a step of its own)",
+            f"steps and this rank took {steps[worst]:,} (a message sent to a peer while the "
+            "previous one to it is in flight is a segment of the same step; one sent after waiting "
+            "for it, and every empty message, is a step of its own)",
             f"结果正确，但 rank {worst} 发送了 {msgs[worst]:,} 条消息；{what_zh}只需要 {limit} 条（步），"
-            f"这个 rank 用了 {steps[worst]:,} 步（连续发给同一对端的非空消息算一步，即它的分段；"
-            "每条空消息各算一步）")
+            f"这个 rank 用了 {steps[worst]:,} 步（上一条发往同一对端的消息仍在传输时发出的消息是同一步"
+            "的分段；等它完成后才发出的消息，以及每条空消息，各算一步）")
 
 
 def _check_traffic(exercise: Exercise, spec: CaseSpec,

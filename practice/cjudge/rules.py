@@ -115,12 +115,14 @@ def rules_section(exercise: Exercise, lang: str) -> str:
         formula = exercise.messages.bound.formula
         noun = "step" if formula == "1" else "steps"
         formula = f"`{formula}`"
-        lines.append(f"* **消息数。** 每个 rank 最多走 {formula} 步（{what_zh}所需）：连续发给同一对端"
-                     "的非空消息算一步（一步切成的分段），每条空消息各算一步；超过判为 "
+        lines.append(f"* **消息数。** 每个 rank 最多走 {formula} 步（{what_zh}所需）：上一条发往同一"
+                     "对端的消息仍在传输时发出的非空消息与它同属一步（流水线的分段），等它完成后才"
+                     "发出的消息、每条空消息各算一步；超过判为 "
                      f"`over_budget`。各用例：{_case_list(counts, zh)}。" if zh else
                      f"* **Messages.** Each rank may take at most {formula} {noun} (what {what} "
-                     "needs): non-empty messages in a row to one peer are one step (a step cut "
-                     "into segments), every empty message is a step of its own; more is "
+                     "needs): a non-empty message sent to a peer while the previous one to it is in "
+                     "flight is part of the same step (a pipeline's segments); one sent after "
+                     "waiting for it, and every empty message, is a step of its own; more is "
                      f"`over_budget`. Per case: {_case_list(counts, zh)}.")
     if exercise.model.time_bound is not None:
         lines.append(_time(exercise, zh))

@@ -40,19 +40,32 @@ def ring_all_reduce(t):
 '''
 
 
-def _trace(requests: list[tuple[int, str, int, int]]) -> dict:
-    """A trace of graded requests (rank, kind, peer, bytes sent), posted in this order."""
-    return {"world_size": 2, "requests": [
-        {"id": i, "rank": rank, "kind": kind, "peer": peer, "sent": sent, "graded": True,
-         "posted": i} for i, (rank, kind, peer, sent) in enumerate(requests)]}
+def _trace(calls: list[tuple[int, str, int, int] | tuple[str, int]]) -> dict:
+    """A trace of graded calls in program order: (rank, kind, peer, bytes sent) posts, and
+    ("wait", i): a wait for the i-th post."""
+    requests: list[dict] = []
+    waits: list[dict] = []
+    for t, call in enumerate(calls):
+        if call[0] == "wait":
+            req = requests[int(call[1])]
+            waits.append({"rank": req["rank"], "request": req["id"], "begin": t, "end": t})
+        else:
+            rank, kind, peer, sent = call
+            requests.append({"id": t, "rank": rank, "kind": kind, "peer": peer, "sent": sent,
+                             "graded": True, "posted": t})
+    return {"world_size": 2, "requests": requests, "waits": waits}
 
 
-def test_segments_in_a_row_are_one_step_and_every_empty_message_is_one():
-    trace = _trace([(0, "send", 1, 8), (0, "send", 1, 8),  # one step in two segments
-                    (0, "send", 1, 0), (0, "send", 1, 0),  # two empty messages: two steps
-                    (0, "send", 1, 8), (0, "all_reduce", 0, 8),  # a step, a collective
-                    (0, "send", 1, 8), (1, "recv", 0, 0), (1, "send", 0, 8)])
-    assert steps_per_rank(trace) == [6, 1]  # type: ignore[arg-type]
+def test_segments_in_flight_are_one_step_and_every_empty_message_is_one():
+    trace = _trace([
+        (0, "send", 1, 8), (0, "send", 1, 8),  # 0, 1: two segments in flight: one step
+        ("wait", 0), (0, "send", 1, 8),  # 3: the previous segment still in flight: same step
+        ("wait", 1), ("wait", 2), (0, "send", 1, 8),  # 6: after waiting for it: a new step
+        (0, "send", 1, 0), (0, "send", 1, 0),  # 7, 8: two empty messages, two steps
+        (0, "send", 1, 8), (0, "all_reduce", 0, 8),  # 9, 10: a step, a collective
+        (0, "send", 1, 8), (0, "send", 0, 8),  # 11, 12: to another peer: a new step
+        (1, "recv", 0, 0), (1, "send", 0, 8)])
+    assert steps_per_rank(trace) == [8, 1]  # type: ignore[arg-type]
 
 
 def test_a_segmented_pipelined_ring_is_within_the_message_bound():
@@ -64,3 +77,15 @@ def test_a_segmented_pipelined_ring_is_within_the_message_bound():
     case = grade_case(ex, spec, run_case(ex.job_spec(SEGMENTED_RING, "segmented.py"), spec))
     assert min(case["messages_sent"]) > ex.messages(3, {}), case["messages_sent"]
     assert case["verdict"] == "accepted", case["message"]
+
+
+def test_segments_sent_one_at_a_time_are_steps_each():
+    """halves_every_step waits for each half before sending the next: 4(n − 1) steps, over the
+    ring's 2(n − 1) on a case the time bound does not judge."""
+    ex = load_exercises(default_root())["ring-allreduce"]
+    spec = next(s for s in plan_cases(ex) if s["name"] == "3-ranks-float64")
+    code = (ex.path / "wrong" / "halves_every_step.py").read_text(encoding="utf-8")
+    case = grade_case(ex, spec, run_case(ex.job_spec(code, "halves.py"), spec))
+    assert case["verdict"] == "over_budget"
+    assert "the ring needs 4 steps and this rank took 8" in case["message"]
+    assert "用了 8 步" in case["message_zh"]
