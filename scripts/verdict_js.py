@@ -113,8 +113,8 @@ class Writer:
     def _codes(name: str) -> str:
         codes = "|".join(f'"{code.value}"' for code in Verdict)
         titles = [f'"{code.value}" ({TITLES[code][0]})' for code in Verdict]
-        return _typedef("A verdict code (cjudge.verdicts.Verdict) and its English title: " + ", ".join(titles),
-                        codes, name)
+        about = "A verdict code (cjudge.verdicts.Verdict) and its English title: "
+        return _typedef(about + ", ".join(titles), codes, name)
 
     def _alias(self, module: ModuleType, name: str) -> str:
         source = inspect.getsource(module)
