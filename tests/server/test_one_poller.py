@@ -91,6 +91,8 @@ def test_the_streams_of_one_submission_share_one_poller(db) -> None:  # noqa: F8
         return await asyncio.gather(*streams), *window
 
     done, looked, elapsed = asyncio.run(scenario())
+    print(f"\n{STREAMS} streams of one submission: {looked} looks at the database in "
+          f"{elapsed:.2f} s (one poller every {POLL_S} s: at most {elapsed / POLL_S:.0f})")
     # one poller looks once per POLL_S at most (a busy machine looks less often); one per
     # stream would look STREAMS times as often
     assert looked <= elapsed / POLL_S + 2, (looked, elapsed)
