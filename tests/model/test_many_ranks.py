@@ -1,5 +1,6 @@
-"""The ring all-reduce reference at 32 and 64 ranks, in a scratch copy of the exercise: accepted,
-modelled where ``[model]`` lists the case (on 8 nodes × 8), said not to be where it does not."""
+"""The ring all-reduce reference at 32 and 64 ranks, in a scratch copy of the exercise: accepted
+on the sim and on real gloo ranks, modelled where ``[model]`` lists the case (on 8 nodes × 8),
+said not to be where it does not."""
 
 from __future__ import annotations
 
@@ -7,7 +8,9 @@ import shutil
 from pathlib import Path
 
 from cjudge.exercises import default_root, load_exercise
+from cjudge.grading import grade_case, plan_cases
 from cjudge.judge import judge_code
+from cjudge.real.runtime import run_case as run_real_case
 from cjudge.sim.runtime import run_case
 
 #: 32 and 64 ranks, N such that t.chunk(n) makes n chunks ((n − 1)·⌈N/n⌉ < N)
@@ -73,3 +76,12 @@ def test_a_listed_64_rank_case_is_modelled_on_8_nodes(tmp_path):
     assert [r["size"] for r in rows] == [4096, 10**6, 10**9] and all(r["complete"] for r in rows)
     assert case["model"]["topology"]["name"] == "h100x8x8"
     assert all(not r["over"] for r in rows)
+
+
+def test_the_real_runtime_accepts_32_and_64_ranks(tmp_path):
+    """The same reference on real gloo ranks (64 processes: about 12 s on 2 busy cores)."""
+    ex = load_exercise(scratch(tmp_path))
+    for spec in [s for s in plan_cases(ex) if s["world_size"] in (32, 64)]:
+        raw = run_real_case(ex.job_spec(ex.solution, "solution.py"), spec)
+        case = grade_case(ex, spec, raw)
+        assert case["verdict"] == "accepted", case["message"]
