@@ -14,6 +14,7 @@ from sqlmodel import Session, col, select
 
 from cjudge.courses.results import headline
 from cjudge.exercises import TRACKS
+from cjudge.verdicts import Verdict
 
 from .access import may_see
 from .jobqueue import RATE_WINDOW_S
@@ -35,9 +36,10 @@ from .models import (
 from .settings import Settings
 
 #: verdicts from best to worst: a learner's best verdict on an exercise is the first they got
-VERDICT_ORDER = ("accepted", "too_slow", "over_budget", "wrong_answer", "deadlock", "time_limit",
-                 "forbidden_primitive", "runtime_error", "memory_limit", "output_limit",
-                 "compile_error", "judge_error")
+VERDICT_ORDER = (Verdict.ACCEPTED, Verdict.TOO_SLOW, Verdict.OVER_BUDGET, Verdict.WRONG_ANSWER,
+                 Verdict.DEADLOCK, Verdict.TIME_LIMIT, Verdict.FORBIDDEN_PRIMITIVE,
+                 Verdict.RUNTIME_ERROR, Verdict.MEMORY_LIMIT, Verdict.OUTPUT_LIMIT,
+                 Verdict.COMPILE_ERROR, Verdict.JUDGE_ERROR)
 ANONYMOUS = "anonymous"
 
 
@@ -63,7 +65,7 @@ def backfill_scores(session: Session, exercise_id: str) -> int:
     scored = select(SubmissionScore.submission_id)
     missing = session.exec(
         select(Submission).where(Submission.exercise_id == exercise_id,
-                                 Submission.status == DONE, Submission.verdict == "accepted",
+                                 Submission.status == DONE, Submission.verdict == Verdict.ACCEPTED,
                                  col(Submission.id).not_in(scored))).all()
     for submission in missing:
         record_score(session, submission)
@@ -81,7 +83,7 @@ def leaderboard(session: Session, exercise_id: str, current_hash: str | None,
     (those without one after those with), then bytes sent, then time of submission. A run
     measured below its exercise's floor is never ranked."""
     rows = session.exec(select(SubmissionScore).where(
-        SubmissionScore.exercise_id == exercise_id, SubmissionScore.verdict == "accepted",
+        SubmissionScore.exercise_id == exercise_id, SubmissionScore.verdict == Verdict.ACCEPTED,
         SubmissionScore.below_floor == False)).all()  # noqa: E712 - SQL, not Python
 
     def key(s: SubmissionScore) -> tuple:
@@ -116,7 +118,7 @@ def best_verdict(verdicts: list[str]) -> str | None:
     """The best of ``verdicts`` by ``VERDICT_ORDER`` (unknown codes last)."""
     if not verdicts:
         return None
-    rank = {v: i for i, v in enumerate(VERDICT_ORDER)}
+    rank: dict[str, int] = {v: i for i, v in enumerate(VERDICT_ORDER)}
     return min(verdicts, key=lambda v: rank.get(v, len(rank)))
 
 
@@ -143,9 +145,9 @@ def progress(session: Session, user_ids: list[int] | None = None) -> dict[str, A
             continue
         cell = cells.setdefault((user_id, exercise_id), {"verdicts": [], "first_accepted": None})
         cell["verdicts"].append(verdict)
-        if verdict == "accepted" and cell["first_accepted"] is None:
+        if verdict == Verdict.ACCEPTED and cell["first_accepted"] is None:
             cell["first_accepted"] = _aware(created)
-        elif verdict not in ("accepted", "judge_error"):  # the judge's faults are not theirs
+        elif verdict not in (Verdict.ACCEPTED, Verdict.JUDGE_ERROR):  # not the learner's fault
             counts = failing.setdefault(exercise_id, {})
             counts[verdict] = counts.get(verdict, 0) + 1
     display = names(session)
@@ -162,7 +164,7 @@ def progress(session: Session, user_ids: list[int] | None = None) -> dict[str, A
     summary = []
     for ex in exercises:
         tried = [r for r in rows if r["exercise"] == ex.id and r["attempts"]]
-        solved = sum(r["best_verdict"] == "accepted" for r in tried)
+        solved = sum(r["best_verdict"] == Verdict.ACCEPTED for r in tried)
         common = sorted(failing.get(ex.id, {}).items(), key=lambda kv: (-kv[1], kv[0]))[:3]
         summary.append({"exercise": ex.id, "title": {"en": ex.title_en, "zh": ex.title_zh},
                         "learners": len(learners), "attempted": len(tried), "solved": solved,
@@ -185,7 +187,7 @@ def progress_csv(table: dict[str, Any]) -> str:
         first = r["first_accepted_at"]
         writer.writerow([r["user_id"], r["username"], r["display_name"] or "", r["exercise"],
                          r["best_verdict"] or "", r["attempts"],
-                         int(r["best_verdict"] == "accepted"),
+                         int(r["best_verdict"] == Verdict.ACCEPTED),
                          first.isoformat().replace("+00:00", "Z") if first else ""])
     return out.getvalue()
 
@@ -294,7 +296,7 @@ def gradebook_csv(session: Session, catalog: dict[str, dict[str, Any]],
         key = (user_id, exercise_id)
         tried.add(key)
         on_time, late_accept = cells.get(key, (False, False))
-        accepted = verdict == "accepted"
+        accepted = verdict == Verdict.ACCEPTED
         cells[key] = (on_time or (accepted and not late), late_accept or (accepted and late))
     late_points = "1 late" if late_policy == "counted" else "0 late"
     display = names(session)
