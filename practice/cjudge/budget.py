@@ -262,13 +262,14 @@ def against_reference(learner: SwitchTrace, reference: SwitchTrace, rank: int,
     """Where ``rank`` moved more than the reference's same rank on the same inputs, and what its
     receivers did not need (elements the reference never sends them, wider elements, a
     collective the reference does not call: then the calls it makes instead); None if it moved
-    no more anywhere. The ranks the same excess went to are named together."""
+    no more anywhere. The ranks the same excess was loaded from (stored to) are named
+    together."""
     mine, ref = _sent_by(learner, rank), _sent_by(reference, rank)
     instead = _instead(ref, mine)
     said: dict[tuple[str, str], list[Way]] = {}
     for way, got in mine.items():
         if got.bytes > ref.get(way, _Sent()).bytes:
-            to_ranks = way[0] in ("send", *ACCESS)
+            to_ranks = way[0] in ACCESS  # the same excess loaded from several ranks: said once
             text = _one((way[0], "{to}") if to_ranks else way, got, ref.get(way, _Sent()), algo,
                         instead)
             said.setdefault(text, []).append(way)
