@@ -16,7 +16,7 @@ from ..protocol import CaseSpec, JobSpec, RawCase
 from ..switch.trace import SwitchTrace
 from ..units import plural
 from ..verdict_json import CaseResult
-from . import calls, divergence
+from . import calls, divergence, given
 from .generic import generic_spec, worth_a_second_draw
 from .matched import matched
 from .returns import returned_from, returned_instead
@@ -128,13 +128,19 @@ def _cause(exercise, spec: CaseSpec, raw: RawCase, runs: Runs) -> Found | None:
     ref = reference_run(exercise, spec, run) if run is not None else None
     if ref is None:
         return None
+    # what the judge's functions were given: the suspect unless an exchange says more
+    handed = given.explain(exercise, spec, raw["trace"], ref["trace"])
     for compare in (divergence.explain, calls.explain):
         found = compare(exercise, spec, raw["trace"], ref["trace"])
         if found is not None:
             cause = _on_generic_values(exercise, spec, raw, ref, found, compare, runs)
             if cause is None:  # this draw's values only: not blamed, nor "every call matched"
                 return None
+            if handed is not None and not cause.named:
+                return Found((handed.en, handed.zh))
             return Found((cause.en, cause.zh), keep=not cause.named, after=True)
+    if handed is not None:
+        return Found((handed.en, handed.zh))
     if any(sends(ref["trace"])):
         return Found(*matched(exercise, spec, raw, collective=False))
     if any(calls.calls(ref["trace"])):

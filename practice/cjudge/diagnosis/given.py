@@ -1,0 +1,110 @@
+"""What each call of the judge's functions (a pipeline stage, a backward, a layer) was given,
+against the reference's calls on the same inputs: the first suspect where outputs differ.
+
+The switch records every call's input by digest (``SwitchTrace["computes"]``) and, where the
+input is exactly a graded message's payload, that message. A rank's calls are compared with
+the reference's same rank's, in program order; the earliest that was given another input is
+named where the evidence says what it was given instead: the input the reference gives another
+of its calls (another microbatch's stash, another layer's weights), or a receive's buffer
+before the request that fills it completed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..protocol import CaseSpec
+from ..switch.trace import SwitchTrace
+from .said import Cause, algorithm
+from .values import ordinal
+
+
+@dataclass(frozen=True)
+class Given:
+    """One graded call of a judge's function by a rank, in its program order."""
+
+    rank: int
+    index: int  # among the rank's calls of that function
+    name: str
+    line: int | None
+    inputs: tuple[str, ...]  # digests of the tensors it was given, in order
+    t: int
+    message: int | None  # the graded message whose payload it was given, if any
+
+
+def given(trace: SwitchTrace) -> list[dict[str, list[Given]]]:
+    """Per rank, per function name, its graded calls in program order."""
+    out: list[dict[str, list[Given]]] = [{} for _ in range(trace["world_size"])]
+    for c in sorted(trace.get("computes", []), key=lambda c: c["t"]):
+        if not c.get("graded", True):
+            continue
+        calls = out[c["rank"]].setdefault(c["name"], [])
+        calls.append(Given(c["rank"], len(calls), c["name"], c["line"],
+                           tuple(c.get("inputs") or [c["input"]]), c["t"], c.get("message")))
+    return out
+
+
+def _first_other(learner: SwitchTrace, reference: SwitchTrace) -> tuple[Given, Given] | None:
+    """The learner's earliest call given another input than the reference's call at its place
+    (fewest calls of its function before it, then lowest rank), with that reference call."""
+    found = []
+    for ours, theirs in zip(given(learner), given(reference), strict=True):
+        for name, mine in ours.items():
+            want = theirs.get(name, [])
+            pair = next(((a, b) for a, b in zip(mine, want, strict=False)
+                         if a.inputs != b.inputs), None)
+            if pair is not None:
+                found.append(pair)
+    return min(found, key=lambda p: (p[0].index, p[0].rank)) if found else None
+
+
+def _unfinished(learner: SwitchTrace, call: Given) -> tuple[str, int | None] | None:
+    """(api, line) of the receive whose message ``call`` was given, where the call came before
+    that receive's wait completed (or it was never waited); None otherwise."""
+    if call.message is None:
+        return None
+    message = next((m for m in learner["messages"] if m["id"] == call.message), None)
+    if message is None:
+        return None
+    done = [w["end"] for w in learner["waits"] if w["request"] == message["recv"]]
+    if done and all(end is not None and end <= call.t for end in done):
+        return None
+    req = next(r for r in learner["requests"] if r["id"] == message["recv"])
+    return req["api"] or "irecv", req["line"]
+
+
+def explain(exercise: Any, spec: CaseSpec, learner: SwitchTrace,
+            reference: SwitchTrace) -> Cause | None:
+    """The first call of a judge's function that was given something else than the reference
+    gives it, where the evidence names what; None otherwise."""
+    found = _first_other(learner, reference)
+    if found is None:
+        return None
+    mine, want = found
+    algo, algo_zh = algorithm(exercise)
+    at, at_zh = (f" (line {mine.line})", f"（第 {mine.line} 行）") if mine.line else ("", "")
+    call = f"rank {mine.rank}'s {ordinal(mine.index + 1)} call of {mine.name}{at}"
+    call_zh = f"rank {mine.rank} 第 {mine.index + 1} 次调用 {mine.name}{at_zh}"
+    early = _unfinished(learner, mine)
+    if early is not None:
+        api, line = early
+        where, where_zh = (f" at line {line}", f"第 {line} 行的") if line else ("", "")
+        return Cause(f"{call} was given the buffer of its {api}{where} before that request "
+                     "completed: wait on the request before the call",
+                     f"{call_zh}拿到的是{where_zh} {api} 的缓冲区，而那个请求当时尚未完成："
+                     "调用之前先等待该请求", named=True)
+    theirs = given(reference)[mine.rank].get(mine.name, [])
+    k = next(i for i, (a, b) in enumerate(zip(mine.inputs, want.inputs, strict=False)) if a != b)
+    other = next((c for c in theirs if c.index != mine.index and len(c.inputs) > k
+                  and c.inputs[k] == mine.inputs[k]), None)
+    if other is None:
+        return None
+    what, what_zh = ("input", "输入") if len(mine.inputs) == 1 else \
+        (f"{ordinal(k + 1)} tensor", f"第 {k + 1} 个张量")
+    return Cause(f"{call} was given, as its {what}, the one {algo} gives its "
+                 f"{ordinal(other.index + 1)} call of {mine.name}, not its {ordinal(want.index + 1)}: "
+                 "another microbatch's or layer's; hand each call its own",
+                 f"{call_zh}的{what_zh}是{algo_zh}第 {other.index + 1} 次调用 {mine.name} 时的那个，"
+                 f"而不是第 {want.index + 1} 次的：属于另一个微批次或另一层；请把每次调用自己的那份交给它",
+                 named=True)
