@@ -116,10 +116,10 @@ def test_repr_looks_like_torch():
 @pytest.mark.parametrize("reach", [
     lambda: torch.nn.Linear,
     lambda: torch.nn.functional.softplus,
-    lambda: torch.cuda.is_available(),
+    lambda: torch.cuda.Stream,  # torch.cuda's no-ops are sim.cuda's (tests/sim/test_cuda_noop.py)
     lambda: torch.distributed.all_gather_object,
     lambda: torch.ones(2).numpy(),
-    lambda: torch.ones(2).cuda(),
+    lambda: torch.ones(2).pin_memory(),
     lambda: torch.ones(2).some_method_that_does_not_exist,
     lambda: torch.ones(2, dtype="float16"),
 ])
