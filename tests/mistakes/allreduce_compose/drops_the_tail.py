@@ -1,6 +1,6 @@
 # expect: wrong_answer
 # gloo: wrong on 2-ranks-odd
-# names: reduce_scatter_tensor (line 14): its input has 6 elements where the reference's has 8; pad to ⌈N/n⌉ = 4 elements per rank
+# names: (line 14): its input has 6 elements where the reference's has 8; pad to ⌈N/n⌉ = 4 elements
 # names_zh: reduce_scatter_tensor（第 14 行）; 6 个元素; 应补齐到每个 rank ⌈N/n⌉ = 4 个元素
 # Floor-sized shards: the last N mod n elements are never reduced.
 import torch

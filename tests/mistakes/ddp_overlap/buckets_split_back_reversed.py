@@ -8,6 +8,7 @@
 import torch
 import torch.distributed as dist
 
+
 def train_step(backward, n_layers, bucket_bytes):
     """The mean over the ranks of every layer's gradient, in layer order."""
     works, buckets, bucket, held, seen = [], [], [], 0, 0

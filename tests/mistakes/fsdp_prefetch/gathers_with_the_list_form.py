@@ -1,7 +1,7 @@
 # expect: over_budget
 # gloo: right on sample-4-ranks-4-layers
 # names: line 18: 5 all_gather calls
-# names: yours sends 120 bytes in all_gather where the reference sends 96 (5 calls where the reference makes 4)
+# names: yours sends 120 bytes in all_gather where the reference sends 96 (5 calls where the reference
 # names_zh: 5 次调用，而参考解只调用 4 次
 # Gathers each layer with the list form of all_gather, and the first layer twice (once to
 # prefetch, once again in the loop): the list form is the same collective as

@@ -13,7 +13,6 @@ def ring_attention(scores, q, k, v):
     rank, n = dist.get_rank(), dist.get_world_size()
     right, left = (rank + 1) % n, (rank - 1) % n
     out = torch.zeros_like(q)
-    row_max = torch.full((q.shape[0], 1), float("-inf"), dtype=q.dtype)
     row_sum = torch.zeros((q.shape[0], 1), dtype=q.dtype)
     for step in range(n):
         if step < n - 1:  # pass this block on before computing with it: the two overlap

@@ -1,6 +1,6 @@
 # expect: wrong_answer
 # gloo: wrong on sample-2-ranks
-# names: rank 0's 1st collective call, all_reduce (line 14): its input differs from the reference's at element 0
+# names: rank 0's 1st collective call, all_reduce (line 14): its input differs from the reference's
 # names: the gelu goes between the two matmuls
 # names_zh: gelu 应在两次矩阵乘之间
 # gelu applied after the all-reduce. On the sample, rank 0's weights are the identity, so its
