@@ -12,6 +12,7 @@ store, no connection between ranks: nothing but this channel leaves the rank.
 from __future__ import annotations
 
 import ctypes
+import signal
 import socket
 import sys
 from collections.abc import Callable, Sequence
@@ -31,6 +32,9 @@ from ..switch.wire import head_of, read_frame
 BACKEND = "judge"
 #: payload bytes of quiet posts a rank holds back before it sends them anyway
 HELD_BYTES = 8388608
+#: seconds a quiet post waits for the rank's next request before it goes alone: a rank that
+#: posts and then computes must not hold back what its peers wait for (gloo would deliver it)
+HELD_S = 0.002
 #: torch's files whose functions are what a learner calls (their names go into the trace)
 _API_FILES = ("distributed_c10d.py", "_functional_collectives.py")
 _REDUCE_OPS = {dist.ReduceOp.SUM: "sum", dist.ReduceOp.AVG: "avg", dist.ReduceOp.PRODUCT: "product",
@@ -49,19 +53,46 @@ class ChannelPort:
         self.posts = 0  # this rank's request numbers so far
         self._held: list[memoryview] = []  # frames of quiet posts not sent yet (``hold``)
         self._held_bytes = 0
+        self._writing = False  # inside ``send``, ``hold`` or ``_flush``: the alarm waits
+        self._armed = False  # an alarm is set to send what is held (``_on_alarm``)
+        signal.signal(signal.SIGALRM, self._on_alarm)
 
     def send(self, header: dict[str, Any], parts: Sequence[packed.Raw]) -> None:
         """One frame whose payload is ``parts`` one after another, sent without joining them,
         after the quiet posts held back (one write, one wake-up of the judge, for all)."""
-        self._held += _frame(header, parts)
-        self._flush()
+        self._writing = True
+        try:
+            self._held += _frame(header, parts)
+            self._flush()
+        finally:
+            self._writing = False
 
     def hold(self, header: dict[str, Any], payload: packed.Raw) -> None:
         """A quiet post: it needs no answer, so it goes with the rank's next request (whatever
-        it waits for is that request's); past :data:`HELD_BYTES` held it goes now."""
-        self._held += _frame(header, (payload,))
-        self._held_bytes += memoryview(payload).nbytes
-        if self._held_bytes > HELD_BYTES:
+        it waits for is that request's), or alone :data:`HELD_S` later if the rank computes
+        meanwhile; past :data:`HELD_BYTES` held it goes now."""
+        self._writing = True
+        try:
+            self._held += _frame(header, (payload,))
+            self._held_bytes += memoryview(payload).nbytes
+            if self._held_bytes > HELD_BYTES:
+                self._flush()
+            elif not self._armed:
+                self._arm()
+        finally:
+            self._writing = False
+
+    def _arm(self) -> None:
+        self._armed = True
+        signal.setitimer(signal.ITIMER_REAL, HELD_S)
+
+    def _on_alarm(self, signum: int, frame: FrameType | None) -> None:
+        """The rank computed past :data:`HELD_S` after a quiet post: send what is held (unless
+        the rank is writing to its channel right now: then a little later)."""
+        self._armed = False
+        if self._writing and self._held:
+            self._arm()
+        elif self._held:
             self._flush()
 
     def _flush(self) -> None:
