@@ -90,7 +90,8 @@ def test_deadlock_is_reported_quickly_as_who_waits_on_whom():
     assert case["message"].startswith(
         "ranks 1–3 wait in recv from rank 0 (line 8); rank 0 has returned; fix: ")
     assert "make different numbers of calls" in case["message"]
-    assert case["message_zh"].startswith("rank 1–3 在 recv 中等待来自 rank 0 的数据（第 8 行）；rank 0 已经返回")
+    assert case["message_zh"].startswith(
+        "rank 1–3 在 recv 中等待来自 rank 0 的数据（第 8 行）；rank 0 已经返回")
     assert case["wall_ms"] < 3000
 
 
