@@ -8,8 +8,8 @@ and no less modelled time than the reference alone.
   leaderboards; tests/server/sandbox/attacks/pre_begin_receives.py is that run). One graded epoch stops it.
 * Message floods: each send and receive split into one message per element (the same bytes,
   many more messages: the cheapest way to move case data in message counts, tags or empty
-  messages costs at least as many). The message bound (``over_budget``), the time bound
-  (``too_slow``) and the per-port gap (LogGP's g) stop it.
+  messages costs at least as many). The message bound (``over_budget``, counted in steps), the
+  time bound (``too_slow``) and the per-port gap (LogGP's g) stop it or make it slower.
 """
 
 from __future__ import annotations
@@ -80,7 +80,19 @@ def test_one_message_per_element_is_never_ranked_better(exercise_id: str) -> Non
         assert case["verdict"] in REFUSED | whole | {"accepted"}, case["message"]
         if case["verdict"] == "accepted":
             _no_better(case, reference[case["name"]])
-    assert {c["verdict"] for c in split["cases"]} & (REFUSED | whole), "a flood went unnoticed"
+    # noticed: refused on some case, or (the messages bound counts steps, so a flood within
+    # a step may pass it) slower in the model on some case, by the per-message α and gap
+    slower = any(_slower(case, reference[case["name"]]) for case in split["cases"]
+                 if case["verdict"] == "accepted")
+    assert {c["verdict"] for c in split["cases"]} & (REFUSED | whole) or slower, \
+        "a flood went unnoticed"
+
+
+def _slower(case: dict, ref: dict) -> bool:
+    """Some modelled size of ``case`` takes longer than the reference's."""
+    times = [row["time_s"] for row in case.get("model", {}).get("sizes", [])]
+    best = [row["time_s"] for row in ref.get("model", {}).get("sizes", [])]
+    return any(t > r * (1 + NOISE) for t, r in zip(times, best, strict=True))
 
 
 def test_every_point_to_point_exercise_is_covered() -> None:
