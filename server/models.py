@@ -111,7 +111,7 @@ class Profile(SQLModel, table=True):
 
     user_id: int = Field(foreign_key="user.id", primary_key=True)
     display_name: str | None = Field(default=None, max_length=32)
-    display_key: str | None = Field(default=None, max_length=32, unique=True)  # casefolded
+    display_key: str | None = Field(default=None, max_length=32, unique=True)  # names.key: look
     updated_at: datetime = Field(default_factory=utcnow)
 
 
