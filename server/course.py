@@ -270,6 +270,17 @@ def set_deadline(session: Session, exercise_id: str, due: datetime | None) -> in
     return len(late)
 
 
+def unassign(session: Session, exercise_id: str) -> bool:
+    """Stop assigning ``exercise_id``: its deadline goes and none of its submissions is late;
+    whether it was assigned."""
+    row = session.get(Assignment, exercise_id)
+    if row is not None:
+        session.delete(row)
+    session.exec(update(Submission).where(col(Submission.exercise_id) == exercise_id)
+                 .values(late=False))
+    return row is not None
+
+
 def staff(session: Session) -> list[dict[str, Any]]:
     """The course's staff and its admin, by name."""
     display = names(session)

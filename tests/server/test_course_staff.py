@@ -160,6 +160,30 @@ def test_a_deadline_marks_later_submissions_late(client: TestClient) -> None:
                       json={"due": None}).json()["code"] == "unknown_exercise"
 
 
+def test_staff_stop_assigning_an_exercise(client: TestClient) -> None:
+    admin, ann = login(client, *ADMIN), register(client, "ann")
+    submit(client, ann)
+    judge(client, "accepted")
+    earlier = (utcnow() - timedelta(days=1)).isoformat()
+    for exercise in (RING, ALLTOALL):
+        client.put(f"/api/admin/exercises/{exercise}/deadline", headers=admin,
+                   json={"due": earlier})
+    for who, status in ((ann, 403), ({}, 401)):
+        assert client.delete(f"/api/admin/exercises/{RING}/assignment",
+                             headers=who).status_code == status
+    assert client.delete(f"/api/admin/exercises/{RING}/assignment",
+                         headers=admin).status_code == 204
+    assigned = [a["exercise"] for a in client.get("/api/admin/assignments", headers=admin).json()]
+    assert assigned == [ALLTOALL]
+    assert [s["late"] for s in client.get("/api/submissions", headers=ann).json()] == [False]
+    header = client.get("/api/admin/gradebook.csv", headers=admin).text.splitlines()[0]
+    assert header == f"username,display_name,{ALLTOALL}"
+    assert client.delete(f"/api/admin/exercises/{RING}/assignment",
+                         headers=admin).status_code == 204  # again: nothing to undo
+    assert client.delete("/api/admin/exercises/nope/assignment",
+                         headers=admin).json()["code"] == "unknown_exercise"
+
+
 def test_a_regrade_keeps_every_earlier_verdict(client: TestClient) -> None:
     admin, ann = login(client, *ADMIN), register(client, "ann")
     sid = submit(client, ann)

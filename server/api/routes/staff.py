@@ -140,6 +140,17 @@ def put_deadline(exercise_id: Annotated[str, Path(max_length=64)], body: Deadlin
     return DeadlineOut(exercise=exercise_id, due=body.due, late=late)
 
 
+@router.delete("/api/admin/exercises/{exercise_id}/assignment", status_code=204,
+               responses={**STAFF_ONLY, **NOT_FOUND})
+def delete_assignment(exercise_id: Annotated[str, Path(max_length=64)], request: Request,
+                      _staff: StaffDep, engine: EngineDep) -> None:
+    """Staff: stop assigning the exercise (its deadline and late marks go; once none is
+    assigned, the gradebook lists every exercise again). Idempotent."""
+    with write_session(engine) as session:
+        course.unassign(session, _exercise(session, exercise_id).id)
+    _judged_again(request)
+
+
 @router.get("/api/admin/regrade/count", responses={**STAFF_ONLY, **NOT_FOUND})
 def get_regrade_count(
         _staff: StaffDep, session: SessionDep,

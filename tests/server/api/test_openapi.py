@@ -32,8 +32,10 @@ OPERATIONS = {
     ("put", "/api/admin/users/{username}/role"): "put_role",
     ("get", "/api/admin/staff"): "get_staff", ("get", "/api/admin/assignments"): "get_assignments",
     ("put", "/api/admin/exercises/{exercise_id}/deadline"): "put_deadline",
+    ("delete", "/api/admin/exercises/{exercise_id}/assignment"): "delete_assignment",
     ("get", "/api/admin/gradebook.csv"): "get_gradebook_csv"}
-NOT_JSON = {"submission_events", "get_progress_csv", "get_gradebook_csv", "logout"}  # SSE, CSV, 204
+#: SSE, CSV, 204
+NOT_JSON = {"submission_events", "get_progress_csv", "get_gradebook_csv", "logout", "delete_assignment"}
 ERROR = {"$ref": "#/components/schemas/ErrorOut"}
 
 
