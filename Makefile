@@ -18,6 +18,7 @@ test: setup
 	.venv/bin/ruff check .
 	.venv/bin/mypy
 	.venv/bin/python scripts/mypy_graders.py
+	.venv/bin/python scripts/lowest_deps.py
 	.venv/bin/python -m pytest -q
 	cd web && npm test
 
@@ -27,6 +28,7 @@ screenshots: setup
 	cd web && CJUDGE_SCREENSHOTS=$(CURDIR)/docs/screenshots npm test
 
 # Every direct dependency at its declared floor in a temporary venv (needs PyPI; torch is taken
-# from .venv), then the package's commands, the server and its tests: scripts/lowest_deps.py.
+# from .venv), then the package's commands, the server and its tests: scripts/lowest_deps.py
+# (also a step of `make test`, so CI proves the floors).
 lowest-deps: setup
 	.venv/bin/python scripts/lowest_deps.py
