@@ -51,7 +51,7 @@ class Summary(NamedTuple):
     guess: tuple[str, str] | None = None
 
 
-def summary(params: dict, world: int, outputs: list[Any], wants: list[Any],
+def summary(params: dict[str, Any], world: int, outputs: list[Any], wants: list[Any],
             grader: Any) -> Summary | None:
     """"wrong chunks by rank: …" for a wrong answer whose results are tensors of the expected
     shape, when more than one chunk is wrong but not all of them (then one element says
@@ -88,7 +88,7 @@ BATCH = 256
 ROUNDING = 2.0 ** -24
 
 
-def solving_reader(inputs: list[dict], chunks: list[tuple[int, int]]
+def solving_reader(inputs: list[dict[str, Any]], chunks: list[tuple[int, int]]
                    ) -> Callable[[list[float]], Reading]:
     """What reads a message's values as (its chunk, the ranks whose contributions it sums) by
     solving X_c·w = values for each chunk c of the message's length (X_c: the ranks' elements of

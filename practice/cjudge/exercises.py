@@ -17,6 +17,7 @@ import tomllib
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
+from typing import Any, cast
 
 from .kit.case import REQUIRED_HOOKS
 from .kit.hooks import Hooks
@@ -177,7 +178,7 @@ class Exercise:
                        output_limit_bytes=self.output_limit_bytes)
 
 
-def _need(table: dict, key: str, kind: type | tuple[type, ...], where: str, form: str):
+def _need(table: dict[str, Any], key: str, kind: type | tuple[type, ...], where: str, form: str) -> Any:
     if key not in table:
         raise ExerciseError(f"{where}: missing field `{key}` (expected {form})")
     value = table[key]
@@ -308,7 +309,7 @@ def load_exercise(folder: Path, published: bool = False) -> Exercise:
     )
 
 
-def _catalog(meta: dict, where: str, exercise_id: str) -> dict:
+def _catalog(meta: dict[str, Any], where: str, exercise_id: str) -> dict[str, Any]:
     """``track``, ``order``, ``prerequisites`` and ``difficulty``: the exercise's place in the
     catalog."""
     track, order = meta.get("track"), meta.get("order")
@@ -370,16 +371,16 @@ def catalog_order(exercises: dict[str, Exercise]) -> list[Exercise]:
     return sorted(exercises.values(), key=key)
 
 
-def _bench_result(meta: dict, where: str) -> str:
+def _bench_result(meta: dict[str, Any], where: str) -> str:
     """``bench_result``: how ``judge.py bench`` reads the result ("flat" unless said)."""
     layout = meta.get("bench_result", "flat")
     if layout not in ("flat", "transposed"):
         raise ExerciseError(f'{where}: field `bench_result` is {layout!r}; expected "flat" or '
                             '"transposed"')
-    return layout
+    return cast(str, layout)
 
 
-def _payload_bytes(meta: dict, where: str) -> str:
+def _payload_bytes(meta: dict[str, Any], where: str) -> str:
     """``payload_bytes``: ``"case-dtype"`` (the default) or ``"as-sent"``, for an exercise whose
     point is compression."""
     charge = meta.get("payload_bytes", "case-dtype")
@@ -389,7 +390,7 @@ def _payload_bytes(meta: dict, where: str) -> str:
     return str(charge)
 
 
-def _bench_scale(meta: dict, where: str) -> tuple[str, ...]:
+def _bench_scale(meta: dict[str, Any], where: str) -> tuple[str, ...]:
     """``bench_scale``: the case parameters ``judge.py bench`` scales with the size (none unless
     said); each must be an integer, or a list of integers whose first it scales (every one for
     ``name[*]``), in every sample case and in every other case that gives it."""
@@ -411,7 +412,7 @@ def _bench_scale(meta: dict, where: str) -> tuple[str, ...]:
     return tuple(scale)
 
 
-def _arguments(meta: dict, where: str) -> tuple[str, ...]:
+def _arguments(meta: dict[str, Any], where: str) -> tuple[str, ...]:
     """``arguments``: case parameters every case defines (numbers or strings), passed in order."""
     names = meta.get("arguments", [])
     form = 'a list of case parameter names, e.g. ["src"]'
@@ -427,7 +428,7 @@ def _arguments(meta: dict, where: str) -> tuple[str, ...]:
     return tuple(names)
 
 
-def _model(meta: dict, where: str) -> ModelSpec:
+def _model(meta: dict[str, Any], where: str) -> ModelSpec:
     """The ``[model]`` table: topology, modelled sizes, the time bound and the cases it judges,
     and the floor every exercise declares (the judge checking itself)."""
     try:
@@ -442,7 +443,7 @@ def _model(meta: dict, where: str) -> ModelSpec:
     return spec
 
 
-def _messages(meta: dict, where: str) -> MessageBound | None:
+def _messages(meta: dict[str, Any], where: str) -> MessageBound | None:
     """The ``[messages]`` table: ``bound``, a formula of n and the cases' numeric parameters,
     and ``algorithm = { en, zh }``, what needs that many messages."""
     table = meta.get("messages")
@@ -466,7 +467,7 @@ def _messages(meta: dict, where: str) -> MessageBound | None:
     return MessageBound(bound, (algorithm["en"], algorithm["zh"]))
 
 
-def _draft(meta: dict, where: str) -> bool:
+def _draft(meta: dict[str, Any], where: str) -> bool:
     draft = meta.get("draft", False)
     if not isinstance(draft, bool):
         raise ExerciseError(f"{where}: field `draft` is {draft!r}; expected true or false")

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 from .protocol import TensorData, bilingual
 from .switch.core import SwitchError
@@ -39,7 +39,8 @@ class SymmetricMemory:
 
     def _request(self, args: list[int], payload: bytes, shape: list[int]) -> bytes:
         try:
-            return self._port.compute(self._handle, payload, self.dtype, shape, args, self._line())
+            return cast(bytes, self._port.compute(self._handle, payload, self.dtype, shape, args,
+                                                  self._line()))
         except (SwitchError, RuntimeError) as exc:  # the switch's refusal, on either runtime
             raise bilingual(ValueError, str(exc), getattr(exc, "zh", None)) from None
 

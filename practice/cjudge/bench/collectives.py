@@ -57,7 +57,8 @@ class Buffers:
 def pattern(numel: int, rank: int, ctx: RankCtx) -> torch.Tensor:
     """Rank ``rank``'s input: small integers, different on every rank, exact when summed."""
     modulus = max(2, min(2**16, 2 ** EXACT_BITS[ctx.dtype] // ctx.world))
-    ints = (torch.arange(numel, dtype=torch.int64, device=ctx.device) * 31 + rank * 17 + 1) % modulus
+    ints: torch.Tensor = ((torch.arange(numel, dtype=torch.int64, device=ctx.device) * 31 + rank * 17 + 1)
+                          % modulus)
     return ints.to(ctx.dtype)
 
 

@@ -15,7 +15,7 @@ import math
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from rich.console import Console
 
@@ -64,7 +64,7 @@ def fit_alpha_beta(points: list[tuple[float, float]]) -> Fit:
 
 def best_seconds(row: dict[str, Any]) -> float:
     """A row's fastest iteration: each rank's best, the slowest of those."""
-    return max(min(times) for times in row["rank_iter_seconds"])
+    return cast(float, max(min(times) for times in row["rank_iter_seconds"]))
 
 
 def _series(doc: dict[str, Any], label: str) -> dict[str, Any] | None:

@@ -11,6 +11,7 @@ import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from rich.console import Console
 from rich.table import Table
@@ -131,7 +132,7 @@ def show_steps(console: Console, exercise_id: str, steps: list[Step]) -> None:
         console.print(f"  {i}. {s.file} ({s.what}): {state}", markup=False)
 
 
-def check_folder(console: Console | None, folder: Path, launcher: str, draws: int) -> dict:
+def check_folder(console: Console | None, folder: Path, launcher: str, draws: int) -> dict[str, Any]:
     """What is left in ``folder``, and once written its proof (each file also under ``draws``
     more seeds on the simulation): ``{"id", "steps", "files", "problems"}`` (steps are shown
     only while some are left); shown on ``console`` as it goes unless that is None (``--json``)."""
@@ -139,7 +140,7 @@ def check_folder(console: Console | None, folder: Path, launcher: str, draws: in
 
     grading = "reference accepted, starter not, wrong files as declared"
     steps, exercise = writing_steps(folder)
-    files: list[dict] = []
+    files: list[dict[str, Any]] = []
     if exercise is None or not all(s.done for s in steps):
         steps += [Step("(grading)", grading, False, "runs once the steps above are done"),
                   _draft_step(folder)]

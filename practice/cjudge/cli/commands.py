@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +28,8 @@ from ..exercises import (
     load_exercise,
     load_exercises,
 )
-from ..verdict_json import VerdictJSON, dumps
+from ..protocol import CaseSpec, JobSpec, RawCase
+from ..verdict_json import CaseResult, VerdictJSON, dumps
 from ..verdicts import title
 from . import workspace
 from .exits import JUDGE, OK, REJECTED, USAGE, error, invocation, warn
@@ -76,7 +78,7 @@ LIST_COLUMNS = (("#", "#"), ("exercise", "练习"), ("level", "难度"), ("ranks
                 ("cases", "用例"), ("yours", "你的结果"))
 
 
-def list_rows(exercises: dict[str, Exercise], lang: str) -> list[dict]:
+def list_rows(exercises: dict[str, Exercise], lang: str) -> list[dict[str, Any]]:
     """The catalog as ``list`` shows it: by track, numbered 1, 2, … within each track (the
     ``order`` fields sort, the numbers never skip), with your last verdict; the title in
     ``lang``, the chapter's sections and the level as their keys."""
@@ -145,14 +147,14 @@ def cmd_start(ex: Exercise, lang: str, force: bool) -> int:
     return 0
 
 
-def _run_case_for(launcher: str):
+def _run_case_for(launcher: str) -> Callable[[JobSpec, CaseSpec], RawCase]:
     from ..real.runtime import run_case
 
     return lambda job, spec: run_case(job, spec, launcher=launcher)
 
 
 def grade_file(ex: Exercise, path: Path, launcher: str, seed: int | None, samples: bool,
-               all_cases: bool, on_case=None) -> VerdictJSON:
+               all_cases: bool, on_case: Callable[[CaseResult], None] | None = None) -> VerdictJSON:
     """The verdict JSON for the learner's file at ``path`` on real torch; the simulated
     runtime explores a failure (the reference's run, the smallest failing case)."""
     from ..judge import judge_code
@@ -273,7 +275,7 @@ def check_rows(ex: Exercise, launcher: str,
 
 
 def check_exercise(ex: Exercise, launcher: str, console: Console | None,
-                   draws: int = DRAWS) -> list[dict]:
+                   draws: int = DRAWS) -> list[dict[str, Any]]:
     """Prove one exercise on both runtimes, and under ``draws`` more seeds on the simulation:
     reference accepted, starter not, each wrong file its declared verdict; each file's
     ``{"file", "expected", "got", "ok", "message"}``, shown on ``console`` unless that is

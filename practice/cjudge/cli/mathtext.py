@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from functools import cache
+from typing import Any
 
 from pylatexenc.latex2text import LatexNodes2Text, MacroTextSpec, get_default_latex_context_db
 
@@ -22,7 +23,7 @@ TERM = re.compile(r"[\w.]+|\(.*\)")
 MARKDOWN_SPECIAL = re.compile(r"([*_])")
 
 
-def _frac(node, l2tobj) -> str:
+def _frac(node: Any, l2tobj: Any) -> str:  # pylatexenc's nodes (untyped)
     """``\frac{a}{b}`` as ``a/b``, parenthesising a side that is more than one term."""
     sides = [l2tobj.nodelist_to_text([arg]).strip() for arg in node.nodeargd.argnlist[-2:]]
     return "/".join(s if TERM.fullmatch(s) else f"({s})" for s in sides)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 from rich.console import Console
 from rich.table import Table
@@ -15,12 +15,12 @@ STYLE = {"accepted": "green", "wrong_answer": "red", "over_budget": "yellow", "t
          "deadlock": "magenta", "time_limit": "magenta", "forbidden_primitive": "red"}
 
 
-def _bytes(case: dict) -> str:
+def _bytes(case: dict[str, Any]) -> str:
     sent = case["bytes_sent"]
     return f"{max(sent) if sent else 0}/{case['bytes_bound']}"
 
 
-def modelled(case: dict) -> str:
+def modelled(case: dict[str, Any]) -> str:
     """A case's modelled times per size, e.g. ``4 KiB 70 µs · 1 MB 73.9 µs`` ("" if none)."""
     model = case.get("model") or {}
     return " · ".join(f"{format_size(r['size'])} {format_seconds(r['time_s'])}"
@@ -28,7 +28,7 @@ def modelled(case: dict) -> str:
                       for r in model.get("sizes", []))
 
 
-def memory(case: dict, lang: str = "en") -> str:
+def memory(case: dict[str, Any], lang: str = "en") -> str:
     """A case's memory bound, e.g. ``memory 2/2 gathered layers`` ("" if it has none)."""
     held = case.get("memory")
     if not held:
@@ -37,7 +37,7 @@ def memory(case: dict, lang: str = "en") -> str:
     return f"{'内存' if lang == 'zh' else 'memory'} {held['peak']}/{held['bound']} {what}"
 
 
-def case_line(case: dict) -> str:
+def case_line(case: dict[str, Any]) -> str:
     """One case as a plain line: name, ranks, verdict, max bytes sent over the bound, time,
     modelled times and the memory bound."""
     per_rank = " ".join(str(b) for b in case["bytes_sent"])
@@ -49,10 +49,10 @@ def case_line(case: dict) -> str:
 
 def message(item: Mapping[str, Any], lang: str) -> str:
     """The learner-facing message of a case or a whole result in ``lang``."""
-    return item.get("message_zh" if lang == "zh" else "message", "")
+    return cast(str, item.get("message_zh" if lang == "zh" else "message", ""))
 
 
-def show_case(console: Console, case: dict, lang: str) -> None:
+def show_case(console: Console, case: dict[str, Any], lang: str) -> None:
     """Print one case as soon as it is graded (the cases so far, on long suites)."""
     if console.is_terminal:
         style = STYLE.get(case["verdict"], "red")
@@ -63,13 +63,13 @@ def show_case(console: Console, case: dict, lang: str) -> None:
         console.print(case_line(case), markup=False, highlight=False)
 
 
-def _values(data: list, most: int = 12) -> str:
+def _values(data: list[Any], most: int = 12) -> str:
     """A tensor's elements as ``[1, 2, …]``, at most ``most`` of them."""
     shown = ", ".join(f"{v:g}" if isinstance(v, float) else str(v) for v in data[:most])
     return f"[{shown}{', …' if len(data) > most else ''}]"
 
 
-def smallest_lines(case: dict, lang: str) -> list[str]:
+def smallest_lines(case: dict[str, Any], lang: str) -> list[str]:
     """The smallest case that fails as ``case`` does (``smallest``): its message, then each
     rank's input, result and expected values where they are tensors."""
     small = case.get("smallest")

@@ -10,7 +10,7 @@ blindness) and never the only cue; every arrow carries its details as a ``<title
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from html import escape
 from pathlib import Path
 from typing import Any
@@ -29,7 +29,8 @@ BLUE, ORANGE, VERMILLION, SKY, GREY = "#0072B2", "#E69F00", "#D55E00", "#56B4E9"
 
 def pick_case(result: Mapping[str, Any], name: str | None = None) -> dict[str, Any] | None:
     """The case to draw: ``name``, else the first that failed, else the one with most ranks."""
-    cases = [c for c in result.get("cases", []) if isinstance(c.get("timeline"), dict)]
+    cases: list[dict[str, Any]] = [c for c in result.get("cases", [])
+                                   if isinstance(c.get("timeline"), dict)]
     if name is not None:
         return next((c for c in cases if c["name"] == name), None)
     failing = [c for c in cases if c["verdict"] != "accepted"]
@@ -133,8 +134,8 @@ def svg(view: dict[str, Any], title: str = "") -> str:
     left, top, lane, col = 64, 44, 48, 84
     width = max(left + col * (steps + 1) + (260 if deadlocked else 0) + (170 if wrong else 0), 480)
     height = top + lane * world + 36
-    x = lambda s: left + col * s  # noqa: E731 - the end of step s
-    y = lambda r: top + lane * r + lane / 2  # noqa: E731
+    x: Callable[[float], float] = lambda s: left + col * s  # noqa: E731 - the end of step s
+    y: Callable[[float], float] = lambda r: top + lane * r + lane / 2  # noqa: E731
     critical = {c["id"] for c in view["critical"] if c["kind"] == "message"}
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
            f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="11" role="img">',

@@ -33,6 +33,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 PRACTICE = Path(__file__).resolve().parents[2]
 KERNEL = PRACTICE / "cjudge"
@@ -123,7 +124,7 @@ def _umask() -> int:
 
 
 def _connect(path: Path, wait_s: float = 0.0,
-             starting: subprocess.Popen | None = None) -> socket.socket | None:
+             starting: subprocess.Popen[bytes] | None = None) -> socket.socket | None:
     """A connection to the warm judge at ``path``, trying for ``wait_s`` (less if the one
     ``starting`` exits first: it failed to warm up); None if none answers (a stale socket left
     by one that died is removed)."""
@@ -145,7 +146,7 @@ def _connect(path: Path, wait_s: float = 0.0,
         time.sleep(0.02)
 
 
-def _start(path: Path) -> subprocess.Popen:
+def _start(path: Path) -> subprocess.Popen[bytes]:
     """Start a warm judge for ``path`` in the background (its own session; output to a log)."""
     if sys.stderr.isatty():
         print("judge.py: starting a warm judge (torch is imported once; later runs skip it; "
@@ -270,7 +271,7 @@ def _fork_child(conn: socket.socket, listener: socket.socket) -> None:
     conn.close()
 
 
-def _child(conn: socket.socket, fds: list[int], request: dict) -> int:
+def _child(conn: socket.socket, fds: list[int], request: dict[str, Any]) -> int:
     """Become the caller's ``judge.py``: its descriptors, directory, environment; run, report."""
     for signum in (signal.SIGCHLD, signal.SIGTERM):
         signal.signal(signum, signal.SIG_DFL)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import cast
 
 import platformdirs
 
@@ -38,7 +39,7 @@ def _state_path() -> Path:
 def load_state() -> dict[str, str]:
     """Each exercise's last verdict in the workspace."""
     try:
-        return json.loads(_state_path().read_text())
+        return cast(dict[str, str], json.loads(_state_path().read_text()))
     except (OSError, ValueError):
         return {}
 

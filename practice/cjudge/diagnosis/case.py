@@ -39,7 +39,7 @@ def _total(explainer: Callable[[Any, CaseSpec, RawCase, CaseResult, T], None]
            ) -> Callable[[Any, CaseSpec, RawCase, CaseResult, T], None]:
     """``explainer`` made total: a diagnosis that fails is logged and dropped, never the verdict."""
     @functools.wraps(explainer)
-    def total(exercise, spec: CaseSpec, raw: RawCase, result: CaseResult, more: T) -> None:
+    def total(exercise: Any, spec: CaseSpec, raw: RawCase, result: CaseResult, more: T) -> None:
         try:
             explainer(exercise, spec, raw, result, more)
         except Exception:  # noqa: BLE001 - a diagnosis is dropped, never the verdict
@@ -48,7 +48,7 @@ def _total(explainer: Callable[[Any, CaseSpec, RawCase, CaseResult, T], None]
     return total
 
 
-def reference_run(exercise, spec: CaseSpec, run: RunCase) -> RawCase | None:
+def reference_run(exercise: Any, spec: CaseSpec, run: RunCase) -> RawCase | None:
     """The reference's run on ``spec``; None when there is no reference (a published copy) or
     it did not finish cleanly."""
     path = exercise.path / "solution.py"
@@ -70,7 +70,7 @@ def _append(result: CaseResult, en: str, zh: str) -> None:
     result["message"], result["message_zh"] = f"{first} {en}", f"{first_zh}{zh}"
 
 
-def _graded(exercise, spec: CaseSpec, raw: RawCase, result: CaseResult) -> WrongAnswer | None:
+def _graded(exercise: Any, spec: CaseSpec, raw: RawCase, result: CaseResult) -> WrongAnswer | None:
     """The parts of the wrong answer's message (grading's :class:`~cjudge.grading.WrongAnswer`)
     when grading wrote it; None otherwise."""
     answer = wrong_answer(exercise, spec, raw)
@@ -90,7 +90,7 @@ class Found(NamedTuple):
     after: bool = False
 
 
-def _on_generic_values(exercise, spec: CaseSpec, raw: RawCase, ref: RawCase, cause: Cause,
+def _on_generic_values(exercise: Any, spec: CaseSpec, raw: RawCase, ref: RawCase, cause: Cause,
                        compare: Compare, runs: Runs) -> Cause | None:
     """``cause`` (what ``compare`` found on the case) as a draw without coincidences confirms it
     (:mod:`.generic`): unchanged where the generic draw departs too and is recognised alike;
@@ -113,7 +113,7 @@ def _on_generic_values(exercise, spec: CaseSpec, raw: RawCase, ref: RawCase, cau
     return cause
 
 
-def _cause(exercise, spec: CaseSpec, raw: RawCase, runs: Runs) -> Found | None:
+def _cause(exercise: Any, spec: CaseSpec, raw: RawCase, runs: Runs) -> Found | None:
     """The evidence's cause; the grader's hint is dropped where the evidence names the fault
     itself (a new tensor returned where the argument is graded, a missed wait, a repeated
     send, another slice: :class:`~.said.Cause`). A departure is blamed only where a generic
@@ -149,7 +149,7 @@ def _cause(exercise, spec: CaseSpec, raw: RawCase, runs: Runs) -> Found | None:
 
 
 @_total
-def _explain_bytes(exercise, spec: CaseSpec, raw: RawCase, result: CaseResult,
+def _explain_bytes(exercise: Any, spec: CaseSpec, raw: RawCase, result: CaseResult,
                    run: RunCase | None) -> None:
     """Over the byte bound, where the grader does not say what the receivers needed: where the
     rank sent more than the reference's same rank on the same inputs (in place)."""
@@ -170,7 +170,7 @@ def _explain_bytes(exercise, spec: CaseSpec, raw: RawCase, result: CaseResult,
 
 
 @_total
-def _explain_error(exercise, spec: CaseSpec, raw: RawCase, result: CaseResult,
+def _explain_error(exercise: Any, spec: CaseSpec, raw: RawCase, result: CaseResult,
                    run: RunCase | None) -> None:
     """A runtime error after the run already left the reference's (the error is where it shows,
     the departure where it began): that departure, in place."""
@@ -196,7 +196,7 @@ def _explain_error(exercise, spec: CaseSpec, raw: RawCase, result: CaseResult,
         _append(result, f"{then}{cause[0]}", f"{then_zh}{cause[1]}")
 
 
-def _matched_until(exercise, raw: RawCase, ref: RawCase) -> Cause | None:
+def _matched_until(exercise: Any, raw: RawCase, ref: RawCase) -> Cause | None:
     """"Until then, rank 0's 4 sends matched the ring's, step for step": the failing rank's
     sends and collective calls before its error, when each is the reference's at its place (the
     fault is at the error, not before it); None otherwise."""
@@ -225,7 +225,7 @@ def _error_lines(raw: RawCase) -> set[int]:
 
 
 @_total
-def _explain_wrong(exercise, spec: CaseSpec, raw: RawCase, result: CaseResult,
+def _explain_wrong(exercise: Any, spec: CaseSpec, raw: RawCase, result: CaseResult,
                    runs: Runs) -> None:
     """A wrong answer's cause from the evidence, in place of the guesses from its result; for a
     wrong output (not a race) that ``job``'s function returned, the line it came from."""
@@ -249,7 +249,7 @@ def _explain_wrong(exercise, spec: CaseSpec, raw: RawCase, result: CaseResult,
 EXPLAINERS = {"over_budget": _explain_bytes, "runtime_error": _explain_error}
 
 
-def explain(exercise, spec: CaseSpec, raw: RawCase, result: CaseResult,
+def explain(exercise: Any, spec: CaseSpec, raw: RawCase, result: CaseResult,
             run: RunCase | None, job: JobSpec | None = None,
             rerun: RunCase | None = None) -> None:
     """Put the evidence's cause into a wrong answer's, an over_budget or a runtime error's

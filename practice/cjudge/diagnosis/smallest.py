@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
+from typing import Any
 
 from ..grading import grade_case
 from ..protocol import CaseSpec, JobSpec, RawCase, valid_text
@@ -29,7 +30,7 @@ SEARCHED = {"wrong_answer", "runtime_error", "deadlock"}
 log = logging.getLogger(__name__)
 
 
-def _spec(exercise, world: int, params: dict) -> CaseSpec:
+def _spec(exercise: Any, world: int, params: dict[str, Any]) -> CaseSpec:
     """A candidate case with readable inputs where the grader has them."""
     name = _sizes(world, params)
     example = getattr(exercise.grader, "example_inputs", None)
@@ -42,13 +43,13 @@ def _spec(exercise, world: int, params: dict) -> CaseSpec:
     return CaseSpec(name=name, world_size=world, sample=True, params=dict(params), inputs=inputs)
 
 
-def _sizes(world: int, params: dict) -> str:
+def _sizes(world: int, params: dict[str, Any]) -> str:
     """"n = 3, numel = 4"."""
     return ", ".join([f"n = {world}"] + [f"{k} = {v}" for k, v in params.items()
                                          if isinstance(v, int) and not isinstance(v, bool)])
 
 
-def smallest_failing(exercise, job: JobSpec, failed: CaseSpec, verdict: str,
+def smallest_failing(exercise: Any, job: JobSpec, failed: CaseSpec, verdict: str,
                      run: RunCase, budget_s: float | None = None) -> CaseResult | None:
     """The smallest candidate case on which ``job`` fails with ``verdict`` (its graded case,
     with ``message``/``message_zh`` saying "fails already at …"), or None: no grader hook, no

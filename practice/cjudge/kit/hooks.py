@@ -14,7 +14,7 @@ import random
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 from types import ModuleType
-from typing import Any
+from typing import Any, cast
 
 from .case import OPTIONAL_HOOKS, Case, Params
 
@@ -64,11 +64,11 @@ class Hooks:
 
     def make_inputs(self, params: Params, world: int, rng: random.Random) -> list[Any]:
         """Every rank's input, drawn from ``rng``."""
-        return self.module.make_inputs(typed(params, world), rng)
+        return cast(list[Any], self.module.make_inputs(typed(params, world), rng))
 
     def expected(self, params: Params, world: int, inputs: list[Any]) -> list[Any]:
         """Every rank's expected result."""
-        return self.module.expected(typed(params, world), inputs)
+        return cast(list[Any], self.module.expected(typed(params, world), inputs))
 
     def bytes_bound(self, params: Params, world: int) -> int | list[int]:
         """The bytes no rank may send past (or each rank's own, in rank order)."""
@@ -78,4 +78,5 @@ class Hooks:
     def diagnose(self, params: Params, world: int, inputs: list[Any], rank: int, index: int,
                  got: Any, **path: str) -> tuple[str, str] | None:
         """The grader's guess at a wrong element (``path=`` only if it :attr:`takes_path`)."""
-        return self.module.diagnose(typed(params, world), inputs, rank, index, got, **path)
+        return cast(tuple[str, str] | None,
+                    self.module.diagnose(typed(params, world), inputs, rank, index, got, **path))

@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Callable
+from typing import Any
 
 from .. import special
 from .case import Case
@@ -23,7 +24,7 @@ def gelu(v: float) -> float:
 
 
 def mlp_shards(hidden: int, ffn: int, world: int, dtype: str,
-               rng: random.Random) -> list[tuple[dict, dict]]:
+               rng: random.Random) -> list[tuple[dict[str, Any], dict[str, Any]]]:
     """Per rank, its shards of W1 (hidden × ffn, by columns: hidden × ffn/n) and of W2 (ffn ×
     hidden, by rows: ffn/n × hidden), multiples of 1/8 below 1 in magnitude."""
     if ffn % world:
@@ -35,7 +36,7 @@ def mlp_shards(hidden: int, ffn: int, world: int, dtype: str,
 
 
 def draw(case: Case, rows: int, rng: random.Random) -> tuple[list[list[float]],
-                                                         list[tuple[dict, dict]]]:
+                                                         list[tuple[dict[str, Any], dict[str, Any]]]]:
     """A case's x (``rows`` × hidden, multiples of 1/4 up to 2 with low bits that no narrower
     float holds: it travels) and every rank's shards of W1 and W2 (hidden × ffn), drawn in that
     order."""
@@ -45,12 +46,12 @@ def draw(case: Case, rows: int, rng: random.Random) -> tuple[list[list[float]],
     return x, mlp_shards(d, case["ffn"], case.world, case.dtype, rng)
 
 
-def shards_of(inputs: list[dict]) -> list[tuple[dict, dict]]:
+def shards_of(inputs: list[dict[str, Any]]) -> list[tuple[dict[str, Any], dict[str, Any]]]:
     """Every rank's shards of W1 and W2, read back from its call."""
     return [(i["call"][1], i["call"][2]) for i in inputs]
 
 
-def mlp_partial(x: list[list[float]], w1: dict, w2: dict,
+def mlp_partial(x: list[list[float]], w1: dict[str, Any], w2: dict[str, Any],
                 act: Callable[[float], float] = gelu) -> list[list[float]]:
     """One rank's partial output act(x·W1_r)·W2_r, in exact sums before one rounding."""
     a, b = matrix(w1), matrix(w2)
@@ -60,7 +61,7 @@ def mlp_partial(x: list[list[float]], w1: dict, w2: dict,
             for row in h]
 
 
-def mlp_output(x: list[list[float]], shards: list[tuple[dict, dict]],
+def mlp_output(x: list[list[float]], shards: list[tuple[dict[str, Any], dict[str, Any]]],
                act: Callable[[float], float] = gelu) -> list[list[float]]:
     """y = act(x·W1)·W2: the sum of every rank's partial output."""
     partials = [mlp_partial(x, w1, w2, act) for w1, w2 in shards]

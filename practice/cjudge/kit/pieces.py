@@ -15,6 +15,7 @@ import re
 import sys
 from array import array
 from collections.abc import Callable
+from typing import Any
 
 from ..budget import ranks_text
 from ..chunks import solving_reader
@@ -49,7 +50,7 @@ def refined(values: list[float], step: float, used: int, headroom: int, dtype: s
     return [v + rng.getrandbits(extra) * unit for v in values]
 
 
-def exact_inputs(world: int, numel: int, dtype: str, rng: random.Random) -> list[dict]:
+def exact_inputs(world: int, numel: int, dtype: str, rng: random.Random) -> list[dict[str, Any]]:
     """Every rank's 1-D tensor of ``numel`` exact values (``protocol.TensorData``), refined
     so that sums of up to 8 stay exact."""
     return [{"shape": [numel], "dtype": dtype,
@@ -85,13 +86,13 @@ def distinct_exact(count: int, limit: int, headroom: int, dtype: str,
     return refined([k / SCALE for k in drawn], 1 / SCALE, limit.bit_length(), headroom, dtype, rng)
 
 
-def matrix(t: dict) -> list[list[float]]:
+def matrix(t: dict[str, Any]) -> list[list[float]]:
     """A 2-D tensor's rows."""
     cols = t["shape"][1]
     return [t["data"][i:i + cols] for i in range(0, len(t["data"]), cols)]
 
 
-def tensor2d(rows: list[list[float]], dtype: str) -> dict:
+def tensor2d(rows: list[list[float]], dtype: str) -> dict[str, Any]:
     """Rows as a 2-D tensor (``protocol.TensorData``)."""
     return {"shape": [len(rows), len(rows[0]) if rows else 0], "dtype": dtype,
             "data": [v for row in rows for v in row]}
@@ -110,7 +111,7 @@ def mistaken_for(got: float, value: float, want: float) -> bool:
         want, value, rel_tol=1e-5, abs_tol=1e-5)
 
 
-def digit_inputs(world: int, numel: int, dtype: str) -> list[dict]:
+def digit_inputs(world: int, numel: int, dtype: str) -> list[dict[str, Any]]:
     """A statement's example, checkable by hand: element i of rank r is (i+1)·10**r, so each
     decimal digit of a sum counts one rank's contribution (4 ranks end with 1111, 2222, …; a 0
     digit is a missing rank, a 2 one counted twice)."""
@@ -118,12 +119,12 @@ def digit_inputs(world: int, numel: int, dtype: str) -> list[dict]:
             for r in range(world)]
 
 
-def elementwise_sum(inputs: list[dict]) -> list[float]:
+def elementwise_sum(inputs: list[dict[str, Any]]) -> list[float]:
     """The elementwise sum of every rank's input, exactly."""
     return [math.fsum(col) for col in zip(*(i["data"] for i in inputs), strict=True)]
 
 
-def everyone_holds_the_sum(inputs: list[dict]) -> list[dict]:
+def everyone_holds_the_sum(inputs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """An all-reduce's result: every rank ends with the elementwise sum, in its input's shape."""
     total = elementwise_sum(inputs)
     return [{"shape": list(i["shape"]), "dtype": i["dtype"], "data": total} for i in inputs]
@@ -156,7 +157,7 @@ def torch_chunks(numel: int, world: int) -> list[tuple[int, int]]:
     return [(lo, min(lo + size, numel)) for lo in range(0, numel, size)]
 
 
-def chunk_reader(inputs: list[dict], chunks: list[tuple[int, int]],
+def chunk_reader(inputs: list[dict[str, Any]], chunks: list[tuple[int, int]],
                  noun: tuple[str, str] = ("chunk", "块")
                  ) -> Callable[[list[float]], tuple[int, list[int]] | None]:
     """What reads a message's ``values``: (its chunk, the fewest ranks whose contributions it
@@ -203,7 +204,7 @@ def chunk_reader(inputs: list[dict], chunks: list[tuple[int, int]],
     return read
 
 
-def block_reader(inputs: list[dict]) -> Callable[[list[float]], tuple[int, list[int]] | None]:
+def block_reader(inputs: list[dict[str, Any]]) -> Callable[[list[float]], tuple[int, list[int]] | None]:
     """What reads a gather's message: (c, [c]) when it is rank c's whole input block; a rank's
     buffer starts with its own block only ("gather" mode)."""
     blocks = {tuple(i["data"]): c for c, i in enumerate(inputs)}
@@ -216,7 +217,7 @@ def block_reader(inputs: list[dict]) -> Callable[[list[float]], tuple[int, list[
     return read
 
 
-def first_unfed(computes: list[dict], rank: int, name: str, want: list[float],
+def first_unfed(computes: list[dict[str, Any]], rank: int, name: str, want: list[float],
                 dtype: str) -> tuple[int, int] | None:
     """Whether ``rank``'s calls of the judge's function ``name``, in order, were given exactly
     ``want`` (``dtype`` elements), split among them however they like (one call per microbatch,
@@ -235,7 +236,7 @@ def first_unfed(computes: list[dict], rank: int, name: str, want: list[float],
 
 
 def smaller_cases(case: Case, size: str,
-                  fits: Callable[[int, int], bool] | None = None) -> list[tuple[int, dict]]:
+                  fits: Callable[[int, int], bool] | None = None) -> list[tuple[int, dict[str, Any]]]:
     """Cases smaller than ``case`` for the smallest-failing-case search, as (world, params):
     worlds of 2 ranks or more, each with ``size`` from 1 to twice its ranks (and never past the
     case's own), where ``fits(world, size)`` (the exercise's algorithm is defined there); fewest
@@ -246,7 +247,7 @@ def smaller_cases(case: Case, size: str,
             if (w, s) < (case.world, top) and (fits is None or fits(w, s))]
 
 
-def blocks_needed(case: Case, rank: int, calls: list[dict], what: tuple[str, str],
+def blocks_needed(case: Case, rank: int, calls: list[dict[str, Any]], what: tuple[str, str],
                   block: str = "k") -> tuple[str, str] | None:
     """A grader's ``needs`` (``cjudge.budget``) where rank p needs only block p
     (``case[block]`` elements) of ``rank``'s ``what`` (e.g. ("row", "行")): an all-to-all, a

@@ -6,6 +6,7 @@ algorithm makes (:func:`first_other`)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 #: one change to what a rank holds: (amount, the call that made it, the call's line)
 Change = tuple[int, str, int | None]
@@ -67,7 +68,7 @@ def peak(changes: dict[int, list[Change]], unit: int = 1) -> Peak:
     return best
 
 
-def first_other(calls: list[dict], want: list[int]) -> int:
+def first_other(calls: list[dict[str, Any]], want: list[int]) -> int:
     """The index of the first of a rank's calls whose element count is not ``want``'s at the
     same place: the first extra call's, or ``len(calls)`` when calls are missing."""
     for i, (call, count) in enumerate(zip(calls, want, strict=False)):

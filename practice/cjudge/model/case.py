@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from ..switch.trace import SwitchTrace
 from ..units import SizeError, format_seconds, format_size, parse_size, plural
@@ -373,4 +373,4 @@ def crossing(a: tuple[SwitchTrace, int], b: tuple[SwitchTrace, int], topology: T
             low = mid
         else:
             high = mid
-    return (low * high) ** 0.5
+    return cast(float, (low * high) ** 0.5)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..switch.trace import SwitchTrace
+from ..switch.trace import Request, SwitchTrace
 from .case import CaseModel
 
 #: at most this many groups of hops are named (the first ones and the last)
@@ -201,7 +201,8 @@ def _computes_pattern(trace: SwitchTrace) -> tuple[str, str] | None:
     return None
 
 
-def _waited_at_once(rank: int, mine: list, graded: dict, trace: SwitchTrace) -> tuple[str, str] | None:
+def _waited_at_once(rank: int, mine: list[Any], graded: dict[int, Request],
+                    trace: SwitchTrace) -> tuple[str, str] | None:
     """A rank that waits for each of its non-blocking receives before any of its judge's
     function calls runs: the transfers could have hidden behind them, and do not."""
     begun: dict[int, int] = {}

@@ -13,6 +13,7 @@ import json
 from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 from ..units import format_seconds
 
@@ -137,7 +138,7 @@ def _link(entry: object, where: str) -> Link:
     return Link(alpha, beta, gap)
 
 
-def topology_from_json(name: str, entry: dict) -> Topology:
+def topology_from_json(name: str, entry: dict[str, Any]) -> Topology:
     """One catalog entry as a :class:`Topology`; :class:`ModelError` says what is wrong."""
     links = {INTRA: _link(entry.get(INTRA), f"topology {name}.{INTRA}")}
     if INTER in entry:

@@ -29,7 +29,7 @@ def _o(**fields: Any) -> SimpleNamespace:
 
 
 #: op name -> how its arguments become a group call (``a``: the op's positional arguments)
-ROUTES: dict[str, Callable[[JudgeGroup, tuple], Any]] = {
+ROUTES: dict[str, Callable[[JudgeGroup, tuple[Any, ...]], Any]] = {
     "allreduce_": lambda g, a: (a[0], g.allreduce(a[0], _o(reduceOp=_op(a[2])))),
     "broadcast_": lambda g, a: (a[0], g.broadcast(a[0], _o(rootRank=a[2]))),
     "reduce_": lambda g, a: g.reduce(a[0], _o(reduceOp=_op(a[2]), rootRank=a[3])),

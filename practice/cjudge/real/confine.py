@@ -26,6 +26,8 @@ import errno
 import functools
 import mmap
 import os
+from types import ModuleType
+from typing import Any, cast
 
 from .process_flags import LIBC, forbid_new_privileges
 
@@ -61,17 +63,17 @@ class _PathBeneath(ctypes.Structure):
 
 def landlock_abi() -> int:
     """The kernel's Landlock ABI version, 0 if it has none."""
-    version = LIBC.syscall(LANDLOCK_CREATE_RULESET, None, 0, LANDLOCK_CREATE_RULESET_VERSION)
+    version: int = LIBC.syscall(LANDLOCK_CREATE_RULESET, None, 0, LANDLOCK_CREATE_RULESET_VERSION)
     return max(version, 0)
 
 
-def _load_seccomp():  # noqa: ANN202 - pyseccomp has no type hints
+def _load_seccomp() -> ModuleType | None:
     """pyseccomp with libseccomp loaded, or None. Loaded once, in the judge, before any rank is
     forked: finding the library runs ``ldconfig``, which a confined rank could not."""
     try:
         import pyseccomp
         pyseccomp.system_arch()
-        return pyseccomp
+        return cast(ModuleType, pyseccomp)
     except (ImportError, OSError, RuntimeError):
         return None
 
@@ -137,7 +139,7 @@ def _landlock() -> None:
 
 
 @functools.cache
-def seccomp_filter():  # noqa: ANN201 - pyseccomp has no type hints
+def seccomp_filter() -> Any:  # a pyseccomp.SyscallFilter: pyseccomp has no type hints
     """The ranks' seccomp filter, built once per process (the zygote builds it before forking
     any rank; each rank only loads it); None without libseccomp."""
     seccomp = _SECCOMP

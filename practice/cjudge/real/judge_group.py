@@ -18,7 +18,7 @@ import sys
 from collections.abc import Callable, Sequence
 from datetime import timedelta
 from types import FrameType
-from typing import Any
+from typing import Any, cast
 
 import torch
 import torch.distributed as dist
@@ -143,7 +143,7 @@ class ChannelPort:
         return self.posts
 
     def new_group(self, ranks: Sequence[int]) -> int:
-        return self.call("new_group", ranks=list(ranks))[0]["ok"]
+        return cast(int, self.call("new_group", ranks=list(ranks))[0]["ok"])
 
     def post_send(self, group: int, dst: int, tag: int, payload: bytes, dtype: str) -> int:
         line, api = self.where()
@@ -169,7 +169,7 @@ class ChannelPort:
                          splits=splits)
 
     def test(self, handle: int) -> bool:
-        return self.call("test", handle=handle)[0]["ok"]
+        return cast(bool, self.call("test", handle=handle)[0]["ok"])
 
     def wait(self, handle: int) -> tuple[int | None, bytes]:
         header, data = self.call("wait", handle=handle)
@@ -303,7 +303,7 @@ def _one(tensors: Any) -> torch.Tensor:
     if isinstance(tensors, torch.Tensor):
         return tensors
     if isinstance(tensors, (list, tuple)) and len(tensors) == 1:
-        return tensors[0]
+        return cast(torch.Tensor, tensors[0])
     raise RuntimeError("the judge's process group takes one tensor per rank and call")
 
 

@@ -20,6 +20,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import cast
 
 from ..learner import exit_error
 from ..protocol import CaseSpec, JobSpec, RankError, RankReport, RawCase, Stop
@@ -42,7 +43,7 @@ def free_port() -> int:
     """A TCP port on loopback that nothing listens on right now."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+        return cast(int, s.getsockname()[1])
 
 
 def _job_dir() -> Path:

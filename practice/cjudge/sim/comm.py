@@ -113,13 +113,13 @@ def raw_payload(t: Tensor) -> bytes:
     return t._store[_raw_span(t)].tobytes()
 
 
-def raw_write(t: Tensor, values: array) -> None:
+def raw_write(t: Tensor, values: array[Any]) -> None:
     """Write ``values`` into memory from ``t``'s first element on, as gloo does (strides ignored)."""
     span = _raw_span(t)
     t._store[span.start:span.start + len(values)] = values
 
 
-def values_of(payload: bytes, dtype: DType) -> array:
+def values_of(payload: bytes, dtype: DType) -> array[Any]:
     """Raw bytes read as elements of ``dtype`` (trailing partial elements dropped)."""
     values = array(dtype.typecode)
     values.frombytes(payload[:len(payload) - len(payload) % dtype.itemsize])

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .errors import Unsupported
 
@@ -86,7 +86,7 @@ def _wrap(value: int, typecode: str) -> int:
     return (value - lo) % (hi - lo) + lo
 
 
-def to_array(values: Sequence[Number], dtype: DType, src: DType | None = None) -> array:
+def to_array(values: Sequence[Number], dtype: DType, src: DType | None = None) -> array[Any]:
     """``values`` stored as ``dtype`` (float32 is rounded, floats truncate toward zero to ints).
 
     ``src`` is the dtype the values come from, when known: it lets same-kind copies skip

@@ -190,5 +190,5 @@ def from_data(data: TensorData) -> Tensor:
 
 def to_data(t: Tensor) -> TensorData:
     """The plain-data form of a tensor (see protocol.TensorData)."""
-    values: array = t._read()
+    values: array[Any] = t._read()
     return {"shape": list(t._shape), "dtype": t.dtype.name, "data": values.tolist()}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 if TYPE_CHECKING:
     from .tensor import Tensor
@@ -26,7 +26,7 @@ def _float_formatter(values: list[float]) -> Any:
 def _shown(t: Tensor, summarize: bool) -> list[Any]:
     """The nested lists to print, with ``...`` marking summarised runs."""
     if t.dim() == 0:
-        return t.tolist()
+        return cast(list[Any], t.tolist())
     size = t.shape[0]
     if summarize and size > 2 * _EDGE:
         rows = [t[i] for i in range(_EDGE)] + [None] + [t[i] for i in range(size - _EDGE, size)]

@@ -21,7 +21,7 @@ import sys
 import threading
 import time
 import traceback
-from typing import Any
+from typing import Any, cast
 
 from ..learner import compile_learner, exit_error, learner_error
 from ..protocol import CaseSpec, JobSpec, RankError, RankReport, RankState, RawCase, Stop
@@ -71,7 +71,7 @@ def run_case(job: JobSpec, case: CaseSpec) -> RawCase:
     answer = _unpacked(data)
     if "crash" in answer:
         raise RuntimeError(f"the simulated runtime failed:\n{answer['crash']}")
-    return answer["raw"]
+    return cast(RawCase, answer["raw"])
 
 
 def _packed(answer: dict[str, Any]) -> list[packed.Raw]:

@@ -11,7 +11,7 @@ import builtins
 import operator
 from array import array
 from collections.abc import Iterator, Sequence
-from typing import Any
+from typing import Any, cast
 
 from ..cuda_note import is_cuda
 from . import advanced_index, cuda, layout
@@ -34,7 +34,7 @@ from .tensor_index import TensorIndex
 from .tensor_math import TensorMath
 
 
-class Size(tuple):
+class Size(tuple[int, ...]):
     """``torch.Size``: a tuple of ints with ``numel()``."""
 
     def numel(self) -> int:
@@ -86,7 +86,7 @@ class Tensor(TensorIndex, TensorMath):
 
     __slots__ = ("_store", "_dtype", "_shape", "_strides", "_offset", "_plan")
 
-    _store: array
+    _store: array[Any]
     _dtype: DType
     _shape: Shape
     _strides: Shape
@@ -108,7 +108,7 @@ class Tensor(TensorIndex, TensorMath):
     # ---- construction ----------------------------------------------------------------------
 
     @classmethod
-    def _view(cls, store: array, dtype: DType, shape: Shape, strides: Shape | None = None,
+    def _view(cls, store: array[Any], dtype: DType, shape: Shape, strides: Shape | None = None,
               offset: int = 0) -> Tensor:
         t = object.__new__(cls)
         t._store = store
@@ -120,7 +120,7 @@ class Tensor(TensorIndex, TensorMath):
         return t
 
     @classmethod
-    def _wrap(cls, values: array, dtype: DType, shape: Shape) -> Tensor:
+    def _wrap(cls, values: array[Any], dtype: DType, shape: Shape) -> Tensor:
         """A new contiguous tensor owning ``values`` (already of ``dtype``'s type code)."""
         return cls._view(values, dtype, shape)
 
@@ -134,7 +134,7 @@ class Tensor(TensorIndex, TensorMath):
             self._plan = layout.plan(self._shape, self._strides, self._offset)
         return self._plan
 
-    def _read(self) -> array:
+    def _read(self) -> array[Any]:
         """The elements in row-major order, as a new array."""
         starts, n, step = self._layout()
         st = self._store
@@ -153,7 +153,7 @@ class Tensor(TensorIndex, TensorMath):
                 out += st[s:s + (n - 1) * step + 1:step]
         return out
 
-    def _write(self, values: array) -> None:
+    def _write(self, values: array[Any]) -> None:
         """Store ``values`` (row-major, this tensor's type code) into this view."""
         starts, n, step = self._layout()
         if step == 0 and n > 1 or len(set(starts)) != len(starts):
@@ -176,7 +176,7 @@ class Tensor(TensorIndex, TensorMath):
         starts, n, step = self._layout()
         return [s + j * step for s in starts for j in range(n)]
 
-    def _values_as(self, dtype: DType, shape: Shape) -> array:
+    def _values_as(self, dtype: DType, shape: Shape) -> array[Any]:
         """The elements broadcast to ``shape`` and converted to ``dtype``."""
         src = self if self._shape == shape else self.expand(shape)
         values = src._read()
@@ -527,7 +527,7 @@ class Tensor(TensorIndex, TensorMath):
                 Device(a)
         if dtype is None or dtype is self._dtype:
             return self
-        return self.type(dtype)
+        return cast("Tensor", self.type(dtype))
 
     def cuda(self, *args: Any, **kwargs: Any) -> Tensor:
         """No GPU here: the tensor itself, with a note (``sim.cuda``)."""
@@ -547,27 +547,27 @@ class Tensor(TensorIndex, TensorMath):
 
     def float(self) -> Tensor:
         """Converted to float32."""
-        return self.type(float32)
+        return cast("Tensor", self.type(float32))
 
     def double(self) -> Tensor:
         """Converted to float64."""
-        return self.type(float64)
+        return cast("Tensor", self.type(float64))
 
     def long(self) -> Tensor:
         """Converted to int64."""
-        return self.type(int64)
+        return cast("Tensor", self.type(int64))
 
     def int(self) -> Tensor:
         """Converted to int32."""
-        return self.type(int32)
+        return cast("Tensor", self.type(int32))
 
     def char(self) -> Tensor:
         """Converted to int8."""
-        return self.type(int8)
+        return cast("Tensor", self.type(int8))
 
     def bool(self) -> Tensor:
         """Converted to bool."""
-        return self.type(bool_)
+        return cast("Tensor", self.type(bool_))
 
     def cpu(self) -> Tensor:
         """Itself: everything is on the CPU."""
@@ -745,7 +745,7 @@ def _nest(flat: list[Any], shape: Shape) -> list[Any]:
     return [_nest(flat[i * n:(i + 1) * n], shape[1:]) for i in range(shape[0])]
 
 
-def _broadcast_values(value: Tensor | Number, dtype: DType, shape: Shape) -> array:
+def _broadcast_values(value: Tensor | Number, dtype: DType, shape: Shape) -> array[Any]:
     """``value`` broadcast to ``shape`` and converted to ``dtype``, as a flat array."""
     if isinstance(value, Tensor):
         if layout.broadcast_shapes(value._shape, shape) != shape:

@@ -28,16 +28,16 @@ class TensorIndex:
     __slots__ = ()
 
     if TYPE_CHECKING:  # provided by Tensor
-        _store: array
+        _store: array[Any]
         _dtype: DType
         _shape: Shape
         _strides: Shape
         _offset: int
 
         @classmethod
-        def _wrap(cls, values: array, dtype: DType, shape: Shape) -> Tensor: ...
-        def _read(self) -> array: ...
-        def _lane_map(self, dim: int, fn: Callable[[array], Iterable[Number]],
+        def _wrap(cls, values: array[Any], dtype: DType, shape: Shape) -> Tensor: ...
+        def _read(self) -> array[Any]: ...
+        def _lane_map(self, dim: int, fn: Callable[[array[Any]], Iterable[Number]],
                       dtype: DType) -> Tensor: ...
         def dim(self) -> int: ...
         def numel(self) -> int: ...
@@ -263,7 +263,7 @@ def _index_values(index: Any, name: str) -> list[int]:
     return index._read().tolist()
 
 
-def _order(lane: array, descending: bool) -> list[int]:
+def _order(lane: array[Any], descending: bool) -> list[int]:
     """The stable sorting permutation of ``lane``; NaN sorts as the largest value."""
     return sorted(range(len(lane)), key=lambda i: (lane[i] != lane[i], lane[i]), reverse=descending)
 

@@ -43,15 +43,15 @@ class TensorMath:
     __slots__ = ()
 
     if TYPE_CHECKING:  # provided by Tensor
-        _store: array
+        _store: array[Any]
         _dtype: DType
         _shape: Shape
 
         @classmethod
-        def _wrap(cls, values: array, dtype: DType, shape: Shape) -> Tensor: ...
-        def _read(self) -> array: ...
-        def _write(self, values: array) -> None: ...
-        def _values_as(self, dtype: DType, shape: Shape) -> array: ...
+        def _wrap(cls, values: array[Any], dtype: DType, shape: Shape) -> Tensor: ...
+        def _read(self) -> array[Any]: ...
+        def _write(self, values: array[Any]) -> None: ...
+        def _values_as(self, dtype: DType, shape: Shape) -> array[Any]: ...
         def dim(self) -> int: ...
         def numel(self) -> int: ...
         def movedim(self, source: int, destination: int) -> Tensor: ...
@@ -302,7 +302,7 @@ class TensorMath:
 
     # ---- reductions ------------------------------------------------------------------------
 
-    def _lanes(self, dim: int) -> tuple[list[array], Shape]:
+    def _lanes(self, dim: int) -> tuple[list[array[Any]], Shape]:
         """The 1-D lanes along ``dim`` and the shape of the reduced result."""
         d = layout.normalize_dim(dim, self.dim())
         values = self.movedim(d, -1)._read() if self.dim() else self._read()
@@ -310,7 +310,7 @@ class TensorMath:
         lanes = [values[i:i + n] for i in range(0, len(values), n)] if n else []
         return lanes, self._shape[:d] + self._shape[d + 1:]
 
-    def _lane_map(self, dim: int, fn: Callable[[array], Iterable[Number]], dtype: DType) -> Tensor:
+    def _lane_map(self, dim: int, fn: Callable[[array[Any]], Iterable[Number]], dtype: DType) -> Tensor:
         """Each 1-D lane along ``dim`` replaced by ``fn(lane)`` (as long), as ``dtype``."""
         d = layout.normalize_dim(dim, self.dim())
         lanes, _ = self._lanes(d)
@@ -320,7 +320,7 @@ class TensorMath:
         out = self._wrap(to_array(values, dtype), dtype, self.movedim(d, -1)._shape)
         return out.movedim(-1, d).contiguous()
 
-    def _reduce(self, fn: Callable[[array], Number], dtype: DType, dim: Any,
+    def _reduce(self, fn: Callable[[array[Any]], Number], dtype: DType, dim: Any,
                 keepdim: bool) -> Tensor:
         if isinstance(dim, (tuple, list)):
             return self._reduce_dims(fn, dtype, dim, keepdim)
@@ -333,7 +333,7 @@ class TensorMath:
         out = self._wrap(to_array([fn(lane) for lane in lanes], dtype), dtype, shape)
         return out.unsqueeze(dim) if keepdim and self.dim() else out
 
-    def _reduce_dims(self, fn: Callable[[array], Number], dtype: DType, dims: Sequence[int],
+    def _reduce_dims(self, fn: Callable[[array[Any]], Number], dtype: DType, dims: Sequence[int],
                      keepdim: bool) -> Tensor:
         """``_reduce`` over several dimensions at once (all of them if ``dims`` is empty)."""
         chosen = [layout.normalize_dim(d, self.dim()) for d in dims] or list(range(self.dim()))

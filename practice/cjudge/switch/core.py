@@ -18,7 +18,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from .. import values
 from ..primitives import DISPLAY, P2P_OPS, blocks_of, bytes_sent, equal_blocks
@@ -69,7 +69,7 @@ class Late(SwitchError):
     the case stops (``time_limit``)."""
 
 
-def _call(req: _Req) -> tuple:
+def _call(req: _Req) -> tuple[Any, ...]:
     """What members of one collective must agree on."""
     rec = req.record
     return rec["kind"], rec["peer"], rec["dtype"], req.op
@@ -294,7 +294,7 @@ class Switch:
             self._outputs[(rank, functions.digest(piece))] = len(self._computes) - 1
         return out
 
-    def _access(self, rank: int, params: dict, payload: bytes, dtype: str, shape: list[int],
+    def _access(self, rank: int, params: dict[str, Any], payload: bytes, dtype: str, shape: list[int],
                 args: list[int] | None, line: int | None) -> bytes:
         """A load from or a store into a rank's symmetric buffer (``switch.symm``), done now and
         recorded as a request of the rank's, waited on at once, and a message from the buffer's
@@ -357,7 +357,7 @@ class Switch:
                               "计算调用格式错误：张量的字节数与形状不符")
         return elements
 
-    def _apply(self, name: str, params: dict, payload: bytes, dtype: str, shape: list[int],
+    def _apply(self, name: str, params: dict[str, Any], payload: bytes, dtype: str, shape: list[int],
                args: list[int] | None) -> bytes:
         """``functions.apply``, its cost bounded before it runs (``functions.cost``): an output
         larger than the judge computes at once is refused as an input would be; work that

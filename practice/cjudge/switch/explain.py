@@ -10,7 +10,7 @@ app draws from the data; the CLI prints the sentences.
 from __future__ import annotations
 
 from itertools import groupby
-from typing import TypedDict
+from typing import Any, TypedDict
 
 from ..primitives import DISPLAY, P2P_OPS
 from ..protocol import RankReport
@@ -174,7 +174,7 @@ def _tags(trace: SwitchTrace) -> list[Sentence]:
     """Sends and receives left unmatched between the same two ranks only because their tags
     differ, grouped by the two tags and lines."""
     pending = [r for r in trace["requests"] if r["kind"] in ("send", "recv") and r["message"] is None]
-    pairs: dict[tuple, list[tuple[int, int]]] = {}
+    pairs: dict[tuple[Any, ...], list[tuple[int, int]]] = {}
     for send in (r for r in pending if r["kind"] == "send"):
         for recv in (r for r in pending if r["kind"] == "recv"):
             if recv["rank"] == send["peer"] and recv["peer"] in (send["rank"], None) and \
@@ -202,7 +202,7 @@ def _sentences(blocked: list[Blocked], ranks: list[RankReport]) -> list[Sentence
     said once."""
     by_rank = {b["rank"]: b for b in blocked}
 
-    def key(b: Blocked) -> tuple:
+    def key(b: Blocked) -> tuple[Any, ...]:
         if b["kind"] in P2P_OPS:
             peer_state = () if b["any_source"] else _state(b["on"][0], ranks, by_rank)
             return (0, b["kind"], b["api"], b["line"] or 0, b["any_source"], peer_state)

@@ -56,7 +56,7 @@ def _wrap(value: int, typecode: str) -> int:
     return ((value + (1 << (bits - 1))) % (1 << bits)) - (1 << (bits - 1))
 
 
-def _store(values: list[Any], typecode: str, kind: int) -> array:
+def _store(values: list[Any], typecode: str, kind: int) -> array[Any]:
     if kind == 1:
         return array(typecode, [_wrap(int(v), typecode) for v in values])
     if kind == 0:
@@ -103,7 +103,7 @@ def reduce_bytes(op: str, parts: list[bytes], dtype: str, deadline: float | None
     return out.tobytes()
 
 
-def _reduce_slice(op: str, parts: list[bytes], typecode: str, kind: int) -> array:
+def _reduce_slice(op: str, parts: list[bytes], typecode: str, kind: int) -> array[Any]:
     """The reduction of one slice of every contribution, in pure Python."""
     arrays = []
     for part in parts:

@@ -57,7 +57,7 @@ class _Element:
     loads: dict[int, tuple[int, int | None]] = field(default_factory=dict)
 
 
-def _key(race: Race) -> tuple:
+def _key(race: Race) -> tuple[Any, ...]:
     """The order in which races are reported: loads first, by reader, owner, element."""
     return ("first" in race, race.get("reader", race.get("first")), race["owner"],
             race["element"], race["writer"], race.get("read_line") or 0, race["write_line"] or 0)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 from ..protocol import TensorData
 from .core import Switch
@@ -57,35 +57,38 @@ class ThreadPort:
         self.hub, self.rank, self.world = hub, rank, hub.switch.world
 
     def new_group(self, ranks: Sequence[int]) -> int:
-        return self.hub.call("new_group", self.rank, ranks)
+        return cast(int, self.hub.call("new_group", self.rank, ranks))
 
     def post_send(self, group: int, dst: int, tag: int, payload: bytes, dtype: str,
                   line: int | None, api: str) -> int:
-        return self.hub.call("post_send", self.rank, group, dst, tag, payload, dtype, line, api)
+        return cast(int, self.hub.call("post_send", self.rank, group, dst, tag, payload, dtype,
+                                       line, api))
 
     def post_recv(self, group: int, src: int | None, tag: int, capacity: int, dtype: str,
                   line: int | None, api: str) -> int:
-        return self.hub.call("post_recv", self.rank, group, src, tag, capacity, dtype, line, api)
+        return cast(int, self.hub.call("post_recv", self.rank, group, src, tag, capacity, dtype,
+                                       line, api))
 
     def post_collective(self, group: int, kind: str, payload: bytes, dtype: str, *,
                         line: int | None, api: str, op: str | None = None,
                         root: int | None = None, splits: list[int] | None = None) -> int:
-        return self.hub.call("post_collective", self.rank, group, kind, payload, dtype, line=line,
-                             api=api, op=op, root=root, splits=splits)
+        return cast(int, self.hub.call("post_collective", self.rank, group, kind, payload, dtype,
+                                       line=line, api=api, op=op, root=root, splits=splits))
 
     def test(self, handle: int) -> bool:
-        return self.hub.call("test", self.rank, handle)
+        return cast(bool, self.hub.call("test", self.rank, handle))
 
     def wait(self, handle: int) -> tuple[int | None, bytes]:
         return self.hub.wait(self.rank, handle)
 
     def compute(self, handle: int, payload: bytes, dtype: str, shape: list[int],
                 args: list[int] | None, line: int | None) -> bytes:
-        return self.hub.call("compute", self.rank, handle, payload, dtype, shape, args, line)
+        return cast(bytes, self.hub.call("compute", self.rank, handle, payload, dtype, shape, args,
+                                         line))
 
     def begin(self) -> TensorData | None:
         """The graded call starts; this rank's input."""
-        return self.hub.call("begin", self.rank)
+        return cast("TensorData | None", self.hub.call("begin", self.rank))
 
     def end(self) -> None:
         """The graded call ended."""

@@ -74,7 +74,7 @@ def _line(line: int | None) -> str:
     return f" (line {line})" if line else ""
 
 
-def _clock_events(view: dict[str, Any], clock: str, when: Clock, index: int) -> list[dict]:
+def _clock_events(view: dict[str, Any], clock: str, when: Clock, index: int) -> list[dict[str, Any]]:
     """Every event of one clock: slices, flows, instants and the tracks' names."""
     base = index * PID_STRIDE + 1
     world = view["world_size"]
@@ -132,7 +132,7 @@ def _clock_events(view: dict[str, Any], clock: str, when: Clock, index: int) -> 
                        "ts": end, "args": d})
     events.sort(key=lambda e: e["ts"])
     label = "modelled time" if clock == "modelled" else f"dependency steps (1 step = {STEP_US:g} µs)"
-    names: list[dict] = []
+    names: list[dict[str, Any]] = []
     for rank in range(world):
         pid = base + rank
         names += [{"ph": "M", "name": "process_name", "pid": pid, "tid": 0,

@@ -223,7 +223,7 @@ def _ps(seconds: float) -> int:
     return round(seconds * 1e12)
 
 
-def _critical_path(msg_rows: list[dict], coll_rows: list[dict],
+def _critical_path(msg_rows: list[dict[str, Any]], coll_rows: list[dict[str, Any]],
                    program_of: list[list[Step]], done: dict[int, float],
                    post_t: dict[int, float], lane_end: list[float | None], topo: Any,
                    scale: float, graded: dict[int, Request],
@@ -239,7 +239,7 @@ def _critical_path(msg_rows: list[dict], coll_rows: list[dict],
     """
     by_request: dict[int, tuple[str, int]] = {}
     sides: dict[tuple[str, int], list[Request]] = {}
-    rows: dict[tuple[str, int], dict] = {}
+    rows: dict[tuple[str, int], dict[str, Any]] = {}
     for m in msg_rows:
         rows[("m", m["id"])] = m
     for c in coll_rows:
@@ -269,7 +269,7 @@ def _critical_path(msg_rows: list[dict], coll_rows: list[dict],
                 best = by_request.get(action.request)
         return best
 
-    def freed_port(m: dict, start: float) -> tuple[str, int] | None:
+    def freed_port(m: dict[str, Any], start: float) -> tuple[str, int] | None:
         """The transfer whose end of port use let message ``m`` start at ``start``."""
         klass = topo.link_class(m["src"], m["dst"])
         for key in sorted(touching.get(m["src"], []) + touching.get(m["dst"], []),
