@@ -86,7 +86,7 @@ def leaderboard(session: Session, exercise_id: str, current_hash: str | None,
         SubmissionScore.exercise_id == exercise_id, SubmissionScore.verdict == Verdict.ACCEPTED,
         SubmissionScore.below_floor == False)).all()  # noqa: E712 - SQL, not Python
 
-    def key(s: SubmissionScore) -> tuple:
+    def key(s: SubmissionScore) -> tuple[Any, ...]:
         return (s.model_time_s is None, s.model_time_s or 0.0,
                 s.bytes_sent if s.bytes_sent is not None else 1 << 62,
                 _aware(s.submitted_at), s.submission_id)

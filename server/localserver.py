@@ -11,7 +11,7 @@ import time
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import httpx
 
@@ -27,7 +27,7 @@ def free_port() -> int:
     """A TCP port on loopback that nothing listens on right now."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+        return cast(int, s.getsockname()[1])
 
 
 @dataclass
@@ -37,7 +37,7 @@ class JudgeServer:
     url: str
     port: int
     data_dir: Path
-    proc: subprocess.Popen
+    proc: subprocess.Popen[bytes]
     log_path: Path
 
     def client(self, token: str | None = None) -> httpx.Client:
@@ -51,7 +51,7 @@ class JudgeServer:
         with self.client() as c:
             r = c.post("/api/auth/register", json={"username": username, "password": password})
         r.raise_for_status()
-        return r.json()["token"]
+        return cast(str, r.json()["token"])
 
     def submit(self, token: str, code: str, exercise: str = "ring-allreduce") -> int:
         """Queue ``code`` and return the submission id."""
@@ -59,7 +59,7 @@ class JudgeServer:
             r = c.post("/api/submissions", json={"exercise": exercise, "code": code})
         if r.status_code != 202:
             raise RuntimeError(f"submission refused: {r.status_code} {r.text}")
-        return r.json()["id"]
+        return cast(int, r.json()["id"])
 
     def wait(self, token: str, submission_id: int, timeout_s: float = 120,
              poll_s: float = 0.1) -> dict[str, Any]:
@@ -67,7 +67,7 @@ class JudgeServer:
         deadline = time.monotonic() + timeout_s
         with self.client(token) as c:
             while time.monotonic() < deadline:
-                body = c.get(f"/api/submissions/{submission_id}").json()
+                body: dict[str, Any] = c.get(f"/api/submissions/{submission_id}").json()
                 if body["status"] == "done":
                     return body
                 time.sleep(poll_s)

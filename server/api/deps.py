@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Annotated
+from typing import Annotated, cast
 
 from cachetools import TTLCache
 from fastapi import Depends, Request
@@ -85,12 +85,12 @@ class CallerCache:
 
 async def get_settings(request: Request) -> Settings:
     """The app's settings."""
-    return request.app.state.settings
+    return cast(Settings, request.app.state.settings)
 
 
 async def get_engine(request: Request) -> Engine:
     """The app's database engine."""
-    return request.app.state.engine
+    return cast(Engine, request.app.state.engine)
 
 
 def get_session(engine: Annotated[Engine, Depends(get_engine)]) -> Iterator[Session]:

@@ -13,7 +13,7 @@ import json
 import logging
 import traceback
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 from fastapi import FastAPI, HTTPException, Request
 from fastapi.exceptions import RequestValidationError
@@ -93,7 +93,7 @@ def database_unavailable(method: str, path: str, exc: BaseException) -> Response
 
 def request_id(request: Request) -> str:
     """The id the guard middleware gave this request."""
-    return request.scope.get("state", {}).get("request_id", "-")
+    return cast(str, request.scope.get("state", {}).get("request_id", "-"))
 
 
 def install(app: FastAPI) -> None:

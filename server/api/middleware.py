@@ -11,6 +11,7 @@ import logging
 import re
 import secrets
 import time
+from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -154,7 +155,7 @@ class Guard:
                             (time.monotonic() - started_at) * 1e3)
 
 
-async def _answer(send: Send, status: int, body_obj: dict) -> None:
+async def _answer(send: Send, status: int, body_obj: dict[str, Any]) -> None:
     body = json.dumps(body_obj).encode()
     await send({"type": "http.response.start", "status": status,
                 "headers": [(b"content-type", b"application/json"),

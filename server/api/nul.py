@@ -28,7 +28,7 @@ def nul_in(scope: Scope, body: bytes) -> str | None:
 
 def is_json(scope: Scope) -> bool:
     """Whether the request says its body is JSON."""
-    content_type = dict(scope["headers"]).get(b"content-type", b"")
+    content_type: bytes = dict(scope["headers"]).get(b"content-type", b"")
     return content_type.split(b";")[0].strip().lower() == b"application/json"
 
 

@@ -12,7 +12,8 @@ class).
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
+from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import Response, StreamingResponse
@@ -23,7 +24,7 @@ from starlette.concurrency import run_in_threadpool
 
 from cjudge.verdict_json import dumps
 
-from ...models import DONE
+from ...models import DONE, Submission
 from ..cache import DoneCache, FinishedEvents
 from ..contract import NOT_FOUND
 from ..deps import EngineDep, SettingsDep, UserDep
@@ -118,7 +119,7 @@ def render(done: SubmissionOut) -> FinishedEvents:
         done=format_sse_event(data_str=done.model_dump_json(), event="done"))
 
 
-def _cases(current: SubmissionOut) -> list[dict]:
+def _cases(current: SubmissionOut) -> list[dict[str, Any]]:
     result = current.result if current.status == DONE else None
     return [case.model_dump(mode="json")
             for case in (result.cases if result is not None else current.cases_so_far)]
@@ -142,7 +143,9 @@ async def _counted(stream: AsyncIterator[bytes], streams: dict[int, int],
             streams.pop(user_id, None)
 
 
-async def _stream(current: SubmissionOut, watch: Watch, present_row, remember, seen: int,
+async def _stream(current: SubmissionOut, watch: Watch,
+                  present_row: Callable[[Submission], SubmissionOut],
+                  remember: Callable[[SubmissionOut], FinishedEvents], seen: int,
                   request: Request, deadline: float) -> AsyncIterator[bytes]:
     status, version = None, 0
     sent_at = time.monotonic()  # a keep-alive goes HEARTBEAT_S after the last chunk, by the clock

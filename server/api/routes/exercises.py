@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any, cast
+
 from fastapi import APIRouter, Request
 from sqlmodel import select
 
@@ -16,14 +18,14 @@ from ..schemas import ExerciseDetail, ExerciseSummary
 router = APIRouter(prefix="/api/exercises", tags=["exercises"])
 
 
-def _summary(row: Exercise) -> dict:
+def _summary(row: Exercise) -> dict[str, Any]:
     return {"id": row.id, "title": {"en": row.title_en, "zh": row.title_zh},
             "content_hash": row.content_hash, "judge_version": __version__}
 
 
-def _place(request: Request, exercise_id: str) -> dict:
+def _place(request: Request, exercise_id: str) -> dict[str, Any]:
     """The exercise's track, order and prerequisites in the catalog (none if not given)."""
-    return getattr(request.app.state, "catalog", {}).get(exercise_id, {})
+    return cast(dict[str, Any], getattr(request.app.state, "catalog", {}).get(exercise_id, {}))
 
 
 @router.get("")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Annotated
 
 from fastapi import APIRouter, Path, Query, Request, Response
@@ -169,5 +170,5 @@ def _summary(row: Submission) -> SubmissionSummary:
                              late=row.late)
 
 
-def _ms(start, end) -> float | None:
+def _ms(start: datetime | None, end: datetime | None) -> float | None:
     return None if start is None or end is None else round((end - start).total_seconds() * 1e3, 1)

@@ -57,7 +57,7 @@ class AppFiles(StaticFiles):
             return response
         return None
 
-    async def get_response(self, path: str, scope: Scope):
+    async def get_response(self, path: str, scope: Scope) -> Response:
         compressed = await self.precompressed(path, scope)
         if compressed is not None:
             return compressed
