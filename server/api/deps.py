@@ -19,10 +19,10 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import HTTPConnection
 
 from ..access import may_see
-from ..models import ADMIN, STAFF_ROLES, User, saved_id
+from ..models import ADMIN, STAFF_ROLES, Exercise, User, saved_id
 from ..security import TokenClaims, read_token
 from ..settings import Settings
-from .errors import ApiError
+from .errors import ApiError, unknown_exercise
 
 COOKIE = "cjudge_token"
 CALLER_TTL_S = 10.0
@@ -179,3 +179,11 @@ UserDep = Annotated[Caller, Depends(current_user)]
 StaffDep = Annotated[Caller, Depends(staff_user)]
 AdminDep = Annotated[Caller, Depends(admin_user)]
 MaybeUserDep = Annotated[Caller | None, Depends(optional_user)]
+
+
+def exercise_row(session: Session, exercise_id: str) -> Exercise:
+    """The exercise's row, or 404 ``unknown_exercise``."""
+    row = session.get(Exercise, exercise_id)
+    if row is None:
+        raise unknown_exercise(exercise_id)
+    return row

@@ -18,10 +18,10 @@ from cjudge.verdicts import Verdict
 from ... import course, names
 from ...accounts import display_name_refusal
 from ...db import write_session
-from ...models import DONE, Exercise, ExerciseVersion, Profile, Submission, SubmissionScore, utcnow
+from ...models import DONE, ExerciseVersion, Profile, Submission, SubmissionScore, utcnow
 from ..contract import NOT_FOUND, STAFF_ONLY
-from ..deps import EngineDep, SessionDep, SettingsDep, StaffDep, UserDep
-from ..errors import ApiError, unknown_exercise
+from ..deps import EngineDep, SessionDep, SettingsDep, StaffDep, UserDep, exercise_row
+from ..errors import ApiError
 from . import health, staff
 
 router = APIRouter(tags=["course"])
@@ -133,13 +133,6 @@ class QuotaOut(BaseModel):
     max_pending: int
 
 
-def _exercise(session: Session, exercise_id: str) -> Exercise:
-    row = session.get(Exercise, exercise_id)
-    if row is None:
-        raise unknown_exercise(exercise_id)
-    return row
-
-
 @router.get("/api/exercises/{exercise_id}/leaderboard", responses=NOT_FOUND)
 def get_leaderboard(exercise_id: str, user: UserDep, engine: EngineDep,
                     limit: Annotated[int, Query(ge=1, le=500)] = 100) -> LeaderboardOut:
@@ -147,7 +140,7 @@ def get_leaderboard(exercise_id: str, user: UserDep, engine: EngineDep,
     headline size when the verdicts carry a cost model, then bytes sent by the busiest rank of
     the largest case, then time of submission. Names are display names or "anonymous"."""
     with Session(engine) as session:
-        exercise = _exercise(session, exercise_id)
+        exercise = exercise_row(session, exercise_id)
         scored = select(SubmissionScore.submission_id)
         missing = session.exec(select(Submission.id).where(
             Submission.exercise_id == exercise_id, Submission.verdict == "accepted",
@@ -169,7 +162,7 @@ def get_leaderboard(exercise_id: str, user: UserDep, engine: EngineDep,
 def get_versions(exercise_id: str, user: UserDep, session: SessionDep) -> list[VersionOut]:
     """Every version of the exercise the server has served, newest first, with its
     statements: a submission's ``content_hash`` names the one it was judged on."""
-    exercise = _exercise(session, exercise_id)
+    exercise = exercise_row(session, exercise_id)
     rows = session.exec(select(ExerciseVersion).where(ExerciseVersion.exercise_id == exercise_id)
                         .order_by(col(ExerciseVersion.first_served_at).desc())).all()
     return [VersionOut(content_hash=v.content_hash,

@@ -9,14 +9,14 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Path, Query, Request
 from fastapi.responses import Response
 from pydantic import BaseModel, Field
-from sqlmodel import Session, select
+from sqlmodel import select
 
 from ... import course, jobqueue
 from ...db import write_session
-from ...models import ADMIN, Exercise, Submission, User
+from ...models import ADMIN, Submission, User
 from ..contract import NOT_FOUND, STAFF_ONLY
-from ..deps import AdminDep, EngineDep, SessionDep, StaffDep
-from ..errors import ApiError, unknown_exercise, unknown_submission
+from ..deps import AdminDep, EngineDep, SessionDep, StaffDep, exercise_row
+from ..errors import ApiError, unknown_submission
 from ..schemas import UserOut
 
 router = APIRouter(tags=["staff"])
@@ -76,13 +76,6 @@ class RegradeCount(BaseModel):
     count: int
 
 
-def _exercise(session: Session, exercise_id: str) -> Exercise:
-    row = session.get(Exercise, exercise_id)
-    if row is None:
-        raise unknown_exercise(exercise_id)
-    return row
-
-
 def _judged_again(request: Request) -> None:
     """Finished answers just changed (a regrade, a deadline): the caches forget them."""
     request.app.state.done_cache.clear()
@@ -134,7 +127,7 @@ def put_deadline(exercise_id: Annotated[str, Path(max_length=64)], body: Deadlin
                        "give the deadline's UTC offset (e.g. 2026-12-24T23:59:00+08:00 or Z)",
                        "请给出截止时间的时区偏移（如 2026-12-24T23:59:00+08:00 或 Z）")
     with write_session(engine) as session:
-        exercise = _exercise(session, exercise_id)
+        exercise = exercise_row(session, exercise_id)
         late = course.set_deadline(session, exercise.id, body.due)
     _judged_again(request)
     return DeadlineOut(exercise=exercise_id, due=body.due, late=late)
@@ -147,7 +140,7 @@ def delete_assignment(exercise_id: Annotated[str, Path(max_length=64)], request:
     """Staff: stop assigning the exercise (its deadline and late marks go; once none is
     assigned, the gradebook lists every exercise again). Idempotent."""
     with write_session(engine) as session:
-        course.unassign(session, _exercise(session, exercise_id).id)
+        course.unassign(session, exercise_row(session, exercise_id).id)
     _judged_again(request)
 
 
@@ -157,7 +150,7 @@ def get_regrade_count(
         exercise: Annotated[str, Query(min_length=1, max_length=64)],
         verdict: Annotated[str | None, Query(max_length=32)] = None) -> RegradeCount:
     """Staff: how many finished submissions ``POST /api/admin/regrade`` would re-queue."""
-    _exercise(session, exercise)
+    exercise_row(session, exercise)
     rows = session.exec(jobqueue.regradable(exercise, verdict)).all()
     return RegradeCount(exercise=exercise, count=len(rows))
 
@@ -170,7 +163,7 @@ def post_regrade(body: RegradeIn, request: Request, _staff: StaffDep,
     version; each keeps its earlier verdicts in ``history``. Leaderboards and progress follow
     as the new verdicts arrive."""
     with write_session(engine) as session:
-        exercise = _exercise(session, body.exercise)
+        exercise = exercise_row(session, body.exercise)
         rows = list(session.exec(jobqueue.regradable(exercise.id, body.verdict)).all())
         queued = jobqueue.requeue(session, rows, exercise.content_hash)
     _judged_again(request)
@@ -188,7 +181,7 @@ def post_submission_regrade(submission_id: Annotated[int, Path(ge=1, le=2**62)],
         row = session.get(Submission, submission_id)
         if row is None:
             raise unknown_submission(submission_id)
-        exercise = _exercise(session, row.exercise_id)
+        exercise = exercise_row(session, row.exercise_id)
         rows = list(session.exec(jobqueue.regradable(exercise.id, None, submission_id)).all())
         if not rows:
             raise ApiError(409, "not_finished", "it is being judged; regrade it once it is done",
