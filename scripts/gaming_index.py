@@ -13,6 +13,9 @@ import re
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from generated import write_or_check  # noqa: E402  # beside this script
+
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = ROOT / "docs" / "gaming.md"
 HEADER = "| measure | cheapest fake | what stops it | proof |"
@@ -85,16 +88,5 @@ def render(root: Path = ROOT) -> str:
     return INTRO + "\n".join(rows) + "\n"
 
 
-def main(argv: list[str]) -> int:
-    page = render()
-    if argv[1:] == ["--check"]:
-        if PAGE.read_text(encoding="utf-8") != page:
-            print("docs/gaming.md is stale: run scripts/gaming_index.py", file=sys.stderr)
-            return 1
-        return 0
-    PAGE.write_text(page, encoding="utf-8")
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    sys.exit(write_or_check(PAGE, render(), sys.argv, "scripts/gaming_index.py"))

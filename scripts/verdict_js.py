@@ -27,6 +27,9 @@ from typing import is_typeddict
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "practice"))
+sys.path.insert(0, str(ROOT / "scripts"))
+
+from generated import write_or_check  # noqa: E402  # beside this script
 
 from cjudge import verdict_json  # noqa: E402
 from cjudge.verdicts import TITLES, Verdict  # noqa: E402
@@ -163,15 +166,5 @@ def render() -> str:
     return HEAD + "\n" + "\n\n".join(writer.blocks) + "\n\nexport {};\n"
 
 
-def main() -> None:
-    """Write the file (``--check``: only say whether it is current, exit 1 if not)."""
-    text = render()
-    if "--check" in sys.argv[1:]:
-        current = PAGE.read_text(encoding="utf-8") == text
-        print(f"{PAGE.name} is {'current' if current else 'stale'}")
-        raise SystemExit(0 if current else 1)
-    PAGE.write_text(text, encoding="utf-8")
-
-
 if __name__ == "__main__":
-    main()
+    sys.exit(write_or_check(PAGE, render(), sys.argv, "scripts/verdict_js.py"))

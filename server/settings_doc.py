@@ -110,15 +110,7 @@ def render() -> str:
     return HEAD + "\n" + "\n".join(body)
 
 
-def main() -> None:
-    """Write the page (``--check``: only say whether it is current, exit 1 if not)."""
-    text = render()
+if __name__ == "__main__":  # ``--check``: exit 1 if the page is stale, write nothing
     if "--check" in sys.argv[1:]:
-        current = PAGE.read_text(encoding="utf-8") == text
-        print(f"{PAGE.name} is {'current' if current else 'stale'}")
-        raise SystemExit(0 if current else 1)
-    PAGE.write_text(text, encoding="utf-8")
-
-
-if __name__ == "__main__":
-    main()
+        sys.exit(int(PAGE.read_text(encoding="utf-8") != render()))
+    PAGE.write_text(render(), encoding="utf-8")

@@ -4,24 +4,17 @@ committed page is what the script writes today."""
 
 from __future__ import annotations
 
-import importlib.util
 import shutil
 from pathlib import Path
-from types import ModuleType
+
+from tests.scripts import load_script
 
 REPO = Path(__file__).resolve().parents[1]
 
 
-def _script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("gaming_index", REPO / "scripts" / "gaming_index.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_the_committed_page_is_the_scripts_output() -> None:
-    assert (REPO / "docs" / "gaming.md").read_text(encoding="utf-8") == _script().render()
+    page = (REPO / "docs" / "gaming.md").read_text(encoding="utf-8")
+    assert page == load_script("gaming_index").render()
 
 
 def test_a_declared_hole_reaches_the_index(tmp_path: Path) -> None:
@@ -30,7 +23,7 @@ def test_a_declared_hole_reaches_the_index(tmp_path: Path) -> None:
     shutil.copy(REPO / "exercises" / "ring-allreduce" / "gaming.md", folder / "gaming.md")
     with (folder / "gaming.md").open("a", encoding="utf-8") as notes:
         notes.write("\n**Open hole: tags carry the data.** Nothing charges them.\n")
-    page = _script().render(tmp_path)
+    page = load_script("gaming_index").render(tmp_path)
     row = next(line for line in page.splitlines() if line.startswith("| [demo]"))
     assert "open hole: tags carry the data" in row
     assert "correctness, bytes, messages, modelled time" in row

@@ -4,38 +4,29 @@ follows the TypedDicts (a field, its optionality, its comment) and the verdict c
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
-from types import ModuleType
 
 from cjudge.verdicts import Verdict
+from tests.scripts import load_script
 
 REPO = Path(__file__).resolve().parents[1]
 
 
-def _script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("verdict_js", REPO / "scripts" / "verdict_js.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_the_committed_file_is_the_scripts_output() -> None:
-    script = _script()
+    script = load_script("verdict_js")
     assert script.PAGE.read_text(encoding="utf-8") == script.render(), (
         "web/src/app/verdict.js is stale: run `python scripts/verdict_js.py`")
 
 
 def test_it_names_every_verdict_code_and_types_the_verdict_with_them() -> None:
-    text = _script().render()
+    text = load_script("verdict_js").render()
     codes = "|".join(f'"{v.value}"' for v in Verdict)
     assert f" * @typedef {{{codes}}} Verdict\n" in text
     assert text.count(" * @property {Verdict} verdict") == 2  # VerdictJSON's and CaseResult's
 
 
 def test_fields_keep_their_optionality_types_and_comments() -> None:
-    text = _script().render()
+    text = load_script("verdict_js").render()
     assert " * @property {CaseResult[]} cases\n" in text
     assert " * @property {number[]} [bytes_bounds] per rank, when the ranks' bounds differ\n" in text
     assert " * @property {CaseResult} [smallest] the smallest case" in text
