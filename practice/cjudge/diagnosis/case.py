@@ -116,8 +116,9 @@ def _on_generic_values(exercise: Any, spec: CaseSpec, raw: RawCase, ref: RawCase
 def _cause(exercise: Any, spec: CaseSpec, raw: RawCase, runs: Runs) -> Found | None:
     """The evidence's cause; the grader's hint is dropped where the evidence names the fault
     itself (a new tensor returned where the argument is graded, a missed wait, a repeated
-    send, another slice: :class:`~.said.Cause`). A departure is blamed only where a generic
-    draw confirms it (:func:`_on_generic_values`)."""
+    send, another slice: :class:`~.said.Cause`), or where a call of a judge's function was
+    given something else before its rank's first departing send (:func:`.given.upstream`). A
+    departure is blamed only where a generic draw confirms it (:func:`_on_generic_values`)."""
     run, _, job = runs
     instead = returned_instead(exercise, job, spec, raw) if job is not None else None
     if instead is not None:
@@ -128,8 +129,11 @@ def _cause(exercise: Any, spec: CaseSpec, raw: RawCase, runs: Runs) -> Found | N
     ref = reference_run(exercise, spec, run) if run is not None else None
     if ref is None:
         return None
-    # what the judge's functions were given: the suspect unless an exchange says more
+    # what the judge's functions were given: the suspect unless an exchange says more, the
+    # cause where the first departing send came after it on its rank (it sent what it made)
     handed = given.explain(exercise, spec, raw["trace"], ref["trace"])
+    if handed is not None and given.upstream(raw["trace"], ref["trace"], graded_dtype(spec)):
+        return Found((handed.en, handed.zh))
     for compare in (divergence.explain, calls.explain):
         found = compare(exercise, spec, raw["trace"], ref["trace"])
         if found is not None:

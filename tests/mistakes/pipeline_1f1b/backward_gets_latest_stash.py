@@ -1,8 +1,8 @@
 # expect: wrong_answer
 # gloo: wrong on sample-4-stages-8-microbatches
-# names: (line 33) was given, as its 1st tensor, the one a stage of 1F1B gives its 4th call of backward
+# names: (line 33) was given, as its 1st tensor, the one a stage of 1F1B gives its 4th call of bwd
 # names: hand each call its own
-# names_zh: 第 1 次调用 backward（第 33 行）; 请把每次调用自己的那份交给它
+# names_zh: 第 1 次调用 bwd（第 33 行）; 请把每次调用自己的那份交给它
 # Keeps only the latest stashed input: after the warm-up, a backward gets another microbatch's.
 import torch
 import torch.distributed as dist
