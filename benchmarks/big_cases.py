@@ -17,7 +17,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from side_by_side import ROOT  # starts the zygote first, as the CLI does
+from _side_by_side import ROOT  # starts the zygote first, as the CLI does
 
 sys.path.insert(0, str(ROOT))
 

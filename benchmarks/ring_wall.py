@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from side_by_side import ROOT, on_gloo, on_switch
+from _side_by_side import ROOT, on_gloo, on_switch
 
 TIMED = """
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from side_by_side import on_gloo, on_switch
+from _side_by_side import on_gloo, on_switch
 
 SIZES = (4096, 1 << 20)
 PING_PONG = """
