@@ -5,8 +5,9 @@ The switch records each graded collective's inputs (``Collective.data``). Each r
 calls, in program order, are compared with the reference's: the kind of call, then its input.
 The earliest call that differs (fewest calls before it, then lowest rank) is where the learner's
 run first leaves the reference's: a different call, an input given to another of the
-reference's calls (an off-by-one among the layers or steps), or an input that differs from the
-first element on (the values computed before the call).
+reference's calls (an off-by-one among the layers or steps), an input scaled by the world size
+(a mean taken too early), or an input that differs from the first element on (the values
+computed before the call).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from ..primitives import DISPLAY
 from ..protocol import CaseSpec
 from ..switch.trace import SwitchTrace, recorded_values
 from ..units import plural
-from ..values import element_matches
+from ..values import close, element_matches
 from .padding import unpadded
 from .said import Cause, algorithm
 from .sources import arguments, other_slice, returned
@@ -131,6 +132,9 @@ def _what_differs(mine: Call, want: Call, ref_calls: list[Call], algo: tuple[str
     padded = unpadded(len(mine.values), len(want.values), spec, mine.rank, exercise)
     if padded is not None:
         return padded
+    scaled = _scaled(mine.values, want.values, spec["world_size"], algo)
+    if scaled is not None:
+        return scaled
     if len(mine.values) != len(want.values):
         return Cause(f"its input has {len(mine.values)} elements where {a}'s has "
                      f"{len(want.values)}",
@@ -142,6 +146,24 @@ def _what_differs(mine: Call, want: Call, ref_calls: list[Call], algo: tuple[str
                  "what this rank computed or passed before the call already differs",
                  f"它的输入从第 {i} 个元素起与{a_zh}的不同（{got}，而{a_zh}为 {wanted}）：这个 rank "
                  "在调用之前算出或传入的值就已不同")
+
+
+def _scaled(mine: tuple[float | int, ...], want: tuple[float | int, ...], world: int,
+            algo: tuple[str, str]) -> Cause | None:
+    """"its input is the reference's divided by n": the whole input scaled by the world size or
+    its inverse (a mean taken before the call, or twice), on any draw; None otherwise."""
+    if world < 2 or len(mine) != len(want) or not any(want):
+        return None
+    a, a_zh = algo
+    for factor, en, zh in (
+            (1 / world, f"divided by n = {world}: a mean taken before the call (or twice), or a "
+             f"division {a} does not make", f"除以了 n = {world}：在调用之前（或重复）求了平均，"
+             f"或者做了{a_zh}没有的除法"),
+            (world, f"multiplied by n = {world}: a value counted n times, or a scaling {a} does "
+             "not make", f"乘以了 n = {world}：某个值被计了 n 次，或者做了{a_zh}没有的缩放")):
+        if all(close(g, w * factor, 1e-5, 1e-6) for g, w in zip(mine, want, strict=True)):
+            return Cause(f"its input is {a}'s {en}", f"它的输入是{a_zh}的输入{zh}", True)
+    return None
 
 
 def explain(exercise: Any, spec: CaseSpec, learner: SwitchTrace,
