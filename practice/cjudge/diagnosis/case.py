@@ -94,9 +94,10 @@ def _on_generic_values(exercise: Any, spec: CaseSpec, raw: RawCase, ref: RawCase
                        compare: Compare, runs: Runs) -> Cause | None:
     """``cause`` (what ``compare`` found on the case) as a draw without coincidences confirms it
     (:mod:`.generic`): unchanged where the generic draw departs too and is recognised alike;
-    without its recognition of the input where the generic draw's is not recognised (a
-    coincidence of the case's values); None where the generic draw does not depart at all (the
-    case's values made the departure). Unchanged when the learner's code cannot be rerun."""
+    without its recognition of the input where the generic draw's is not recognised, or only
+    by what holds on any draw (a coincidence of the case's values); None where the generic
+    draw does not depart at all (the case's values made the departure). Unchanged when the
+    learner's code cannot be rerun."""
     run, rerun, job = runs
     if run is None or rerun is None or job is None or not worth_a_second_draw(exercise, spec):
         return cause
@@ -108,7 +109,10 @@ def _on_generic_values(exercise: Any, spec: CaseSpec, raw: RawCase, ref: RawCase
     again = compare(exercise, drawn, mine["trace"], ref_drawn["trace"])
     if again is None:
         return None
-    if cause.named and not again.named and compare is calls.explain:
+    if cause.named and compare is calls.explain and (not again.named or again == calls.explain(
+            exercise, drawn, mine["trace"], ref_drawn["trace"], recognise=False)):
+        # the generic draw recognises nothing of the input, or only what holds on any draw (a
+        # scale): the case's recognition is its values' coincidence
         return calls.explain(exercise, spec, raw["trace"], ref["trace"], recognise=False)
     return cause
 
