@@ -171,8 +171,8 @@ class ChannelPort:
     def test(self, handle: int) -> bool:
         return cast(bool, self.call("test", handle=handle)[0]["ok"])
 
-    def wait(self, handle: int) -> tuple[int | None, bytes]:
-        header, data = self.call("wait", handle=handle)
+    def wait(self, handle: int, line: int | None = None) -> tuple[int | None, bytes]:
+        header, data = self.call("wait", handle=handle, line=line)
         return header["src"], data  # type: ignore[return-value]  # the frame's bytearray, not copied
 
     def compute(self, handle: int, payload: bytes, dtype: str, shape: list[int],
@@ -266,7 +266,7 @@ class JudgeWork(dist._Work):
     def wait(self, timeout: timedelta | None = None) -> bool:
         if not self._finished:
             self._finished = True
-            src, data = self._port.wait(self._handle)
+            src, data = self._port.wait(self._handle, caller_line(self._port.filename))
             self._src = -1 if src is None else src
             self._done_fn(data)
         return True

@@ -10,7 +10,7 @@ from array import array
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from ..learner import ForbiddenPrimitive
+from ..learner import ForbiddenPrimitive, caller_line
 from ..protocol import bilingual
 from ..switch.core import Forbidden, SwitchError
 from .context import Call, RankContext, current_allowed
@@ -129,7 +129,7 @@ def values_of(payload: bytes, dtype: DType) -> array[Any]:
 def _wait(ctx: RankContext, handle: int) -> tuple[int | None, bytes]:
     """Wait on a request; the switch's refusal becomes the learner's ``RuntimeError``."""
     try:
-        return ctx.port.wait(handle)
+        return ctx.port.wait(handle, caller_line(ctx.filename))
     except SwitchError as exc:
         raise bilingual(RuntimeError, exc.en, exc.zh) from None
 

@@ -482,12 +482,15 @@ class Switch:
         """Whether the rank's request is done (its :meth:`result` is then ready)."""
         return self._own(rank, handle).done
 
-    def wait(self, rank: int, handle: int) -> bool:
-        """The rank waits on its request: True if it is done already, else the rank is marked
-        waiting and put on :attr:`woken` when it completes."""
+    def wait(self, rank: int, handle: int, line: int | None = None) -> bool:
+        """The rank waits on its request, at the learner's ``line`` (its ``wait()``, which a
+        deadlock names beside the post's line): True if it is done already, else the rank is
+        marked waiting and put on :attr:`woken` when it completes."""
         req = self._own(rank, handle)
         self.t += 1
         req.wait = Wait(rank=rank, request=handle, begin=self.t, end=self.t if req.done else None)
+        if isinstance(line, int) and not isinstance(line, bool):
+            req.wait["line"] = line
         self._waits.append(req.wait)
         if not req.done:
             self.waiting[rank] = req

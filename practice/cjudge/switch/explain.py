@@ -23,7 +23,9 @@ class Blocked(TypedDict):
     rank: int
     kind: str  # the switch's kind of call (recv, send, all_reduce, ...)
     api: str  # the call as the learner wrote it
-    line: int | None
+    line: int | None  # where the call was posted
+    #: where the rank waits on it (``req.wait()``; a blocking call's: its own line), if known
+    waited: int | None
     on: list[int]  # the ranks it waits on
     any_source: bool  # a receive from any rank
 
@@ -68,6 +70,23 @@ def _in_zh(call: str, at_zh: str) -> str:
     return f"在 {call}{at_zh}中" if at_zh else f"在 {call} 中"
 
 
+def _apart(b: Blocked) -> int | None:
+    """The line of the rank's wait when it is not the call's own (a request posted at one line,
+    ``wait()``-ed at another): where the rank is stuck, which its sentence names first."""
+    return b["waited"] if b["waited"] is not None and b["waited"] != b["line"] else None
+
+
+def _posted(b: Blocked) -> tuple[str, str]:
+    """`` (posted at line 8)`` and ``第 8 行挂出的 `` (or nothing, the line unknown)."""
+    return (f" (posted at line {b['line']})", f"第 {b['line']} 行挂出的 ") if b["line"] else \
+        ("", " ")
+
+
+def _open_waits(trace: SwitchTrace) -> dict[int, int | None]:
+    """Each request a rank still waited on when the case stopped: the line of its wait."""
+    return {w["request"]: w.get("line") for w in trace["waits"] if w["end"] is None}
+
+
 def _cycle(edges: list[WaitEdge]) -> list[int]:
     """A cycle of the wait-for graph (ranks in order, the first repeated at the end), if any."""
     after: dict[int, list[int]] = {}
@@ -86,11 +105,13 @@ def _cycle(edges: list[WaitEdge]) -> list[int]:
 
 def _blocked(trace: SwitchTrace) -> list[Blocked]:
     requests: dict[int, Request] = {r["id"]: r for r in trace["requests"]}
+    waited = _open_waits(trace)
     out: dict[int, Blocked] = {}
     for edge in trace["deadlock"]:
         req = requests[edge["request"]]
         entry = out.setdefault(edge["rank"], Blocked(
-            rank=edge["rank"], kind=req["kind"], api=req["api"], line=req["line"], on=[],
+            rank=edge["rank"], kind=req["kind"], api=req["api"], line=req["line"],
+            waited=waited.get(req["id"]), on=[],
             any_source=req["kind"] in P2P_OPS and req["peer"] is None))
         entry["on"].append(edge["on"])
     return [out[r] for r in sorted(out)]
@@ -100,6 +121,11 @@ def _state(peer: int, ranks: list[RankReport], blocked: dict[int, Blocked]) -> t
     """What a waited-on rank is doing, as a clause."""
     if peer in blocked:
         b = blocked[peer]
+        apart = _apart(b)
+        if apart is not None:
+            posted, posted_zh = _posted(b)
+            return (f"is itself blocked (line {apart}) waiting for its {b['api']}{posted}",
+                    f"自己也阻塞在第 {apart} 行，等待{posted_zh}{b['api']}")
         en, zh = _at(b["line"])
         return f"is itself blocked in {b['api']}{en}", f"自己也阻塞在 {b['api']}{zh}"
     state = ranks[peer]["state"] if peer < len(ranks) else "returned"
@@ -110,6 +136,8 @@ def _state(peer: int, ranks: list[RankReport], blocked: dict[int, Blocked]) -> t
 def _p2p(group: list[Blocked], ranks: list[RankReport], blocked: dict[int, Blocked]) -> Sentence:
     """Ranks blocked in the same point-to-point call, line and peer state."""
     first = group[0]
+    if _apart(first) is not None:
+        return _p2p_apart(group, ranks, blocked)
     at, at_zh = _at(first["line"])
     api, is_recv = first["api"], first["kind"] in ("recv", "irecv")
     if first["any_source"]:
@@ -136,25 +164,55 @@ def _p2p(group: list[Blocked], ranks: list[RankReport], blocked: dict[int, Block
                     zh=f"{who_zh} {_in_zh(api, at_zh)}等待，其对端{state_zh}（{pairs_zh}）")
 
 
+def _p2p_apart(group: list[Blocked], ranks: list[RankReport],
+               blocked: dict[int, Blocked]) -> Sentence:
+    """Ranks blocked waiting, at one line, on a point-to-point request posted at another: the
+    wait's line first (where the rank is stuck), then the post's."""
+    first = group[0]
+    waited, (posted, posted_zh) = _apart(first), _posted(first)
+    api, is_recv = first["api"], first["kind"] in ("recv", "irecv")
+    who, who_zh = _who([b["rank"] for b in group])
+    one = len(group) == 1
+    waits, its = ("waits", "its") if one else ("wait", "their")
+    head, head_zh = f"{who} {waits} (line {waited}) for {its} {api}", \
+        f"{who_zh} 在第 {waited} 行等待{posted_zh}{api}"
+    if first["any_source"]:
+        return Sentence(en=f"{head} from any rank{posted}", zh=f"{head_zh} 收到来自任意 rank 的数据")
+    peer = first["on"][0]
+    state, state_zh = _state(peer, ranks, blocked)
+    if len({b["on"][0] for b in group}) == 1:
+        if is_recv:
+            return Sentence(en=f"{head} from rank {peer}{posted}; rank {peer} {state}",
+                            zh=f"{head_zh} 收到来自 rank {peer} 的数据；rank {peer} {state_zh}")
+        return Sentence(en=f"{head} to rank {peer}{posted}, which never receives "
+                           f"{'it' if one else 'them'}; rank {peer} {state}",
+                        zh=f"{head_zh} 被 rank {peer} 接收；rank {peer} {state_zh}")
+    word, word_zh = ("from", "等待") if is_recv else ("to", "发送给")
+    pairs = ", ".join(f"{b['rank']} {word} {b['on'][0]}" for b in group)
+    pairs_zh = "，".join(f"{b['rank']} {word_zh} {b['on'][0]}" for b in group)
+    return Sentence(en=f"{head}{posted}, each {word} a peer that {state} ({pairs})",
+                    zh=f"{head_zh}，其对端{state_zh}（{pairs_zh}）")
+
+
 def _collective(group: list[Blocked], ranks: list[RankReport],
                 blocked: dict[int, Blocked]) -> Sentence:
     """Ranks blocked in the same collective, line and set of absent members."""
     first = group[0]
-    at, at_zh = _at(first["line"])
     who, who_zh = _who([b["rank"] for b in group])
     name = DISPLAY.get(first["kind"], first["kind"])
     call = name if first["api"] in (name, first["kind"]) else f"{name} ({first['api']})"
+    one = len(group) == 1
+    waits, waits_zh = _waits_in(first, call, "its" if one else "their")
     other = next((blocked[p] for p in first["on"]
                   if p in blocked and blocked[p]["kind"] not in P2P_OPS), None)
     if other is not None:
-        o_at, o_at_zh = _at(other["line"])
+        o_waits, o_waits_zh = _waits_in(other, other["api"], "its")
         return Sentence(
-            en=f"{who} wait{'s' if len(group) == 1 else ''} in {call}{at} while rank "
-               f"{other['rank']} waits in {other['api']}{o_at}: every rank must make the same "
-               "collective calls, with the same root and op, in the same order",
-            zh=f"{who_zh} {_in_zh(call, at_zh)}等待，而 rank {other['rank']} "
-               f"{_in_zh(other['api'], o_at_zh)}等待：所有 rank 必须以相同顺序进行相同的集合通信"
-               "（root 和归约操作也要相同）")
+            en=f"{who} wait{'s' if one else ''} {waits} while rank {other['rank']} waits "
+               f"{o_waits}: every rank must make the same collective calls, with the same root "
+               "and op, in the same order",
+            zh=f"{who_zh} {waits_zh}，而 rank {other['rank']} {o_waits_zh}：所有 rank 必须以相同"
+               "顺序进行相同的集合通信（root 和归约操作也要相同）")
     clauses, clauses_zh = [], []
     for state, members in groupby(sorted(first["on"], key=lambda p: _state(p, ranks, blocked)),
                                   key=lambda p: _state(p, ranks, blocked)):
@@ -165,9 +223,21 @@ def _collective(group: list[Blocked], ranks: list[RankReport],
         done_zh = {"已经返回": "没有进行这次调用就返回了"}.get(state[1], state[1])
         clauses.append(f"{them}, which {done}")
         clauses_zh.append(f"{them_zh}，{done_zh}")
-    return Sentence(en=f"{who} wait{'s' if len(group) == 1 else ''} in {call}{at} for "
-                       + "; and for ".join(clauses),
-                    zh=f"{who_zh} {_in_zh(call, at_zh)}等待 " + "；以及 ".join(clauses_zh))
+    return Sentence(en=f"{who} wait{'s' if one else ''} {waits} for " + "; and for ".join(clauses),
+                    zh=f"{who_zh} {waits_zh}" + ("，所等的 " if _apart(first) is not None else " ")
+                    + "；以及 ".join(clauses_zh))
+
+
+def _waits_in(b: Blocked, call: str, its: str) -> tuple[str, str]:
+    """Where a rank waits in a collective: ``in all_reduce (line 7)`` (``在 all_reduce（第 7
+    行）中等待``), or, waited at a line of its own, ``(line 12) in its all_reduce (posted at line
+    7)`` (``在第 12 行等待第 7 行挂出的 all_reduce``)."""
+    apart = _apart(b)
+    if apart is None:
+        at, at_zh = _at(b["line"])
+        return f"in {call}{at}", f"{_in_zh(call, at_zh)}等待"
+    posted, posted_zh = _posted(b)
+    return f"(line {apart}) in {its} {call}{posted}", f"在第 {apart} 行等待{posted_zh}{call}"
 
 
 def _tags(trace: SwitchTrace) -> list[Sentence]:
@@ -205,8 +275,9 @@ def _sentences(blocked: list[Blocked], ranks: list[RankReport]) -> list[Sentence
     def key(b: Blocked) -> tuple[Any, ...]:
         if b["kind"] in P2P_OPS:
             peer_state = () if b["any_source"] else _state(b["on"][0], ranks, by_rank)
-            return (0, b["kind"], b["api"], b["line"] or 0, b["any_source"], peer_state)
-        return (1, b["kind"], b["api"], b["line"] or 0, tuple(b["on"]))
+            return (0, b["kind"], b["api"], b["line"] or 0, _apart(b) or 0, b["any_source"],
+                    peer_state)
+        return (1, b["kind"], b["api"], b["line"] or 0, _apart(b) or 0, tuple(b["on"]))
 
     return [(_p2p if k[0] == 0 else _collective)(list(g), ranks, by_rank)
             for k, g in groupby(sorted(blocked, key=key), key=key)]
@@ -319,6 +390,7 @@ def _waiting(trace: SwitchTrace) -> list[Blocked]:
     """The ranks still waiting when the case stopped, each in its call, on the ranks it waits
     for: a receive's source, a send's destination, a collective's members that never arrived."""
     requests: dict[int, Request] = {r["id"]: r for r in trace["requests"]}
+    waited = _open_waits(trace)
     open_ = [requests[w["request"]] for w in trace["waits"] if w["end"] is None]
     arrived = {(r["group"], r["kind"], r["rank"]) for r in open_ if r["kind"] not in P2P_OPS}
     out: dict[int, Blocked] = {}
@@ -329,7 +401,8 @@ def _waiting(trace: SwitchTrace) -> list[Blocked]:
             on = [m for m in trace["groups"][req["group"]]
                   if (req["group"], req["kind"], m) not in arrived]
         out.setdefault(req["rank"], Blocked(
-            rank=req["rank"], kind=req["kind"], api=req["api"], line=req["line"], on=on,
+            rank=req["rank"], kind=req["kind"], api=req["api"], line=req["line"],
+            waited=waited.get(req["id"]), on=on,
             any_source=req["kind"] in P2P_OPS and req["peer"] is None))
     return [out[r] for r in sorted(out)]
 

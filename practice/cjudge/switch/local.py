@@ -57,6 +57,6 @@ class LocalFunctions:
         self.barrier()
         return 0
 
-    def wait(self, handle: int) -> tuple[int | None, bytes]:
+    def wait(self, handle: int, line: int | None = None) -> tuple[int | None, bytes]:
         """The barrier was done when it was posted."""
         return None, b""

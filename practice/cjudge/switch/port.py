@@ -46,8 +46,9 @@ class Port(Protocol):
         """Whether the request is done."""
         ...
 
-    def wait(self, handle: int) -> tuple[int | None, bytes]:
-        """Block until the request is done; (source rank, received bytes)."""
+    def wait(self, handle: int, line: int | None = None) -> tuple[int | None, bytes]:
+        """Block until the request is done; (source rank, received bytes). ``line``: the
+        learner's line that waits (a deadlock names it beside the post's)."""
         ...
 
     def compute(self, handle: int, payload: bytes, dtype: str, shape: list[int],

@@ -38,7 +38,7 @@ SCHEMA: dict[str, dict[str, str]] = {
     "post_collective": {"handle": _INT, "quiet": _OPT_BOOL, "group": _INT, "kind": _STR,
                         "dtype": _STR, "line": _OPT_INT, "api": _STR, "op": _OPT_STR,
                         "root": _OPT_INT, "splits": _OPT_LIST},
-    "test": {"handle": _INT}, "wait": {"handle": _INT}, "begin": {}, "end": {},
+    "test": {"handle": _INT}, "wait": {"handle": _INT, "line": _OPT_INT}, "begin": {}, "end": {},
     "compute": {"handle": _INT, "dtype": _STR, "shape": _LIST, "args": _OPT_LIST,
                 "line": _OPT_INT},
 }
@@ -339,7 +339,7 @@ class SwitchServer:
               payload: bytes) -> tuple[dict[str, Any], bytes]:
         made = self._request(conn, f["handle"])
         del conn.handles[f["handle"]]
-        if not self.switch.wait(rank, made):
+        if not self.switch.wait(rank, made, f["line"]):
             conn.waiting = made
             return {}, b""
         return self._outcome(rank, made)

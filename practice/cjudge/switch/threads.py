@@ -31,10 +31,10 @@ class ThreadSwitch:
         self.switch.woken.clear()
         self.cond.notify_all()
 
-    def wait(self, rank: int, handle: int) -> tuple[int | None, bytes]:
-        """Block the rank's thread until its request is done; its outcome."""
+    def wait(self, rank: int, handle: int, line: int | None = None) -> tuple[int | None, bytes]:
+        """Block the rank's thread until its request is done (waited at ``line``); its outcome."""
         with self.cond:
-            if not self.switch.wait(rank, handle):
+            if not self.switch.wait(rank, handle, line):
                 self._changed()
                 while not self.switch.test(rank, handle):
                     self.cond.wait()
@@ -78,8 +78,8 @@ class ThreadPort:
     def test(self, handle: int) -> bool:
         return cast(bool, self.hub.call("test", self.rank, handle))
 
-    def wait(self, handle: int) -> tuple[int | None, bytes]:
-        return self.hub.wait(self.rank, handle)
+    def wait(self, handle: int, line: int | None = None) -> tuple[int | None, bytes]:
+        return self.hub.wait(self.rank, handle, line)
 
     def compute(self, handle: int, payload: bytes, dtype: str, shape: list[int],
                 args: list[int] | None, line: int | None) -> bytes:

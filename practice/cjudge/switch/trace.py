@@ -119,6 +119,9 @@ class Wait(TypedDict):
     request: int
     begin: int
     end: int | None  # None: still waiting when the case stopped
+    #: the learner's line that waits (``req.wait()``), where the runtime gave it: a blocking
+    #: call's is its post's line, a request's ``wait()`` may be far from its post
+    line: NotRequired[int]
 
 
 class Refusal(TypedDict):

@@ -1,7 +1,7 @@
 # expect: deadlock
 # gloo: deadlock on sample-4-ranks
-# names: ranks 0–3 wait in isend (line 32); (0 to 1, 1 to 2, 2 to 3, 3 to 0)
-# names_zh: isend（第 32 行）
+# names: ranks 0–3 wait (line 34) for their isend (posted at line 32); (0 to 1, 1 to 2, 2 to 3, 3 to 0)
+# names_zh: 在第 34 行等待第 32 行挂出的 isend
 # The doubling exchanges with rank + mask instead of rank XOR mask: partners that do not pair up.
 import torch
 import torch.distributed as dist

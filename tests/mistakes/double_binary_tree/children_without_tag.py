@@ -1,6 +1,6 @@
 # expect: deadlock
 # gloo: deadlock on sample-4-ranks
-# names: rank 1 waits in irecv from rank 2 (line 74)
+# names: rank 1 waits (line 75) for its irecv from rank 2 (posted at line 74)
 # names: sends with tag 1 (line 79) are left unmatched by receives with tag 0 (line 74) (0 to 1, 2 to 1)
 # names_zh: 标签为 1 的发送（第 79 行）与标签为 0 的接收（第 74 行）无法匹配
 # Receives from its children without the tree's tag: tree 1's pieces, sent with tag 1, never match.

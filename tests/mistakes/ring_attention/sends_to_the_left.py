@@ -1,7 +1,7 @@
 # expect: deadlock
 # gloo: deadlock on sample-4-ranks
-# names: ranks 0–3 wait in isend (line 20); (0 to 3, 1 to 0, 2 to 1, 3 to 2)
-# names_zh: isend（第 20 行）
+# names: ranks 0–3 wait (line 31) for their isend (posted at line 20); (0 to 3, 1 to 0, 2 to 1, 3 to 2)
+# names_zh: 在第 31 行等待第 20 行挂出的 isend
 # Sends to the left neighbour and receives from the left too: nobody sends what each waits for.
 import torch
 import torch.distributed as dist

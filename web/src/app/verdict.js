@@ -99,7 +99,9 @@
  * @property {number} rank
  * @property {string} kind the switch's kind of call (recv, send, all_reduce, ...)
  * @property {string} api the call as the learner wrote it
- * @property {number|null} line
+ * @property {number|null} line where the call was posted
+ * @property {number|null} waited where the rank waits on it (`req.wait()`; a blocking call's: its
+ *   own line), if known
  * @property {number[]} on the ranks it waits on
  * @property {boolean} any_source a receive from any rank
  */

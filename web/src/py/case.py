@@ -184,9 +184,9 @@ class StackPort:
             raise Aborted()
         return self._open().test(self.rank, handle)
 
-    def wait(self, handle: int) -> tuple[int | None, bytes]:
-        """Suspend this stack until the switch completes the request."""
-        if not self._open().wait(self.rank, handle) and \
+    def wait(self, handle: int, line: int | None = None) -> tuple[int | None, bytes]:
+        """Suspend this stack until the switch completes the request (waited at ``line``)."""
+        if not self._open().wait(self.rank, handle, line) and \
                 settled(self.scheduler.block(self.rank)) == ABORT:
             raise Aborted()
         return self.switch.result(self.rank, handle)

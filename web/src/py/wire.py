@@ -102,8 +102,8 @@ class WirePort:
     def test(self, handle: int) -> bool:
         return self._call("test", handle=handle)[0]
 
-    def wait(self, handle: int) -> tuple[int | None, bytes]:
-        return self._call("wait", handle=handle)
+    def wait(self, handle: int, line: int | None = None) -> tuple[int | None, bytes]:
+        return self._call("wait", handle=handle, line=line)
 
     def compute(self, handle: int, payload: bytes, dtype: str, shape: list[int],
                 args: list[int] | None, line: int | None) -> bytes:
@@ -201,7 +201,7 @@ class Server:
             if CALLS[op]:
                 kw["payload"] = data
             if op == "wait":
-                if not self.switch.wait(rank, kw["handle"]):
+                if not self.switch.wait(rank, kw["handle"], kw.get("line")):
                     self.parked[rank] = kw["handle"]
                     return None
                 return self._outcome(rank, kw["handle"])
