@@ -7,7 +7,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from tests.scripts import load_script
+from tests.script_loader import load_script
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from cjudge.verdicts import Verdict
-from tests.scripts import load_script
+from tests.script_loader import load_script
 
 REPO = Path(__file__).resolve().parents[1]
 
