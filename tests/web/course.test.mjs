@@ -4,20 +4,14 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { after, before, test } from "node:test";
 import { launch } from "../../web/scripts/chromium.mjs";
-import { axeViolations, eventually, exerciseFile, setCode, SHOTS, startServer } from "./harness.mjs";
+import { apiCall, axeViolations, eventually, exerciseFile, setCode, SHOTS, startServer } from "./harness.mjs";
 
 const STAFF = { username: "course_staff", password: "a-long-staff-password-9" };
 const PASSWORD = "correct horse battery staple";
 let server, browser;
 const tokens = new Map(); // token -> username (the main app keeps both)
 
-async function call(method, path, token, body) {
-  const headers = { "content-type": "application/json" };
-  if (token) headers.authorization = `Bearer ${token}`;
-  const r = await fetch(`${server.url}${path.slice(1)}`, { method, headers, body: body && JSON.stringify(body) });
-  assert.ok(r.ok, `${method} ${path}: ${r.status} ${await r.clone().text()}`);
-  return r.json();
-}
+const call = (method, path, token, body) => apiCall(server.url, method, path, token, body);
 
 async function learner(username, code) {
   const { token } = await call("POST", "/api/auth/register", null, { username, password: PASSWORD });

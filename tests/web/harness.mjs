@@ -1,4 +1,5 @@
 // What the browser tests share: the built app served statically, Chromium, and page helpers.
+import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
@@ -152,6 +153,16 @@ async function startServerOn(port, env) {
     }
     await new Promise((r) => setTimeout(r, 200));
   }
+}
+
+/** A JSON call of the server at `url` (`path` from its root, "/api/…"), as `token`'s user if
+ * given; asserts it succeeded and answers its JSON. */
+export async function apiCall(url, method, path, token, body) {
+  const headers = { "content-type": "application/json" };
+  if (token) headers.authorization = `Bearer ${token}`;
+  const r = await fetch(`${url}${path.slice(1)}`, { method, headers, body: body && JSON.stringify(body) });
+  assert.ok(r.ok, `${method} ${path}: ${r.status} ${await r.clone().text()}`);
+  return r.json();
 }
 
 /** axe-core's serious and critical violations on the page now (as "rule: target" lines). */

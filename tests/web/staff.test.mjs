@@ -4,20 +4,14 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { launch } from "../../web/scripts/chromium.mjs";
-import { axeViolations, eventually, exerciseFile, SHOTS, startServer } from "./harness.mjs";
+import { apiCall, axeViolations, eventually, exerciseFile, SHOTS, startServer } from "./harness.mjs";
 
 const ADMIN = { username: "course_admin", password: "a-long-admin-password-9" };
 const PASSWORD = "correct horse battery staple";
 const RING = "ring-allreduce";
 let server, browser, admin, ann;
 
-async function call(method, path, token, body) {
-  const headers = { "content-type": "application/json" };
-  if (token) headers.authorization = `Bearer ${token}`;
-  const r = await fetch(`${server.url}${path.slice(1)}`, { method, headers, body: body && JSON.stringify(body) });
-  assert.ok(r.ok, `${method} ${path}: ${r.status} ${await r.clone().text()}`);
-  return r.json();
-}
+const call = (method, path, token, body) => apiCall(server.url, method, path, token, body);
 
 /** Submit `code` as `who` and wait for its verdict. */
 async function judged(who, code) {
