@@ -166,6 +166,13 @@ class Exercise:
         """The reference solution (never shown by the server)."""
         return (self.path / "solution.py").read_text(encoding="utf-8")
 
+    @property
+    def parameters(self) -> tuple[str, ...]:
+        """The graded function's parameter names as :attr:`signature` writes them (the first
+        function's, where it names two: ``dispatch(x, …) / combine(…)``), defaults dropped."""
+        head = self.signature.split("(", 1)[-1].split(")", 1)[0]
+        return tuple(n.split("=")[0].strip() for n in head.split(","))
+
     def call_args(self, params: dict[str, int | str]) -> list[int | float | str]:
         """The graded call's arguments after the tensor, for a case with ``params``."""
         return [params[name] for name in self.arguments]

@@ -190,7 +190,7 @@ def _result_name(exercise: Exercise) -> tuple[str, str]:
     """What holds the result, (English, Chinese): the parameter the function leaves it in
     (``grads`` of ``sync_grads(grads, bucket_bytes)``), or the return value."""
     if exercise.output == "inplace":
-        name = exercise.signature.split("(", 1)[-1].split(",", 1)[0].split(")", 1)[0].strip()
+        name = exercise.parameters[0]
         if name.isidentifier():
             return name, name
         return "the argument", "参数"

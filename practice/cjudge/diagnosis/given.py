@@ -13,14 +13,12 @@ the input the reference's call was given). Such a call is named by the learner's
 
 from __future__ import annotations
 
-import base64
-import binascii
 from dataclasses import dataclass
 from typing import Any
 
 from ..protocol import CaseSpec
 from ..switch.functions import digest
-from ..switch.trace import SwitchTrace
+from ..switch.trace import SwitchTrace, recorded_bytes
 from .divergence import first_departure
 from .said import Cause, algorithm
 from .values import ordinal
@@ -65,26 +63,16 @@ def _first_other(learner: SwitchTrace, reference: SwitchTrace) -> tuple[Given, G
     return min(found, key=lambda p: (p[0].index, p[0].rank)) if found else None
 
 
-def _payload(data: Any) -> bytes | None:
-    """A recorded payload's bytes; None where none was recorded or it is malformed."""
-    if not isinstance(data, dict) or not isinstance(data.get("b64"), str):
-        return None
-    try:
-        return base64.b64decode(data["b64"], validate=True)
-    except (binascii.Error, ValueError):
-        return None
-
-
 def _filled(trace: SwitchTrace) -> dict[int, str]:
     """Request id -> digest of what the request writes into its buffer, where the trace says:
     a receive's message payload, an all-gather's members' inputs in group order."""
     out: dict[int, str] = {}
     for m in trace["messages"]:
-        data = _payload(m.get("data"))
+        data = recorded_bytes(m.get("data"))
         if data is not None:
             out[m["recv"]] = digest(data)
     for c in trace.get("collectives", []):
-        parts = [_payload(d) for d in c.get("data", [])]
+        parts = [recorded_bytes(d) for d in c.get("data", [])]
         if c["kind"] == "all_gather" and parts and all(p is not None for p in parts):
             whole = digest(b"".join(p for p in parts if p is not None))
             out.update((r, whole) for r in c["requests"])
@@ -97,7 +85,7 @@ def _unfinished(learner: SwitchTrace, call: Given, wanted: str) -> tuple[str, in
     the reference's call was given, into its buffer) where the call came before that request's
     wait completed (or it was never waited); None otherwise."""
     message = next((m for m in learner["messages"] if m["id"] == call.message), None)
-    filled = _filled(learner)
+    filled = _filled(learner) if message is None else {}
     for req in sorted(learner["requests"], key=lambda r: r["posted"]):
         mine = message["recv"] == req["id"] if message is not None else \
             req["rank"] == call.rank and req["posted"] <= call.t and filled.get(req["id"]) == wanted
@@ -115,10 +103,9 @@ def _parameter(exercise: Any, spec: CaseSpec, rank: int, name: str) -> str:
     signature: ``stage_fn``, ``bwd``); ``name`` where the inputs do not say."""
     rank_input = spec["inputs"][rank]
     call = rank_input.get("call") if isinstance(rank_input, dict) else None
-    names: list[str] = [n.split("=")[0].strip() for n in
-             exercise.signature.split("(", 1)[-1].split(")", 1)[0].split(",")]
+    params: tuple[str, ...] = exercise.parameters
     if isinstance(call, list):
-        for param, arg in zip(names, call, strict=False):
+        for param, arg in zip(params, call, strict=False):
             if isinstance(arg, dict) and arg.get("fn") == name and param:
                 return param
     return name

@@ -15,8 +15,7 @@ from .sources import arguments
 def _bare(spec: CaseSpec, rank: int, exercise: Any) -> list[tuple[str, list[Any]]]:
     """The rank's input as its first parameter, where it is one tensor (an in-place ``t``)."""
     given = spec["inputs"][rank]
-    name = exercise.signature.split("(", 1)[-1].split(",", 1)[0].split(")", 1)[0].strip()
-    return [(name, given["data"])] if is_tensor(given) else []
+    return [(exercise.parameters[0], given["data"])] if is_tensor(given) else []
 
 
 def unpadded(got: int, want: int, spec: CaseSpec, rank: int, exercise: Any) -> Cause | None:

@@ -20,11 +20,9 @@ def arguments(spec: CaseSpec, rank: int, exercise: Any) -> list[tuple[str, list[
     """The rank's tensor arguments as passed in: (parameter name, its elements)."""
     rank_input = spec["inputs"][rank]
     call = rank_input.get("call") if isinstance(rank_input, dict) else None
-    head = exercise.signature.split("(", 1)[-1].split(")", 1)[0]
-    names = [n.strip() for n in head.split(",")]
     if not isinstance(call, list):
         return []
-    return [(name, arg["data"]) for name, arg in zip(names, call, strict=False)
+    return [(name, arg["data"]) for name, arg in zip(exercise.parameters, call, strict=False)
             if isinstance(arg, dict) and isinstance(arg.get("data"), list)]
 
 

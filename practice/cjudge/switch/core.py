@@ -489,7 +489,7 @@ class Switch:
         req = self._own(rank, handle)
         self.t += 1
         req.wait = Wait(rank=rank, request=handle, begin=self.t, end=self.t if req.done else None)
-        if isinstance(line, int) and not isinstance(line, bool):
+        if line is not None:
             req.wait["line"] = line
         self._waits.append(req.wait)
         if not req.done:

@@ -82,15 +82,21 @@ def recorded(payload: bytes, dtype: str) -> RecordedPayload | None:
     return RecordedPayload(dtype=dtype, b64=base64.b64encode(payload).decode("ascii"))
 
 
-def recorded_values(data: Any) -> list[float | int] | None:
-    """The elements of a recorded payload; None for anything malformed (a trace read back
-    from a sandbox is not trusted)."""
+def recorded_bytes(data: Any) -> bytes | None:
+    """A recorded payload's bytes; None for anything malformed (a trace read back from a
+    sandbox is not trusted)."""
     if not isinstance(data, dict) or not isinstance(data.get("b64"), str):
         return None
     try:
-        return values_of(base64.b64decode(data["b64"], validate=True), str(data.get("dtype")))
+        return base64.b64decode(data["b64"], validate=True)
     except (binascii.Error, ValueError):
         return None
+
+
+def recorded_values(data: Any) -> list[float | int] | None:
+    """The elements of a recorded payload; None for anything malformed."""
+    raw = recorded_bytes(data)
+    return None if raw is None else values_of(raw, str(data.get("dtype")))
 
 
 class Collective(TypedDict):
