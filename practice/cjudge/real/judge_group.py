@@ -56,6 +56,9 @@ class ChannelPort:
         self._writing = False  # inside ``send``, ``hold`` or ``_flush``: the alarm waits
         self._armed = False  # an alarm is set to send what is held (``_on_alarm``)
         signal.signal(signal.SIGALRM, self._on_alarm)
+        # the alarm restarts the system calls it lands in: torch's threads and C++ code need
+        # not retry an EINTR the learner never caused (Python retries its own either way)
+        signal.siginterrupt(signal.SIGALRM, False)
 
     def send(self, header: dict[str, Any], parts: Sequence[packed.Raw]) -> None:
         """One frame whose payload is ``parts`` one after another, sent without joining them,
