@@ -28,6 +28,7 @@ from cjudge.real.zygote import start_zygote  # noqa: E402
 start_zygote()  # before any job is known, as the CLI and the runner do
 
 from cjudge.exercises import load_exercise  # noqa: E402
+from cjudge.facts import CaseFacts  # noqa: E402
 from cjudge.grading import grade_case, plan_cases, summarize  # noqa: E402
 from cjudge.real import runtime  # noqa: E402
 from cjudge.switch.core import Switch  # noqa: E402
@@ -71,7 +72,7 @@ def suite(exercise_dir: Path, traces: list[float]) -> dict[str, float]:
     now = clock("raw encode", now)
     raws = [json.loads(line) for line in lines]
     now = clock("raw decode", now)
-    cases = [grade_case(ex, spec, raw) for spec, raw in zip(specs, raws, strict=True)]
+    cases = [grade_case(CaseFacts.of(ex, spec, raw)) for spec, raw in zip(specs, raws, strict=True)]
     now = clock("grade", now)
     verdict = summarize(ex, cases, "real", ex.seed)
     now = time.perf_counter()

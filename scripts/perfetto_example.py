@@ -17,6 +17,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "practice"))
 
 from cjudge.exercises import default_root, load_exercise  # noqa: E402
+from cjudge.facts import CaseFacts  # noqa: E402
 from cjudge.grading import grade_case, plan_cases  # noqa: E402
 from cjudge.sim.runtime import run_case  # noqa: E402
 from cjudge.view.perfetto import chrome_trace  # noqa: E402
@@ -30,8 +31,9 @@ def main(out: Path) -> None:
     ex = load_exercise(default_root() / "ring-allreduce")
     spec = next(s for s in plan_cases(ex) if s["world_size"] == 8)
     raw = run_case(ex.job_spec(ex.solution, "solution.py"), spec)
-    case = grade_case(ex, spec, raw)
-    present_case(ex, spec, raw, case)
+    facts = CaseFacts.of(ex, spec, raw)
+    case = grade_case(facts)
+    present_case(facts, case)
     trace = chrome_trace(case, f"ring-allreduce · {case['name']}: {case['verdict']}")
     events = ",\n".join(json.dumps(e, ensure_ascii=False) for e in trace.pop("traceEvents"))
     head = json.dumps(trace, ensure_ascii=False)[1:-1]

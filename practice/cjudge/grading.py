@@ -18,15 +18,16 @@ from . import __version__, values
 from .budget import over_budget
 from .chunks import Summary, summary
 from .exercises import Case, Exercise
+from .facts import CaseFacts
 from .instead import instead
 from .kit.where import FreedDead
-from .model.case import CaseModel, model_case
+from .model.case import model_case
 from .model.steps import steps_per_rank
 from .primitives import CANONICAL, DISPLAY, PROCESS_GROUP_METHODS
 from .protocol import CaseSpec, RankReport, RawCase, TensorData
 from .root_zero import root_zero
 from .switch import symm
-from .switch.accounting import bytes_per_rank, graded_calls
+from .switch.accounting import graded_calls
 from .switch.core import Limits
 from .switch.explain import DeadlockFacts, deadlock_facts, deadlock_message, stuck_message
 from .torch_zh import in_chinese
@@ -352,19 +353,16 @@ def _forbidden(exercise: Exercise, at: str, at_zh: str, call: str) -> tuple[str,
             f"{at_zh}：调用了本题禁止的 {call}（只允许：{'、'.join(exercise.allowed)}）")
 
 
-def grade_case(exercise: Exercise, spec: CaseSpec, raw: RawCase) -> CaseResult:
-    """One case of the verdict JSON from a runtime's raw report: its verdict and what decided
-    it. What the case shows beside it (its timeline; a too-slow case's critical path) is added
-    afterwards (``cjudge.view.present``)."""
+def grade_case(facts: CaseFacts) -> CaseResult:
+    """One case of the verdict JSON from the facts of a runtime's report: its verdict and what
+    decided it; the case's replay, when grading makes it, is kept in ``facts.modelled``. What
+    the case shows beside it (its timeline; a too-slow case's critical path) is added
+    afterwards from the same facts (``cjudge.view.present``)."""
+    exercise, spec, raw = facts.exercise, facts.spec, facts.raw
     world = spec["world_size"]
-    sent, msgs = bytes_per_rank(raw["trace"])
-    bound = exercise.grader.bytes_bound(spec["params"], world)
-    per_rank = isinstance(bound, list)
-    bounds = bound if isinstance(bound, list) else [bound] * world
     details: list[str] = []
     deadlock: DeadlockFacts | None = None
     memory: MemoryUse | None = None
-    modelled: CaseModel | None = None
     failure = _rank_failure(exercise, raw)
     stop = raw["stop"]
     refused = _refused(exercise, raw)
@@ -380,7 +378,7 @@ def grade_case(exercise: Exercise, spec: CaseSpec, raw: RawCase) -> CaseResult:
     elif failure is not None:  # a rank's error explains why its peers hung or spun
         verdict, en, zh, details = failure
     else:
-        verdict, en, zh = _judge_outputs(exercise, spec, raw, sent, bounds)
+        verdict, en, zh = _judge_outputs(facts)
         if "race" in raw["trace"]:  # symmetric memory read or written with no barrier between
             verdict, (en, zh) = Verdict.WRONG_ANSWER, symm.explain(raw["trace"]["race"])
         if verdict in (Verdict.ACCEPTED, Verdict.OVER_BUDGET):
@@ -394,33 +392,33 @@ def grade_case(exercise: Exercise, spec: CaseSpec, raw: RawCase) -> CaseResult:
             verdict, en, zh = _check_traffic(exercise, spec, raw) or (verdict, en, zh)
         # a finished, correct run; without input tensors (S = 0) there is nothing to scale
         if verdict in (Verdict.ACCEPTED, Verdict.OVER_BUDGET) and values.input_bytes(spec):
-            modelled = model_case(raw["trace"], values.input_bytes(spec), exercise.model,
-                                  case_name=spec["name"], params=spec["params"], sent=sent)
+            modelled = facts.modelled = model_case(
+                raw["trace"], values.input_bytes(spec), exercise.model, case_name=spec["name"],
+                params=spec["params"], sent=facts.sent)
             if not modelled.complete:
                 log.error("%s, case %s: the replay is incomplete", exercise.id, spec["name"])
                 verdict, (en, zh) = Verdict.JUDGE_ERROR, INCOMPLETE_MODEL
             elif verdict is Verdict.ACCEPTED and modelled.too_slow:
                 verdict, en, zh = Verdict.TOO_SLOW, modelled.message, modelled.message_zh
         if verdict is Verdict.ACCEPTED:  # too_slow names the critical path first
-            verdict, en, zh = _check_messages(exercise, spec, msgs, steps_per_rank(raw["trace"])) \
-                or (verdict, en, zh)
-    result = CaseResult(name=spec["name"], world_size=world, bytes_sent=sent,
-                        bytes_bound=max(bounds), messages_sent=msgs,
+            verdict, en, zh = _check_messages(exercise, spec, facts.messages,
+                                              steps_per_rank(raw["trace"])) or (verdict, en, zh)
+    result = CaseResult(name=spec["name"], world_size=world, bytes_sent=facts.sent,
+                        bytes_bound=max(facts.bounds), messages_sent=facts.messages,
                         wall_ms=round(raw["wall_ms"], 1), trace=graded_calls(raw["trace"]),
                         verdict=verdict, message=en, message_zh=zh, details=details)
-    if per_rank:  # e.g. a root's bound and the leaves'
-        result["bytes_bounds"] = bounds
+    if facts.per_rank:  # e.g. a root's bound and the leaves'
+        result["bytes_bounds"] = facts.bounds
     if deadlock is not None:
         result["deadlock"] = deadlock
     if memory is not None:
         result["memory"] = memory
-    if modelled is not None:
-        result["model"] = modelled.model
+    if facts.modelled is not None:
+        result["model"] = facts.modelled.model
     if spec["sample"]:  # learners see the sample case in full
         result["sample"] = Sample(inputs=spec["inputs"],
                                   outputs=[r["output"] for r in raw["ranks"]],
-                                  expected=exercise.grader.expected(spec["params"], world,
-                                                                    spec["inputs"]))
+                                  expected=facts.expected)
     return result
 
 
@@ -484,10 +482,10 @@ def wrong_answer(exercise: Exercise, spec: CaseSpec, raw: RawCase) -> WrongAnswe
     return found if isinstance(found, WrongAnswer) else None
 
 
-def _judge_outputs(exercise: Exercise, spec: CaseSpec, raw: RawCase, sent: list[int],
-                   bounds: list[int]) -> tuple[Verdict, str, str]:
-    wants = exercise.grader.expected(spec["params"], spec["world_size"], spec["inputs"])
-    found = _first_wrong(exercise, spec, raw, wants)
+def _judge_outputs(facts: CaseFacts) -> tuple[Verdict, str, str]:
+    exercise, spec, raw = facts.exercise, facts.spec, facts.raw
+    sent, bounds = facts.sent, facts.bounds
+    found = _first_wrong(exercise, spec, raw, facts.expected)
     if isinstance(found, WrongAnswer):
         return Verdict.WRONG_ANSWER, *found.message()
     if found is not None:

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from .diagnosis.case import explain
 from .diagnosis.smallest import smallest_failing
 from .exercises import Exercise
+from .facts import CaseFacts
 from .grading import PlannedCase, check_compiles, grade_case, lazy_cases, summarize
 from .protocol import CaseSpec, JobSpec, RawCase, valid_text
 from .verdict_json import CaseResult, VerdictJSON
@@ -52,8 +53,9 @@ def judge_code(exercise: Exercise, code: str, filename: str, run_case: RunCase, 
         spec = case.make()
         raw = valid_text(run_case(job, spec))  # the ranks' text, where it enters the judge
         try:
-            result = grade_case(exercise, spec, raw)
-            present_case(exercise, spec, raw, result)
+            facts = CaseFacts.of(exercise, spec, raw)
+            result = grade_case(facts)
+            present_case(facts, result)
         except Exception as exc:  # noqa: BLE001 - the judge's defect: say so, blame nobody
             result = _judge_error(exercise, spec, raw, exc)
         explain(exercise, spec, raw, result, explore or reference, job, rerun=explore)

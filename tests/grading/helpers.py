@@ -6,6 +6,7 @@ from __future__ import annotations
 import textwrap
 
 from cjudge.exercises import Exercise, default_root, load_exercises
+from cjudge.facts import CaseFacts
 from cjudge.grading import grade_case, plan_cases
 from cjudge.judge import judge_code
 from cjudge.real.runtime import run_case
@@ -34,7 +35,7 @@ def judge_first_case(exercise_id: str, code: str, time_limit_s: float | None = N
         job["time_limit_s"] = time_limit_s
     spec = plan_cases(ex)[0]
     raw = run_case(job, spec, launcher=launcher)
-    return raw, grade_case(ex, spec, raw)
+    return raw, grade_case(CaseFacts.of(ex, spec, raw))
 
 
 def first_failing(exercise_id: str, wrong: str) -> dict:

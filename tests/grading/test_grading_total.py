@@ -9,6 +9,7 @@ import logging
 import pytest
 
 from cjudge import judge, values
+from cjudge.facts import CaseFacts
 from cjudge.grading import grade_case, plan_cases
 from cjudge.switch.core import empty_trace
 from cjudge.switch.server import result_record
@@ -53,7 +54,7 @@ def test_a_number_too_large_for_a_float_is_wrong_not_a_crash():
     assert not values.close(-10**400, 1.0, 1e-6, 0.0) and values.close(1, 1.0, 0.0, 0.0)
     ex, spec, outputs = expected_outputs("ring-allreduce")
     outputs[1]["data"][3] = 10**5000  # more digits than str() may write
-    case = grade_case(ex, spec, raw_case(spec, outputs))
+    case = grade_case(CaseFacts.of(ex, spec, raw_case(spec, outputs)))
     assert case["verdict"] == "wrong_answer"
     assert "rank 1: first wrong element at index 3" in case["message"]
     assert "got ~1e5000" in case["message"]
@@ -70,7 +71,7 @@ def test_a_failing_grader_hook_drops_its_diagnosis_not_the_verdict(hook, monkeyp
 
     monkeypatch.setattr(ex.grader, hook, broken)
     with caplog.at_level(logging.ERROR, logger="cjudge.grading"):
-        case = grade_case(ex, spec, raw_case(spec, outputs))
+        case = grade_case(CaseFacts.of(ex, spec, raw_case(spec, outputs)))
     assert case["verdict"] == "wrong_answer"
     assert case["message"].startswith(f"case {spec['name']}, rank 0: first wrong element at "
                                       "index 0")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from cjudge.facts import CaseFacts
 from cjudge.grading import grade_case, plan_cases
 from cjudge.judge import judge_code
 from cjudge.primitives import allowed_ops, bytes_sent
@@ -28,7 +29,7 @@ def test_doubled_contribution_is_decoded():
     want = ex.grader.expected(spec["params"], 4, spec["inputs"])
     outputs = [dict(w, data=list(w["data"])) for w in want]
     outputs[2]["data"][5] += spec["inputs"][3]["data"][5]
-    case = grade_case(ex, spec, _raw(spec, outputs))
+    case = grade_case(CaseFacts.of(ex, spec, _raw(spec, outputs)))
     assert case["verdict"] == "wrong_answer"
     assert "rank 2: first wrong element at index 5" in case["message"]
     assert "rank 3's contribution" in case["message"] and "counted twice" in case["message"]
@@ -39,9 +40,9 @@ def test_wrong_shape_and_non_tensor_results():
     spec = plan_cases(ex)[0]
     want = ex.grader.expected(spec["params"], 4, spec["inputs"])
     flipped = [dict(w, shape=list(reversed(w["shape"]))) for w in want]
-    case = grade_case(ex, spec, _raw(spec, flipped))
+    case = grade_case(CaseFacts.of(ex, spec, _raw(spec, flipped)))
     assert "shape (4, 1), expected (1, 4)" in case["message"]
-    case = grade_case(ex, spec, _raw(spec, [None] * 4))
+    case = grade_case(CaseFacts.of(ex, spec, _raw(spec, [None] * 4)))
     assert "the return value is not a tensor" in case["message"]
 
 
@@ -51,13 +52,13 @@ def test_a_grader_says_what_a_wrong_shape_means():
     want = ex.grader.expected(spec["params"], 2, spec["inputs"])
     param = want[0]["tuple"][0]
     outputs = [{"tuple": [w["tuple"][0], param]} for w in want]
-    case = grade_case(ex, spec, _raw(spec, outputs))
+    case = grade_case(CaseFacts.of(ex, spec, _raw(spec, outputs)))
     assert case["verdict"] == "wrong_answer"
     assert "the return value[1]: shape (4,), expected (2,): a momentum of all N = 4" in \
         case["message"]
     assert "形状为 (4,)，应为 (2,)：这是全部 N = 4 个参数的动量" in case["message_zh"]
     outputs = [{"tuple": [w["tuple"][0], {**param, "shape": [1, 4]}]} for w in want]
-    case = grade_case(ex, spec, _raw(spec, outputs))  # a shape the grader does not explain
+    case = grade_case(CaseFacts.of(ex, spec, _raw(spec, outputs)))  # a shape the grader does not explain
     assert case["message"].endswith("the return value[1]: shape (1, 4), expected (2,)")
 
 
@@ -67,7 +68,7 @@ def test_transpose_diagnosis_names_the_misplaced_element():
     want = ex.grader.expected(spec["params"], 4, spec["inputs"])
     outputs = [dict(w, data=list(w["data"])) for w in want]
     outputs[1]["data"][2] = spec["inputs"][0]["data"][3]
-    case = grade_case(ex, spec, _raw(spec, outputs))
+    case = grade_case(CaseFacts.of(ex, spec, _raw(spec, outputs)))
     assert "element [0][2] should be M[2][1]" in case["message"]
     assert "but is M[0][3]" in case["message"]
 
@@ -76,7 +77,7 @@ def test_a_refusal_by_the_switch_outranks_a_stop_and_is_reported_with_its_line()
     ex = exercise("ring-allreduce")
     spec = plan_cases(ex)[0]
     refusal = {"rank": 1, "kind": "all_reduce", "api": "all_reduce", "line": 9, "t": 3}
-    case = grade_case(ex, spec, _raw(spec, [None] * 4, refused=[refusal], stop="deadlock"))
+    case = grade_case(CaseFacts.of(ex, spec, _raw(spec, [None] * 4, refused=[refusal], stop="deadlock")))
     assert case["verdict"] == "forbidden_primitive"
     assert case["message"] == ("rank 1, line 9: calls all_reduce, which this "
                                "exercise does not allow (allowed: send, recv, isend, irecv, "
@@ -87,7 +88,7 @@ def test_a_refused_call_is_named_as_the_learner_wrote_it():
     ex = exercise("ring-allreduce")
     spec = plan_cases(ex)[0]
     refusal = {"rank": 0, "kind": "all_gather", "api": "all_gather", "line": 12, "t": 3}
-    case = grade_case(ex, spec, _raw(spec, [None] * 4, refused=[refusal]))
+    case = grade_case(CaseFacts.of(ex, spec, _raw(spec, [None] * 4, refused=[refusal])))
     assert case["message"].startswith("rank 0, line 12: calls all_gather, which")
 
 
@@ -98,7 +99,7 @@ def test_a_refusal_names_the_switchs_kind_of_call_whatever_the_rank_reported(api
     ex = exercise("ring-allreduce")
     spec = plan_cases(ex)[0]
     refusal = {"rank": 0, "kind": "all_gather", "api": api, "line": 12, "t": 3}
-    case = grade_case(ex, spec, _raw(spec, [None] * 4, refused=[refusal]))
+    case = grade_case(CaseFacts.of(ex, spec, _raw(spec, [None] * 4, refused=[refusal])))
     assert case["message"].startswith("rank 0, line 12: calls all_gather_into_tensor, which")
 
 
@@ -107,8 +108,8 @@ def test_a_refusal_counts_even_when_the_rank_caught_it_and_answered_right():
     spec = plan_cases(ex)[0]
     want = ex.grader.expected(spec["params"], 4, spec["inputs"])
     refusal = {"rank": 2, "kind": "all_reduce", "api": "all_reduce", "line": 4, "t": 1}
-    assert grade_case(ex, spec, _raw(spec, want))["verdict"] == "accepted"
-    assert grade_case(ex, spec, _raw(spec, want, refused=[refusal]))["verdict"] == \
+    assert grade_case(CaseFacts.of(ex, spec, _raw(spec, want)))["verdict"] == "accepted"
+    assert grade_case(CaseFacts.of(ex, spec, _raw(spec, want, refused=[refusal])))["verdict"] == \
         "forbidden_primitive"
 
 
@@ -153,12 +154,12 @@ def test_a_refused_os_call_says_that_ranks_are_confined():
     spec = plan_cases(ex)[0]
     err = {"kind": "exception", "type": "PermissionError", "line": 7,
            "message": "[Errno 1] Operation not permitted", "traceback": "Traceback ..."}
-    case = grade_case(ex, spec, _raw(spec, [None] * 4, errors={0: err}))
+    case = grade_case(CaseFacts.of(ex, spec, _raw(spec, [None] * 4, errors={0: err})))
     assert case["verdict"] == "runtime_error"
     assert case["message"].startswith("rank 0, line 7 raised PermissionError")
     assert "each rank is confined" in case["message"] and "每个 rank 都受到限制" in case["message_zh"]
     err["type"] = "ValueError"
-    case = grade_case(ex, spec, _raw(spec, [None] * 4, errors={0: err}))
+    case = grade_case(CaseFacts.of(ex, spec, _raw(spec, [None] * 4, errors={0: err})))
     assert "confined" not in case["message"]
 
 
@@ -174,7 +175,7 @@ def _regraded(exercise_id: str, **grader) -> list[dict]:
     functions = {name: getattr(ex.grader, name) for name in GRADER_FUNCTIONS}
     changed = dataclasses.replace(ex, grader=types.SimpleNamespace(**(functions | grader)))
     job = ex.job_spec(ex.solution, "solution.py")
-    return [grade_case(changed, spec, run_case(job, spec)) for spec in plan_cases(ex)[:1]]
+    return [grade_case(CaseFacts.of(changed, spec, run_case(job, spec))) for spec in plan_cases(ex)[:1]]
 
 
 def test_per_rank_bounds_judge_each_rank_by_its_own():
@@ -210,13 +211,13 @@ def test_wrong_answers_are_summarised_by_chunk():
     outputs = [dict(w, data=list(w["data"])) for w in want]
     for rank in range(4):  # rank r's chunk (r + 2) % 4 is wrong, as an all-gather a step short
         outputs[rank]["data"][2 * ((rank + 2) % 4) + 1] += 1
-    case = grade_case(ex, spec, _raw(spec, outputs))
+    case = grade_case(CaseFacts.of(ex, spec, _raw(spec, outputs)))
     assert "wrong chunks by rank (4 chunks each): rank 0: 2; rank 1: 3; rank 2: 0; rank 3: 1" \
         in case["message"] and "exactly one wrong chunk" in case["message"]
     assert "各 rank 的错误块" in case["message_zh"]
     outputs = [dict(w, data=list(w["data"])) for w in want]
     outputs[1]["data"][0] += 1  # one wrong element: the element says enough
-    assert "wrong chunks" not in grade_case(ex, spec, _raw(spec, outputs))["message"]
+    assert "wrong chunks" not in grade_case(CaseFacts.of(ex, spec, _raw(spec, outputs)))["message"]
 
 
 def test_a_sample_takes_the_graders_example_inputs_whatever_the_seed():
@@ -243,5 +244,5 @@ def test_a_sample_takes_the_graders_example_inputs_whatever_the_seed():
 def test_no_chunk_summary_when_every_chunk_is_wrong():
     ex = exercise("ring-allreduce")
     spec = plan_cases(ex)[0]
-    case = grade_case(ex, spec, _raw(spec, [dict(i) for i in spec["inputs"]]))  # never reduced
+    case = grade_case(CaseFacts.of(ex, spec, _raw(spec, [dict(i) for i in spec["inputs"]])))  # never reduced
     assert case["verdict"] == "wrong_answer" and "wrong chunks" not in case["message"]

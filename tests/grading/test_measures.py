@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 
+from cjudge.facts import CaseFacts
 from cjudge.grading import grade_case, plan_cases
 from cjudge.sim.runtime import run_case
 
@@ -24,12 +25,12 @@ def test_an_incomplete_replay_of_a_correct_case_is_a_judge_error():
     defect, never accepted with its time bound skipped."""
     ex = exercise("ring-allreduce")
     spec, raw = _reference_run("ring-allreduce")
-    assert grade_case(ex, spec, raw)["verdict"] == "accepted"
+    assert grade_case(CaseFacts.of(ex, spec, raw))["verdict"] == "accepted"
     lost = copy.deepcopy(raw)
     for req in lost["trace"]["requests"]:
         if req["kind"] == "recv":
             req["graded"] = False
-    case = grade_case(ex, spec, lost)
+    case = grade_case(CaseFacts.of(ex, spec, lost))
     assert case["verdict"] == "judge_error"
     assert "defect of the judge" in case["message"] and "评测机的缺陷" in case["message_zh"]
     assert not all(row["complete"] for row in case["model"]["sizes"])
@@ -60,7 +61,7 @@ def test_empty_messages_count_toward_the_message_bound():
     spec = plan_cases(ex)[1]
     assert spec["world_size"] == 2 and not ex.model.judges(spec["name"])
     raw = run_case(ex.job_spec(ex.solution + FLOOD, "flood.py"), spec)
-    case = grade_case(ex, spec, raw)
+    case = grade_case(CaseFacts.of(ex, spec, raw))
     assert case["messages_sent"] == [12, 12]
     assert case["verdict"] == "over_budget", case["message"]
     assert "rank 0 sent 12 messages; the ring needs 2" in case["message"]

@@ -8,6 +8,7 @@ import textwrap
 
 import pytest
 
+from cjudge.facts import CaseFacts
 from cjudge.grading import grade_case, plan_cases
 from cjudge.real.runtime import run_case as run_real_case
 from cjudge.sim.runtime import run_case as run_sim_case
@@ -34,7 +35,7 @@ def test_a_time_limit_says_where_each_rank_is(run_case):
     ex = dataclasses.replace(exercise("ring-allreduce"), time_limit_s=1.5)
     spec = next(s for s in plan_cases(ex) if s["world_size"] == 4)
     job = ex.job_spec(textwrap.dedent(CODE), "learner.py")
-    case = grade_case(ex, spec, run_case(job, spec))
+    case = grade_case(CaseFacts.of(ex, spec, run_case(job, spec)))
     assert case["verdict"] == "time_limit"
     assert case["message"] == (
         "rank 2 still computing after the 1.5 s limit; rank 2 last called isend (line 7); "

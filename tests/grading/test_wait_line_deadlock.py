@@ -8,6 +8,7 @@ import textwrap
 
 import pytest
 
+from cjudge.facts import CaseFacts
 from cjudge.grading import grade_case, plan_cases
 from cjudge.real.runtime import run_case as run_real_case
 from cjudge.sim.runtime import run_case as run_sim_case
@@ -34,7 +35,7 @@ def test_a_deadlock_names_the_line_a_rank_waits_on_its_request(run_case):
     ex = exercise("ring-allreduce")
     spec = next(s for s in plan_cases(ex) if s["world_size"] == 2)
     job = ex.job_spec(textwrap.dedent(CODE), "learner.py")
-    case = grade_case(ex, spec, run_case(job, spec))
+    case = grade_case(CaseFacts.of(ex, spec, run_case(job, spec)))
     assert case["verdict"] == "deadlock"
     blocked = {b["rank"]: (b["line"], b["waited"]) for b in case["deadlock"]["blocked"]}
     assert blocked == {0: (12, 12), 1: (8, 10)}

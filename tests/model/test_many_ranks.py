@@ -8,6 +8,7 @@ import shutil
 from pathlib import Path
 
 from cjudge.exercises import default_root, load_exercise
+from cjudge.facts import CaseFacts
 from cjudge.grading import grade_case, plan_cases
 from cjudge.judge import judge_code
 from cjudge.real.runtime import run_case as run_real_case
@@ -83,5 +84,5 @@ def test_the_real_runtime_accepts_32_and_64_ranks(tmp_path):
     ex = load_exercise(scratch(tmp_path))
     for spec in [s for s in plan_cases(ex) if s["world_size"] in (32, 64)]:
         raw = run_real_case(ex.job_spec(ex.solution, "solution.py"), spec)
-        case = grade_case(ex, spec, raw)
+        case = grade_case(CaseFacts.of(ex, spec, raw))
         assert case["verdict"] == "accepted", case["message"]

@@ -8,6 +8,7 @@ import dataclasses
 import pytest
 
 from cjudge.exercises import default_root, load_exercises
+from cjudge.facts import CaseFacts
 from cjudge.grading import grade_case, plan_cases
 from cjudge.model import reference as ref
 from cjudge.model import replay as replay_module
@@ -23,7 +24,7 @@ def test_grading_a_modelled_case_walks_its_trace_once(name):
     spec = next(s for s in plan_cases(EXERCISE) if s["name"] == name)
     raw = run_case(EXERCISE.job_spec(EXERCISE.solution, "solution.py"), spec)
     before = replay_module.WALKS[0]
-    case = grade_case(EXERCISE, spec, raw)
+    case = grade_case(CaseFacts.of(EXERCISE, spec, raw))
     assert replay_module.WALKS[0] - before == 1
     assert case["verdict"] == "accepted" and len(case["model"]["sizes"]) == 3
 

@@ -4,6 +4,7 @@ empty messages is not."""
 from __future__ import annotations
 
 from cjudge.exercises import default_root, load_exercises
+from cjudge.facts import CaseFacts
 from cjudge.grading import grade_case, plan_cases
 from cjudge.model.steps import steps_per_rank
 from cjudge.sim.runtime import run_case
@@ -74,7 +75,7 @@ def test_a_segmented_pipelined_ring_is_within_the_message_bound():
     ex = load_exercises(default_root())["ring-allreduce"]
     spec = next(s for s in plan_cases(ex) if s["name"] == "3-ranks-float64")
     assert not ex.model.judges(spec["name"]) and ex.messages is not None
-    case = grade_case(ex, spec, run_case(ex.job_spec(SEGMENTED_RING, "segmented.py"), spec))
+    case = grade_case(CaseFacts.of(ex, spec, run_case(ex.job_spec(SEGMENTED_RING, "segmented.py"), spec)))
     assert min(case["messages_sent"]) > ex.messages(3, {}), case["messages_sent"]
     assert case["verdict"] == "accepted", case["message"]
 
@@ -85,7 +86,7 @@ def test_segments_sent_one_at_a_time_are_steps_each():
     ex = load_exercises(default_root())["ring-allreduce"]
     spec = next(s for s in plan_cases(ex) if s["name"] == "3-ranks-float64")
     code = (ex.path / "wrong" / "halves_every_step.py").read_text(encoding="utf-8")
-    case = grade_case(ex, spec, run_case(ex.job_spec(code, "halves.py"), spec))
+    case = grade_case(CaseFacts.of(ex, spec, run_case(ex.job_spec(code, "halves.py"), spec)))
     assert case["verdict"] == "over_budget"
     assert "the ring needs 4 steps and this rank took 8" in case["message"]
     assert "用了 8 步" in case["message_zh"]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import textwrap
 
+from cjudge.facts import CaseFacts
 from cjudge.grading import grade_case, plan_cases
 from cjudge.real.runtime import run_case
 from tests.grading.helpers import exercise
@@ -41,6 +42,6 @@ def ring_all_reduce(t):
 def test_float32_pairs_viewed_as_float64_are_a_wrong_answer() -> None:
     ex = exercise("ring-allreduce")
     spec = next(s for s in plan_cases(ex) if s["name"] == "3-ranks-float64")
-    case = grade_case(ex, spec, run_case(ex.job_spec(textwrap.dedent(VIEW_PACKED), "packed.py"),
-                                         spec))
+    case = grade_case(CaseFacts.of(ex, spec, run_case(ex.job_spec(textwrap.dedent(VIEW_PACKED), "packed.py"),
+                                         spec)))
     assert case["verdict"] == "wrong_answer", case["message"]

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from cjudge.facts import CaseFacts
 from cjudge.grading import grade_case, plan_cases
 from cjudge.runner import result_line
 from cjudge.switch.core import empty_trace
@@ -127,5 +128,5 @@ def test_a_case_record_larger_than_its_room_is_cut_to_a_trace_limit_the_grader_r
     assert len(line) <= 200_000
     cut = json.loads(line)
     assert cut["stop"] == "trace_limit" and cut["trace"]["limit"] == "record"
-    case = grade_case(ex, spec, cut)
+    case = grade_case(CaseFacts.of(ex, spec, cut))
     assert case["verdict"] == "output_limit" and "larger than the judge keeps" in case["message"]

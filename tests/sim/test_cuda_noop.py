@@ -4,6 +4,7 @@ and ``.to("cuda")`` do nothing, and rank 0's output says so once per kind of cal
 from __future__ import annotations
 
 from cjudge.cuda_note import note_line
+from cjudge.facts import CaseFacts
 from cjudge.grading import grade_case, plan_cases
 from cjudge.sim.runtime import run_case
 from tests.grading.helpers import exercise
@@ -31,7 +32,7 @@ def _first_case(code: str) -> tuple[dict, dict]:
     ex_job["allowed"] = ["all_reduce"]
     spec = plan_cases(ex)[0]
     raw = run_case(ex_job, spec)
-    return raw, grade_case(ex, spec, raw)
+    return raw, grade_case(CaseFacts.of(ex, spec, raw))
 
 
 def test_cuda_calls_are_no_ops_noted_once_on_rank_0():

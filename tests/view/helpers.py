@@ -6,6 +6,7 @@ from functools import cache
 from pathlib import Path
 
 from cjudge.exercises import Exercise, default_root, load_exercise
+from cjudge.facts import CaseFacts
 from cjudge.grading import grade_case, plan_cases
 from cjudge.sim.runtime import run_case
 from cjudge.verdict_json import CaseResult
@@ -27,6 +28,7 @@ def graded(exercise_id: str, file: str, world_size: int | None = None) -> CaseRe
     spec = next(s for s in specs if world_size is None or s["world_size"] == world_size)
     path = Path(ex.path) / file
     raw = run_case(ex.job_spec(path.read_text(encoding="utf-8"), path.name), spec)
-    case = grade_case(ex, spec, raw)
-    present_case(ex, spec, raw, case)
+    facts = CaseFacts.of(ex, spec, raw)
+    case = grade_case(facts)
+    present_case(facts, case)
     return case

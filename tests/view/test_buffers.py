@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 
+from cjudge.facts import CaseFacts
 from cjudge.grading import grade_case, plan_cases
 from cjudge.kit.pieces import chunk_reader, exact_inputs, torch_chunks
 from cjudge.sim.runtime import run_case
@@ -89,8 +90,9 @@ def test_a_copy_where_an_add_was_due_sets_the_cell():
     ex = exercise("ring-allreduce")
     spec = next(s for s in plan_cases(ex) if s["world_size"] == 4)
     raw = run_case(ex.job_spec(OVERWRITES, "overwrites.py"), spec)
-    case = grade_case(ex, spec, raw)
-    present_case(ex, spec, raw, case)
+    facts = CaseFacts.of(ex, spec, raw)
+    case = grade_case(facts)
+    present_case(facts, case)
     assert case["verdict"] == "wrong_answer"
     updates = case["timeline"]["buffers"]["updates"]
     first = [u for u in updates if u["step"] == min(v["step"] for v in updates)]

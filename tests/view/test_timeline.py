@@ -8,6 +8,7 @@ from collections import Counter
 
 import pytest
 
+from cjudge.facts import CaseFacts
 from cjudge.model.case import ModelSpec
 from cjudge.model.reference import ring_all_reduce
 from cjudge.view import timeline as tl
@@ -90,6 +91,7 @@ def test_a_bug_in_the_view_never_changes_a_verdict():
     class Broken:
         model = None  # not a ModelSpec: building the view fails
 
-    out = tl.case_timeline(Broken(), {"inputs": [{"shape": [1], "dtype": "float32"}]},
-                           {"trace": {}, "ranks": []}, {"verdict": "accepted"})
+    facts = CaseFacts(Broken(), {"inputs": [{"shape": [1], "dtype": "float32"}]},
+                      {"trace": {}, "ranks": []}, sent=[], messages=[], bounds=[], per_rank=False)
+    out = tl.case_timeline(facts, {"verdict": "accepted"})
     assert set(out) == {"version", "error"}

@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from ..facts import CaseFacts
 from ..grading import grade_case
 from ..protocol import CaseSpec, JobSpec, RawCase, valid_text
 from ..verdict_json import CaseResult
@@ -66,7 +67,7 @@ def smallest_failing(exercise: Any, job: JobSpec, failed: CaseSpec, verdict: str
                 return None
             spec = _spec(exercise, world, params)
             raw = valid_text(run(fast, spec))
-            case = grade_case(exercise, spec, raw)
+            case = grade_case(CaseFacts.of(exercise, spec, raw))
             if case["verdict"] != verdict:
                 continue
             explain(exercise, spec, raw, case, run, fast, rerun=run)

@@ -9,26 +9,20 @@ server and the browser). The smallest-case search, which compares verdicts only,
 
 from __future__ import annotations
 
-from typing import Any
-
+from ..facts import CaseFacts
 from ..model import slow
-from ..model.case import model_case
-from ..protocol import CaseSpec, RawCase
-from ..switch.accounting import bytes_per_rank
-from ..values import input_bytes
 from ..verdict_json import CaseResult
 from ..verdicts import Verdict
 from .timeline import case_timeline
 
 
-def present_case(exercise: Any, spec: CaseSpec, raw: RawCase, case: CaseResult) -> None:
+def present_case(facts: CaseFacts, case: CaseResult) -> None:
     """Add the graded ``case``'s timeline (in place); a too-slow case's message then names its
-    critical path. The timeline is total (a view's failure is under its ``error``)."""
-    case["timeline"] = case_timeline(exercise, spec, raw, case)
-    if case["verdict"] != Verdict.TOO_SLOW:
+    critical path, read from the replay grading made (``facts.modelled``). The timeline is
+    total (a view's failure is under its ``error``)."""
+    case["timeline"] = case_timeline(facts, case)
+    if case["verdict"] != Verdict.TOO_SLOW or facts.modelled is None:
         return
-    sent, _ = bytes_per_rank(raw["trace"])  # the model as grading made it, from the same facts
-    modelled = model_case(raw["trace"], input_bytes(spec), exercise.model,
-                          case_name=spec["name"], params=spec["params"], sent=sent)
-    case["message"], case["message_zh"] = slow.explain(modelled, case["timeline"], raw["trace"],
-                                                       exercise.allowed)
+    case["message"], case["message_zh"] = slow.explain(facts.modelled, case["timeline"],
+                                                       facts.raw["trace"],
+                                                       facts.exercise.allowed)

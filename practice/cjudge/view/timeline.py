@@ -19,9 +19,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from .. import values
+from ..facts import CaseFacts
 from ..model.case import ModelSpec
 from ..model.replay import transfer_spans
-from ..protocol import CaseSpec, RawCase
 from ..switch.trace import Message, Request, Step, StepKind, SwitchTrace, programs
 from ..values import input_bytes
 from ..verdict_json import CaseResult
@@ -328,12 +328,12 @@ def first_wrong(got: Sequence[float | int], want: Sequence[float | int], dtype: 
     return None if len(got) == len(want) else min(len(got), len(want))
 
 
-def mark_wrong(timeline: dict[str, Any], exercise: Any, spec: CaseSpec, raw: RawCase) -> None:
+def mark_wrong(timeline: dict[str, Any], facts: CaseFacts) -> None:
     """For a wrong answer: the first wrong element's rank, index, chunk (when the exercise's
     grader says, through its optional ``chunk_of(case, index)``) and the last message
     that rank received (the last write into its tensor the trace knows of)."""
-    wants = exercise.grader.expected(spec["params"], spec["world_size"], spec["inputs"])
-    for report, want in zip(raw["ranks"], wants, strict=False):
+    exercise, spec = facts.exercise, facts.spec
+    for report, want in zip(facts.raw["ranks"], facts.expected, strict=False):
         got = report["output"]
         if not (values.is_tensor(got) and values.is_tensor(want)) or \
                 list(got["shape"]) != list(want["shape"]):
@@ -350,13 +350,13 @@ def mark_wrong(timeline: dict[str, Any], exercise: Any, spec: CaseSpec, raw: Raw
         return
 
 
-def case_timeline(exercise: Any, spec: CaseSpec, raw: RawCase, result: CaseResult
-                  ) -> dict[str, Any]:
+def case_timeline(facts: CaseFacts, result: CaseResult) -> dict[str, Any]:
     """The ``timeline`` of a graded case (``result``: its verdict JSON so far).
 
     The view is for display only: should it fail, the case says so under ``error`` and its
     verdict stands.
     """
+    exercise, spec, raw = facts.exercise, facts.spec, facts.raw
     try:
         model = result.get("model")
         timeline = build_timeline(raw["trace"], exercise.model, input_bytes(spec),
@@ -365,7 +365,7 @@ def case_timeline(exercise: Any, spec: CaseSpec, raw: RawCase, result: CaseResul
                                   result.get("verdict") == "too_slow", spec["params"])
         label_chunks(timeline, raw["trace"], exercise.grader, spec)
         if result.get("verdict") == "wrong_answer":
-            mark_wrong(timeline, exercise, spec, raw)
+            mark_wrong(timeline, facts)
         return timeline
     except Exception as exc:  # noqa: BLE001 - a view's bug must never change a verdict
         return {"version": VERSION, "error": f"{type(exc).__name__}: {exc}"}

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from cjudge.exercises import default_root, load_exercise
+from cjudge.facts import CaseFacts
 from cjudge.grading import grade_case, plan_cases
 from server.sandbox.cases import SandboxCases
 
@@ -97,6 +98,6 @@ def test_a_sandbox_that_stopped_early_is_graded_as_the_learners_failure_not_the_
     ex = load_exercise(default_root() / "ring-allreduce")
     spec = plan_cases(ex)[0]
     raw = SandboxCases(FakePool(StoppedSandbox("SIGKILL", [0])), [spec])(JOB, spec)  # type: ignore[arg-type]
-    case = grade_case(ex, spec, raw)  # a report the grader reads like any runtime's
+    case = grade_case(CaseFacts.of(ex, spec, raw))  # a report the grader reads like any runtime's
     assert case["verdict"] == "runtime_error" and "killed while your code ran" in case["message"]
     assert case["bytes_sent"] == [0] * spec["world_size"]

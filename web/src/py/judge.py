@@ -19,6 +19,7 @@ from typing import Any
 import cjudge_exercises
 
 from cjudge.exercises import load_exercises
+from cjudge.facts import CaseFacts
 from cjudge.grading import grade_case, plan_cases, summarize
 from cjudge.judge import judge_code
 from cjudge.protocol import CaseSpec, JobSpec, RankReport, RawCase
@@ -93,8 +94,9 @@ def timed_out(exercise_id: str, samples: bool, name: str, graded_json: str) -> s
              for r in range(specs[at]["world_size"])]
     raw = RawCase(name=name, ranks=ranks, trace=empty_trace(len(ranks)), stdout="", stop="time_limit",
                   wall_ms=exercise.time_limit_s * 1000)
-    case = grade_case(exercise, specs[at], raw)
-    present_case(exercise, specs[at], raw, case)
+    facts = CaseFacts.of(exercise, specs[at], raw)
+    case = grade_case(facts)
+    present_case(facts, case)
     cases = [*graded, case]
     result = summarize(exercise, cases, RUNTIME, exercise.seed)
     return dumps(result | {"skipped": [s["name"] for s in specs[at + 1:]]})
