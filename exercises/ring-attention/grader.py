@@ -134,9 +134,50 @@ def check_computes(case: Case, inputs: list[dict[str, Any]],
     return None
 
 
+def _merged(row: list[float], blocks: list[tuple[dict[str, Any], dict[str, Any]]],
+            rescale_out: bool, rescale_sum: bool) -> list[float]:
+    """One query row's online softmax over ``blocks`` in their order, rescaling the running
+    output and the running sum by exp(old max − new max) only where told to."""
+    d = len(row)
+    top, total, acc = -math.inf, 0.0, [0.0] * d
+    for k, v in blocks:
+        s = [math.fsum(a * b for a, b in zip(row, key, strict=True)) / math.sqrt(d)
+             for key in _rows(k)]
+        new = max(top, *s)
+        w = [math.exp(x - new) for x in s]
+        fix = math.exp(top - new)
+        total = total * (fix if rescale_sum else 1.0) + math.fsum(w)
+        acc = [a * (fix if rescale_out else 1.0) +
+               math.fsum(wi * val[j] for wi, val in zip(w, _rows(v), strict=True))
+               for j, a in enumerate(acc)]
+        top = new
+    return [a / total for a in acc]
+
+
+#: (rescales out, rescales the row sum) -> what a merge that leaves a rescale out did
+UNSCALED = {
+    (False, True): ("out is never rescaled: when a later block raises a query's running max, "
+                    "multiply out by exp(old max − new max) before adding the block's p @ v, as "
+                    "you do the row sum",
+                    "其中的 out 没有重新缩放：当后来的块抬高了某个查询的当前最大值时，应先把 out 乘以 "
+                    "exp(旧最大值 − 新最大值)，再加上该块的 p @ v，就像你对行和所做的那样"),
+    (True, False): ("the row sum is never rescaled: when a later block raises a query's running "
+                    "max, multiply the row sum by exp(old max − new max) before adding the block's "
+                    "terms, as you do out",
+                    "其中的行和没有重新缩放：当后来的块抬高了某个查询的当前最大值时，应先把行和乘以 "
+                    "exp(旧最大值 − 新最大值)，再加上该块的各项，就像你对 out 所做的那样"),
+    (False, False): ("neither out nor the row sum is rescaled: when a later block raises a "
+                     "query's running max, multiply both by exp(old max − new max) before adding "
+                     "the block's terms",
+                     "其中的 out 和行和都没有重新缩放：当后来的块抬高了某个查询的当前最大值时，"
+                     "应先把两者都乘以 exp(旧最大值 − 新最大值)，再加上该块的各项"),
+}
+
+
 def diagnose(case: Case, inputs: list[dict[str, Any]], rank: int, index: int,
              got: float) -> tuple[str, str] | None:
-    """Whether the row is attention over its own block only, or over all blocks but one."""
+    """Whether the row is attention over its own block only, over all blocks but one, or the
+    blocks in the ring's order merged without a rescale of out or of the row sum."""
     kv, q = _kv(inputs), inputs[rank]["call"][1]
     tol = 1e-4 * max(1.0, abs(got))
 
@@ -151,4 +192,11 @@ def diagnose(case: Case, inputs: list[dict[str, Any]], rank: int, index: int,
             return (f"this value is attention over every block but rank {j}'s: that block of "
                     "keys and values was never merged in (one step short?)",
                     f"该值是对除 rank {j} 之外所有块的注意力：那一块键和值没有合并进来（少了一步？）")
+    d = q["shape"][1]
+    ring = [kv[(rank - j) % case.world] for j in range(case.world)]  # as they arrive
+    for (out, total), (en, zh) in UNSCALED.items():
+        if case.world > 1 and \
+                abs(_merged(_rows(q)[index // d], ring, out, total)[index % d] - got) <= tol:
+            return (f"this value is the blocks' online softmax merged in the ring's order, but {en}",
+                    f"该值是按环的顺序合并各块的在线 softmax，但{zh}")
     return None
