@@ -1,5 +1,6 @@
 """Every modelled size from one walk of a case's trace (``replay_sizes``), the same numbers as
-one replay per size."""
+one replay per size; and that walk is the case's only one: the trace view and a too-slow
+case's critical path read it from the case's facts."""
 
 from __future__ import annotations
 
@@ -10,11 +11,15 @@ import pytest
 from cjudge.exercises import default_root, load_exercises
 from cjudge.facts import CaseFacts
 from cjudge.grading import grade_case, plan_cases
+from cjudge.judge import judge_code
 from cjudge.model import reference as ref
 from cjudge.model import replay as replay_module
+from cjudge.model.case import view_size
 from cjudge.model.replay import replay, replay_sizes
 from cjudge.model.topology import get_topology
 from cjudge.sim.runtime import run_case
+from cjudge.values import input_bytes
+from cjudge.view.timeline import build_timeline
 
 EXERCISE = load_exercises(default_root())["ring-allreduce"]
 
@@ -54,3 +59,33 @@ def test_a_scale_whose_order_differs_is_walked_again_and_only_it():
     before = replay_module.WALKS[0]
     replay_sizes(ref.ring_all_reduce(8, 8000), get_topology("h100x8"), [0.512, 125, 125000])
     assert replay_module.WALKS[0] - before == 1
+
+
+@pytest.mark.parametrize("code", ["solution.py", "wrong/halves_every_step.py"])
+def test_judging_walks_each_case_once_with_its_view(code):
+    """Grading, the timeline and a too-slow case's critical path share one walk per case
+    (the reference is accepted; halves_every_step is too slow on the modelled cases)."""
+    before = replay_module.WALKS[0]
+    result = judge_code(EXERCISE, (EXERCISE.path / code).read_text(encoding="utf-8"), code,
+                        run_case, "sim", all_cases=True)
+    assert replay_module.WALKS[0] - before == len(result["cases"]) == 7
+    assert sum(bool(c.get("model", {}).get("sizes")) for c in result["cases"]) == 4
+
+
+@pytest.mark.parametrize("exercise", ["ring-allreduce", "pipeline-1f1b", "hierarchical-allreduce",
+                                      "double-binary-tree"])
+def test_the_view_drawn_from_gradings_walk_is_the_one_it_would_replay(exercise):
+    ex = load_exercises(default_root())[exercise]
+    compared = 0
+    for spec in plan_cases(ex):
+        raw = run_case(ex.job_spec(ex.solution, "solution.py"), spec)
+        facts = CaseFacts.of(ex, spec, raw)
+        case = grade_case(facts)
+        if facts.modelled is None or facts.modelled.drawn is None:
+            continue
+        size = view_size(ex.model, case["model"])
+        args = (raw["trace"], ex.model, input_bytes(spec), size, None, False, spec["params"])
+        assert build_timeline(*args, drawn=facts.modelled.drawn) == build_timeline(*args), \
+            (exercise, case["name"])
+        compared += 1
+    assert compared >= 2

@@ -102,7 +102,7 @@ def build(exercise: Exercise, file: Path | None, topo: Topology, sizes: list[int
             if exercise.model.ranks_per_node is not None:  # placed as the case places them
                 topo = topo.placed(mine[2][exercise.model.ranks_per_node], n)
     series = [{"label": label, "kind": "learner" if label.endswith("(yours)") else "reference",
-               "run_size": run, "rows": sweep(trace, topo, sizes, run, kind, contention)}
+               "run_size": run, "rows": sweep(trace, topo, sizes, run, kind, contention).rows}
               for label, (trace, run) in traces.items()]
     refs = [(label, t) for label, t in traces.items() if not label.endswith("(yours)")]
     crossings = []

@@ -13,12 +13,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, NamedTuple, cast
 
 from ..switch.trace import SwitchTrace
 from ..units import SizeError, format_seconds, format_size, parse_size, plural
 from .bound import NAMES, Bound
-from .replay import replay, replay_sizes
+from .replay import Replay, replay, replay_sizes
 from .topology import ModelError, Topology, get_topology
 
 DEFAULT_TOPOLOGY = "h100x8"
@@ -172,11 +172,19 @@ class ModelSpec:
         return topo.placed(params[self.ranks_per_node], world_size)
 
 
+class Sweep(NamedTuple):
+    """A trace replayed at several sizes: a row per size and the replay it was read from."""
+
+    rows: list[dict[str, Any]]
+    replays: list[Replay]
+
+
 def sweep(trace: SwitchTrace, topology: Topology, sizes: list[int] | tuple[int, ...],
           run_size: int, collective: str | None = None, contention: bool = True,
-          compute: Callable[[int], float] | None = None) -> list[dict[str, Any]]:
+          compute: Callable[[int], float] | None = None, record: bool = False) -> Sweep:
     """Per modelled size: the trace replayed with every message's bytes × size / ``run_size``,
-    every size in one walk of the trace (:func:`.replay.replay_sizes`).
+    every size in one walk of the trace (:func:`.replay.replay_sizes`; ``record``: each replay
+    keeps its transfers' spans).
 
     Each row: size (B), time_s, algbw and busbw (GB/s, GB = 1e9 B, nccl-tests' conventions),
     steps, latency_s, transfer_s and compute_s on the critical path, link_bytes per link class,
@@ -186,14 +194,14 @@ def sweep(trace: SwitchTrace, topology: Topology, sizes: list[int] | tuple[int, 
         raise ModelError("the run's size S must be at least 1 byte to scale messages from it")
     n, rows = trace["world_size"], []
     replays = replay_sizes(trace, topology, [size / run_size for size in sizes], contention,
-                           [compute(size) if compute else 0.0 for size in sizes])
+                           [compute(size) if compute else 0.0 for size in sizes], record)
     for size, r in zip(sizes, replays, strict=True):
         algbw = nccl_size(collective, n, size) / r.time / 1e9 if r.time > 0 else 0.0
         rows.append({"size": size, "time_s": r.time, "algbw": algbw,
                      "busbw": algbw * busbw_factor(collective, n), "steps": r.steps,
                      "latency_s": r.latency, "transfer_s": r.transfer, "compute_s": r.compute,
                      "link_bytes": r.link_bytes, "complete": r.complete})
-    return rows
+    return Sweep(rows, replays)
 
 
 @dataclass
@@ -211,6 +219,8 @@ class CaseModel:
     advice: tuple[str, str] = ("", "")
     worst: dict[str, Any] = field(default_factory=dict)  # the row the messages are about
     bound_steps: float = 0.0  # α the bound pays at the worst row's size
+    #: the replay at the size the trace view draws (:func:`view_size`), with its spans
+    drawn: Replay | None = None
 
     def composed(self, path: tuple[str, str] = ("", ""),
                  advice: tuple[str, str] | None = None) -> tuple[str, str]:
@@ -229,6 +239,15 @@ class CaseModel:
     def message_zh(self) -> str:
         """The too_slow message in Chinese ("" when not too slow)."""
         return self.composed()[1]
+
+
+def view_size(spec: ModelSpec, model: dict[str, Any] | None) -> int:
+    """The size the trace view models: the worst row over the bound, else the middle size."""
+    rows = (model or {}).get("sizes") or []
+    over = [r for r in rows if r.get("over") and r.get("bound_s")]
+    if over:
+        return int(max(over, key=lambda r: r["time_s"] / r["bound_s"])["size"])
+    return int(spec.sizes[len(spec.sizes) // 2])
 
 
 def unmodelled(case_name: str | None) -> dict[str, Any]:
@@ -287,8 +306,8 @@ def model_case(trace: SwitchTrace, run_size: int, spec: ModelSpec, case_name: st
     n = trace["world_size"]
     topo = spec.topology_for(n, params, extra_topologies)
     names = {size: spec.variables(n, size, topo, params) for size in spec.sizes}  # once each
-    rows = sweep(trace, topo, spec.sizes, run_size, spec.collective, spec.contention,
-                 lambda size: names[size]["c"])
+    rows, replays = sweep(trace, topo, spec.sizes, run_size, spec.collective, spec.contention,
+                          lambda size: names[size]["c"], record=True)
     worst: dict[str, Any] = {}
     for row in rows:
         row["bound_s"] = None
@@ -315,8 +334,9 @@ def model_case(trace: SwitchTrace, run_size: int, spec: ModelSpec, case_name: st
         model["floor"] = _floor(spec.floor, rows, names, spec.variables(n, run_size, topo, params),
                                 sent)
     complete = all(row["complete"] for row in rows)
+    drawn = replays[list(spec.sizes).index(view_size(spec, model))]
     if not worst:
-        return CaseModel(model, complete)
+        return CaseModel(model, complete, drawn=drawn)
     assert spec.time_bound is not None  # a row is over its bound only where there is one
     t, bound = worst["time_s"], worst["bound_s"]
     over = 100 * (t / bound - 1)
@@ -332,7 +352,7 @@ def model_case(trace: SwitchTrace, run_size: int, spec: ModelSpec, case_name: st
                 f"在 {where_zh}上、S = {size} 时太慢：你的建模时间为 {format_seconds(t)}，比上限 "
                 f"{shown}（容差 {tolerance}）多 {over:.0f} %。")
     return CaseModel(model, complete, True, headline, (why, why_zh), (advice, advice_zh),
-                     worst, spec.time_bound.steps(**at))
+                     worst, spec.time_bound.steps(**at), drawn)
 
 
 def _floor(floor: Floor, rows: list[dict[str, Any]], names: dict[int, dict[str, float]],

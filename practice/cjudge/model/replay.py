@@ -49,6 +49,8 @@ Stamp = tuple[float, int, float, float, float]
 ZERO: Stamp = (0.0, 0, 0.0, 0.0, 0.0)
 #: one stamp per modelled scale (:func:`replay_sizes`)
 Stamps = tuple[Stamp, ...]
+#: per transfer, its modelled (start, end) in s: ("m", message id) or ("c", collective id)
+Spans = dict[tuple[str, int], tuple[float, float]]
 
 
 @dataclass
@@ -67,6 +69,8 @@ class Replay:
     #: False: a graded request the switch completed has no end in the replay (a judge defect)
     #: or some wait never completes (the run did not finish)
     complete: bool = True
+    #: each transfer's modelled (start, end), when the replay was asked to record them
+    spans: Spans = field(default_factory=dict)
 
 
 def _after(stamp: Stamp, seconds: float, steps: int, latency: float, transfer: float,
@@ -109,18 +113,14 @@ def _symm_waits(program: list[Step], kinds: dict[int, str]) -> list[Step]:
     return out
 
 
-#: per transfer, its modelled (start, end) in s: ("m", message id) or ("c", collective id)
-Spans = dict[tuple[str, int], tuple[float, float]]
-
-
 def replay(trace: SwitchTrace, topo: Topology, scale: float = 1.0,
-           contention: bool = True, spans: Spans | None = None, compute: float = 0.0) -> Replay:
+           contention: bool = True, record: bool = False, compute: float = 0.0) -> Replay:
     """Replay ``trace`` on ``topo`` with every message's bytes multiplied by ``scale``, each
     call of a judge's function costing ``compute`` seconds.
 
-    ``spans``, when given, receives every transfer's and collective's modelled start and end.
+    ``record``: keep every transfer's and collective's modelled start and end (``spans``).
     """
-    return replay_sizes(trace, topo, [scale], contention, [compute], spans)[0]
+    return replay_sizes(trace, topo, [scale], contention, [compute], record)[0]
 
 
 #: how many times :func:`replay_sizes` walked a trace (what a test counts: one per case)
@@ -129,9 +129,10 @@ WALKS = [0]
 
 def replay_sizes(trace: SwitchTrace, topo: Topology, scales: Sequence[float],
                  contention: bool = True, computes: Sequence[float] | None = None,
-                 spans: Spans | None = None) -> list[Replay]:
+                 record: bool = False) -> list[Replay]:
     """:func:`replay` at every scale of ``scales`` (``computes``: each one's seconds per call of
-    a judge's function) in one walk of the trace.
+    a judge's function) in one walk of the trace; ``record``: each scale's replay keeps its
+    transfers' spans (what the trace view draws at one of them).
 
     For a fixed schedule every time is affine in the scale, so the walk carries one stamp per
     scale through the same program steps. The schedule is fixed but for one choice: which ready
@@ -143,8 +144,7 @@ def replay_sizes(trace: SwitchTrace, topo: Topology, scales: Sequence[float],
     WALKS[0] += 1
     k = len(scales)
     computes = computes if computes is not None else [0.0] * k
-    if spans is not None and k != 1:
-        raise ValueError("spans are recorded for one scale at a time")
+    spans: list[Spans] | None = [{} for _ in range(k)] if record else None
     world = trace["world_size"]
     topo.check(world)
     requests = {r["id"]: r for r in trace["requests"] if r["graded"]}
@@ -223,7 +223,7 @@ def replay_sizes(trace: SwitchTrace, topo: Topology, scales: Sequence[float],
             ends.append(_after(start, cost.latency + cost.transfer, cost.steps, cost.latency,
                                cost.transfer))
             if spans is not None:
-                spans[("c", c["id"])] = (start[0], ends[-1][0])
+                spans[j][("c", c["id"])] = (start[0], ends[-1][0])
             for klass, nbytes in cost.link_bytes.items():
                 link_bytes[j][klass] = link_bytes[j].get(klass, 0.0) + nbytes
         end = tuple(ends)
@@ -237,14 +237,16 @@ def replay_sizes(trace: SwitchTrace, topo: Topology, scales: Sequence[float],
     def transfer(m: Message) -> None:
         ready = _latest(posted[m["send"]], posted[m["recv"]])
         src, dst = m["src"], m["dst"]
+        starts: Sequence[Stamp]
         if src == dst:
-            ends = ready
+            starts = ends = ready
         else:
             klass = topo.link_class(src, dst)
             link = topo.links[klass]
             out, into = (src, "out", klass), (dst, "in", klass)
             was_out, was_in = ports.get(out, zero), ports.get(into, zero)
-            starts, frees, finish = [], [], []
+            begun: list[Stamp] = []
+            frees, finish = [], []
             for j, scale in enumerate(scales):
                 nbytes = m["bytes"] * scale
                 link_bytes[j][klass] = link_bytes[j].get(klass, 0.0) + nbytes
@@ -252,14 +254,13 @@ def replay_sizes(trace: SwitchTrace, topo: Topology, scales: Sequence[float],
                 busy, xfer = link.busy(nbytes), nbytes / link.beta
                 frees.append(_after(start, busy, 0, busy - xfer, xfer))
                 finish.append(_after(start, link.seconds(nbytes), 1, link.alpha, xfer))
-                starts.append(start)
+                begun.append(start)
             if contention:
                 ports[out] = ports[into] = tuple(frees)
-            ends = tuple(finish)
-            if spans is not None:
-                spans[("m", m["id"])] = (starts[0][0], ends[0][0])
-        if spans is not None and src == dst:
-            spans[("m", m["id"])] = (ready[0][0], ready[0][0])
+            starts, ends = begun, tuple(finish)
+        if spans is not None:
+            for j in range(k):
+                spans[j][("m", m["id"])] = (starts[j][0], ends[j][0])
         complete(m["send"], ends)
         complete(m["recv"], ends)
 
@@ -284,7 +285,7 @@ def replay_sizes(trace: SwitchTrace, topo: Topology, scales: Sequence[float],
     out: list[Replay] = []
     for j in range(k):
         if j in diverged:
-            out.append(replay(trace, topo, scales[j], contention, compute=computes[j]))
+            out.append(replay(trace, topo, scales[j], contention, record, computes[j]))
             continue
         ends: list[Stamp] = []
         for rank in range(world):
@@ -293,17 +294,11 @@ def replay_sizes(trace: SwitchTrace, topo: Topology, scales: Sequence[float],
             ends.append(max([clock[rank][j], *mine]))
         last = max(ends, default=ZERO)
         out.append(Replay(last[0], last[1], last[2], last[3], last[4], link_bytes[j],
-                          [e[0] for e in ends], last_to_post[j], complete=complete_run))
+                          [e[0] for e in ends], last_to_post[j], complete_run,
+                          spans[j] if spans is not None else {}))
     return out
 
 
 def _latest(a: Stamps, b: Stamps) -> Stamps:
     """Per scale, the later of two stamps."""
     return tuple(map(max, a, b))
-
-
-def transfer_spans(trace: SwitchTrace, topo: Topology, scale: float = 1.0,
-                   contention: bool = True, compute: float = 0.0) -> tuple[Replay, Spans]:
-    """The replay and each transfer's modelled (start, end): what the trace view draws."""
-    spans: Spans = {}
-    return replay(trace, topo, scale, contention, spans, compute), spans

@@ -20,8 +20,8 @@ from typing import Any
 
 from .. import values
 from ..facts import CaseFacts
-from ..model.case import ModelSpec
-from ..model.replay import transfer_spans
+from ..model.case import ModelSpec, view_size
+from ..model.replay import Replay, replay
 from ..switch.trace import Message, Request, Step, StepKind, SwitchTrace, programs
 from ..values import input_bytes
 from ..verdict_json import CaseResult
@@ -84,21 +84,14 @@ def _steps(trace: SwitchTrace, graded: dict[int, Request]) -> tuple[dict[int, in
     return step, at_post, level
 
 
-def modelled_size(spec: ModelSpec, model: dict[str, Any] | None) -> int:
-    """The size the view models: the worst row over the bound, else the middle size."""
-    rows = (model or {}).get("sizes") or []
-    over = [r for r in rows if r.get("over") and r.get("bound_s")]
-    if over:
-        return int(max(over, key=lambda r: r["time_s"] / r["bound_s"])["size"])
-    return int(spec.sizes[len(spec.sizes) // 2])
-
-
 def build_timeline(trace: SwitchTrace, spec: ModelSpec, run_size: int,
                    size: int | None = None, rank_states: list[str] | None = None,
-                   too_slow: bool = False, params: dict[str, Any] | None = None
-                   ) -> dict[str, Any]:
+                   too_slow: bool = False, params: dict[str, Any] | None = None,
+                   drawn: Replay | None = None) -> dict[str, Any]:
     """The ``timeline`` of one case from its switch trace (see the module's docstring);
-    ``params``: the case's, which may place its ranks on nodes and set the compute charge."""
+    ``params``: the case's, which may place its ranks on nodes and set the compute charge;
+    ``drawn``: the case's replay at ``size`` with its spans, when grading made it (else the
+    trace is replayed here)."""
     world = trace["world_size"]
     graded = {r["id"]: r for r in trace["requests"] if r["graded"]}
     everything = {r["id"]: r for r in trace["requests"]}
@@ -109,9 +102,10 @@ def build_timeline(trace: SwitchTrace, spec: ModelSpec, run_size: int,
     last_to_post: dict[int, int] = {}
     modelled = world <= topo.gpus_per_node * topo.nodes
     if modelled:
-        compute = spec.variables(world, size, topo, params)["c"]
-        replayed, spans = transfer_spans(trace, topo, scale, spec.contention, compute)
-        last_to_post = replayed.last_to_post
+        if drawn is None:
+            compute = spec.variables(world, size, topo, params)["c"]
+            drawn = replay(trace, topo, scale, spec.contention, True, compute)
+        spans, last_to_post = drawn.spans, drawn.last_to_post
     step, at_post, level = _steps(trace, graded)
 
     # each request's modelled completion, and each rank's clock at each post and wait
@@ -358,11 +352,11 @@ def case_timeline(facts: CaseFacts, result: CaseResult) -> dict[str, Any]:
     """
     exercise, spec, raw = facts.exercise, facts.spec, facts.raw
     try:
-        model = result.get("model")
         timeline = build_timeline(raw["trace"], exercise.model, input_bytes(spec),
-                                  modelled_size(exercise.model, model),
+                                  view_size(exercise.model, result.get("model")),
                                   [r["state"] for r in raw["ranks"]],
-                                  result.get("verdict") == "too_slow", spec["params"])
+                                  result.get("verdict") == "too_slow", spec["params"],
+                                  facts.modelled.drawn if facts.modelled else None)
         label_chunks(timeline, raw["trace"], exercise.grader, spec)
         if result.get("verdict") == "wrong_answer":
             mark_wrong(timeline, facts)
