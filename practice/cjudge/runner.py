@@ -20,10 +20,10 @@ import signal
 import sys
 import threading
 
-from .protocol import RESULT_BYTES, CaseSpec, JobSpec, RankReport, RawCase
+from .protocol import RESULT_BYTES, CaseSpec, JobSpec, RawCase
 from .real.confine import confinement_gaps
 from .real.process_flags import set_dumpable
-from .switch.core import empty_trace
+from .switch.core import unreported
 
 #: room kept for each case still to come (a line cut by :func:`result_line` is smaller)
 CASE_RESERVE = 128 << 10
@@ -82,12 +82,10 @@ def result_line(raw: RawCase, room: int) -> str:
     line = json.dumps(raw)
     if len(line) <= room:
         return line
-    trace = empty_trace(len(raw["ranks"]))
-    trace["limit"] = "record"
-    ranks = [RankReport(rank=r["rank"], state=r["state"], output=None, error=None)
-             for r in raw["ranks"]]
-    return json.dumps(RawCase(name=raw["name"], ranks=ranks, trace=trace, stop="trace_limit",
-                              wall_ms=raw["wall_ms"], stdout=raw["stdout"][:CUT_STDOUT]))
+    cut = unreported(raw["name"], [r["state"] for r in raw["ranks"]], "trace_limit",
+                     raw["wall_ms"], stdout=raw["stdout"][:CUT_STDOUT])
+    cut["trace"]["limit"] = "record"
+    return json.dumps(cut)
 
 
 def main() -> int:

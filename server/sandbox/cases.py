@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from cjudge.exercises import Exercise
 from cjudge.grading import plan_cases
-from cjudge.protocol import CaseSpec, JobSpec, RankError, RankReport, RankState, RawCase, Stop
-from cjudge.switch.core import empty_trace
+from cjudge.protocol import CaseSpec, JobSpec, RankError, RankState, RawCase, Stop
+from cjudge.switch.core import unreported
 
 from .pool import WarmPool
 from .process import Sandbox, SandboxStop
@@ -83,10 +83,7 @@ class SandboxCases:
                               line=None)
         else:
             state, raw_stop, error = "running", stop, None
-        ranks = [RankReport(rank=r, state=state, output=None, error=error)
-                 for r in range(spec["world_size"])]
-        return RawCase(name=spec["name"], ranks=ranks, trace=empty_trace(spec["world_size"]),
-                       stdout="", stop=raw_stop, wall_ms=0.0)
+        return unreported(spec["name"], [state] * spec["world_size"], raw_stop, 0.0, error)
 
 
 def submission_cases(exercise: Exercise, seed: int) -> list[CaseSpec]:

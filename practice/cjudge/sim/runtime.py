@@ -26,7 +26,7 @@ from typing import Any, cast
 from ..learner import compile_learner, exit_error, learner_error
 from ..protocol import CaseSpec, JobSpec, RankError, RankReport, RankState, RawCase, Stop
 from ..switch import packed
-from ..switch.core import Switch, empty_trace
+from ..switch.core import Switch, unreported
 from ..switch.threads import ThreadSwitch
 from .capture import Capture, Router
 from .rank import install_modules, run_rank
@@ -120,10 +120,7 @@ def _read_until(fd: int, deadline: float) -> bytes | None:
 def _ended(case: CaseSpec, wall_ms: float, state: RankState, error: RankError | None,
            stop: Stop | None) -> RawCase:
     """The report of a child that could not report: killed at the time limit, or dead."""
-    ranks = [RankReport(rank=r, state=state, output=None, error=error)
-             for r in range(case["world_size"])]
-    return RawCase(name=case["name"], ranks=ranks, trace=empty_trace(case["world_size"]),
-                   stdout="", stop=stop, wall_ms=wall_ms)
+    return unreported(case["name"], [state] * case["world_size"], stop, wall_ms, error)
 
 
 def run_case_here(job: JobSpec, case: CaseSpec) -> RawCase:

@@ -22,7 +22,7 @@ from typing import Any, Literal
 
 from .. import values
 from ..primitives import DISPLAY, P2P_OPS, blocks_of, bytes_sent, equal_blocks
-from ..protocol import CaseSpec, JobSpec, RankError, RankReport, Stop, TensorData
+from ..protocol import CaseSpec, JobSpec, RankError, RankReport, RankState, RawCase, Stop, TensorData
 from . import functions, symm
 from .accounting import charged
 from .reduce import DTYPES, OPS, OutOfTime, ReduceError, itemsize, reduce_bytes, values_of
@@ -110,6 +110,17 @@ def _never_completed(rec: Request) -> RankError:
 def empty_trace(world: int) -> SwitchTrace:
     """The trace of a case in which nothing reached the switch."""
     return Switch(world, frozenset()).trace()
+
+
+def unreported(name: str, states: Sequence[RankState], stop: Stop | None, wall_ms: float,
+               error: RankError | None = None, stdout: str = "") -> RawCase:
+    """The record of a case whose ranks could not report (killed at a limit, dead, or cut at
+    the judge's record limit): each rank in its state of ``states``, with ``error`` and no
+    output, and the trace of a case in which nothing reached the switch."""
+    ranks = [RankReport(rank=r, state=state, output=None, error=error)
+             for r, state in enumerate(states)]
+    return RawCase(name=name, ranks=ranks, trace=empty_trace(len(ranks)), stdout=stdout,
+                   stop=stop, wall_ms=wall_ms)
 
 
 @dataclass(eq=False)

@@ -22,8 +22,8 @@ from cjudge.exercises import load_exercises
 from cjudge.facts import CaseFacts
 from cjudge.grading import grade_case, plan_cases, summarize
 from cjudge.judge import judge_code
-from cjudge.protocol import CaseSpec, JobSpec, RankReport, RawCase
-from cjudge.switch.core import empty_trace
+from cjudge.protocol import CaseSpec, JobSpec, RawCase
+from cjudge.switch.core import unreported
 from cjudge.verdict_json import dumps
 from cjudge.view.present import present_case
 
@@ -90,10 +90,8 @@ def timed_out(exercise_id: str, samples: bool, name: str, graded_json: str) -> s
     if at is None:
         result = summarize(exercise, graded, RUNTIME, exercise.seed)
         return dumps(result | {"skipped": [s["name"] for s in specs[len(graded):]]})
-    ranks = [RankReport(rank=r, state="running", output=None, error=None)
-             for r in range(specs[at]["world_size"])]
-    raw = RawCase(name=name, ranks=ranks, trace=empty_trace(len(ranks)), stdout="", stop="time_limit",
-                  wall_ms=exercise.time_limit_s * 1000)
+    raw = unreported(name, ["running"] * specs[at]["world_size"], "time_limit",
+                     exercise.time_limit_s * 1000)
     facts = CaseFacts.of(exercise, specs[at], raw)
     case = grade_case(facts)
     present_case(facts, case)
