@@ -10,12 +10,37 @@ replay of the cost model.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
+from .chunks import Summary
 from .exercises import Exercise
 from .model.case import CaseModel
 from .protocol import CaseSpec, RawCase
 from .switch.accounting import bytes_per_rank
+
+
+class WrongAnswer(NamedTuple):
+    """A wrong answer's message in its parts, each (English, Chinese): where the first
+    difference is; the grader's ``hint``, its guess at the cause from that element or number
+    alone (its ``diagnose``), which a diagnosis from the run's evidence replaces
+    (``cjudge.diagnosis.case``); the ``summary`` of wrong chunks by rank."""
+
+    where: tuple[str, str]
+    hint: tuple[str, str] | None = None
+    summary: Summary | None = None
+
+    def message(self, hint: bool = True, guess: bool = True) -> tuple[str, str]:
+        """The case's message, (English, Chinese); without the element's hint when ``hint`` is
+        False, without what the chunk pattern suggests when ``guess`` is False."""
+        en, zh = self.where
+        if hint and self.hint:
+            en, zh = f"{en}; {self.hint[0]}", f"{zh}；{self.hint[1]}"
+        if self.summary:
+            (s_en, s_zh), more = self.summary
+            if guess and more:
+                s_en, s_zh = s_en + more[0], s_zh + more[1]
+            en, zh = f"{en}. In all, {s_en}", f"{zh}。总计：{s_zh}"
+        return en, zh
 
 
 @dataclass
@@ -35,6 +60,9 @@ class CaseFacts:
     #: the case's one replay at every modelled size, made by grading for a finished, correct
     #: run with input tensors; None for any other
     modelled: CaseModel | None = field(default=None)
+    #: the wrong answer's parts, when grading wrote the case's message from them (a result
+    #: that differs; not a race, a rank's failure or a stop)
+    wrong: WrongAnswer | None = field(default=None)
 
     @classmethod
     def of(cls, exercise: Exercise, spec: CaseSpec, raw: RawCase) -> CaseFacts:

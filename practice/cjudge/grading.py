@@ -16,9 +16,9 @@ from typing import Any, NamedTuple, TypeVar
 
 from . import __version__, values
 from .budget import over_budget
-from .chunks import Summary, summary
+from .chunks import summary
 from .exercises import Case, Exercise
-from .facts import CaseFacts
+from .facts import CaseFacts, WrongAnswer
 from .instead import instead
 from .kit.where import FreedDead
 from .model.case import model_case
@@ -140,30 +140,6 @@ def _diagnosis(hook: Callable[..., Said | None], *args: Any, **kwargs: Any) -> S
     except Exception:  # noqa: BLE001 - a grader's bug on a learner's result must not cost a verdict
         log.exception("%s: dropped a diagnosis that failed", getattr(hook, "__qualname__", hook))
         return None
-
-
-class WrongAnswer(NamedTuple):
-    """A wrong answer's message in its parts, each (English, Chinese): where the first
-    difference is; the grader's ``hint``, its guess at the cause from that element or number
-    alone (its ``diagnose``), which a diagnosis from the run's evidence replaces
-    (``cjudge.diagnosis.case``); the ``summary`` of wrong chunks by rank."""
-
-    where: tuple[str, str]
-    hint: tuple[str, str] | None = None
-    summary: Summary | None = None
-
-    def message(self, hint: bool = True, guess: bool = True) -> tuple[str, str]:
-        """The case's message, (English, Chinese); without the element's hint when ``hint`` is
-        False, without what the chunk pattern suggests when ``guess`` is False."""
-        en, zh = self.where
-        if hint and self.hint:
-            en, zh = f"{en}; {self.hint[0]}", f"{zh}；{self.hint[1]}"
-        if self.summary:
-            (s_en, s_zh), more = self.summary
-            if guess and more:
-                s_en, s_zh = s_en + more[0], s_zh + more[1]
-            en, zh = f"{en}. In all, {s_en}", f"{zh}。总计：{s_zh}"
-        return en, zh
 
 
 def _compare(exercise: Exercise, spec: CaseSpec, rank: int, got: Any,
@@ -381,6 +357,7 @@ def grade_case(facts: CaseFacts) -> CaseResult:
         verdict, en, zh = _judge_outputs(facts)
         if "race" in raw["trace"]:  # symmetric memory read or written with no barrier between
             verdict, (en, zh) = Verdict.WRONG_ANSWER, symm.explain(raw["trace"]["race"])
+            facts.wrong = None  # the message is the race's, not the result's parts
         if verdict in (Verdict.ACCEPTED, Verdict.OVER_BUDGET):
             verdict, en, zh = _check_computes(exercise, spec, raw) or (verdict, en, zh)
         if verdict in (Verdict.ACCEPTED, Verdict.OVER_BUDGET):
@@ -474,19 +451,12 @@ def _first_wrong(exercise: Exercise, spec: CaseSpec, raw: RawCase,
     return None
 
 
-def wrong_answer(exercise: Exercise, spec: CaseSpec, raw: RawCase) -> WrongAnswer | None:
-    """The wrong answer grading finds in ``raw``'s results, in its parts; None if there is none
-    (every rank returned what it should, or one did not return)."""
-    wants = exercise.grader.expected(spec["params"], spec["world_size"], spec["inputs"])
-    found = _first_wrong(exercise, spec, raw, wants)
-    return found if isinstance(found, WrongAnswer) else None
-
-
 def _judge_outputs(facts: CaseFacts) -> tuple[Verdict, str, str]:
     exercise, spec, raw = facts.exercise, facts.spec, facts.raw
     sent, bounds = facts.sent, facts.bounds
     found = _first_wrong(exercise, spec, raw, facts.expected)
     if isinstance(found, WrongAnswer):
+        facts.wrong = found
         return Verdict.WRONG_ANSWER, *found.message()
     if found is not None:
         r = found["rank"]

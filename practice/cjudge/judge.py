@@ -58,7 +58,8 @@ def judge_code(exercise: Exercise, code: str, filename: str, run_case: RunCase, 
             present_case(facts, result)
         except Exception as exc:  # noqa: BLE001 - the judge's defect: say so, blame nobody
             result = _judge_error(exercise, spec, raw, exc)
-        explain(exercise, spec, raw, result, explore or reference, job, rerun=explore)
+        else:  # a judge error has no cause to find in the learner's run
+            explain(facts, result, explore or reference, job, rerun=explore)
         results.append(result)
         if raw["stdout"]:
             output.append(f"--- {spec['name']} ---\n{raw['stdout']}")

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any, NamedTuple, TypeVar
 
 from ..budget import against_reference
-from ..grading import WrongAnswer, wrong_answer
+from ..facts import CaseFacts, WrongAnswer
 from ..protocol import CaseSpec, JobSpec, RawCase
 from ..switch.trace import SwitchTrace
 from ..units import plural
@@ -68,15 +68,6 @@ def _append(result: CaseResult, en: str, zh: str) -> None:
     first = first if first.endswith((".", "?", "!")) else f"{first}."
     first_zh = first_zh if first_zh.endswith(("。", "？", "！")) else f"{first_zh}。"
     result["message"], result["message_zh"] = f"{first} {en}", f"{first_zh}{zh}"
-
-
-def _graded(exercise: Any, spec: CaseSpec, raw: RawCase, result: CaseResult) -> WrongAnswer | None:
-    """The parts of the wrong answer's message (grading's :class:`~cjudge.grading.WrongAnswer`)
-    when grading wrote it; None otherwise."""
-    answer = wrong_answer(exercise, spec, raw)
-    if answer is None or answer.message() != (result["message"], result["message_zh"]):
-        return None
-    return answer
 
 
 class Found(NamedTuple):
@@ -234,11 +225,12 @@ def _error_lines(raw: RawCase) -> set[int]:
 
 @_total
 def _explain_wrong(exercise: Any, spec: CaseSpec, raw: RawCase, result: CaseResult,
-                   runs: Runs) -> None:
+                   more: tuple[Runs, WrongAnswer | None]) -> None:
     """A wrong answer's cause from the evidence, in place of the guesses from its result; for a
-    wrong output (not a race) that ``job``'s function returned, the line it came from."""
+    wrong output (not a race) that ``job``'s function returned, the line it came from.
+    ``more``: the runs, and the parts grading wrote the message from (None: it did not)."""
+    runs, answer = more
     job = runs[2]
-    answer = _graded(exercise, spec, raw, result)  # None: grading did not write the message
     found = _cause(exercise, spec, raw, runs)
     if found is not None:
         # the evidence names the cause: what the chunk pattern suggests goes, and the grader's
@@ -257,16 +249,16 @@ def _explain_wrong(exercise: Any, spec: CaseSpec, raw: RawCase, result: CaseResu
 EXPLAINERS = {"over_budget": _explain_bytes, "runtime_error": _explain_error}
 
 
-def explain(exercise: Any, spec: CaseSpec, raw: RawCase, result: CaseResult,
-            run: RunCase | None, job: JobSpec | None = None,
-            rerun: RunCase | None = None) -> None:
+def explain(facts: CaseFacts, result: CaseResult, run: RunCase | None,
+            job: JobSpec | None = None, rerun: RunCase | None = None) -> None:
     """Put the evidence's cause into a wrong answer's, an over_budget or a runtime error's
     message (in place), and for a wrong returned value where ``job``'s function returned it;
     total: a diagnosis that fails is logged and dropped. ``run`` runs the reference (trusted
     code); ``rerun``, where the learner's code may run again, runs ``job`` on a generic draw
     to confirm a departure."""
+    exercise, spec, raw = facts.exercise, facts.spec, facts.raw
     if result["verdict"] == "wrong_answer":
-        _explain_wrong(exercise, spec, raw, result, (run, rerun, job))
+        _explain_wrong(exercise, spec, raw, result, ((run, rerun, job), facts.wrong))
         return
     explainer = EXPLAINERS.get(result["verdict"])
     if explainer is not None:

@@ -67,10 +67,11 @@ def smallest_failing(exercise: Any, job: JobSpec, failed: CaseSpec, verdict: str
                 return None
             spec = _spec(exercise, world, params)
             raw = valid_text(run(fast, spec))
-            case = grade_case(CaseFacts.of(exercise, spec, raw))
+            facts = CaseFacts.of(exercise, spec, raw)
+            case = grade_case(facts)
             if case["verdict"] != verdict:
                 continue
-            explain(exercise, spec, raw, case, run, fast, rerun=run)
+            explain(facts, case, run, fast, rerun=run)
             en = case["message"].removeprefix(f"case {spec['name']}, ")
             zh = case["message_zh"].removeprefix(f"用例 {spec['name']}，")
             case["message"] = f"fails already at {spec['name']}: {en}"
