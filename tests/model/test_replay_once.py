@@ -5,6 +5,7 @@ case's critical path read it from the case's facts."""
 from __future__ import annotations
 
 import dataclasses
+from collections import Counter
 
 import pytest
 
@@ -89,3 +90,22 @@ def test_the_view_drawn_from_gradings_walk_is_the_one_it_would_replay(exercise):
             (exercise, case["name"])
         compared += 1
     assert compared >= 2
+
+
+def test_expected_is_computed_once_per_case(monkeypatch):
+    """Grading, the diagnosis (the reference's run, a second draw, the smallest case) and the
+    view ask for a case's expected results many times; the grader computes them once a case."""
+    grader = EXERCISE.grader.module
+    real, calls, kept = grader.expected, Counter(), []
+
+    def counting(case, inputs):
+        kept.append(inputs)  # alive, so that no later case's inputs get its id
+        calls[id(inputs)] += 1
+        return real(case, inputs)
+
+    monkeypatch.setattr(grader, "expected", counting)
+    code = (EXERCISE.path / "wrong/allgather_adds_instead_of_copy.py").read_text(encoding="utf-8")
+    result = judge_code(EXERCISE, code, "wrong.py", run_case, "sim", all_cases=True,
+                        explore=run_case)
+    assert result["verdict"] == "wrong_answer"
+    assert len(calls) >= len(result["cases"]) and set(calls.values()) == {1}, calls
