@@ -163,7 +163,10 @@ def render() -> str:
     """verdict.js's text."""
     writer = Writer()
     writer.define(verdict_json, "VerdictJSON")
-    return HEAD + "\n" + "\n\n".join(writer.blocks) + "\n\nexport {};\n"
+    codes = ", ".join(f'"{code.value}"' for code in Verdict)
+    table = ("/** Every verdict code, in the kernel's order. @type {readonly Verdict[]} */\n"
+             f"export const VERDICTS = Object.freeze([{codes}]);")
+    return HEAD + "\n" + "\n\n".join(writer.blocks) + "\n\n" + table + "\n"
 
 
 if __name__ == "__main__":

@@ -5,13 +5,13 @@
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
 import { after, before, test } from "node:test";
+import { VERDICTS } from "../../web/src/app/verdict.js";
 import { dist, exerciseFile, openPage, repo, startApp } from "./harness.mjs";
 
 const catalog = JSON.parse(readFileSync(`${dist}/catalog.json`, "utf8"));
 const RUN_MS = 120_000; // one run on a loaded machine, a time limit and a fresh worker included
-// practice/cjudge/verdicts.py: the codes a verdict may have
-const CODES = new Set(["accepted", "wrong_answer", "compile_error", "runtime_error", "time_limit", "deadlock",
-  "forbidden_primitive", "over_budget", "too_slow", "memory_limit", "output_limit"]);
+// the codes a learner's file may get (generated from cjudge.verdicts): any but the judge's own error
+const CODES = new Set(VERDICTS.filter((code) => code !== "judge_error"));
 
 let app, page;
 before(async () => {

@@ -130,4 +130,5 @@
  * @property {any[]} expected
  */
 
-export {};
+/** Every verdict code, in the kernel's order. @type {readonly Verdict[]} */
+export const VERDICTS = Object.freeze(["accepted", "wrong_answer", "compile_error", "runtime_error", "time_limit", "deadlock", "forbidden_primitive", "over_budget", "too_slow", "memory_limit", "output_limit", "judge_error"]);
