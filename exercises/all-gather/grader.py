@@ -13,6 +13,7 @@ from cjudge.kit.pieces import block_reader
 ALL_GATHER = Gather("m")
 make_inputs = ALL_GATHER.make_inputs
 example_inputs = ALL_GATHER.example_inputs
+chunk_of = ALL_GATHER.chunk_of
 expected = ALL_GATHER.expected
 
 

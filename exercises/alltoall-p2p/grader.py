@@ -12,6 +12,7 @@ from cjudge.kit.families import AllToAllBlocks, blocks_to_others
 ALL_TO_ALL = AllToAllBlocks("k")
 make_inputs = ALL_TO_ALL.make_inputs
 example_inputs = ALL_TO_ALL.example_inputs
+chunk_of = ALL_TO_ALL.chunk_of
 
 
 def expected(case: Case, inputs: list[dict[str, Any]]) -> list[dict[str, Any]]:

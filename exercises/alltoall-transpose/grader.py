@@ -22,6 +22,11 @@ def expected(case: Case, inputs: list[dict[str, Any]]) -> list[dict[str, Any]]:
             for blocks in ALL_TO_ALL.received(case, inputs)]
 
 
+def chunk_of(case: Case, index: int) -> int:
+    """The column of the (k, n) result that holds element ``index``: the rank that sent it."""
+    return index % case.world
+
+
 def bytes_bound(case: Case) -> int:
     """Each rank keeps its own block and sends the other (n-1)·k elements of its row."""
     return blocks_to_others(case, "k") * case.itemsize

@@ -2,8 +2,10 @@
 
 A ring, a transpose or an all-gather moves a rank's tensor in ``world`` chunks, so a mistake
 shows as a pattern of chunks ("each rank has one wrong chunk: the all-gather stopped one step
-short") that one wrong element does not show. Chunks are the grader's (its optional
-``chunk_of(case, index)``), else ``torch.chunk``'s of the flat tensor.
+short") that one wrong element does not show. Chunks are the grader's: its optional
+``chunk_of(case, index)`` says that its result travels in chunks and which holds an element.
+A result that does not (an attention output's rows, a tree's sum, tokens back from their
+experts) is never summarised by chunk.
 
 Which ranks a message's values sum (the trace view's labels, a diagnosis's steps) is a subset-sum
 question: ``kit.pieces.chunk_reader`` lists every subset of a few ranks; beyond that,
@@ -13,7 +15,6 @@ generic, so a chunk of at least n elements has one solution at most).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
@@ -31,16 +32,14 @@ ONE_WRONG_CHUNK = (". Every rank has exactly one wrong chunk: a step missing or 
                    "。每个 rank 恰好错了一块：少了一步，或者少传了一块")
 
 
-def wrong_chunks(got: TensorData, want: TensorData, world: int,
-                 chunk_of: Callable[[int], int] | None = None) -> tuple[list[int], int]:
+def wrong_chunks(got: TensorData, want: TensorData,
+                 chunk_of: Callable[[int], int]) -> tuple[list[int], int]:
     """The chunks of ``got`` (a tensor's data) holding at least one wrong element, in order,
     and how many chunks it has."""
-    size = math.ceil(len(want["data"]) / world) or 1
-    where = chunk_of or (lambda index: index // size)
-    wrong = sorted({where(i) for i, (g, w) in enumerate(zip(got["data"], want["data"],
-                                                            strict=True))
+    wrong = sorted({chunk_of(i) for i, (g, w) in enumerate(zip(got["data"], want["data"],
+                                                               strict=True))
                     if not values.element_matches(g, w, want["dtype"])})
-    return wrong, len({where(i) for i in range(len(want["data"]))})
+    return wrong, len({chunk_of(i) for i in range(len(want["data"]))})
 
 
 class Summary(NamedTuple):
@@ -54,19 +53,21 @@ class Summary(NamedTuple):
 def summary(params: dict[str, Any], world: int, outputs: list[Any], wants: list[Any],
             grader: Any) -> Summary | None:
     """"wrong chunks by rank: …" for a wrong answer whose results are tensors of the expected
-    shape, when more than one chunk is wrong but not all of them (then one element says
-    enough)."""
-    if world < 2:
-        return None
+    shape, when the grader says how its result travels in chunks (``chunk_of``) and more than
+    one chunk is wrong but not all of them (then one element says enough)."""
     grader_chunk = getattr(grader, "chunk_of", None)
-    chunk_of = (lambda index: grader_chunk(params, world, index)) if grader_chunk else None
+    if world < 2 or grader_chunk is None:
+        return None
+
+    def chunk_of(index: int) -> int:
+        return int(grader_chunk(params, world, index))
     wrong: dict[int, list[int]] = {}
     every = 0  # chunks of every rank
     for rank, (got, want) in enumerate(zip(outputs, wants, strict=True)):
         if not (values.is_tensor(got) and values.is_tensor(want)) or \
                 got["shape"] != want["shape"] or len(want["data"]) < world:
             return None
-        chunks, count = wrong_chunks(got, want, world, chunk_of)
+        chunks, count = wrong_chunks(got, want, chunk_of)
         every += count
         if chunks:
             wrong[rank] = chunks

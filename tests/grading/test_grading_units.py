@@ -246,3 +246,33 @@ def test_no_chunk_summary_when_every_chunk_is_wrong():
     spec = plan_cases(ex)[0]
     case = grade_case(CaseFacts.of(ex, spec, _raw(spec, [dict(i) for i in spec["inputs"]])))  # never reduced
     assert case["verdict"] == "wrong_answer" and "wrong chunks" not in case["message"]
+
+
+@pytest.mark.parametrize("exercise_id", ["ring-attention", "tree-reduce", "allreduce-small"])
+def test_no_chunk_summary_where_the_result_does_not_travel_in_chunks(exercise_id):
+    """Rows of attention, a tree's sum, a vector summed by doubling: the grader has no
+    ``chunk_of``, so a wrong answer is never summarised by torch.chunk's pieces of it."""
+    ex = exercise(exercise_id)
+    spec = plan_cases(ex)[0]
+    outputs = [dict(w, data=list(w["data"])) for w in
+               ex.grader.expected(spec["params"], spec["world_size"], spec["inputs"])]
+    for out in outputs:  # the first and the last element of every rank: two pieces of n
+        out["data"][0] += 1
+        out["data"][-1] += 1
+    case = grade_case(CaseFacts.of(ex, spec, _raw(spec, outputs)))
+    assert case["verdict"] == "wrong_answer"
+    assert "wrong chunks" not in case["message"] and "错误块" not in case["message_zh"]
+
+
+def test_an_all_to_all_is_summarised_by_the_block_each_rank_sent():
+    ex = exercise("alltoall-transpose")
+    spec = plan_cases(ex)[0]
+    world = spec["world_size"]
+    outputs = [dict(w, data=list(w["data"])) for w in
+               ex.grader.expected(spec["params"], world, spec["inputs"])]
+    for out in outputs:  # column 1 of every (k, n) result, the block from rank 1, is wrong
+        for at in range(1, len(out["data"]), world):
+            out["data"][at] += 1
+    case = grade_case(CaseFacts.of(ex, spec, _raw(spec, outputs)))
+    every = "; ".join(f"rank {r}: 1" for r in range(world))
+    assert f"wrong chunks by rank ({world} chunks each): {every}" in case["message"]

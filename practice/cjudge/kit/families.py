@@ -77,6 +77,11 @@ class Blocks:
         """Elements per rank's input."""
         return case.world * case[self.size]
 
+    def chunk_of(self, case: Case, index: int) -> int:
+        """The block of a result (one per rank, of ``case[size]`` values) that holds element
+        ``index``: its source rank in an all-gather, in an all-to-all's output."""
+        return index // case[self.size]
+
     def make_inputs(self, case: Case, rng: random.Random) -> list[Any]:
         """Every rank's distinct values, exact in the case's dtype."""
         width = self.width(case)
