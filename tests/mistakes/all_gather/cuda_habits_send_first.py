@@ -3,7 +3,7 @@
 # diverges: plain torch without CUDA raises at .cuda(); the judge makes CUDA calls no-ops on the CPU lane
 # names: fix: every rank of the cycle sends first, and a blocking send waits for its receive
 # names: post the send non-blocking (isend
-# names_zh: 改法：循环中的每个 rank 都先发送
+# names_zh: 改法：循环中的每个 rank 都先发送; 改为非阻塞发送（先 isend
 # Code written for GPUs: it moves the buffer with .cuda() and .to("cuda") and synchronises, which
 # do nothing on the CPU lane (a note says so), then sends to the right with a blocking send
 # before receiving from the left: the ring deadlocks, and that is what the message is about.

@@ -2,7 +2,7 @@
 # gloo: deadlock on sample-4-ranks
 # names: fix: rank 0 returned while rank 1 still expects a call of it
 # names: count each rank's loop
-# names_zh: 各 rank 的调用次数不同
+# names_zh: 各 rank 的调用次数不同; 逐个 rank 数一数循环的次数
 # Rank 0 "already holds the start of the ring" and runs one step fewer: it returns while its
 # right neighbour still waits for its last message.
 import torch
