@@ -354,32 +354,7 @@ def grade_case(facts: CaseFacts) -> CaseResult:
     elif failure is not None:  # a rank's error explains why its peers hung or spun
         verdict, en, zh, details = failure
     else:
-        verdict, en, zh = _judge_outputs(facts)
-        if "race" in raw["trace"]:  # symmetric memory read or written with no barrier between
-            verdict, (en, zh) = Verdict.WRONG_ANSWER, symm.explain(raw["trace"]["race"])
-            facts.wrong = None  # the message is the race's, not the result's parts
-        if verdict in (Verdict.ACCEPTED, Verdict.OVER_BUDGET):
-            verdict, en, zh = _check_computes(exercise, spec, raw) or (verdict, en, zh)
-        if verdict in (Verdict.ACCEPTED, Verdict.OVER_BUDGET):
-            memory, over = _check_memory(exercise, spec, raw)
-            if over is not None and (verdict is Verdict.ACCEPTED
-                                     or over[0] is Verdict.RUNTIME_ERROR):
-                verdict, en, zh = over
-        if verdict is Verdict.ACCEPTED:
-            verdict, en, zh = _check_traffic(exercise, spec, raw) or (verdict, en, zh)
-        # a finished, correct run; without input tensors (S = 0) there is nothing to scale
-        if verdict in (Verdict.ACCEPTED, Verdict.OVER_BUDGET) and values.input_bytes(spec):
-            modelled = facts.modelled = model_case(
-                raw["trace"], values.input_bytes(spec), exercise.model, case_name=spec["name"],
-                params=spec["params"], sent=facts.sent)
-            if not modelled.complete:
-                log.error("%s, case %s: the replay is incomplete", exercise.id, spec["name"])
-                verdict, (en, zh) = Verdict.JUDGE_ERROR, INCOMPLETE_MODEL
-            elif verdict is Verdict.ACCEPTED and modelled.too_slow:
-                verdict, en, zh = Verdict.TOO_SLOW, modelled.message, modelled.message_zh
-        if verdict is Verdict.ACCEPTED:  # too_slow names the critical path first
-            verdict, en, zh = _check_messages(exercise, spec, facts.messages,
-                                              steps_per_rank(raw["trace"])) or (verdict, en, zh)
+        (verdict, en, zh), memory = _grade_finished(facts)
     result = CaseResult(name=spec["name"], world_size=world, bytes_sent=facts.sent,
                         bytes_bound=max(facts.bounds), messages_sent=facts.messages,
                         wall_ms=round(raw["wall_ms"], 1), trace=graded_calls(raw["trace"]),
@@ -397,6 +372,41 @@ def grade_case(facts: CaseFacts) -> CaseResult:
                                   outputs=[r["output"] for r in raw["ranks"]],
                                   expected=facts.expected)
     return result
+
+
+def _grade_finished(facts: CaseFacts) -> tuple[tuple[Verdict, str, str], MemoryUse | None]:
+    """The verdict of a run in which every rank returned, with its memory count: its results,
+    then (while correct) the judge's functions' inputs, the memory peak, the grader's traffic
+    rule, the modelled time (the case's one replay, kept in ``facts.modelled``) and the steps,
+    in that order; the first that fails decides."""
+    exercise, spec, raw = facts.exercise, facts.spec, facts.raw
+    memory: MemoryUse | None = None
+    verdict, en, zh = _judge_outputs(facts)
+    if "race" in raw["trace"]:  # symmetric memory read or written with no barrier between
+        verdict, (en, zh) = Verdict.WRONG_ANSWER, symm.explain(raw["trace"]["race"])
+        facts.wrong = None  # the message is the race's, not the result's parts
+    if verdict in (Verdict.ACCEPTED, Verdict.OVER_BUDGET):
+        verdict, en, zh = _check_computes(exercise, spec, raw) or (verdict, en, zh)
+    if verdict in (Verdict.ACCEPTED, Verdict.OVER_BUDGET):
+        memory, over = _check_memory(exercise, spec, raw)
+        if over is not None and (verdict is Verdict.ACCEPTED or over[0] is Verdict.RUNTIME_ERROR):
+            verdict, en, zh = over
+    if verdict is Verdict.ACCEPTED:
+        verdict, en, zh = _check_traffic(exercise, spec, raw) or (verdict, en, zh)
+    # a finished, correct run; without input tensors (S = 0) there is nothing to scale
+    if verdict in (Verdict.ACCEPTED, Verdict.OVER_BUDGET) and values.input_bytes(spec):
+        modelled = facts.modelled = model_case(
+            raw["trace"], values.input_bytes(spec), exercise.model, case_name=spec["name"],
+            params=spec["params"], sent=facts.sent)
+        if not modelled.complete:
+            log.error("%s, case %s: the replay is incomplete", exercise.id, spec["name"])
+            verdict, (en, zh) = Verdict.JUDGE_ERROR, INCOMPLETE_MODEL
+        elif verdict is Verdict.ACCEPTED and modelled.too_slow:
+            verdict, en, zh = Verdict.TOO_SLOW, modelled.message, modelled.message_zh
+    if verdict is Verdict.ACCEPTED:  # too_slow names the critical path first
+        verdict, en, zh = _check_messages(exercise, spec, facts.messages,
+                                          steps_per_rank(raw["trace"])) or (verdict, en, zh)
+    return (verdict, en, zh), memory
 
 
 def _stop_message(raw: RawCase, verdict: Verdict, limit: float) -> tuple[str, str]:
