@@ -71,6 +71,7 @@ def judge_code(exercise: Exercise, code: str, filename: str, run_case: RunCase, 
             smaller = smallest_failing(exercise, job, spec, result["verdict"], explore)
             if smaller is not None:
                 result["smallest"] = smaller
+        exercise.grader.forget()  # one case's inputs and expected results at a time
     stdout = "\n".join(output)[: job["output_limit_bytes"]]
     verdict = summarize(exercise, results, runtime, seed, stdout=stdout)
     verdict["skipped"] = skipped

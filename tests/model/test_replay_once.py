@@ -109,3 +109,4 @@ def test_expected_is_computed_once_per_case(monkeypatch):
                         explore=run_case)
     assert result["verdict"] == "wrong_answer"
     assert len(calls) >= len(result["cases"]) and set(calls.values()) == {1}, calls
+    assert EXERCISE.grader._expected is None  # the last case's inputs do not outlive it

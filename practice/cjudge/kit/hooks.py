@@ -80,6 +80,11 @@ class Hooks:
         self._expected = (inputs, world, key, wants)
         return wants
 
+    def forget(self) -> None:
+        """Drop the last case's expected results (and its inputs with them): a judge that is
+        done with a case calls it, so that no case outlives its turn."""
+        self._expected = None
+
     def bytes_bound(self, params: Params, world: int) -> int | list[int]:
         """The bytes no rank may send past (or each rank's own, in rank order)."""
         bound: int | Sequence[int] = self.module.bytes_bound(typed(params, world))
