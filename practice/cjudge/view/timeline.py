@@ -21,8 +21,8 @@ from typing import Any
 from .. import values
 from ..facts import CaseFacts
 from ..model.case import ModelSpec, view_size
-from ..model.replay import Replay, replay
-from ..switch.trace import Message, Request, Step, StepKind, SwitchTrace, programs
+from ..model.replay import Replay, Spans, replay
+from ..switch.trace import Collective, Message, Request, Step, StepKind, SwitchTrace, programs
 from ..values import input_bytes
 from ..verdict_json import CaseResult
 from .buffers import label_chunks
@@ -98,7 +98,7 @@ def build_timeline(trace: SwitchTrace, spec: ModelSpec, run_size: int,
     size = size or int(spec.sizes[len(spec.sizes) // 2])
     scale = size / run_size if run_size >= 1 else 1.0
     topo = spec.topology_for(world, params)
-    spans: dict[tuple[str, int], tuple[float, float]] = {}
+    spans: Spans = {}
     last_to_post: dict[int, int] = {}
     modelled = world <= topo.gpus_per_node * topo.nodes
     if modelled:
@@ -119,57 +119,12 @@ def build_timeline(trace: SwitchTrace, spec: ModelSpec, run_size: int,
         if ("c", c["id"]) in spans:
             for rid in c["requests"]:
                 done[rid] = spans[("c", c["id"])][1]
-    post_t: dict[int, float] = {}
-    waits_out: list[dict[str, Any]] = []
-    lane_end: list[float | None] = [0.0] * world
     program_of = programs(trace, computes=False)  # the view draws no judge's functions
-    for rank, program in enumerate(program_of):
-        clock: float | None = 0.0
-        wait_level = 0
-        for action in program:
-            rid, item = action.request, action.wait
-            if item is None:  # a post (no computes here: every other step is a wait)
-                if clock is not None:
-                    post_t[rid] = clock
-                continue
-            begin = clock
-            if clock is not None:
-                clock = max(clock, done[rid]) if rid in done else None
-            from_step = wait_level
-            if item["end"] is not None and rid in step:
-                wait_level = max(wait_level, step[rid])
-            ended = item["end"] is not None
-            s1, t1 = (wait_level, _ns(clock)) if ended else (None, None)
-            if not ended or s1 != from_step or t1 != _ns(begin):  # only waits that took time
-                waits_out.append({"rank": rank, "s0": from_step, "s1": s1, "t0": _ns(begin),
-                                  "t1": t1, "line": graded[rid]["line"]})
-        if clock is not None:
-            mine = [done[a.request] for a in program
-                    if a.kind is StepKind.POST and a.request in done]
-            lane_end[rank] = max([clock, *mine])
-        else:
-            lane_end[rank] = None
-
-    def msg_row(m: Message) -> dict[str, Any]:
-        s, r = graded[m["send"]], graded[m["recv"]]
-        t0, t1 = spans.get(("m", m["id"]), (None, None))
-        row = {"id": m["id"], "src": m["src"], "dst": m["dst"], "bytes": m["bytes"],
-               "tag": m["tag"], "line": s["line"], "recv_line": r["line"],
-               "step": step.get(m["send"], 0), "t0": _ns(t0), "t1": _ns(t1)}
-        if m["group"]:
-            row["group"] = m["group"]
-        return row
-
-    msg_rows = sorted((msg_row(m) for m in messages), key=lambda m: (m["step"], m["id"]))
-    coll_rows = []
-    for c in collectives:
-        t0, t1 = spans.get(("c", c["id"]), (None, None))
-        lines = [graded[rid]["line"] for rid in c["requests"]]
-        coll_rows.append({"id": c["id"], "kind": c["kind"], "ranks": c["ranks"],
-                          "bytes": c["bytes"], "root": c["root"],
-                          "line": next((x for x in lines if x), None), "lines": lines,
-                          "step": step.get(c["requests"][0], 0), "t0": _ns(t0), "t1": _ns(t1)})
-    coll_rows.sort(key=lambda c: (c["step"], c["id"]))
+    post_t, waits_out, lane_end = _clocks(program_of, graded, done, step)
+    msg_rows = sorted((_message_row(m, graded, step, spans) for m in messages),
+                      key=lambda m: (m["step"], m["id"]))
+    coll_rows = sorted((_collective_row(c, graded, step, spans) for c in collectives),
+                       key=lambda c: (c["step"], c["id"]))
     pending = [{"rank": r["rank"], "kind": r["kind"], "peer": r["peer"], "tag": r["tag"],
                 "bytes": r["bytes"], "line": r["line"], "step": at_post.get(rid, 0) + 1,
                 "t": _ns(post_t.get(rid))}
@@ -208,6 +163,63 @@ def build_timeline(trace: SwitchTrace, spec: ModelSpec, run_size: int,
         "refused": [{"rank": r["rank"], "kind": r["kind"], "line": r["line"]}
                     for r in trace["refused"][:MAX_PENDING]],
     }
+
+
+def _clocks(program_of: list[list[Step]], graded: dict[int, Request], done: dict[int, float],
+            step: dict[int, int]
+            ) -> tuple[dict[int, float], list[dict[str, Any]], list[float | None]]:
+    """Each rank's modelled clock through its program: when it posted each request, its waits
+    that took time (rows of the view) and when its lane ends (None: it waits for a request
+    the model never completes)."""
+    post_t: dict[int, float] = {}
+    waits_out: list[dict[str, Any]] = []
+    lane_end: list[float | None] = []
+    for rank, program in enumerate(program_of):
+        clock: float | None = 0.0
+        wait_level = 0
+        for action in program:
+            rid, item = action.request, action.wait
+            if item is None:  # a post (no computes here: every other step is a wait)
+                if clock is not None:
+                    post_t[rid] = clock
+                continue
+            begin = clock
+            if clock is not None:
+                clock = max(clock, done[rid]) if rid in done else None
+            from_step = wait_level
+            if item["end"] is not None and rid in step:
+                wait_level = max(wait_level, step[rid])
+            ended = item["end"] is not None
+            s1, t1 = (wait_level, _ns(clock)) if ended else (None, None)
+            if not ended or s1 != from_step or t1 != _ns(begin):  # only waits that took time
+                waits_out.append({"rank": rank, "s0": from_step, "s1": s1, "t0": _ns(begin),
+                                  "t1": t1, "line": graded[rid]["line"]})
+        mine = [done[a.request] for a in program if a.kind is StepKind.POST and a.request in done]
+        lane_end.append(None if clock is None else max([clock, *mine]))
+    return post_t, waits_out, lane_end
+
+
+def _message_row(m: Message, graded: dict[int, Request], step: dict[int, int],
+                 spans: Spans) -> dict[str, Any]:
+    """A message as the view draws it: its ends, lines, step and modelled span."""
+    s, r = graded[m["send"]], graded[m["recv"]]
+    t0, t1 = spans.get(("m", m["id"]), (None, None))
+    row = {"id": m["id"], "src": m["src"], "dst": m["dst"], "bytes": m["bytes"],
+           "tag": m["tag"], "line": s["line"], "recv_line": r["line"],
+           "step": step.get(m["send"], 0), "t0": _ns(t0), "t1": _ns(t1)}
+    if m["group"]:
+        row["group"] = m["group"]
+    return row
+
+
+def _collective_row(c: Collective, graded: dict[int, Request], step: dict[int, int],
+                    spans: Spans) -> dict[str, Any]:
+    """A built-in collective as the view draws it: its ranks, lines, step and modelled span."""
+    t0, t1 = spans.get(("c", c["id"]), (None, None))
+    lines = [graded[rid]["line"] for rid in c["requests"]]
+    return {"id": c["id"], "kind": c["kind"], "ranks": c["ranks"], "bytes": c["bytes"],
+            "root": c["root"], "line": next((x for x in lines if x), None), "lines": lines,
+            "step": step.get(c["requests"][0], 0), "t0": _ns(t0), "t1": _ns(t1)}
 
 
 def _ps(seconds: float) -> int:
