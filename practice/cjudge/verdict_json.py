@@ -18,6 +18,7 @@ import json
 import math
 from typing import Any, Literal, NotRequired, TypedDict
 
+from .model.schema import ModelJSON
 from .protocol import TraceEvent
 from .switch.explain import DeadlockFacts
 from .verdicts import Verdict
@@ -65,7 +66,7 @@ class CaseResult(TypedDict):
     trace_truncated: NotRequired[bool]  # the server kept the first calls only
     deadlock: NotRequired[DeadlockFacts]
     memory: NotRequired[MemoryUse]
-    model: NotRequired[dict[str, Any]]  # topology, modelled sizes and times, bound, floor
+    model: NotRequired[ModelJSON]  # topology, modelled sizes and times, bound, floor
     sample: NotRequired[Sample]
     timeline: NotRequired[dict[str, Any]]  # the trace view's data (``cjudge.view.timeline``)
     smallest: NotRequired[CaseResult]  # the smallest case that fails the same way

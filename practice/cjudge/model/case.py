@@ -11,7 +11,7 @@ which term dominates.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple, cast
 
@@ -19,6 +19,7 @@ from ..switch.trace import SwitchTrace
 from ..units import SizeError, format_seconds, format_size, parse_size, plural
 from .bound import NAMES, Bound
 from .replay import Replay, replay, replay_sizes
+from .schema import FloorJSON, ModelJSON, SizeRow
 from .topology import ModelError, Topology, get_topology
 
 DEFAULT_TOPOLOGY = "h100x8"
@@ -175,7 +176,7 @@ class ModelSpec:
 class Sweep(NamedTuple):
     """A trace replayed at several sizes: a row per size and the replay it was read from."""
 
-    rows: list[dict[str, Any]]
+    rows: list[SizeRow]
     replays: list[Replay]
 
 
@@ -192,7 +193,7 @@ def sweep(trace: SwitchTrace, topology: Topology, sizes: list[int] | tuple[int, 
     """
     if run_size < 1:
         raise ModelError("the run's size S must be at least 1 byte to scale messages from it")
-    n, rows = trace["world_size"], []
+    n, rows = trace["world_size"], list[SizeRow]()
     replays = replay_sizes(trace, topology, [size / run_size for size in sizes], contention,
                            [compute(size) if compute else 0.0 for size in sizes], record)
     for size, r in zip(sizes, replays, strict=True):
@@ -208,7 +209,7 @@ def sweep(trace: SwitchTrace, topology: Topology, sizes: list[int] | tuple[int, 
 class CaseModel:
     """What :func:`model_case` answers."""
 
-    model: dict[str, Any]  # the case's ``model`` in the verdict JSON
+    model: ModelJSON  # the case's ``model`` in the verdict JSON
     #: False: the replay lost something the switch saw (a defect of the judge: no bound judged)
     complete: bool = True
     too_slow: bool = False
@@ -217,7 +218,7 @@ class CaseModel:
     headline: tuple[str, str] = ("", "")
     why: tuple[str, str] = ("", "")
     advice: tuple[str, str] = ("", "")
-    worst: dict[str, Any] = field(default_factory=dict)  # the row the messages are about
+    worst: SizeRow | None = None  # the row the messages are about
     bound_steps: float = 0.0  # α the bound pays at the worst row's size
     #: the replay at the size the trace view draws (:func:`view_size`), with its spans
     drawn: Replay | None = None
@@ -241,16 +242,16 @@ class CaseModel:
         return self.composed()[1]
 
 
-def view_size(spec: ModelSpec, model: dict[str, Any] | None) -> int:
+def view_size(spec: ModelSpec, model: ModelJSON | None) -> int:
     """The size the trace view models: the worst row over the bound, else the middle size."""
-    rows = (model or {}).get("sizes") or []
+    rows = model["sizes"] if model else []
     over = [r for r in rows if r.get("over") and r.get("bound_s")]
     if over:
-        return int(max(over, key=lambda r: r["time_s"] / r["bound_s"])["size"])
+        return int(max(over, key=lambda r: r["time_s"] / (r.get("bound_s") or 1.0))["size"])
     return int(spec.sizes[len(spec.sizes) // 2])
 
 
-def unmodelled(case_name: str | None) -> dict[str, Any]:
+def unmodelled(case_name: str | None) -> ModelJSON:
     """The ``model`` of a case that ``[model] cases`` does not list: no sizes, and a note that
     says why."""
     return {"modelled": False, "sizes": [], "bound": None,
@@ -260,7 +261,7 @@ def unmodelled(case_name: str | None) -> dict[str, Any]:
                            "或评判时间。"}}
 
 
-def _dominant(row: dict[str, Any], topo: Topology) -> tuple[str, str, str, str]:
+def _dominant(row: SizeRow, topo: Topology) -> tuple[str, str, str, str]:
     """Which term dominates this row, and the generic advice for it: (English, Chinese,
     advice in English, advice in Chinese)."""
     t, lat, xfer, steps = row["time_s"], row["latency_s"], row["transfer_s"], row["steps"]
@@ -308,7 +309,8 @@ def model_case(trace: SwitchTrace, run_size: int, spec: ModelSpec, case_name: st
     names = {size: spec.variables(n, size, topo, params) for size in spec.sizes}  # once each
     rows, replays = sweep(trace, topo, spec.sizes, run_size, spec.collective, spec.contention,
                           lambda size: names[size]["c"], record=True)
-    worst: dict[str, Any] = {}
+    worst: SizeRow | None = None
+    worst_bound = 0.0
     for row in rows:
         row["bound_s"] = None
         row["over"] = False
@@ -316,10 +318,11 @@ def model_case(trace: SwitchTrace, run_size: int, spec: ModelSpec, case_name: st
             bound = spec.time_bound(**names[row["size"]])
             row["bound_s"] = bound
             row["over"] = spec.judges(case_name) and row["time_s"] > bound * (1 + spec.tolerance)
-            if row["over"] and (not worst or row["time_s"] / bound > worst["time_s"] / worst["bound_s"]):
-                worst = row
+            if row["over"] and (worst is None
+                                or row["time_s"] / bound > worst["time_s"] / worst_bound):
+                worst, worst_bound = row, bound
     sizes = ", ".join(format_size(s) for s in spec.sizes)
-    model = {
+    model: ModelJSON = {
         "topology": topo.as_json(), "contention": spec.contention, "run_size": run_size,
         "scaled": {"en": f"Modelled at {sizes}: every message's bytes scaled by size / "
                          f"{run_size} B (this case's S).",
@@ -335,10 +338,10 @@ def model_case(trace: SwitchTrace, run_size: int, spec: ModelSpec, case_name: st
                                 sent)
     complete = all(row["complete"] for row in rows)
     drawn = replays[list(spec.sizes).index(view_size(spec, model))]
-    if not worst:
+    if worst is None:
         return CaseModel(model, complete, drawn=drawn)
     assert spec.time_bound is not None  # a row is over its bound only where there is one
-    t, bound = worst["time_s"], worst["bound_s"]
+    t, bound = worst["time_s"], worst_bound
     over = 100 * (t / bound - 1)
     why, why_zh, advice, advice_zh = _dominant(worst, topo)
     if spec.advice is not None:  # the exercise knows what helps better than the generic words
@@ -355,8 +358,8 @@ def model_case(trace: SwitchTrace, run_size: int, spec: ModelSpec, case_name: st
                      worst, spec.time_bound.steps(**at), drawn)
 
 
-def _floor(floor: Floor, rows: list[dict[str, Any]], names: dict[int, dict[str, float]],
-           run_names: dict[str, float], sent: list[int] | None) -> dict[str, Any]:
+def _floor(floor: Floor, rows: list[SizeRow], names: dict[int, dict[str, float]],
+           run_names: dict[str, float], sent: list[int] | None) -> FloorJSON:
     """The case's ``model.floor``: each row's ``floor_s``, the bytes floor in the run, and
     ``below`` when the run is under either (the judge mis-measured it: never ranked)."""
     for row in rows:
@@ -365,8 +368,8 @@ def _floor(floor: Floor, rows: list[dict[str, Any]], names: dict[int, dict[str, 
     below = any(row["complete"] and row["time_s"] < row["floor_s"] * (1 - FLOOR_SLACK)
                 for row in rows) or (sent is not None and len(sent) > 0
                                      and max(sent) < least * (1 - FLOOR_SLACK))
-    out: dict[str, Any] = {"time": floor.time.formula, "bytes": floor.bytes.formula,
-                           "bytes_floor": least, "below": below}
+    out: FloorJSON = {"time": floor.time.formula, "bytes": floor.bytes.formula,
+                      "bytes_floor": least, "below": below}
     if below:
         out["note"] = {"en": "This run measured below the lowest time or bytes any correct "
                              "algorithm reaches: the judge missed part of it, so it is not ranked.",

@@ -244,7 +244,7 @@ def explain(case: CaseModel, timeline: dict[str, Any], trace: SwitchTrace,
                 f"关键路径是先后相继的 {len(hops)} 次传输：{'；'.join(g[1] for g in groups)}。")
     pattern, advice = _pattern(hops, case.bound_steps, _serialised(trace),
                                _one_at_a_time(timeline), allowed)
-    if case.worst.get("compute_s"):  # the judge's functions cost time on the critical path
+    if case.worst and case.worst["compute_s"]:  # the judge's functions cost time on the critical path
         pattern = _computes_pattern(trace) or pattern
     if pattern[0]:
         path = (f"{path[0]} {pattern[0]}", path[1] + pattern[1])

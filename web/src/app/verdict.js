@@ -51,7 +51,7 @@
  * @property {boolean} [trace_truncated] the server kept the first calls only
  * @property {DeadlockFacts} [deadlock]
  * @property {MemoryUse} [memory]
- * @property {Object<string, any>} [model] topology, modelled sizes and times, bound, floor
+ * @property {ModelJSON} [model] topology, modelled sizes and times, bound, floor
  * @property {Sample} [sample]
  * @property {Object<string, any>} [timeline] the trace view's data (`cjudge.view.timeline`)
  * @property {CaseResult} [smallest] the smallest case that fails the same way
@@ -119,6 +119,65 @@
  * @property {number|Real} bound
  * @property {string} what
  * @property {string} what_zh
+ */
+
+/**
+ * A case's modelled times: the trace replayed at each modelled size on the exercise's topology,
+ *   against its bound and floor; or, for a case the `[model]` section does not list, `modelled`
+ *   false and a note that says so.
+ * @typedef {object} ModelJSON
+ * @property {Object<string, any>} [topology] its name, GPUs, nodes and links
+ * @property {boolean} [contention]
+ * @property {number} [run_size] the case's S in the run, from which messages are scaled
+ * @property {Words} [scaled] how the run's messages were scaled
+ * @property {SizeRow[]} sizes
+ * @property {BoundJSON|null} bound
+ * @property {FloorJSON} [floor]
+ * @property {boolean} [modelled] false for a case the exercise's [model] cases do not list
+ * @property {Words} [note] why it is not modelled
+ */
+
+/**
+ * A sentence in English and in Chinese.
+ * @typedef {object} Words
+ * @property {string} en
+ * @property {string} zh
+ */
+
+/**
+ * The trace replayed at one modelled size (`sweep`), and how it stands to the bound.
+ * @typedef {object} SizeRow
+ * @property {number} size S, a rank's input bytes at this size
+ * @property {number} time_s when the last rank finished
+ * @property {number} algbw GB/s, nccl-tests' algorithm bandwidth
+ * @property {number} busbw GB/s, nccl-tests' bus bandwidth
+ * @property {number} steps α paid on the critical path
+ * @property {number} latency_s of the critical path, in α terms
+ * @property {number} transfer_s of the critical path, in bytes/β terms
+ * @property {number} compute_s of the critical path, in the judge's functions
+ * @property {Object<string, number>} link_bytes bytes moved per link class
+ * @property {boolean} complete False: the replay lost something the switch saw (a judge defect)
+ * @property {number|null} [bound_s] the exercise's time bound at this size, if it has one
+ * @property {boolean} [over] over the bound beyond its tolerance, on a case it judges
+ * @property {number} [floor_s] the lowest time any correct algorithm reaches
+ */
+
+/**
+ * The exercise's time bound: its formula, its tolerance, and whether this case is judged.
+ * @typedef {object} BoundJSON
+ * @property {string} formula
+ * @property {number} tolerance
+ * @property {boolean} judged
+ */
+
+/**
+ * The floor no correct run goes under: a run below it was mis-measured, never ranked.
+ * @typedef {object} FloorJSON
+ * @property {string} time the time floor's formula
+ * @property {string} bytes the bytes floor's formula
+ * @property {number} bytes_floor the bytes floor in the run
+ * @property {boolean} below
+ * @property {Words} [note] why a run below the floor is not ranked
  */
 
 /**
