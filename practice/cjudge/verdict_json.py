@@ -22,6 +22,7 @@ from .model.schema import ModelJSON
 from .protocol import TraceEvent
 from .switch.explain import DeadlockFacts
 from .verdicts import Verdict
+from .view.schema import TimelineJSON
 
 #: how NaN, +∞ and −∞ travel in the verdict JSON
 NonFinite = Literal["nan", "inf", "-inf"]
@@ -68,7 +69,7 @@ class CaseResult(TypedDict):
     memory: NotRequired[MemoryUse]
     model: NotRequired[ModelJSON]  # topology, modelled sizes and times, bound, floor
     sample: NotRequired[Sample]
-    timeline: NotRequired[dict[str, Any]]  # the trace view's data (``cjudge.view.timeline``)
+    timeline: NotRequired[TimelineJSON]  # the trace view's data (``cjudge.view.timeline``)
     smallest: NotRequired[CaseResult]  # the smallest case that fails the same way
 
 

@@ -15,9 +15,11 @@ posted them, say which ranks and steps make the run long; their shape names the 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from ..switch.trace import Request, SwitchTrace
+from ..view.schema import TimelineJSON
 from .case import CaseModel
 
 #: at most this many groups of hops are named (the first ones and the last)
@@ -99,10 +101,10 @@ def _serialised(trace: SwitchTrace) -> set[int]:
     return {r for r, k in kinds.items() if len(k) == 2 and r not in overlapped}
 
 
-def _one_at_a_time(timeline: dict[str, Any]) -> bool:
+def _one_at_a_time(timeline: TimelineJSON) -> bool:
     """Whether no two transfers of the timeline overlap in modelled time."""
-    spans = sorted((m["t0"], m["t1"]) for m in timeline.get("messages", [])
-                   if m.get("t0") is not None and m.get("t1") is not None)
+    spans = sorted((t0, t1) for m in timeline.get("messages", [])
+                   if (t0 := m["t0"]) is not None and (t1 := m["t1"]) is not None)
     return bool(spans) and all(start >= before[1] - 1e-6 * max(before[1], 1.0)
                                for before, (start, _) in zip(spans, spans[1:], strict=False))
 
@@ -223,14 +225,15 @@ def _waited_at_once(rank: int, mine: list[Any], graded: dict[int, Request],
             f"行）：传输与 {name} 调用没有重叠。")
 
 
-def explain(case: CaseModel, timeline: dict[str, Any], trace: SwitchTrace,
+def explain(case: CaseModel, timeline: TimelineJSON, trace: SwitchTrace,
             allowed: tuple[str, ...]) -> tuple[str, str]:
     """The too_slow message of ``case`` with what its timeline's critical path shows: the
     ranks, steps and lines on it, the pattern, and the advice the pattern calls for when the
     exercise allows it (else the exercise's own)."""
-    rows = {("message", m["id"]): m for m in timeline.get("messages", [])}
+    rows: dict[tuple[str, int], Mapping[str, Any]] = {
+        ("message", m["id"]): m for m in timeline.get("messages", [])}
     rows.update({("collective", c["id"]): c for c in timeline.get("collectives", [])})
-    hops = [rows[(c["kind"], c["id"])] | ({"waited": c["rank"]} if "rank" in c else {})
+    hops = [{**rows[(c["kind"], c["id"])], **({"waited": c["rank"]} if "rank" in c else {})}
             for c in timeline.get("critical") or [] if (c["kind"], c["id"]) in rows]
     if not hops:
         return case.composed()

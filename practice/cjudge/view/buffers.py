@@ -22,6 +22,7 @@ from typing import Any
 
 from ..protocol import CaseSpec
 from ..switch.trace import SwitchTrace, recorded_values
+from .schema import BufferUpdate, TimelineJSON
 
 #: one of a (rank, chunk) cell's events: (step, 0 a send / 1 a receive, the ranks it carries,
 #: the receive's update index): at one step a send goes before a receive (it cannot carry it)
@@ -38,7 +39,7 @@ def _copies(events: list[Event]) -> set[int]:
     return out
 
 
-def _readings(timeline: dict[str, Any], trace: SwitchTrace, read: Any) -> None:
+def _readings(timeline: TimelineJSON, trace: SwitchTrace, read: Any) -> None:
     """Add ``chunk`` and ``holds`` to every message ``read`` can read (all at once when the
     reader reads many)."""
     data = {m["id"]: recorded_values(m["data"]) for m in trace["messages"] if "data" in m}
@@ -51,7 +52,7 @@ def _readings(timeline: dict[str, Any], trace: SwitchTrace, read: Any) -> None:
             row["chunk"], row["holds"] = got[0], list(got[1])
 
 
-def label_chunks(timeline: dict[str, Any], trace: SwitchTrace, grader: Any,
+def label_chunks(timeline: TimelineJSON, trace: SwitchTrace, grader: Any,
                  spec: CaseSpec) -> None:
     """Add ``chunk``/``holds`` to the messages the grader can read, and ``buffers``: per step,
     what each receiver's chunks hold once that step's messages arrived (a step's messages are
@@ -72,7 +73,7 @@ def label_chunks(timeline: dict[str, Any], trace: SwitchTrace, grader: Any,
             arrived.setdefault(row["step"], {}).setdefault(cell, set()).update(row["holds"])
             events.setdefault((row["src"], row["chunk"]), []).append(
                 (row["step"], 0, frozenset(row["holds"]), -1))
-    updates: list[dict[str, Any]] = []
+    updates: list[BufferUpdate] = []
     for step in sorted(arrived):
         for (rank, chunk), ranks in sorted(arrived[step].items()):
             events.setdefault((rank, chunk), []).append((step, 1, frozenset(ranks), len(updates)))

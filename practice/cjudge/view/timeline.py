@@ -26,6 +26,16 @@ from ..switch.trace import Collective, Message, Request, Step, StepKind, SwitchT
 from ..values import input_bytes
 from ..verdict_json import CaseResult
 from .buffers import label_chunks
+from .schema import (
+    CollectiveRow,
+    CriticalHop,
+    DeadlockRow,
+    LaneRow,
+    MessageRow,
+    PendingRow,
+    TimelineJSON,
+    WaitRow,
+)
 
 VERSION = 1
 MAX_MESSAGES = 2000
@@ -87,7 +97,7 @@ def _steps(trace: SwitchTrace, graded: dict[int, Request]) -> tuple[dict[int, in
 def build_timeline(trace: SwitchTrace, spec: ModelSpec, run_size: int,
                    size: int | None = None, rank_states: list[str] | None = None,
                    too_slow: bool = False, params: dict[str, Any] | None = None,
-                   drawn: Replay | None = None) -> dict[str, Any]:
+                   drawn: Replay | None = None) -> TimelineJSON:
     """The ``timeline`` of one case from its switch trace (see the module's docstring);
     ``params``: the case's, which may place its ranks on nodes and set the compute charge;
     ``drawn``: the case's replay at ``size`` with its spans, when grading made it (else the
@@ -125,11 +135,11 @@ def build_timeline(trace: SwitchTrace, spec: ModelSpec, run_size: int,
                       key=lambda m: (m["step"], m["id"]))
     coll_rows = sorted((_collective_row(c, graded, step, spans) for c in collectives),
                        key=lambda c: (c["step"], c["id"]))
-    pending = [{"rank": r["rank"], "kind": r["kind"], "peer": r["peer"], "tag": r["tag"],
+    pending: list[PendingRow] = [{"rank": r["rank"], "kind": r["kind"], "peer": r["peer"], "tag": r["tag"],
                 "bytes": r["bytes"], "line": r["line"], "step": at_post.get(rid, 0) + 1,
                 "t": _ns(post_t.get(rid))}
                for rid, r in sorted(graded.items()) if r["completed"] is None]
-    deadlock = []
+    deadlock: list[DeadlockRow] = []
     for edge in trace["deadlock"]:
         req = everything.get(edge["request"])
         deadlock.append({"rank": edge["rank"], "on": edge["on"],
@@ -149,7 +159,7 @@ def build_timeline(trace: SwitchTrace, spec: ModelSpec, run_size: int,
             cut[key] = len(rows)
             del rows[limit:]
     states = rank_states or [""] * world
-    lanes = [{"rank": r, "state": states[r] if r < len(states) else "",
+    lanes: list[LaneRow] = [{"rank": r, "state": states[r] if r < len(states) else "",
               "end_step": level[r], "end_t": _ns(lane_end[r])} for r in range(world)]
     ends = [e for e in lane_end if e is not None]
     return {
@@ -167,12 +177,12 @@ def build_timeline(trace: SwitchTrace, spec: ModelSpec, run_size: int,
 
 def _clocks(program_of: list[list[Step]], graded: dict[int, Request], done: dict[int, float],
             step: dict[int, int]
-            ) -> tuple[dict[int, float], list[dict[str, Any]], list[float | None]]:
+            ) -> tuple[dict[int, float], list[WaitRow], list[float | None]]:
     """Each rank's modelled clock through its program: when it posted each request, its waits
     that took time (rows of the view) and when its lane ends (None: it waits for a request
     the model never completes)."""
     post_t: dict[int, float] = {}
-    waits_out: list[dict[str, Any]] = []
+    waits_out: list[WaitRow] = []
     lane_end: list[float | None] = []
     for rank, program in enumerate(program_of):
         clock: float | None = 0.0
@@ -200,20 +210,20 @@ def _clocks(program_of: list[list[Step]], graded: dict[int, Request], done: dict
 
 
 def _message_row(m: Message, graded: dict[int, Request], step: dict[int, int],
-                 spans: Spans) -> dict[str, Any]:
+                 spans: Spans) -> MessageRow:
     """A message as the view draws it: its ends, lines, step and modelled span."""
     s, r = graded[m["send"]], graded[m["recv"]]
     t0, t1 = spans.get(("m", m["id"]), (None, None))
-    row = {"id": m["id"], "src": m["src"], "dst": m["dst"], "bytes": m["bytes"],
-           "tag": m["tag"], "line": s["line"], "recv_line": r["line"],
-           "step": step.get(m["send"], 0), "t0": _ns(t0), "t1": _ns(t1)}
+    row: MessageRow = {"id": m["id"], "src": m["src"], "dst": m["dst"], "bytes": m["bytes"],
+                       "tag": m["tag"], "line": s["line"], "recv_line": r["line"],
+                       "step": step.get(m["send"], 0), "t0": _ns(t0), "t1": _ns(t1)}
     if m["group"]:
         row["group"] = m["group"]
     return row
 
 
 def _collective_row(c: Collective, graded: dict[int, Request], step: dict[int, int],
-                    spans: Spans) -> dict[str, Any]:
+                    spans: Spans) -> CollectiveRow:
     """A built-in collective as the view draws it: its ranks, lines, step and modelled span."""
     t0, t1 = spans.get(("c", c["id"]), (None, None))
     lines = [graded[rid]["line"] for rid in c["requests"]]
@@ -229,12 +239,12 @@ def _ps(seconds: float) -> int:
     return round(seconds * 1e12)
 
 
-def _critical_path(msg_rows: list[dict[str, Any]], coll_rows: list[dict[str, Any]],
+def _critical_path(msg_rows: list[MessageRow], coll_rows: list[CollectiveRow],
                    program_of: list[list[Step]], done: dict[int, float],
                    post_t: dict[int, float], lane_end: list[float | None], topo: Any,
                    scale: float, graded: dict[int, Request],
                    spans: dict[tuple[str, int], tuple[float, float]],
-                   last_to_post: dict[int, int]) -> list[dict[str, Any]]:
+                   last_to_post: dict[int, int]) -> list[CriticalHop]:
     """The chain of transfers that decides when the last rank finishes, first to last; each
     collective names the rank whose post it waited for (``rank``, by the replay's clocks, which
     count the judge's functions: :attr:`~cjudge.model.replay.Replay.last_to_post`).
@@ -245,7 +255,7 @@ def _critical_path(msg_rows: list[dict[str, Any]], coll_rows: list[dict[str, Any
     """
     by_request: dict[int, tuple[str, int]] = {}
     sides: dict[tuple[str, int], list[Request]] = {}
-    rows: dict[tuple[str, int], dict[str, Any]] = {}
+    rows: dict[tuple[str, int], Any] = {}  # a message's or a collective's row
     for m in msg_rows:
         rows[("m", m["id"])] = m
     for c in coll_rows:
@@ -275,7 +285,7 @@ def _critical_path(msg_rows: list[dict[str, Any]], coll_rows: list[dict[str, Any
                 best = by_request.get(action.request)
         return best
 
-    def freed_port(m: dict[str, Any], start: float) -> tuple[str, int] | None:
+    def freed_port(m: MessageRow, start: float) -> tuple[str, int] | None:
         """The transfer whose end of port use let message ``m`` start at ``start``."""
         klass = topo.link_class(m["src"], m["dst"])
         for key in sorted(touching.get(m["src"], []) + touching.get(m["dst"], []),
@@ -320,10 +330,13 @@ def _critical_path(msg_rows: list[dict[str, Any]], coll_rows: list[dict[str, Any
         elif current[0] == "m":  # it waited for a port: the transfer that freed it
             nxt = freed_port(row, start)
         current = nxt
-    chain.reverse()
-    return [{"kind": "message" if k == "m" else "collective", "id": i}
-            | ({"rank": last_to_post[i]} if k == "c" and i in last_to_post else {})
-            for k, i in chain]
+    hops: list[CriticalHop] = []
+    for k, i in reversed(chain):
+        hop: CriticalHop = {"kind": "message" if k == "m" else "collective", "id": i}
+        if k == "c" and i in last_to_post:
+            hop["rank"] = last_to_post[i]
+        hops.append(hop)
+    return hops
 
 
 def first_wrong(got: Sequence[float | int], want: Sequence[float | int], dtype: str) -> int | None:
@@ -334,7 +347,7 @@ def first_wrong(got: Sequence[float | int], want: Sequence[float | int], dtype: 
     return None if len(got) == len(want) else min(len(got), len(want))
 
 
-def mark_wrong(timeline: dict[str, Any], facts: CaseFacts) -> None:
+def mark_wrong(timeline: TimelineJSON, facts: CaseFacts) -> None:
     """For a wrong answer: the first wrong element's rank, index, chunk (when the exercise's
     grader says, through its optional ``chunk_of(case, index)``) and the last message
     that rank received (the last write into its tensor the trace knows of)."""
@@ -356,7 +369,7 @@ def mark_wrong(timeline: dict[str, Any], facts: CaseFacts) -> None:
         return
 
 
-def case_timeline(facts: CaseFacts, result: CaseResult) -> dict[str, Any]:
+def case_timeline(facts: CaseFacts, result: CaseResult) -> TimelineJSON:
     """The ``timeline`` of a graded case (``result``: its verdict JSON so far).
 
     The view is for display only: should it fail, the case says so under ``error`` and its

@@ -53,7 +53,7 @@
  * @property {MemoryUse} [memory]
  * @property {ModelJSON} [model] topology, modelled sizes and times, bound, floor
  * @property {Sample} [sample]
- * @property {Object<string, any>} [timeline] the trace view's data (`cjudge.view.timeline`)
+ * @property {TimelineJSON} [timeline] the trace view's data (`cjudge.view.timeline`)
  * @property {CaseResult} [smallest] the smallest case that fails the same way
  */
 
@@ -187,6 +187,155 @@
  * @property {any[]} outputs per rank: its result (a tensor, a number, nested lists), None if none;
  *   any float in it, a tensor's elements included, may be a `NonFinite` string
  * @property {any[]} expected
+ */
+
+/**
+ * What the trace view draws of one case; a view that failed has only `version` and `error` (the
+ *   verdict stands).
+ * @typedef {object} TimelineJSON
+ * @property {number} version
+ * @property {string} [error]
+ * @property {number} [world_size]
+ * @property {string} [time_unit]
+ * @property {string} [topology]
+ * @property {number} [size] the modelled S the times are at
+ * @property {number} [run_size]
+ * @property {number} [scale]
+ * @property {boolean} [modelled]
+ * @property {number} [steps]
+ * @property {number|null} [end_t]
+ * @property {number[][]} [groups]
+ * @property {LaneRow[]} [lanes]
+ * @property {MessageRow[]} [messages]
+ * @property {CollectiveRow[]} [collectives]
+ * @property {WaitRow[]} [waits]
+ * @property {PendingRow[]} [pending]
+ * @property {DeadlockRow[]} [deadlock]
+ * @property {CriticalHop[]} [critical]
+ * @property {boolean} [too_slow]
+ * @property {WrongMark|null} [wrong]
+ * @property {Object<string, number>|boolean} [cut] how many there were, of those cut; else false
+ * @property {RefusedRow[]} [refused]
+ * @property {Buffers} [buffers]
+ */
+
+/**
+ * One rank's lane: its state when the case ended, its last step and modelled end.
+ * @typedef {object} LaneRow
+ * @property {number} rank
+ * @property {string} state
+ * @property {number} end_step
+ * @property {number|null} end_t ns; None: it waits for a request the model never completes
+ */
+
+/**
+ * A matched message: its ends, lines, step and modelled span (ns).
+ * @typedef {object} MessageRow
+ * @property {number} id
+ * @property {number} src
+ * @property {number} dst
+ * @property {number} bytes
+ * @property {number} tag
+ * @property {number|null} line the send's line
+ * @property {number|null} recv_line
+ * @property {number} step
+ * @property {number|null} t0
+ * @property {number|null} t1
+ * @property {number} [group] a group other than the world
+ * @property {number} [chunk] the chunk it carries, where the grader can read it
+ * @property {number[]} [holds] the ranks whose contributions that chunk sums
+ */
+
+/**
+ * A built-in collective call: its members, lines, step and modelled span (ns).
+ * @typedef {object} CollectiveRow
+ * @property {number} id
+ * @property {string} kind
+ * @property {number[]} ranks
+ * @property {number[]} bytes
+ * @property {number|null} root
+ * @property {number|null} line the first member's line the trace knows
+ * @property {(number|null)[]} lines each member's
+ * @property {number} step
+ * @property {number|null} t0
+ * @property {number|null} t1
+ */
+
+/**
+ * A wait that took time: the rank's step and modelled clock before and after it.
+ * @typedef {object} WaitRow
+ * @property {number} rank
+ * @property {number} s0
+ * @property {number|null} s1 None: it never ended
+ * @property {number|null} t0
+ * @property {number|null} t1
+ * @property {number|null} line
+ */
+
+/**
+ * A request posted and never completed.
+ * @typedef {object} PendingRow
+ * @property {number} rank
+ * @property {string} kind
+ * @property {number|null} peer
+ * @property {number} tag
+ * @property {number} bytes
+ * @property {number|null} line
+ * @property {number} step
+ * @property {number|null} t
+ */
+
+/**
+ * A rank of the deadlock's cycle and the rank it waits on.
+ * @typedef {object} DeadlockRow
+ * @property {number} rank
+ * @property {number} on
+ * @property {string|null} kind
+ * @property {number|null} line
+ * @property {number} step
+ */
+
+/**
+ * A transfer on the critical path (a collective names the rank that posted last).
+ * @typedef {object} CriticalHop
+ * @property {string} kind "message" or "collective"
+ * @property {number} id
+ * @property {number} [rank]
+ */
+
+/**
+ * A wrong answer's first wrong element, and the last message its rank received.
+ * @typedef {object} WrongMark
+ * @property {number} rank
+ * @property {number} index
+ * @property {number|null} chunk
+ * @property {number|null} last_recv
+ */
+
+/**
+ * A call the exercise refused.
+ * @typedef {object} RefusedRow
+ * @property {number} rank
+ * @property {string} kind
+ * @property {number|null} line
+ */
+
+/**
+ * Each receiver's chunks, step by step, where the grader can read its messages.
+ * @typedef {object} Buffers
+ * @property {number} chunks
+ * @property {string} mode "reduce" or "gather"
+ * @property {BufferUpdate[]} updates
+ */
+
+/**
+ * What a receiver's chunk holds once a step's messages arrived, and how it took them.
+ * @typedef {object} BufferUpdate
+ * @property {number} step
+ * @property {number} rank
+ * @property {number} chunk
+ * @property {number[]} holds
+ * @property {string} [op] "add" or "copy"
  */
 
 /** Every verdict code, in the kernel's order. @type {readonly Verdict[]} */
