@@ -47,6 +47,19 @@ def forbidden_calls(path: Path, text: str) -> list[str]:
     return said
 
 
+#: a value as a message prints it: a number, or a few of them in brackets
+_VALUE = r"(-?(?:\d[\d.,]*(?:e[+-]?\d+)?|nan|inf)|\[[^\]]*\])"
+#: how a message sets what the learner's run had beside what it should have had
+DIFFERENCES = [rf"{_VALUE} where the reference has {_VALUE}", rf"expected {_VALUE}, got {_VALUE}",
+               rf"{_VALUE}，而参考解为 {_VALUE}", rf"应为 {_VALUE}，实际为 {_VALUE}"]
+
+
+def printed_differences(text: str) -> list[tuple[str, str]]:
+    """Every pair of values ``text`` prints as a difference (what the run had and what it
+    should have had, in the order the text gives them)."""
+    return [pair for pattern in DIFFERENCES for pair in re.findall(pattern, text)]
+
+
 def _params() -> list:
     params = []
     for path in FILES:
@@ -77,6 +90,8 @@ def test_message_names_the_cause(path: Path) -> None:
     smallest = case.get("smallest", {}).get("message", "")
     for text in (case["message"], case["message_zh"], smallest):
         assert not forbidden_calls(path, text), text
+        # two values that print alike are never shown as a difference (issue 38)
+        assert all(one != other for one, other in printed_differences(text)), text
 
 
 def test_smallest_case_is_smaller_and_shows_its_values() -> None:
@@ -97,3 +112,11 @@ def test_a_correct_reference_gets_no_smallest_case() -> None:
     result = judge_code(ex, ex.solution, "solution.py", run_case, "sim", explore=run_case)
     assert result["verdict"] == "accepted"
     assert all("smallest" not in c for c in result["cases"])
+
+
+def test_printed_differences_are_read_from_both_languages() -> None:
+    assert printed_differences("its input differs at element 0 (-0.4259 where the reference has "
+                               "-0.4259)") == [("-0.4259", "-0.4259")]
+    assert printed_differences("应为 2.795844482，实际为 2.995950306") == [
+        ("2.795844482", "2.995950306")]
+    assert printed_differences("expected [1, 2], got [1, 3]") == [("[1, 2]", "[1, 3]")]
