@@ -18,6 +18,8 @@ store (never a send: the switch records its message only for the cost model).
 
 from __future__ import annotations
 
+from collections import Counter
+
 from .primitives import DISPLAY
 from .switch.reduce import DTYPES
 from .switch.trace import Message, Request, SwitchTrace, recorded_values
@@ -167,6 +169,8 @@ def _sent_by(trace: SwitchTrace, rank: int) -> dict[Way, _Sent]:
     units = {r["id"]: DTYPES[r["dtype"]][1] if r["dtype"] in DTYPES else 1
              for r in trace["requests"]}
     payload = {m["send"]: recorded_values(m.get("data")) for m in trace["messages"]}
+    given = {rid: recorded_values(data) for c in trace["collectives"] if "data" in c
+             for rid, data in zip(c["requests"], c["data"], strict=False)}  # a call's input
     sends = {r["id"]: r for r in trace["requests"] if r["kind"] == "send"}
     out: dict[Way, _Sent] = {}
     for m in sorted(trace["messages"], key=lambda m: m["send"]):
@@ -182,7 +186,7 @@ def _sent_by(trace: SwitchTrace, rank: int) -> dict[Way, _Sent]:
             way: Way = (req["kind"], f"rank {req['peer']}")
             got = payload.get(req["id"])
         else:
-            way, got = (req["kind"], req["kind"]), None
+            way, got = (req["kind"], req["kind"]), given.get(req["id"])
         entry = out.setdefault(way, _Sent())
         entry.name = entry.name or call_name(req)
         entry.add(req["sent"], req["sent"] // units[req["id"]], got)
@@ -225,8 +229,13 @@ def _one(way: Way, got: _Sent, want: _Sent, algo: tuple[str, str],
         why = f" ({algo[0]} also calls {', '.join(instead)}, which yours never does)"
         why_zh = f"（{algo[1]}还调用了 {'、'.join(instead)}，而你的代码从未调用）"
     elif collective and got.calls > want.calls:
-        why = f" ({got.calls} calls where {algo[0]} makes {want.calls})"
-        why_zh = f"（{got.calls} 次调用，而{algo[1]}只调用 {want.calls} 次）"
+        again = _repeated(got, want)
+        why = (f" ({got.calls} calls where {algo[0]} makes {want.calls}"
+               + (": the extra ones send again what another call sent; make each once)"
+                  if again else ")"))
+        why_zh = (f"（{got.calls} 次调用，而{algo[1]}只调用 {want.calls} 次"
+                  + ("：多出的调用重复发送了另一次调用已发送的数据；每份数据只发送一次）"
+                     if again else "）"))
     elif got.elements == want.elements:
         why = (f" (as many elements, {got.bytes // max(got.elements, 1)} bytes each where "
                f"{algo[0]}'s take {want.bytes // max(want.elements, 1)})")
@@ -247,6 +256,15 @@ def _one(way: Way, got: _Sent, want: _Sent, algo: tuple[str, str],
             why_zh = f"（你的 {got.elements} 个元素中有 {unneeded} 个是{algo[1]}从不{does_zh}的）"
     return (f"{verb}{got.bytes} bytes {to} where {algo[0]} {does} {want.bytes}{why}",
             f"{to_zh} {got.bytes} 字节，而{algo[1]}{does_zh} {want.bytes} 字节{why_zh}")
+
+
+def _repeated(got: _Sent, want: _Sent) -> bool:
+    """Whether everything ``got`` sends beyond ``want`` (as many of each value) is values
+    ``want`` sends too: the extra calls repeat data, not new data."""
+    if not got.values or not want.values:
+        return False
+    extra = Counter(got.values) - Counter(want.values)
+    return bool(extra) and all(value in want.values for value in extra)
 
 
 def _peers(ways: list[Way]) -> tuple[str, str]:

@@ -5,6 +5,7 @@ call the reference makes instead of one it never makes."""
 from __future__ import annotations
 
 import base64
+import struct
 
 from cjudge.budget import against_reference, over_budget
 
@@ -17,14 +18,23 @@ def _req(rid: int, kind: str, api: str, sent: int, peer: int | None = None,
             "bytes": sent, "dtype": "float32", "line": line, "graded": True}
 
 
-def _trace(requests: list[dict], loads: bool = False) -> dict:
+def _payload(values: list[float]) -> dict:
+    return {"dtype": "float32", "b64": base64.b64encode(struct.pack(f"<{len(values)}f",
+                                                                     *values)).decode()}
+
+
+def _trace(requests: list[dict], loads: bool = False,
+           inputs: dict[int, list[float]] | None = None) -> dict:
     """Rank 0's calls; a load's message goes from the buffer's owner to rank 0, as the switch
-    records it."""
+    records it; ``inputs``: a collective call's input, recorded by its request id."""
     messages = [{"id": r["id"], "src": r["peer"], "dst": 0, "bytes": r["sent"], "send": r["id"],
                  "recv": r["id"], "data": {"dtype": "float32",
                                            "b64": base64.b64encode(bytes(r["sent"])).decode()}}
                 for r in requests if loads and r["kind"] == "symm_read"]
-    return {"world_size": 4, "requests": requests, "messages": messages}
+    collectives = [{"id": rid, "requests": [rid], "data": [_payload(values)]}
+                   for rid, values in (inputs or {}).items()]
+    return {"world_size": 4, "requests": requests, "messages": messages,
+            "collectives": collectives}
 
 
 def test_an_alias_of_the_references_collective_is_compared_with_it():
@@ -60,3 +70,23 @@ def test_loads_are_counted_once_and_never_called_sends():
     assert head.startswith("correct, but rank 0 moved 192 bytes in 3 calls (line 9: 3 loads "
                            "(symm.read) from ranks 1, 2, 3, 48 elements)")
     assert "send" not in head and "发送" not in head_zh
+
+
+def test_extra_calls_that_send_again_what_another_sent_are_named_as_repeats():
+    """Layer 0's shard gathered twice (a "warm-up" whose result is thrown away): the extra call
+    repeats data, and the message says to make each call once; a fifth call of new data does
+    not."""
+    shards = {1: [1.0, 2.0], 2: [3.0, 4.0]}
+    reference = _trace([_req(1, "all_gather", "all_gather", 8), _req(2, "all_gather",
+                                                                     "all_gather", 8)],
+                       inputs=shards)
+    twice = _trace([_req(i, "all_gather", "all_gather", 8) for i in (1, 2, 3)],
+                   inputs={**shards, 3: [1.0, 2.0]})
+    en, zh = against_reference(twice, reference, 0, ALGO) or ("", "")
+    assert "(3 calls where the reference makes 2: the extra ones send again what another " \
+           "call sent; make each once)" in en
+    assert "多出的调用重复发送了另一次调用已发送的数据" in zh
+    new = _trace([_req(i, "all_gather", "all_gather", 8) for i in (1, 2, 3)],
+                 inputs={**shards, 3: [5.0, 6.0]})
+    en, _ = against_reference(new, reference, 0, ALGO) or ("", "")
+    assert "(3 calls where the reference makes 2)" in en
