@@ -54,6 +54,9 @@ WINDOW_S = 0.5  # the window over which a rank's CPU use is measured
 SAMPLES = 10  # how often within the window a rank's threads are looked at (runnable or not)
 TIMEOUT_S = 3.0  # after every rank joined: classify the ranks still running and stop
 IDLE_CPU_S = 0.01  # at most this much CPU in a window (gloo's idle threads use ~1 ms) is idle
+#: windows, one after another, a rank must be busy in to be spinning: on a loaded machine a rank
+#: busy in one window may only be late on its way to the wait it blocks in
+SETTLE = 3
 GLOO_TIMEOUT = datetime.timedelta(seconds=300)  # gloo's own timeout never fires before ours
 
 
@@ -288,6 +291,11 @@ class GlooRun:
             now, left = time.monotonic(), self._unfinished()
             if now - self.joined_at > self.timeout_s:
                 busy = _busy(left)
+                for _ in range(SETTLE - 1):
+                    still = {r: p for r, p in left.items() if busy[r]}
+                    if not still:
+                        break
+                    busy.update(_busy(still))
                 for rank in left:
                     self.results[rank] = GlooRank(rank, "spinning" if busy[rank] else "blocked")
             elif now - self.last > QUIET_S and not any(_busy(dict(enumerate(self.pids))).values()):
