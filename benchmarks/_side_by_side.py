@@ -24,7 +24,7 @@ start_zygote()  # before any job is known, as the CLI and the runner do
 import torch  # noqa: E402
 import torch.distributed as dist  # noqa: E402
 
-from cjudge.protocol import CaseSpec, JobSpec  # noqa: E402
+from cjudge.contract.protocol import CaseSpec, JobSpec  # noqa: E402
 from cjudge.real.runtime import run_case  # noqa: E402
 
 ALLOWED = ["send", "recv", "isend", "irecv", "batch_isend_irecv", "barrier"]

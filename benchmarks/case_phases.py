@@ -25,8 +25,8 @@ from cjudge.real.zygote import start_zygote  # noqa: E402
 
 start_zygote()  # before any job is known, as the CLI and the runner do
 
-from cjudge.exercises import load_exercise  # noqa: E402
-from cjudge.grading import plan_cases  # noqa: E402
+from cjudge.exercise.exercises import load_exercise  # noqa: E402
+from cjudge.grading.grade import plan_cases  # noqa: E402
 from cjudge.real import runtime  # noqa: E402
 from cjudge.switch import core, server  # noqa: E402
 

@@ -20,7 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "practice"))
 
-from cjudge.protocol import CaseSpec, JobSpec  # noqa: E402
+from cjudge.contract.protocol import CaseSpec, JobSpec  # noqa: E402
 from cjudge.real.runtime import run_case  # noqa: E402
 from cjudge.real.zygote import start_zygote  # noqa: E402
 from cjudge.switch.core import Switch  # noqa: E402

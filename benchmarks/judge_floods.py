@@ -41,8 +41,8 @@ def one(exercise: str, attack: str, pure: bool) -> dict[str, object]:
     from cjudge.real.zygote import start_zygote
 
     start_zygote()  # before any job is known, as the CLI and the runner do
-    from cjudge.exercises import load_exercise
-    from cjudge.grading import plan_cases
+    from cjudge.exercise.exercises import load_exercise
+    from cjudge.grading.grade import plan_cases
     from cjudge.real import runtime
     from cjudge.switch import reduce
 

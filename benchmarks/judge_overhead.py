@@ -27,9 +27,9 @@ from cjudge.real.zygote import start_zygote  # noqa: E402
 
 start_zygote()  # before any job is known, as the CLI and the runner do
 
-from cjudge.exercises import load_exercise  # noqa: E402
-from cjudge.facts import CaseFacts  # noqa: E402
-from cjudge.grading import grade_case, plan_cases, summarize  # noqa: E402
+from cjudge.exercise.exercises import load_exercise  # noqa: E402
+from cjudge.grading.facts import CaseFacts  # noqa: E402
+from cjudge.grading.grade import grade_case, plan_cases, summarize  # noqa: E402
 from cjudge.real import runtime  # noqa: E402
 from cjudge.switch.core import Switch  # noqa: E402
 

@@ -20,12 +20,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "practice"))
 
-from cjudge.exercises import default_root, load_exercises  # noqa: E402
-from cjudge.grading import plan_cases  # noqa: E402
+from cjudge.contract.primitives import CANONICAL  # noqa: E402
+from cjudge.contract.values import input_bytes  # noqa: E402
+from cjudge.exercise.exercises import default_root, load_exercises  # noqa: E402
+from cjudge.grading.grade import plan_cases  # noqa: E402
 from cjudge.model.case import ModelSpec, model_case  # noqa: E402
-from cjudge.primitives import CANONICAL  # noqa: E402
 from cjudge.sim.runtime import run_case  # noqa: E402
-from cjudge.values import input_bytes  # noqa: E402
 
 
 def main() -> None:

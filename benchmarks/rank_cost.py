@@ -49,8 +49,8 @@ def measure(prepared: bool) -> dict[str, float]:
     if not prepared:
         zygote.ready_to_fork = lambda: None  # what the zygote did before
     zygote.start_zygote()
-    from cjudge.exercises import load_exercise
-    from cjudge.grading import plan_cases
+    from cjudge.exercise.exercises import load_exercise
+    from cjudge.grading.grade import plan_cases
     from cjudge.real.runtime import run_case
 
     ex = load_exercise(ROOT / "exercises" / "ring-allreduce")

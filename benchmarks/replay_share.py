@@ -20,14 +20,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "practice"))
 
-from cjudge.exercises import default_root, load_exercises  # noqa: E402
-from cjudge.grading import plan_cases  # noqa: E402
+from cjudge.contract.values import input_bytes  # noqa: E402
+from cjudge.exercise.exercises import default_root, load_exercises  # noqa: E402
+from cjudge.grading.grade import plan_cases  # noqa: E402
 from cjudge.model import reference as ref  # noqa: E402
 from cjudge.model import replay as replay_module  # noqa: E402
 from cjudge.model.case import model_case  # noqa: E402
 from cjudge.model.topology import get_topology  # noqa: E402
 from cjudge.sim.runtime import run_case  # noqa: E402
-from cjudge.values import input_bytes  # noqa: E402
 
 
 def median_seconds(repeat: int, work) -> float:  # type: ignore[no-untyped-def]

@@ -5,4 +5,4 @@
 # undumpable, so its ranks (same uid) cannot reopen it through /proc/1/fd. The runner exits when
 # stdin closes (the worker ended the attach, or died), and as PID 1 its exit kills every process
 # of the container: none outlives its worker.
-exec python -m cjudge.runner --result-fd 3 --end-with-stdin 3>&1 1>&2
+exec python -m cjudge.rank.runner --result-fd 3 --end-with-stdin 3>&1 1>&2

@@ -16,9 +16,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "practice"))
 
-from cjudge.exercises import default_root, load_exercise  # noqa: E402
-from cjudge.facts import CaseFacts  # noqa: E402
-from cjudge.grading import grade_case, plan_cases  # noqa: E402
+from cjudge.exercise.exercises import default_root, load_exercise  # noqa: E402
+from cjudge.grading.facts import CaseFacts  # noqa: E402
+from cjudge.grading.grade import grade_case, plan_cases  # noqa: E402
 from cjudge.sim.runtime import run_case  # noqa: E402
 from cjudge.view.perfetto import chrome_trace  # noqa: E402
 from cjudge.view.present import present_case  # noqa: E402

@@ -12,9 +12,9 @@ from typing import Any
 from sqlalchemy import func, update
 from sqlmodel import Session, col, select
 
+from cjudge.contract.verdicts import Verdict
 from cjudge.courses.results import headline
-from cjudge.exercises import TRACKS
-from cjudge.verdicts import Verdict
+from cjudge.exercise.exercises import TRACKS
 
 from .access import may_see
 from .jobqueue import RATE_WINDOW_S

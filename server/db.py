@@ -16,7 +16,7 @@ from sqlmodel import Session, create_engine
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 #: how JSON columns are written: strict JSON, never a NaN (verdicts come encoded, see
-#: ``cjudge.verdict_json``; PostgreSQL refuses NaN, SQLite would keep it)
+#: ``cjudge.contract.verdict_json``; PostgreSQL refuses NaN, SQLite would keep it)
 STRICT_JSON = partial(json.dumps, allow_nan=False)
 #: how long a SQLite statement waits for another connection's write lock
 SQLITE_BUSY_MS = 30000

@@ -8,7 +8,7 @@ from typing import Any
 from sqlalchemy import Engine, func, update
 from sqlmodel import Session, col, select
 
-from cjudge.exercises import Exercise as KernelExercise
+from cjudge.exercise.exercises import Exercise as KernelExercise
 
 from .db import write_session
 from .models import Exercise, ExerciseVersion, Submission, utcnow

@@ -19,7 +19,7 @@ from sqlalchemy import func, or_, update
 from sqlalchemy.orm import aliased
 from sqlmodel import Session, col, select
 
-from cjudge.verdict_json import CaseResult, VerdictJSON, dumps, json_safe
+from cjudge.contract.verdict_json import CaseResult, VerdictJSON, dumps, json_safe
 
 from .doorbell import notify
 from .models import DONE, QUEUED, RUNNING, Submission, User, saved_id, utcnow
@@ -180,7 +180,7 @@ def record_cases_so_far(session: Session, claim_: Claim, cases: list[CaseResult]
 
 def finish(session: Session, claim_: Claim, result: VerdictJSON, log: str | None,
            limit_bytes: int = 1 << 20) -> bool:
-    """Record the final verdict, NaN and infinities encoded (``cjudge.verdict_json``), bounded to
+    """Record the final verdict, NaN and infinities encoded (``cjudge.contract.verdict_json``), bounded to
     ``limit_bytes`` of JSON (see ``bound_result``) and stored once (the cases are the result's,
     not also the cases_so_far column); False (nothing written) if the lease was lost. A ``log``
     of None keeps the log of earlier attempts."""

@@ -18,8 +18,8 @@ from typing import Annotated, Any, Literal
 from pydantic import AliasChoices, BeforeValidator, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
-from cjudge.exercises import default_root
-from cjudge.protocol import RESULT_BYTES
+from cjudge.contract.protocol import RESULT_BYTES
+from cjudge.exercise.exercises import default_root
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 MIN_SECRET_BYTES = 32

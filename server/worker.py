@@ -16,11 +16,11 @@ from collections.abc import Iterator
 from sqlalchemy import Engine
 from sqlmodel import Session
 
-from cjudge.exercises import Exercise, load_exercises
-from cjudge.judge import judge_code
-from cjudge.judge_error import judge_error_verdict
+from cjudge.contract.verdict_json import CaseResult, VerdictJSON
+from cjudge.exercise.exercises import Exercise, load_exercises
+from cjudge.grading.judge import judge_code
+from cjudge.grading.judge_error import judge_error_verdict
 from cjudge.sim.runtime import run_case as simulated
-from cjudge.verdict_json import CaseResult, VerdictJSON
 
 from . import course, health, jobqueue, outage
 from .db import make_engine, schema_ready, write_session

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import pytest
 
-from cjudge.exercises import default_root, load_exercises
-from cjudge.judge import judge_code
+from cjudge.exercise.exercises import default_root, load_exercises
+from cjudge.grading.judge import judge_code
 
 EXERCISES = load_exercises(default_root())
 SUBMISSIONS = [

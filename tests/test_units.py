@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from cjudge.units import SizeError, format_seconds, format_size, parse_size, parse_sizes, plural
+from cjudge.contract.units import SizeError, format_seconds, format_size, parse_size, parse_sizes, plural
 
 ROOT = Path(__file__).resolve().parents[1]
 SIZES = [8, 500, 1000, 1024, 1536, 4096, 10**6, 999_999, 19_800_000, 64 * 2**20, 10**9, 2**30,

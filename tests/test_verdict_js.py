@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cjudge.verdicts import Verdict
+from cjudge.contract.verdicts import Verdict
 from tests.script_loader import load_script
 
 REPO = Path(__file__).resolve().parents[1]

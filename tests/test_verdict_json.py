@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from cjudge.exercises import default_root, load_exercise
-from cjudge.judge import judge_code
+from cjudge.contract.verdict_json import VerdictJSON, dumps, json_safe
+from cjudge.exercise.exercises import default_root, load_exercise
+from cjudge.grading.judge import judge_code
 from cjudge.sim.runtime import run_case
-from cjudge.verdict_json import VerdictJSON, dumps, json_safe
 
 
 def strict(text: str) -> Any:

@@ -15,9 +15,9 @@ import random
 from collections.abc import Callable
 from typing import Any
 
+from cjudge.contract.units import format_seconds, format_size
 from cjudge.kit.case import Case
 from cjudge.model.case import busbw_factor, nccl_size
-from cjudge.units import format_seconds, format_size
 
 ALGOS = ("ring", "recursive_doubling", "tree")
 OPS = ("all_reduce", "reduce_scatter", "all_gather", "all_to_all", "broadcast", "reduce")

@@ -7,7 +7,7 @@ import math
 import random
 from typing import Any
 
-from cjudge import special
+from cjudge.exercise import special
 from cjudge.kit.case import Case
 from cjudge.kit.mlp import draw, gelu, mlp_output, mlp_partial, shards_of
 from cjudge.kit.pieces import matrix, mistaken_for, tensor2d

@@ -9,7 +9,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 from fastapi_offline import FastAPIOffline
 
-from cjudge.exercises import CHAPTER, load_exercises
+from cjudge.exercise.exercises import CHAPTER, load_exercises
 
 from ..accounts import HashSlots, StartupRefused, ensure_admin
 from ..db import make_engine, migrate

@@ -9,8 +9,8 @@ from typing import Any, Literal, NotRequired, Union, get_args, get_origin, get_t
 from pydantic import BaseModel, ConfigDict, Field, RootModel
 from typing_extensions import TypedDict, is_typeddict
 
-from cjudge.verdict_json import CaseResult, VerdictJSON
-from cjudge.verdicts import Verdict
+from cjudge.contract.verdict_json import CaseResult, VerdictJSON
+from cjudge.contract.verdicts import Verdict
 
 from ..passwords import MAX_LENGTH, MIN_LENGTH
 
@@ -78,10 +78,10 @@ class ExerciseSummary(BaseModel):
     title: dict[str, str]
     content_hash: str
     judge_version: str  # the server's kernel (cjudge.__version__): the page compares its own
-    track: str | None = None  # the catalog's track (cjudge.exercises.TRACKS), its order there
+    track: str | None = None  # the catalog's track (cjudge.exercise.exercises.TRACKS), its order there
     order: int | None = None
     prerequisites: list[str] = []  # exercises to solve first
-    difficulty: str | None = None  # intro, core or advanced (cjudge.exercises.DIFFICULTIES)
+    difficulty: str | None = None  # intro, core or advanced (cjudge.exercise.exercises.DIFFICULTIES)
     chapter: list[str] = []  # the chapter's sections it comes from, by title
 
 
@@ -135,7 +135,7 @@ class EarlierVerdict(BaseModel):
 
 
 def _from_kernel(typed: Any, required: tuple[str, ...] = ()) -> Any:
-    """A kernel TypedDict of the verdict JSON (``cjudge.verdict_json``) as pydantic reads it
+    """A kernel TypedDict of the verdict JSON (``cjudge.contract.verdict_json``) as pydantic reads it
     (``typing_extensions.TypedDict``: before Python 3.12 it refuses ``typing``'s), so /docs
     shows the kernel's one definition: its fields and their types (a ``verdict`` as one of the
     codes), nested TypedDicts converted too; a field absent stays absent, a field the kernel
@@ -170,12 +170,12 @@ def _converted(hint: Any) -> Any:
 
 
 class CaseOutline(RootModel[_from_kernel(CaseResult, required=("name", "verdict"))]):  # type: ignore[misc]  # a type made at runtime
-    """A graded case of the verdict JSON: the kernel's ``cjudge.verdict_json.CaseResult``."""
+    """A graded case of the verdict JSON: the kernel's ``cjudge.contract.verdict_json.CaseResult``."""
 
 
 class VerdictOut(RootModel[_from_kernel(VerdictJSON, required=("verdict",))]):  # type: ignore[misc]  # a type made at runtime
     """The verdict JSON of a finished submission, as the CLI's ``--json`` and the browser's:
-    the kernel's ``cjudge.verdict_json.VerdictJSON`` (admins also see its ``seed``: the hidden
+    the kernel's ``cjudge.contract.verdict_json.VerdictJSON`` (admins also see its ``seed``: the hidden
     cases' inputs follow from it)."""
 
     @property

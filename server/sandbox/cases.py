@@ -3,9 +3,9 @@
 
 from __future__ import annotations
 
-from cjudge.exercises import Exercise
-from cjudge.grading import plan_cases
-from cjudge.protocol import CaseSpec, JobSpec, RankError, RankState, RawCase, Stop
+from cjudge.contract.protocol import CaseSpec, JobSpec, RankError, RankState, RawCase, Stop
+from cjudge.exercise.exercises import Exercise
+from cjudge.grading.grade import plan_cases
 from cjudge.switch.core import unreported
 
 from .pool import WarmPool

@@ -54,7 +54,7 @@ def missing_tools(sandboxed: bool) -> list[str]:
 
 def runner_argv(result_fd: int, python: str = sys.executable) -> list[str]:
     """The kernel's runner, writing its results to ``result_fd``."""
-    return [python, "-m", "cjudge.runner", "--result-fd", str(result_fd)]
+    return [python, "-m", "cjudge.rank.runner", "--result-fd", str(result_fd)]
 
 
 def launcher_argv(procs_files: list[Path], rlimits: RLimits, argv: list[str]) -> list[str]:

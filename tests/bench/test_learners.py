@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from cjudge.exercises import default_root
+from cjudge.exercise.exercises import default_root
 
 from .helpers import QUICK, run_bench
 
@@ -134,7 +134,7 @@ SCALED = ("zero1-step", "tp-mlp", "sequence-parallel", "ddp-overlap", "fsdp-pref
 
 def test_every_exercise_with_a_builtin_counterpart_is_benchable() -> None:
     from cjudge.bench.cli import unbenchable
-    from cjudge.exercises import load_exercises
+    from cjudge.exercise.exercises import load_exercises
 
     exercises = load_exercises(default_root())
     assert {i for i in SCALED if unbenchable(exercises[i]) is None} == set(SCALED)
@@ -145,7 +145,7 @@ def test_every_entry_of_a_starred_list_scales() -> None:
     """bucketed-allreduce's ``sizes[*]``: every gradient and the bucket grow together, so the
     greedy packing stays the sample's (the grader refuses a case whose ``buckets`` it breaks)."""
     from cjudge.bench.learners import scaled_case
-    from cjudge.exercises import load_exercises
+    from cjudge.exercise.exercises import load_exercises
 
     exercise = load_exercises(default_root())["bucketed-allreduce"]
     sample = next(c for c in exercise.cases if c.sample).params
@@ -160,7 +160,7 @@ def test_a_starred_list_must_hold_integers_in_the_sample(tmp_path: Path) -> None
     ``numel`` instead, never scaled, load as they are)."""
     import shutil
 
-    from cjudge.exercises import ExerciseError, load_exercise
+    from cjudge.exercise.exercises import ExerciseError, load_exercise
 
     folder = tmp_path / "bucketed-allreduce"
     shutil.copytree(default_root() / folder.name, folder,

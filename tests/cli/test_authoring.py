@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from cjudge.exercises import load_exercises
+from cjudge.exercise.exercises import load_exercises
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -12,7 +12,7 @@ import pytest
 from rich.console import Console
 
 from cjudge.cli import commands
-from cjudge.exercises import default_root, load_exercise
+from cjudge.exercise.exercises import default_root, load_exercise
 from cjudge.sim.runtime import run_case
 
 #: the reference, zeroed where one drawn value of one case is positive: wrong in some draws only

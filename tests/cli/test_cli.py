@@ -15,7 +15,7 @@ from rich.cells import cell_len
 
 from cjudge import __version__
 from cjudge.cli.commands import exit_status
-from cjudge.verdicts import label
+from cjudge.contract.verdicts import label
 
 ROOT = Path(__file__).resolve().parents[2]
 

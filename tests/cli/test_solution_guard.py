@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from cjudge.cli import commands, workspace
-from cjudge.exercises import load_exercise
+from cjudge.exercise.exercises import load_exercise
 
 ROOT = Path(__file__).resolve().parents[2]
 EXERCISE = load_exercise(ROOT / "exercises" / "ring-allreduce")

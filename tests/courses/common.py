@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cjudge.exercises import default_root
+from cjudge.exercise.exercises import default_root
 from tests.cli.test_cli import judge_cli
 
 EXERCISE = "allreduce-compose"

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from cjudge.courses.results import REPORTS, case_tests, headline, write_report
-from cjudge.exercises import default_root, load_exercise
+from cjudge.exercise.exercises import default_root, load_exercise
 
 from .schemas import SCHEMAS
 

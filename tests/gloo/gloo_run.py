@@ -34,9 +34,9 @@ import torch
 import torch.distributed as dist
 import torch.distributed.distributed_c10d as c10d
 
-from cjudge import values
-from cjudge.learner import graded_call
-from cjudge.protocol import CaseSpec, JobSpec, TensorData
+from cjudge.contract import values
+from cjudge.contract.protocol import CaseSpec, JobSpec, TensorData
+from cjudge.rank.learner import graded_call
 from cjudge.real.group_lifecycle import group_owned_by_judge
 from cjudge.real.process_flags import die_with
 from cjudge.switch import functions

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import textwrap
 
-from cjudge.exercises import Exercise, default_root, load_exercises
-from cjudge.facts import CaseFacts
-from cjudge.grading import grade_case, plan_cases
-from cjudge.judge import judge_code
+from cjudge.exercise.exercises import Exercise, default_root, load_exercises
+from cjudge.grading.facts import CaseFacts
+from cjudge.grading.grade import grade_case, plan_cases
+from cjudge.grading.judge import judge_code
 from cjudge.real.runtime import run_case
 from cjudge.sim.runtime import run_case as run_sim_case
 

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from cjudge.exercises import ExerciseError, default_root, load_exercise
-from cjudge.grading import plan_cases
-from cjudge.judge import judge_code
+from cjudge.exercise.exercises import ExerciseError, default_root, load_exercise
+from cjudge.grading.grade import plan_cases
+from cjudge.grading.judge import judge_code
 from cjudge.real import runtime as runtime_real
 from cjudge.sim import runtime as runtime_sim
 

@@ -20,8 +20,8 @@ from typing import Any
 import pytest
 
 from cjudge.courses.results import headline
-from cjudge.exercises import default_root, load_exercises
-from cjudge.judge import judge_code
+from cjudge.exercise.exercises import default_root, load_exercises
+from cjudge.grading.judge import judge_code
 from cjudge.sim.runtime import run_case
 
 EXERCISES = load_exercises(default_root())

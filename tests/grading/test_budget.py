@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import base64
 
-from cjudge.budget import over_budget
+from cjudge.grading.budget import over_budget
 
 from .helpers import first_failing as judged
 

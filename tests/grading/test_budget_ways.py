@@ -7,7 +7,7 @@ from __future__ import annotations
 import base64
 import struct
 
-from cjudge.budget import against_reference, over_budget
+from cjudge.grading.budget import against_reference, over_budget
 
 ALGO = ("the reference", "参考解")
 

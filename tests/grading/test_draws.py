@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from cjudge.draws import DRAWS, draw_seeds, other_draws
+from cjudge.exercise.draws import DRAWS, draw_seeds, other_draws
 
 from .helpers import EXERCISES, exercise
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from cjudge.exercises import (
+from cjudge.exercise.exercises import (
     TRACKS,
     ExerciseError,
     catalog_order,
@@ -15,7 +15,7 @@ from cjudge.exercises import (
     load_exercise,
     load_exercises,
 )
-from cjudge.grading import plan_cases
+from cjudge.grading.grade import plan_cases
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from cjudge.exercises import Exercise, default_root, is_private, load_exercise, load_exercises
+from cjudge.exercise.exercises import Exercise, default_root, is_private, load_exercise, load_exercises
 
 REPO = Path(__file__).resolve().parents[2]
 EXERCISES = {i: ex for i, ex in load_exercises(default_root()).items() if not ex.draft}

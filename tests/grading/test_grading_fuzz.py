@@ -13,10 +13,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rich.console import Console
 
-from cjudge import values
 from cjudge.cli.render import show_result
-from cjudge.grading import plan_cases
-from cjudge.judge import judge_code
+from cjudge.contract import values
+from cjudge.grading.grade import plan_cases
+from cjudge.grading.judge import judge_code
 from cjudge.sim.runtime import run_case
 from cjudge.switch.server import result_record
 

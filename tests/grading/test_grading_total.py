@@ -8,9 +8,10 @@ import logging
 
 import pytest
 
-from cjudge import judge, values
-from cjudge.facts import CaseFacts
-from cjudge.grading import grade_case, plan_cases
+from cjudge.contract import values
+from cjudge.grading import judge
+from cjudge.grading.facts import CaseFacts
+from cjudge.grading.grade import grade_case, plan_cases
 from cjudge.switch.core import empty_trace
 from cjudge.switch.server import result_record
 
@@ -70,7 +71,7 @@ def test_a_failing_grader_hook_drops_its_diagnosis_not_the_verdict(hook, monkeyp
         raise ZeroDivisionError("a grader's bug")
 
     monkeypatch.setattr(ex.grader, hook, broken)
-    with caplog.at_level(logging.ERROR, logger="cjudge.grading"):
+    with caplog.at_level(logging.ERROR, logger="cjudge.grading.grade"):
         case = grade_case(CaseFacts.of(ex, spec, raw_case(spec, outputs)))
     assert case["verdict"] == "wrong_answer"
     assert case["message"].startswith(f"case {spec['name']}, rank 0: first wrong element at "
@@ -85,7 +86,7 @@ def test_a_grading_failure_is_the_judges_error_with_its_version(monkeypatch, cap
         raise KeyError("the judge's bug")
 
     monkeypatch.setattr(judge, "grade_case", broken)
-    with caplog.at_level(logging.ERROR, logger="cjudge.judge"):
+    with caplog.at_level(logging.ERROR, logger="cjudge.grading.judge"):
         result = judge.judge_code(ex, RAISES, "learner.py", lambda job, s: raw_case(s, outputs),
                                   "sim", only_samples=True)
     assert result["verdict"] == "judge_error"

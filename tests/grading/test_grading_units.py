@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from cjudge.facts import CaseFacts
-from cjudge.grading import grade_case, plan_cases
-from cjudge.judge import judge_code
-from cjudge.primitives import allowed_ops, bytes_sent
+from cjudge.contract.primitives import allowed_ops, bytes_sent
+from cjudge.grading.facts import CaseFacts
+from cjudge.grading.grade import grade_case, plan_cases
+from cjudge.grading.judge import judge_code
 from cjudge.switch.core import empty_trace
 
 from .helpers import exercise
@@ -168,7 +168,7 @@ def _regraded(exercise_id: str, **grader) -> list[dict]:
     import dataclasses
     import types
 
-    from cjudge.exercises import GRADER_FUNCTIONS
+    from cjudge.exercise.exercises import GRADER_FUNCTIONS
     from cjudge.sim.runtime import run_case
 
     ex = exercise(exercise_id)
@@ -224,7 +224,7 @@ def test_a_sample_takes_the_graders_example_inputs_whatever_the_seed():
     import dataclasses
     import types
 
-    from cjudge.exercises import GRADER_FUNCTIONS
+    from cjudge.exercise.exercises import GRADER_FUNCTIONS
 
     ex = exercise("ring-allreduce")
     functions = {name: getattr(ex.grader, name) for name in GRADER_FUNCTIONS}

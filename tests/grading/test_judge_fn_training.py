@@ -8,7 +8,7 @@ import textwrap
 
 import pytest
 
-from cjudge.protocol import CaseSpec, JobSpec
+from cjudge.contract.protocol import CaseSpec, JobSpec
 from cjudge.real import runtime as runtime_real
 from cjudge.sim import runtime as runtime_sim
 from cjudge.switch import functions

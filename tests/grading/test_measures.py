@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import copy
 
-from cjudge.facts import CaseFacts
-from cjudge.grading import grade_case, plan_cases
+from cjudge.grading.facts import CaseFacts
+from cjudge.grading.grade import grade_case, plan_cases
 from cjudge.sim.runtime import run_case
 
 from .helpers import exercise

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from cjudge.judge import judge_code
+from cjudge.grading.judge import judge_code
 from cjudge.sim.runtime import run_case
 
 from .helpers import exercise

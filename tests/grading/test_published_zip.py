@@ -35,17 +35,18 @@ def test_the_exercises_wheel_holds_no_private_file():
 
 def test_the_kernel_wheel_is_the_browser_part_by_package_layout():
     names = zipfile.ZipFile(built("cjudge_browser")).namelist()
-    for needed in ("cjudge/grading.py", "cjudge/switch/core.py", "cjudge/sim/runtime.py",
+    for needed in ("cjudge/grading/grade.py", "cjudge/switch/core.py", "cjudge/sim/runtime.py",
                    "cjudge/model/topologies.json", "cjudge/view/__init__.py", "cjudge_web/judge.py"):
         assert needed in names, needed
     server_only = [n for n in names if n.startswith(("cjudge/real/", "cjudge/bench/", "cjudge/cli/"))
-                   or n == "cjudge/runner.py" or "__pycache__" in n]
+                   or n == "cjudge/rank/runner.py" or "__pycache__" in n]
     assert server_only == []
     # everything else of the package goes in, whatever its modules import
     package = REPO / "practice" / "cjudge"
     expected = {f"cjudge/{p.relative_to(package).as_posix()}" for p in package.rglob("*")
                 if p.is_file() and "__pycache__" not in p.parts
-                and p.relative_to(package).parts[0] not in ("real", "bench", "cli", "runner.py")}
+                and p.relative_to(package).parts[0] not in ("real", "bench", "cli")
+                and p.relative_to(package).as_posix() != "rank/runner.py"}
     assert expected <= set(names)
 
 

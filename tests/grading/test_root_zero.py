@@ -7,8 +7,8 @@ import textwrap
 
 import pytest
 
-from cjudge.judge import judge_code
-from cjudge.root_zero import root_zero
+from cjudge.grading.judge import judge_code
+from cjudge.grading.root_zero import root_zero
 from cjudge.sim.runtime import run_case
 
 from .helpers import exercise

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from cjudge.exercises import default_root, load_exercises
-from cjudge.units import format_seconds, format_size
+from cjudge.contract.units import format_seconds, format_size
+from cjudge.exercise.exercises import default_root, load_exercises
 
 EXERCISES = load_exercises(default_root())
 CATALOG = Path(__file__).resolve().parents[2] / "web" / "scripts" / "catalog.py"

@@ -1,4 +1,4 @@
-"""cjudge.special: erf and tanh in decimal arithmetic, within the C library's error of them (glibc
+"""cjudge.exercise.special: erf and tanh in decimal arithmetic, within the C library's error of them (glibc
 documents up to 2 ulp; its last bits differ from Pyodide's musl, which is why the judge has its
 own)."""
 
@@ -9,7 +9,7 @@ import random
 
 import pytest
 
-from cjudge.special import erf, tanh
+from cjudge.exercise.special import erf, tanh
 
 
 def test_erf_and_tanh_agree_with_the_c_library_within_rounding():

@@ -8,8 +8,8 @@ import math
 
 import pytest
 
-from cjudge.judge import judge_code
-from cjudge.values import TOLERANCE
+from cjudge.contract.values import TOLERANCE
+from cjudge.grading.judge import judge_code
 
 from .helpers import exercise, run_sim_case
 

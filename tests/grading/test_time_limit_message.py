@@ -8,8 +8,8 @@ import textwrap
 
 import pytest
 
-from cjudge.facts import CaseFacts
-from cjudge.grading import grade_case, plan_cases
+from cjudge.grading.facts import CaseFacts
+from cjudge.grading.grade import grade_case, plan_cases
 from cjudge.real.runtime import run_case as run_real_case
 from cjudge.sim.runtime import run_case as run_sim_case
 from tests.grading.helpers import exercise

@@ -7,10 +7,10 @@ import textwrap
 
 import pytest
 
-from cjudge import values
-from cjudge.grading import _compare
+from cjudge.contract import values
+from cjudge.contract.protocol import CaseSpec, JobSpec
+from cjudge.grading.grade import _compare
 from cjudge.model.case import ModelSpec, model_case
-from cjudge.protocol import CaseSpec, JobSpec
 from cjudge.real import runtime as runtime_real
 from cjudge.sim import runtime as runtime_sim
 

@@ -10,11 +10,11 @@ import re
 
 import pytest
 
-from cjudge.exercises import default_root, load_exercises
-from cjudge.judge import judge_code
+from cjudge.exercise.exercises import default_root, load_exercises
+from cjudge.grading.judge import judge_code
+from cjudge.grading.torch_zh import in_chinese
 from cjudge.model.topology import load_topologies
 from cjudge.sim.runtime import run_case
-from cjudge.torch_zh import in_chinese
 from tests.mistakes.corpus import FILES, exercise_of
 
 EXERCISES = load_exercises(default_root())

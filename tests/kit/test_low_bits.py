@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from cjudge.grading import plan_cases
+from cjudge.grading.grade import plan_cases
 from tests.grading.helpers import EXERCISES
 
 #: float32 cases whose inputs a float16 cast may keep whole, and why

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from cjudge.diagnosis import case, smallest
+from cjudge.grading.diagnosis import case, smallest
 
 
 @pytest.fixture(autouse=True)

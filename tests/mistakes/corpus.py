@@ -29,9 +29,9 @@ import re
 import sys
 from pathlib import Path
 
-from cjudge.exercises import Exercise, default_root, load_exercises
-from cjudge.grading import _compare, plan_cases
-from cjudge.protocol import CaseSpec
+from cjudge.contract.protocol import CaseSpec
+from cjudge.exercise.exercises import Exercise, default_root, load_exercises
+from cjudge.grading.grade import _compare, plan_cases
 
 HERE = Path(__file__).parent
 FILES = sorted(HERE.glob("*/*.py"))

@@ -1,5 +1,5 @@
 """Which corpus files show each of issue 38's six ways a message failed to name its cause, now
-mechanisms of ``cjudge.diagnosis``: a file is listed under a pattern only where its message comes
+mechanisms of ``cjudge.grading.diagnosis``: a file is listed under a pattern only where its message comes
 from that mechanism (its ``# names:`` lines, asserted by :mod:`.test_mistakes`, say what it names).
 
 1. Tolerance-aware evidence: correct calls that differ from the reference's in the last bits

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from cjudge.diagnosis.returns import return_lines
+from cjudge.grading.diagnosis.returns import return_lines
 
 from .corpus import HERE
 from .test_mistakes import failing_case

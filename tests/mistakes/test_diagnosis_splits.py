@@ -3,7 +3,7 @@ and the diagnosis names a swap (input's for output's) apart from a count that is
 
 from __future__ import annotations
 
-from cjudge.diagnosis.splits import departure, elements
+from cjudge.grading.diagnosis.splits import departure, elements
 from cjudge.switch.core import Switch
 from cjudge.switch.trace import SwitchTrace
 

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from cjudge.judge import judge_code
-from cjudge.primitives import CANONICAL
+from cjudge.contract.primitives import CANONICAL
+from cjudge.grading.judge import judge_code
 from cjudge.sim.runtime import run_case
 from tests.grading.helpers import exercise
 

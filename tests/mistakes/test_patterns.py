@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from cjudge.diagnosis.generic import worth_a_second_draw
+from cjudge.grading.diagnosis.generic import worth_a_second_draw
 
 from .corpus import HERE, case_named, exercise_of, gloo_record, header
 from .patterns import PATTERNS

@@ -6,11 +6,11 @@ import json
 
 import pytest
 
+from cjudge.contract.verdicts import Verdict, title
 from cjudge.model import reference as ref
 from cjudge.model.bound import NAMES, Bound
 from cjudge.model.case import ModelSpec, model_case, sweep
 from cjudge.model.topology import ModelError, get_topology
-from cjudge.verdicts import Verdict, title
 
 RING_BOUND = "2*(n-1)*alpha + 2*(n-1)/n*S/beta"
 RD_BOUND = "log2(n)*(alpha + S/beta)"

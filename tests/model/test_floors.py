@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-from cjudge.exercises import default_root, load_exercises
-from cjudge.judge import judge_code
+from cjudge.contract.verdicts import Verdict
+from cjudge.exercise.exercises import default_root, load_exercises
+from cjudge.grading.judge import judge_code
 from cjudge.model.case import FLOOR_SLACK, Floor, ModelSpec, model_case
 from cjudge.model.reference import ring_all_reduce
 from cjudge.sim.runtime import run_case
-from cjudge.verdicts import Verdict
 
 EXERCISES = load_exercises(default_root())
 #: wrong files whose every case is worth measuring (a correct answer the model judges)

@@ -9,8 +9,8 @@ import random
 
 import pytest
 
-from cjudge.exercises import default_root, load_exercises
-from cjudge.grading import plan_cases
+from cjudge.exercise.exercises import default_root, load_exercises
+from cjudge.grading.grade import plan_cases
 from cjudge.model.replay import replay
 from cjudge.model.topology import get_topology
 from cjudge.sim.runtime import run_case

@@ -9,17 +9,17 @@ from collections import Counter
 
 import pytest
 
-from cjudge.exercises import default_root, load_exercises
-from cjudge.facts import CaseFacts
-from cjudge.grading import grade_case, plan_cases
-from cjudge.judge import judge_code
+from cjudge.contract.values import input_bytes
+from cjudge.exercise.exercises import default_root, load_exercises
+from cjudge.grading.facts import CaseFacts
+from cjudge.grading.grade import grade_case, plan_cases
+from cjudge.grading.judge import judge_code
 from cjudge.model import reference as ref
 from cjudge.model import replay as replay_module
 from cjudge.model.case import view_size
 from cjudge.model.replay import replay, replay_sizes
 from cjudge.model.topology import get_topology
 from cjudge.sim.runtime import run_case
-from cjudge.values import input_bytes
 from cjudge.view.timeline import build_timeline
 
 EXERCISE = load_exercises(default_root())["ring-allreduce"]

@@ -3,9 +3,9 @@ empty messages is not."""
 
 from __future__ import annotations
 
-from cjudge.exercises import default_root, load_exercises
-from cjudge.facts import CaseFacts
-from cjudge.grading import grade_case, plan_cases
+from cjudge.exercise.exercises import default_root, load_exercises
+from cjudge.grading.facts import CaseFacts
+from cjudge.grading.grade import grade_case, plan_cases
 from cjudge.model.steps import steps_per_rank
 from cjudge.sim.runtime import run_case
 

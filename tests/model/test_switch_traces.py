@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from cjudge.cli.model import learner_trace
-from cjudge.exercises import default_root, load_exercises
+from cjudge.exercise.exercises import default_root, load_exercises
 from cjudge.model.case import ModelSpec, model_case
 
 EXERCISES = load_exercises(default_root())

@@ -7,7 +7,7 @@ import re
 import shutil
 from pathlib import Path
 
-from cjudge.exercises import Exercise, default_root, load_exercise
+from cjudge.exercise.exercises import Exercise, default_root, load_exercise
 
 SAMPLE = '[[cases]]\nname = "sample"\nworld_size = 2\nnumel = 4\ndtype = "float32"\nsample = true\n'
 

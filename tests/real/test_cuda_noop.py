@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from cjudge.cuda_note import note_line
+from cjudge.rank.cuda_note import note_line
 from tests.grading.helpers import judge_first_case
 
 CUDA_RING = """

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import textwrap
 
-from cjudge.facts import CaseFacts
-from cjudge.grading import grade_case, plan_cases
+from cjudge.grading.facts import CaseFacts
+from cjudge.grading.grade import grade_case, plan_cases
 from cjudge.real.runtime import run_case
 from tests.grading.helpers import exercise
 

@@ -1,4 +1,4 @@
-"""The sandbox runner (``python -m cjudge.runner``) as the sandboxes drive it: ready, one job,
+"""The sandbox runner (``python -m cjudge.rank.runner``) as the sandboxes drive it: ready, one job,
 one result line per case on its own channel, and ``--end-with-stdin``."""
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from cjudge.facts import CaseFacts
-from cjudge.grading import grade_case, plan_cases
-from cjudge.runner import result_line
+from cjudge.grading.facts import CaseFacts
+from cjudge.grading.grade import grade_case, plan_cases
+from cjudge.rank.runner import result_line
 from cjudge.switch.core import empty_trace
 from tests.grading.helpers import exercise
 
@@ -28,7 +28,7 @@ def runner(request: pytest.FixtureRequest) -> Iterator[tuple[subprocess.Popen, o
     """A runner with its result channel on a pipe of its own; extra flags by param."""
     result_r, result_w = os.pipe()
     env = {**os.environ, "PYTHONPATH": str(PRACTICE)}
-    proc = subprocess.Popen([sys.executable, "-m", "cjudge.runner", "--result-fd", str(result_w),
+    proc = subprocess.Popen([sys.executable, "-m", "cjudge.rank.runner", "--result-fd", str(result_w),
                              *getattr(request, "param", [])],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.DEVNULL, env=env, pass_fds=(result_w,))

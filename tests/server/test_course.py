@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from cjudge.courses.results import headline
-from cjudge.exercises import load_exercise
+from cjudge.exercise.exercises import load_exercise
 from server import course
 from server.accounts import create_user
 from server.db import make_engine, migrate, write_session

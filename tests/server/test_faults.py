@@ -20,7 +20,7 @@ from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlmodel import Session, col, select
 from test_queue import claim, db, enqueue, expire, row  # noqa: F401 - db is a fixture
 
-from cjudge.exercises import load_exercises
+from cjudge.exercise.exercises import load_exercises
 from server import db as server_db
 from server import health, jobqueue, outage, supervisor, worker
 from server.accounts import create_user

@@ -20,7 +20,7 @@ from sqlalchemy import update
 from sqlmodel import Session, col, select
 
 from cjudge import __version__
-from cjudge.exercises import load_exercises
+from cjudge.exercise.exercises import load_exercises
 from server import jobqueue, worker
 from server.accounts import create_user
 from server.db import make_engine, migrate, write_session

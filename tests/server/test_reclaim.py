@@ -17,7 +17,7 @@ from test_queue import (  # noqa: F401 - db is a fixture
     wait_until,
 )
 
-from cjudge.exercises import load_exercises
+from cjudge.exercise.exercises import load_exercises
 from server import jobqueue
 from server.accounts import create_user
 from server.db import write_session

@@ -11,7 +11,7 @@ import pytest
 from sqlmodel import Session, col, select
 from test_queue import db, start_worker, wait_until  # noqa: F401 - db is a fixture
 
-from cjudge.exercises import load_exercises
+from cjudge.exercise.exercises import load_exercises
 from server import health, jobqueue
 from server.db import write_session
 from server.exercise_sync import sync_exercises

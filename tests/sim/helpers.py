@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import textwrap
 
-from cjudge.primitives import CANONICAL
-from cjudge.protocol import CaseSpec, JobSpec, RawCase, TensorData
+from cjudge.contract.primitives import CANONICAL
+from cjudge.contract.protocol import CaseSpec, JobSpec, RawCase, TensorData
 from cjudge.sim.modules import modules
 from cjudge.sim.runtime import run_case
 from cjudge.switch.accounting import graded_calls

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from cjudge.exercises import default_root, load_exercises
-from cjudge.judge import judge_code
+from cjudge.exercise.exercises import default_root, load_exercises
+from cjudge.grading.judge import judge_code
 from cjudge.sim.runtime import run_case
 
 from .helpers import calls, data, run

@@ -3,9 +3,9 @@ and ``.to("cuda")`` do nothing, and rank 0's output says so once per kind of cal
 
 from __future__ import annotations
 
-from cjudge.cuda_note import note_line
-from cjudge.facts import CaseFacts
-from cjudge.grading import grade_case, plan_cases
+from cjudge.grading.facts import CaseFacts
+from cjudge.grading.grade import grade_case, plan_cases
+from cjudge.rank.cuda_note import note_line
 from cjudge.sim.runtime import run_case
 from tests.grading.helpers import exercise
 

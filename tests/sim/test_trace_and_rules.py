@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from cjudge.primitives import bytes_sent
+from cjudge.contract.primitives import bytes_sent
 
 from .helpers import calls, data, outputs, run
 

@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from cjudge.protocol import RankReport
+from cjudge.contract.protocol import RankReport
 from cjudge.switch import reduce
 from cjudge.switch.core import Flooded, Forbidden, Limits, Switch, SwitchError
 

@@ -8,9 +8,9 @@ import struct
 
 import pytest
 
-from cjudge.exercises import default_root, load_exercises
-from cjudge.grading import plan_cases
-from cjudge.judge import judge_code
+from cjudge.exercise.exercises import default_root, load_exercises
+from cjudge.grading.grade import plan_cases
+from cjudge.grading.judge import judge_code
 from cjudge.kit import pieces
 from cjudge.sim.runtime import run_case
 from cjudge.switch.core import Switch

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from cjudge import values
+from cjudge.contract import values
 from cjudge.switch.server import result_record
 
 

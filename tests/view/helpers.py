@@ -5,11 +5,11 @@ from __future__ import annotations
 from functools import cache
 from pathlib import Path
 
-from cjudge.exercises import Exercise, default_root, load_exercise
-from cjudge.facts import CaseFacts
-from cjudge.grading import grade_case, plan_cases
+from cjudge.contract.verdict_json import CaseResult
+from cjudge.exercise.exercises import Exercise, default_root, load_exercise
+from cjudge.grading.facts import CaseFacts
+from cjudge.grading.grade import grade_case, plan_cases
 from cjudge.sim.runtime import run_case
-from cjudge.verdict_json import CaseResult
 from cjudge.view.present import present_case
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import random
 
-from cjudge.facts import CaseFacts
-from cjudge.grading import grade_case, plan_cases
+from cjudge.grading.facts import CaseFacts
+from cjudge.grading.grade import grade_case, plan_cases
 from cjudge.kit.pieces import chunk_reader, exact_inputs, torch_chunks
 from cjudge.sim.runtime import run_case
 from cjudge.view.present import present_case

@@ -8,7 +8,7 @@ from collections import Counter
 
 import pytest
 
-from cjudge.facts import CaseFacts
+from cjudge.grading.facts import CaseFacts
 from cjudge.model.case import ModelSpec
 from cjudge.model.reference import ring_all_reduce
 from cjudge.view import timeline as tl

@@ -28,7 +28,7 @@ async function openWith(id, code) {
 test("Run all accepts every exercise's reference, and shows each memory bound", async () => {
   const ids = catalog.exercises.map((ex) => ex.id);
   assert.ok(ids.length >= 25, `only ${ids.length} exercises in the catalog`);
-  // the exercises whose grader declares a memory bound (practice/cjudge/grading.py: _check_memory)
+  // the exercises whose grader declares a memory bound (practice/cjudge/grading/grade.py: _check_memory)
   const declared = ids.filter((id) => /^def memory\(/m.test(readFileSync(`${repo}exercises/${id}/grader.py`, "utf8")));
   const failed = [];
   const shown = [];

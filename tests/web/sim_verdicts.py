@@ -3,7 +3,7 @@
 ``sim_verdicts.py [--time-limit-scale=K] exercise_id:path ...``: the verdict of each exercise
 file, the exercises' time limits multiplied by K (1 unless given).
 ``sim_verdicts.py --raw`` with ``[{"job": ..., "spec": ...}, ...]`` on stdin: each case's
-:class:`~cjudge.protocol.RawCase`.
+:class:`~cjudge.contract.protocol.RawCase`.
 """
 
 import dataclasses
@@ -14,10 +14,10 @@ import sys
 import tempfile
 from pathlib import Path
 
-from cjudge.exercises import PRIVATE_FILES, default_root, load_exercises
-from cjudge.judge import judge_code
+from cjudge.contract.verdict_json import dumps
+from cjudge.exercise.exercises import PRIVATE_FILES, default_root, load_exercises
+from cjudge.grading.judge import judge_code
 from cjudge.sim import runtime as runtime_sim
-from cjudge.verdict_json import dumps
 
 if sys.argv[1:] == ["--raw"]:
     json.dump([runtime_sim.run_case(c["job"], c["spec"]) for c in json.load(sys.stdin)], sys.stdout)

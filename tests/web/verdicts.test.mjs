@@ -10,7 +10,7 @@ import { dist, exerciseFile, openPage, repo, startApp } from "./harness.mjs";
 
 const catalog = JSON.parse(readFileSync(`${dist}/catalog.json`, "utf8"));
 const RUN_MS = 120_000; // one run on a loaded machine, a time limit and a fresh worker included
-// the codes a learner's file may get (generated from cjudge.verdicts): any but the judge's own error
+// the codes a learner's file may get (generated from cjudge.contract.verdicts): any but the judge's own error
 const CODES = new Set(VERDICTS.filter((code) => code !== "judge_error"));
 
 let app, page;

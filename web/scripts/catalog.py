@@ -9,8 +9,8 @@ import json
 import sys
 from pathlib import Path
 
-from cjudge.exercises import CHAPTER, DIFFICULTIES, TRACKS, catalog_order, load_exercises
-from cjudge.verdicts import TITLES
+from cjudge.contract.verdicts import TITLES
+from cjudge.exercise.exercises import CHAPTER, DIFFICULTIES, TRACKS, catalog_order, load_exercises
 
 
 def entry(ex):

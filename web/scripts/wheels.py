@@ -4,10 +4,10 @@
 
 * ``cjudge_browser-<version>``: the kernel's browser part, chosen by package layout: the package
   ``cjudge`` without the subpackages and modules in ``SERVER_ONLY`` (the real runtime imports
-  torch, the CLI and ``bench`` drive it, ``runner.py`` is the sandbox's end), plus the page's own
+  torch, the CLI and ``bench`` drive it, ``rank/runner.py`` is the sandbox's end), plus the page's own
   Python, ``cjudge_web`` (web/src/py). Its version is the kernel's ``cjudge.__version__``.
 * ``cjudge_exercises-<version>+<hash>``: the exercises' *published* files as package data under
-  ``cjudge_exercises/`` (never ``cjudge.exercises.PRIVATE_FILES``: the reference and the wrong
+  ``cjudge_exercises/`` (never ``cjudge.exercise.exercises.PRIVATE_FILES``: the reference and the wrong
   solutions). The local label is a hash of their content, so a changed exercise is a new file.
 
 The wheels are written directly (stdlib ``zipfile``) with fixed timestamps, so one source tree
@@ -26,10 +26,10 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "practice"))
 
 import cjudge  # noqa: E402  (its __init__ imports nothing)
-from cjudge.exercises import is_private  # noqa: E402
+from cjudge.exercise.exercises import is_private  # noqa: E402
 
 #: what of the package ``cjudge`` stays on the server, by top-level name
-SERVER_ONLY = ("real", "bench", "cli", "runner.py")
+SERVER_ONLY = ("real", "bench", "cli", "rank/runner.py")
 EPOCH = (1980, 1, 1, 0, 0, 0)
 
 EXERCISES_INIT = '''"""The exercises' published files (statements, starters, graders; no solutions)."""
@@ -46,10 +46,14 @@ def files_under(root: Path) -> list[Path]:
                   and p.suffix != ".pyc")
 
 
+def _server_only(rel: Path) -> bool:
+    return rel.parts[0] in SERVER_ONLY or rel.as_posix() in SERVER_ONLY
+
+
 def kernel_files() -> dict[str, bytes]:
     package = REPO / "practice" / "cjudge"
     files = {f"cjudge/{p.relative_to(package).as_posix()}": p.read_bytes() for p in files_under(package)
-             if p.relative_to(package).parts[0] not in SERVER_ONLY}
+             if not _server_only(p.relative_to(package))}
     web = REPO / "web" / "src" / "py"
     files.update({f"cjudge_web/{p.relative_to(web).as_posix()}": p.read_bytes() for p in files_under(web)})
     return files

@@ -14,12 +14,12 @@ from typing import Any
 import torch
 from rich.console import Console
 
-from .. import values
 from ..cli import workspace
-from ..exercises import Exercise, default_root, load_exercises
-from ..grading import plan_cases
-from ..primitives import CANONICAL
-from ..units import parse_size
+from ..contract import values
+from ..contract.primitives import CANONICAL
+from ..contract.units import parse_size
+from ..exercise.exercises import Exercise, default_root, load_exercises
+from ..grading.grade import plan_cases
 from . import chart, report
 from .config import AGGREGATIONS, BUILTINS, DTYPE_ALIASES, DTYPES, BenchConfig, LearnerSpec, runnable
 from .launch import run, under_torchrun, world_size

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..units import format_size
+from ..contract.units import format_size
 
 #: nccl-tests' type names
 DTYPES = ("float", "double", "half", "bfloat16", "int32", "int64")

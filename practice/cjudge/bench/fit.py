@@ -19,10 +19,10 @@ from typing import Any, cast
 
 from rich.console import Console
 
+from ..contract.units import format_seconds, format_size
 from ..model.reference import ring_all_reduce
 from ..model.replay import replay
 from ..model.topology import THIS_MACHINE, ModelError, Topology, get_topology, topology_from_json
-from ..units import format_seconds, format_size
 
 #: all ranks of a bench run are on this machine: one node as large as any run
 ONE_NODE = 4096

@@ -1,6 +1,6 @@
 """A learner's implementation of an exercise as a series, loaded on a rank once the group exists.
 
-The file is loaded with the kernel's :mod:`cjudge.learner`. A file written for torchrun calls
+The file is loaded with the kernel's :mod:`cjudge.rank.learner`. A file written for torchrun calls
 ``init_process_group`` and ``destroy_process_group`` itself: both are no-ops while it loads, and
 what its module-level code prints is dropped (it runs once per rank, before any timing).
 
@@ -25,11 +25,12 @@ from typing import Any
 import torch
 import torch.distributed as dist
 
-from .. import judge_fns, values
-from ..exercises import Exercise, default_root, load_exercises
-from ..grading import _compare, plan_cases
-from ..learner import MODULE_PREFIX, compile_learner, exec_learner
-from ..protocol import CaseSpec, TensorData
+from ..contract import values
+from ..contract.protocol import CaseSpec, TensorData
+from ..exercise.exercises import Exercise, default_root, load_exercises
+from ..grading.grade import _compare, plan_cases
+from ..rank import judge_fns
+from ..rank.learner import MODULE_PREFIX, compile_learner, exec_learner
 from ..real.group_lifecycle import group_owned_by_judge
 from ..switch import functions
 from ..switch.local import LocalFunctions

@@ -9,7 +9,7 @@ from datetime import timedelta
 import torch
 import torch.distributed as dist
 
-from ..learner import learner_error, learner_frames
+from ..rank.learner import learner_error, learner_frames
 from .channel import Channel
 from .collectives import COLLECTIVES, TORCH_DTYPES, RankCtx
 from .config import BenchConfig, plan, runnable

@@ -7,7 +7,7 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from ..units import format_size
+from ..contract.units import format_size
 from .monitor import Display
 from .report import derive
 from .table import format_time

@@ -16,8 +16,8 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from ..draws import DRAWS
-from ..exercises import ID_RE, Exercise, ExerciseError, is_draft, load_exercise, load_exercises
+from ..exercise.draws import DRAWS
+from ..exercise.exercises import ID_RE, Exercise, ExerciseError, is_draft, load_exercise, load_exercises
 from .exits import OK, REJECTED, USAGE, error, invocation
 from .scaffold import MARK, write_draft
 from .suggest import unknown_exercise

@@ -14,8 +14,11 @@ from rich.markdown import Markdown
 from rich.markup import escape
 from rich.table import Table
 
-from ..draws import DRAWS, draw_seeds, meets, other_draws
-from ..exercises import (
+from ..contract.protocol import CaseSpec, JobSpec, RawCase
+from ..contract.verdict_json import CaseResult, VerdictJSON, dumps
+from ..contract.verdicts import title
+from ..exercise.draws import DRAWS, draw_seeds, meets, other_draws
+from ..exercise.exercises import (
     CHAPTER,
     DIFFICULTIES,
     ID_RE,
@@ -28,9 +31,6 @@ from ..exercises import (
     load_exercise,
     load_exercises,
 )
-from ..protocol import CaseSpec, JobSpec, RawCase
-from ..verdict_json import CaseResult, VerdictJSON, dumps
-from ..verdicts import title
 from . import workspace
 from .exits import JUDGE, OK, REJECTED, USAGE, error, invocation, warn
 from .mathtext import render_math
@@ -157,7 +157,7 @@ def grade_file(ex: Exercise, path: Path, launcher: str, seed: int | None, sample
                all_cases: bool, on_case: Callable[[CaseResult], None] | None = None) -> VerdictJSON:
     """The verdict JSON for the learner's file at ``path`` on real torch; the simulated
     runtime explores a failure (the reference's run, the smallest failing case)."""
-    from ..judge import judge_code
+    from ..grading.judge import judge_code
     from ..sim.runtime import run_case as simulated
 
     runtime = "torch" if launcher == "fork" else "torch-torchrun"
@@ -235,7 +235,7 @@ def cmd_solution(ex: Exercise) -> int:
 
 def _simulated(ex: Exercise, path: Path) -> str:
     """The verdict of ``path`` on the simulated runtime (the browser's)."""
-    from ..judge import judge_code
+    from ..grading.judge import judge_code
     from ..sim.runtime import run_case
 
     return judge_code(ex, path.read_text(encoding="utf-8"), path.name, run_case,

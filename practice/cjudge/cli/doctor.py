@@ -12,7 +12,7 @@ import time
 from rich.console import Console
 from rich.table import Table
 
-from ..exercises import Exercise
+from ..exercise.exercises import Exercise
 from ..real.confine import confinement_gaps
 from .exits import OK, REJECTED
 
@@ -35,7 +35,7 @@ def _torch_rows() -> list[tuple[str, bool, str]]:
 
 
 def _smoke(exercises: dict[str, Exercise]) -> tuple[str, bool, str]:
-    from ..judge import judge_code
+    from ..grading.judge import judge_code
     from ..real.runtime import run_case
 
     ex = next(iter(exercises.values()))

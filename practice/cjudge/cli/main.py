@@ -8,7 +8,7 @@ from pathlib import Path
 
 from .. import __version__
 from ..courses.results import PLATFORMS
-from ..draws import DRAWS
+from ..exercise.draws import DRAWS
 from . import commands, workspace
 from .exits import PROG_ENV
 from .helptext import ID_HELP, Formatter, add_command
@@ -145,7 +145,7 @@ def main(argv: list[str]) -> int:
 
         start_zygote()  # before any exercise (samples included) is in this process's memory
     if args.command in ("new", "check"):  # drafts too, even those that do not load yet
-        from ..exercises import default_root
+        from ..exercise.exercises import default_root
         from . import authoring
 
         root = args.exercises or default_root()

@@ -16,14 +16,14 @@ from typing import Any, Final
 
 from rich.console import Console
 
-from ..exercises import Exercise
+from ..contract.primitives import CANONICAL
+from ..contract.units import SizeError, format_size, parse_sizes
+from ..contract.values import input_bytes
+from ..exercise.exercises import Exercise
 from ..model.case import crossing, sweep
 from ..model.reference import REFERENCES
 from ..model.topology import THIS_MACHINE, ModelError, Topology, get_topology
-from ..primitives import CANONICAL
 from ..switch.trace import SwitchTrace
-from ..units import SizeError, format_size, parse_sizes
-from ..values import input_bytes
 from . import workspace
 from .exits import USAGE, error
 from .helptext import ID_HELP, add_command
@@ -64,7 +64,7 @@ def learner_trace(exercise: Exercise, path: Path, world_size: int
     The case is the exercise's case with ``world_size`` ranks (else its largest). None when the
     runtime's answer carries no switch trace.
     """
-    from ..grading import plan_cases
+    from ..grading.grade import plan_cases
     from ..sim.runtime import run_case
 
     case = max(plan_cases(exercise), key=lambda c: (c["world_size"] == world_size, c["world_size"]))

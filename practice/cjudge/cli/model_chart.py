@@ -7,7 +7,7 @@ from typing import Any
 
 from matplotlib.figure import Figure
 
-from ..units import format_size
+from ..contract.units import format_size
 
 
 def draw(doc: dict[str, Any], path: Path) -> None:

@@ -13,7 +13,7 @@ from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
-from ..units import format_seconds, format_size
+from ..contract.units import format_seconds, format_size
 
 #: a column per algorithm, headers whole; the same, headers wrapped to the values' width; a
 #: row per size and algorithm

@@ -8,8 +8,8 @@ from typing import Any, cast
 from rich.console import Console
 from rich.table import Table
 
-from ..units import format_seconds, format_size
-from ..verdicts import label, title
+from ..contract.units import format_seconds, format_size
+from ..contract.verdicts import label, title
 
 STYLE = {"accepted": "green", "wrong_answer": "red", "over_budget": "yellow", "too_slow": "yellow",
          "deadlock": "magenta", "time_limit": "magenta", "forbidden_primitive": "red"}

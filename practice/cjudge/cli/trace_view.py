@@ -18,8 +18,8 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from ..units import format_seconds, format_size
-from ..verdict_json import dumps
+from ..contract.units import format_seconds, format_size
+from ..contract.verdict_json import dumps
 from ..view.perfetto import chrome_trace
 
 #: at most this many steps are tabulated (the SVG draws them all)

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..exercises import Exercise, load_exercise
+from ..exercise.exercises import Exercise, load_exercise
 from .results import PLATFORMS, Graded, write_report
 
 

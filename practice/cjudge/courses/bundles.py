@@ -20,7 +20,7 @@ from pathlib import Path
 
 from .. import __version__
 from ..cli.mathtext import CODE, MATH
-from ..exercises import Exercise, is_private
+from ..exercise.exercises import Exercise, is_private
 from . import templates
 
 TORCH = "torch==2.13.0"

@@ -22,10 +22,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..exercises import Exercise
-from ..units import format_seconds, format_size
-from ..verdict_json import dumps
-from ..verdicts import label, title
+from ..contract.units import format_seconds, format_size
+from ..contract.verdict_json import dumps
+from ..contract.verdicts import label, title
+from ..exercise.exercises import Exercise
 
 PLATFORMS = ("gradescope", "prairielearn", "github")
 

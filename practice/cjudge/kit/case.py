@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Protocol
 
-from ..values import ITEMSIZE
+from ..contract.values import ITEMSIZE
 
 #: a case's parameters as exercise.toml gives them
 Params = Mapping[str, Any]

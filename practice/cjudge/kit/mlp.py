@@ -9,7 +9,7 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from .. import special
+from ..exercise import special
 from .case import Case
 from .pieces import matrix, refined, tensor2d
 

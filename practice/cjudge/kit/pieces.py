@@ -17,10 +17,10 @@ from array import array
 from collections.abc import Callable
 from typing import Any
 
-from ..budget import ranks_text
-from ..chunks import solving_reader
+from ..contract.units import plural
+from ..grading.budget import ranks_text
+from ..grading.chunks import solving_reader
 from ..switch import functions
-from ..units import plural
 from .case import Case
 
 SCALE = 16
@@ -249,7 +249,7 @@ def smaller_cases(case: Case, size: str,
 
 def blocks_needed(case: Case, rank: int, calls: list[dict[str, Any]], what: tuple[str, str],
                   block: str = "k") -> tuple[str, str] | None:
-    """A grader's ``needs`` (``cjudge.budget``) where rank p needs only block p
+    """A grader's ``needs`` (``cjudge.grading.budget``) where rank p needs only block p
     (``case[block]`` elements) of ``rank``'s ``what`` (e.g. ("row", "行")): an all-to-all, a
     reduce-scatter. Says to whom the rank sent more, from its ``calls`` (an all_to_all sends a
     block to every rank)."""

@@ -14,7 +14,7 @@ import math
 import operator
 from collections.abc import Callable
 
-from ..units import format_seconds
+from ..contract.units import format_seconds
 from .topology import ModelError
 
 NAMES = ("n", "S", "alpha", "beta", "alpha_inter", "beta_inter", "g")

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple, cast
 
+from ..contract.units import SizeError, format_seconds, format_size, parse_size, plural
 from ..switch.trace import SwitchTrace
-from ..units import SizeError, format_seconds, format_size, parse_size, plural
 from .bound import NAMES, Bound
 from .replay import Replay, replay, replay_sizes
 from .schema import FloorJSON, ModelJSON, SizeRow

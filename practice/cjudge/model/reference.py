@@ -227,7 +227,7 @@ def hierarchical_all_reduce(n: int, nbytes: int, g: int = 8) -> SwitchTrace:
 
 def builtin(kind: str, n: int, nbytes: int, root: int = 0) -> SwitchTrace:
     """One call of the built-in collective ``kind`` on every rank (input ``nbytes`` each)."""
-    from ..primitives import bytes_sent
+    from ..contract.primitives import bytes_sent
 
     b = TraceBuilder(n)
     rooted = kind in ("broadcast", "reduce", "gather", "scatter")

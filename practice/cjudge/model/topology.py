@@ -15,7 +15,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from ..units import format_seconds
+from ..contract.units import format_seconds
 
 INTRA, INTER = "intra", "inter"
 CATALOG = resources.files("cjudge.model") / "topologies.json"

@@ -9,7 +9,7 @@ from typing import Any
 
 import torch
 
-from ..cuda_note import Notes, is_cuda
+from ..rank.cuda_note import Notes, is_cuda
 
 
 def install(rank: int) -> None:

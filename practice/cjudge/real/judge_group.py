@@ -23,9 +23,9 @@ from typing import Any, cast
 import torch
 import torch.distributed as dist
 
-from ..learner import ForbiddenPrimitive, caller_line
-from ..primitives import blocks_of, check_sizes, equal_blocks, row_elements, same_shapes, split_rows
-from ..protocol import TensorData, bilingual
+from ..contract.primitives import blocks_of, check_sizes, equal_blocks, row_elements, same_shapes, split_rows
+from ..contract.protocol import TensorData, bilingual
+from ..rank.learner import ForbiddenPrimitive, caller_line
 from ..switch import packed
 from ..switch.wire import head_of, read_frame
 

@@ -21,9 +21,9 @@ from typing import Any, NoReturn
 
 import torch
 
-from .. import values
-from ..learner import classify_error, compile_learner, exec_learner, graded_call, learner_function
-from ..protocol import CaseSpec, JobSpec, TensorData
+from ..contract import values
+from ..contract.protocol import CaseSpec, JobSpec, TensorData
+from ..rank.learner import classify_error, compile_learner, exec_learner, graded_call, learner_function
 from ..switch.wire import widen
 from . import cuda_noop
 from .c10d_ops import route_c10d_ops

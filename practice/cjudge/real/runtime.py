@@ -22,8 +22,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import cast
 
-from ..learner import exit_error
-from ..protocol import CaseSpec, JobSpec, RankError, RankReport, RawCase, Stop
+from ..contract.protocol import CaseSpec, JobSpec, RankError, RankReport, RawCase, Stop
+from ..rank.learner import exit_error
 from ..switch.core import Switch
 from ..switch.server import SwitchServer
 from .outputs import RankOutputs

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..primitives import blocks_of, check_sizes, equal_blocks, row_elements, same_shapes, split_rows
+from ..contract.primitives import blocks_of, check_sizes, equal_blocks, row_elements, same_shapes, split_rows
 from . import comm, groups
 from .comm import ReduceOp, Work
 from .context import Call, check, current

@@ -10,8 +10,8 @@ from array import array
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from ..learner import ForbiddenPrimitive, caller_line
-from ..protocol import bilingual
+from ..contract.protocol import bilingual
+from ..rank.learner import ForbiddenPrimitive, caller_line
 from ..switch.core import Forbidden, SwitchError
 from .context import Call, RankContext, current_allowed
 from .dtypes import DType

@@ -9,7 +9,7 @@ from __future__ import annotations
 from contextvars import ContextVar
 from dataclasses import dataclass
 
-from ..learner import caller_line
+from ..rank.learner import caller_line
 from ..switch.port import Port
 
 

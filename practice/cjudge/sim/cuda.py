@@ -6,7 +6,7 @@ from __future__ import annotations
 import types
 from typing import Any
 
-from ..cuda_note import Notes
+from ..rank.cuda_note import Notes
 from . import context
 
 

@@ -6,7 +6,7 @@ import math
 from array import array
 from typing import Any
 
-from ..protocol import TensorData
+from ..contract.protocol import TensorData
 from .dtypes import BY_NAME, DType, Number, bool_, check_dtype, float32, int64, scalar_dtype, to_array
 from .errors import Unsupported
 from .layout import Shape, numel

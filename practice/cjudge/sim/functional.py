@@ -8,7 +8,7 @@ from array import array
 from collections.abc import Sequence
 from typing import Any
 
-from .. import special
+from ..exercise import special
 from . import layout
 from .dtypes import Number, int64, result_type, to_array
 from .tensor import Tensor
@@ -128,7 +128,7 @@ def _floating(t: Tensor, kernel: str) -> None:
 
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     """``torch.nn.functional.gelu``: x·Φ(x) (``approximate="tanh"``: its tanh approximation),
-    computed in double and rounded once, with ``cjudge.special``'s erf and tanh (the same bits
+    computed in double and rounded once, with ``cjudge.exercise.special``'s erf and tanh (the same bits
     in the browser as in CPython)."""
     if approximate not in ("none", "tanh"):
         raise RuntimeError("approximate argument must be either none or tanh.")

@@ -10,9 +10,9 @@ import contextvars
 import sys
 import types
 
-from .. import values
-from ..learner import MODULE_PREFIX, classify_error, exec_learner, graded_call, learner_function
-from ..protocol import JobSpec, RankReport, TensorData
+from ..contract import values
+from ..contract.protocol import JobSpec, RankReport, TensorData
+from ..rank.learner import MODULE_PREFIX, classify_error, exec_learner, graded_call, learner_function
 from ..switch.port import Port
 from . import comm, rng
 from .capture import Capture, OutputLimitExceeded, capture_here

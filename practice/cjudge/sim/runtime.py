@@ -23,8 +23,8 @@ import time
 import traceback
 from typing import Any, cast
 
-from ..learner import compile_learner, exit_error, learner_error
-from ..protocol import CaseSpec, JobSpec, RankError, RankReport, RankState, RawCase, Stop
+from ..contract.protocol import CaseSpec, JobSpec, RankError, RankReport, RankState, RawCase, Stop
+from ..rank.learner import compile_learner, exit_error, learner_error
 from ..switch import packed
 from ..switch.core import Switch, unreported
 from ..switch.threads import ThreadSwitch

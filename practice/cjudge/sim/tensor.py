@@ -13,7 +13,7 @@ from array import array
 from collections.abc import Iterator, Sequence
 from typing import Any, cast
 
-from ..cuda_note import is_cuda
+from ..rank.cuda_note import is_cuda
 from . import advanced_index, cuda, layout
 from .dtypes import (
     DType,

@@ -22,7 +22,7 @@ compression (``payload_bytes = "as-sent"``).
 
 from __future__ import annotations
 
-from ..protocol import TraceEvent
+from ..contract.protocol import TraceEvent
 from .reduce import DTYPES
 from .trace import SwitchTrace
 

@@ -20,9 +20,9 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from .. import values
-from ..primitives import DISPLAY, P2P_OPS, blocks_of, bytes_sent, equal_blocks
-from ..protocol import CaseSpec, JobSpec, RankError, RankReport, RankState, RawCase, Stop, TensorData
+from ..contract import values
+from ..contract.primitives import DISPLAY, P2P_OPS, blocks_of, bytes_sent, equal_blocks
+from ..contract.protocol import CaseSpec, JobSpec, RankError, RankReport, RankState, RawCase, Stop, TensorData
 from . import functions, symm
 from .accounting import charged
 from .reduce import DTYPES, OPS, OutOfTime, ReduceError, itemsize, reduce_bytes, values_of

@@ -12,8 +12,8 @@ from __future__ import annotations
 from itertools import groupby
 from typing import Any, TypedDict
 
-from ..primitives import DISPLAY, P2P_OPS
-from ..protocol import RankReport
+from ..contract.primitives import DISPLAY, P2P_OPS
+from ..contract.protocol import RankReport
 from .trace import Request, SwitchTrace, WaitEdge
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-from ..protocol import TensorData
+from ..contract.protocol import TensorData
 
 
 class Port(Protocol):

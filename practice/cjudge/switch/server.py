@@ -19,8 +19,8 @@ from itertools import islice
 from pathlib import Path
 from typing import Any
 
-from .. import values
-from ..protocol import RankError
+from ..contract import values
+from ..contract.protocol import RankError
 from . import packed
 from .core import Forbidden, Switch, SwitchError
 from .wire import FrameReader, FrameTooLarge, MalformedFrame, head_of, widen

@@ -6,7 +6,7 @@ import threading
 from collections.abc import Sequence
 from typing import Any, cast
 
-from ..protocol import TensorData
+from ..contract.protocol import TensorData
 from .core import Switch
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..protocol import CaseSpec
+from ..contract.protocol import CaseSpec
 from ..switch.trace import SwitchTrace, recorded_values
 from .schema import BufferUpdate, TimelineJSON
 

@@ -2,17 +2,17 @@
 view's ``timeline`` and, for a too-slow case, the critical path that timeline found, named in
 its message (``model.slow``).
 
-Grading (``cjudge.grading.grade_case``) decides the verdict and draws nothing; every front door
+Grading (``cjudge.grading.grade.grade_case``) decides the verdict and draws nothing; every front door
 that shows a case calls :func:`present_case` on it once (``judge.judge_code`` for the CLI, the
 server and the browser). The smallest-case search, which compares verdicts only, does not.
 """
 
 from __future__ import annotations
 
-from ..facts import CaseFacts
+from ..contract.verdict_json import CaseResult
+from ..contract.verdicts import Verdict
+from ..grading.facts import CaseFacts
 from ..model import slow
-from ..verdict_json import CaseResult
-from ..verdicts import Verdict
 from .timeline import case_timeline
 
 

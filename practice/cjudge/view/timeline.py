@@ -18,13 +18,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .. import values
-from ..facts import CaseFacts
+from ..contract import values
+from ..contract.values import input_bytes
+from ..contract.verdict_json import CaseResult
+from ..grading.facts import CaseFacts
 from ..model.case import ModelSpec, view_size
 from ..model.replay import Replay, Spans, replay
 from ..switch.trace import Collective, Message, Request, Step, StepKind, SwitchTrace, programs
-from ..values import input_bytes
-from ..verdict_json import CaseResult
 from .buffers import label_chunks
 from .schema import (
     CollectiveRow,

@@ -13,7 +13,7 @@ from pydantic import BaseModel, Field
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
-from cjudge.verdicts import Verdict
+from cjudge.contract.verdicts import Verdict
 
 from ... import course, names
 from ...accounts import display_name_refusal

@@ -22,7 +22,7 @@ from sqlalchemy import Engine
 from sqlmodel import Session
 from starlette.concurrency import run_in_threadpool
 
-from cjudge.verdict_json import dumps
+from cjudge.contract.verdict_json import dumps
 
 from ...models import DONE, Submission
 from ..cache import DoneCache, FinishedEvents

@@ -9,7 +9,7 @@ from fastapi import APIRouter, Path, Query, Request, Response
 from sqlmodel import Session, col, select
 from starlette.concurrency import run_in_threadpool
 
-from cjudge.verdicts import Verdict
+from cjudge.contract.verdicts import Verdict
 
 from ... import course, doorbell, jobqueue
 from ...db import write_session

@@ -1,4 +1,4 @@
-"""The verdict is typed as ``cjudge.verdicts.Verdict`` from the kernel to the API's response
+"""The verdict is typed as ``cjudge.contract.verdicts.Verdict`` from the kernel to the API's response
 models, and travels as its code: the models refuse a code the kernel does not define and leave
 out a field it does not define, and a ``Verdict`` member is written as the plain string it
 always was; a verdict cut to the stored bound is still one they read."""
@@ -11,8 +11,8 @@ from datetime import UTC, datetime
 import pytest
 from pydantic import ValidationError
 
-from cjudge.verdict_json import dumps
-from cjudge.verdicts import Verdict
+from cjudge.contract.verdict_json import dumps
+from cjudge.contract.verdicts import Verdict
 from server.api.schemas import SubmissionSummary, VerdictOut
 from server.jobqueue import bound_result
 

@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from cjudge.exercises import default_root, load_exercise
-from cjudge.facts import CaseFacts
-from cjudge.grading import grade_case, plan_cases
+from cjudge.exercise.exercises import default_root, load_exercise
+from cjudge.grading.facts import CaseFacts
+from cjudge.grading.grade import grade_case, plan_cases
 from server.sandbox.cases import SandboxCases
 
 CASE = {"name": "sample", "world_size": 2, "sample": True, "params": {}, "inputs": []}

@@ -3,8 +3,8 @@ the browser), the hidden cases from the submission's secret seed."""
 
 from __future__ import annotations
 
-from cjudge.exercises import load_exercises
-from cjudge.grading import plan_cases
+from cjudge.exercise.exercises import load_exercises
+from cjudge.grading.grade import plan_cases
 from server.localserver import EXERCISES
 from server.sandbox.cases import submission_cases
 

@@ -116,7 +116,7 @@ const close = (a, b) => a === b || (typeof a === "number" && typeof b === "numbe
  * between chunks (a rank's tensor split in world_size chunks, as the ring and transpose work).
  */
 /**
- * A value's leaves with their places (cjudge/values.py): [["", tensor]] for one tensor,
+ * A value's leaves with their places (cjudge/contract/values.py): [["", tensor]] for one tensor,
  * [["[0]", tensor], ["[1]", 3]] for a list or tuple; a call's input as its arguments.
  */
 export function leaves(value, path = "") {

@@ -1,4 +1,4 @@
-// The one rule for writing sizes and times, as practice/cjudge/units.py writes them (a test holds
+// The one rule for writing sizes and times, as practice/cjudge/contract/units.py writes them (a test holds
 // the two to one table): binary when a size is a whole number of quarters of the binary unit it falls in, else decimal
 // with three significant digits; times in s, ms, µs or ns.
 const BINARY = [["GiB", 2 ** 30], ["MiB", 2 ** 20], ["KiB", 2 ** 10]];
@@ -6,7 +6,7 @@ const DECIMAL = [["GB", 1e9], ["MB", 1e6], ["KB", 1e3]];
 
 /**
  * "nan", "inf" or "-inf" for NaN and the infinities, as numbers or as the verdict JSON writes
- * them (practice/cjudge/verdict_json.py: JSON has no NaN), as Python prints them; null for
+ * them (practice/cjudge/contract/verdict_json.py: JSON has no NaN), as Python prints them; null for
  * anything else.
  */
 export function nonFinite(x) {

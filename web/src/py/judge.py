@@ -18,13 +18,13 @@ from typing import Any
 
 import cjudge_exercises
 
-from cjudge.exercises import load_exercises
-from cjudge.facts import CaseFacts
-from cjudge.grading import grade_case, plan_cases, summarize
-from cjudge.judge import judge_code
-from cjudge.protocol import CaseSpec, JobSpec, RawCase
+from cjudge.contract.protocol import CaseSpec, JobSpec, RawCase
+from cjudge.contract.verdict_json import dumps
+from cjudge.exercise.exercises import load_exercises
+from cjudge.grading.facts import CaseFacts
+from cjudge.grading.grade import grade_case, plan_cases, summarize
+from cjudge.grading.judge import judge_code
 from cjudge.switch.core import unreported
-from cjudge.verdict_json import dumps
 from cjudge.view.present import present_case
 
 from .case import BrowserCase, settled

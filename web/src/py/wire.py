@@ -20,8 +20,8 @@ from typing import Any
 
 from pyodide.ffi import to_js
 
-from cjudge.learner import compile_learner, learner_error
-from cjudge.protocol import JobSpec, RankReport, TensorData
+from cjudge.contract.protocol import JobSpec, RankReport, TensorData
+from cjudge.rank.learner import compile_learner, learner_error
 from cjudge.sim.capture import Capture, Router
 from cjudge.sim.rank import install_modules, run_rank
 from cjudge.switch.core import Flooded, Forbidden, SwitchError

@@ -1,0 +1,93 @@
+"""Judging one submission end to end in this process: compile check, run every case, grade."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+
+from ..contract.protocol import CaseSpec, JobSpec, RawCase, valid_text
+from ..contract.verdict_json import CaseResult, VerdictJSON
+from ..contract.verdicts import Verdict
+from ..exercise.exercises import Exercise
+from ..view.present import present_case
+from .diagnosis.case import explain
+from .diagnosis.smallest import smallest_failing
+from .facts import CaseFacts
+from .grade import PlannedCase, check_compiles, grade_case, lazy_cases, summarize
+
+RunCase = Callable[[JobSpec, CaseSpec], RawCase]
+log = logging.getLogger(__name__)
+
+
+def judge_code(exercise: Exercise, code: str, filename: str, run_case: RunCase, runtime: str,
+               seed: int | None = None, only_samples: bool = False, all_cases: bool = False,
+               on_case: Callable[[CaseResult], None] | None = None,
+               cases: list[CaseSpec] | None = None, explore: RunCase | None = None,
+               reference: RunCase | None = None) -> VerdictJSON:
+    """The verdict JSON for ``code``, running each case with ``run_case`` (a runtime's).
+
+    Cases (``cases`` if planned already with ``seed``, else planned here, each one's inputs
+    made just before it runs) run in order (the sample first) and stop at the first that fails
+    unless ``all_cases``; the cases not run are listed under ``skipped``. A wrong answer's
+    message names its cause from the run's evidence (``cjudge.grading.diagnosis``); with ``explore``
+    (the simulated runtime: trusted code runs there,
+    and the learner's only where it may run unconfined) the reference's run on the same inputs
+    is part of that evidence, and the first failing case gets the smallest case that fails the
+    same way (``smallest``). Without ``explore``, ``reference`` (the simulated runtime, where
+    only the reference's code runs: the server's sandboxed learner) gives the diagnosis the
+    reference's run all the same.
+    """
+    seed = exercise.seed if seed is None else seed
+    error = check_compiles(code, filename)
+    if error is not None:
+        return summarize(exercise, [], runtime, seed, compile_error=error)
+    job = exercise.job_spec(code, filename)
+    planned = lazy_cases(exercise, seed, only_samples=only_samples) if cases is None else \
+        [PlannedCase.made(spec) for spec in cases]
+    results: list[CaseResult] = []
+    output, skipped = [], []
+    for case in planned:  # one case's inputs at a time: made here, dropped with the next
+        if results and results[-1]["verdict"] != "accepted" and not all_cases:
+            skipped.append(case.name)
+            continue
+        spec = case.make()
+        raw = valid_text(run_case(job, spec))  # the ranks' text, where it enters the judge
+        try:
+            facts = CaseFacts.of(exercise, spec, raw)
+            result = grade_case(facts)
+            present_case(facts, result)
+        except Exception as exc:  # noqa: BLE001 - the judge's defect: say so, blame nobody
+            result = _judge_error(exercise, spec, raw, exc)
+        else:  # a judge error has no cause to find in the learner's run
+            explain(facts, result, explore or reference, job, rerun=explore)
+        results.append(result)
+        if raw["stdout"]:
+            output.append(f"--- {spec['name']} ---\n{raw['stdout']}")
+        if on_case is not None:
+            on_case(result)
+        if explore is not None and result["verdict"] != "accepted" and \
+                all(r["verdict"] == "accepted" for r in results[:-1]):  # after on_case: a
+            # front door that stops a search gone past its limit has the case graded already
+            smaller = smallest_failing(exercise, job, spec, result["verdict"], explore)
+            if smaller is not None:
+                result["smallest"] = smaller
+        exercise.grader.forget()  # one case's inputs and expected results at a time
+    stdout = "\n".join(output)[: job["output_limit_bytes"]]
+    verdict = summarize(exercise, results, runtime, seed, stdout=stdout)
+    verdict["skipped"] = skipped
+    return verdict
+
+
+def _judge_error(exercise: Exercise, spec: CaseSpec, raw: RawCase,
+                 exc: Exception) -> CaseResult:
+    """The case the judge failed to grade: ``judge_error``, never the learner's fault (logged
+    with its traceback; the verdict JSON names the judge's version and the exercise's hash)."""
+    log.exception("%s, case %s: grading failed", exercise.id, spec["name"])
+    what = f"{type(exc).__name__}: {exc}"[:300]
+    return {"name": spec["name"], "world_size": spec["world_size"], "verdict": Verdict.JUDGE_ERROR,
+            "message": f"the judge failed while grading this case ({what}). This is a defect "
+                       "of the judge, not of your code; please report it",
+            "message_zh": f"评测机在评判本用例时出错（{what}）。这是评测机的缺陷，不是你的代码"
+                          "的问题；请报告此问题",
+            "details": [], "bytes_sent": [], "bytes_bound": 0, "messages_sent": [],
+            "wall_ms": round(raw["wall_ms"], 1), "trace": []}
