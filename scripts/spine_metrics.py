@@ -6,7 +6,8 @@
 Counts, each against the issue's goal: functions over 50 lines in the kernel and the server
 (goal ≤ 5), ``dict[str, Any]`` annotations in the kernel (≤ 5), modules loose at the kernel's
 top level (≤ 6) and the kernel's, server's and browser's modules that read ``time_limit_s``
-(≤ 2). ``--list`` names the long functions, longest first.
+(≤ 2), and of those the modules that read a job's limit (``job["time_limit_s"]``) to decide when
+a case ends. ``--list`` names the long functions, longest first.
 """
 
 from __future__ import annotations
@@ -33,6 +34,13 @@ def long_functions() -> list[tuple[int, str]]:
     return sorted(found, reverse=True)
 
 
+def reads_a_jobs_limit(path: Path) -> bool:
+    """Whether the module subscripts a ``time_limit_s`` out of a mapping (a job's limit)."""
+    return any(isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant)
+               and node.slice.value == "time_limit_s"
+               for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))))
+
+
 def main() -> int:
     """Print the counts (and with ``--list`` the long functions)."""
     long = long_functions()
@@ -45,6 +53,8 @@ def main() -> int:
     print(f"dict[str, Any] in the kernel: {untyped} (goal ≤ 5)")
     print(f"modules loose at the kernel's top level: {len(loose)} (goal ≤ 6)")
     print(f"modules that read time_limit_s: {len(readers)} (goal ≤ 2)")
+    deciders = [p.relative_to(ROOT).as_posix() for p in readers if reads_a_jobs_limit(p)]
+    print(f"  of them, reading a job's limit: {len(deciders)} ({', '.join(deciders)})")
     if "--list" in sys.argv[1:]:
         for lines, place in long:
             print(f"  {lines:4d}  {place}")

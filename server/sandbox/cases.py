@@ -7,6 +7,7 @@ from cjudge.contract.protocol import CaseSpec, JobSpec, RankError, RankState, Ra
 from cjudge.exercise.exercises import Exercise
 from cjudge.grading.grade import plan_cases
 from cjudge.switch.core import unreported
+from cjudge.switch.ending import time_limit_s
 
 from .pool import WarmPool
 from .process import Sandbox, SandboxStop
@@ -43,7 +44,7 @@ class SandboxCases:
         if self.sandbox is None:
             self.sandbox = self.pool.take()
             self.sandbox.send({"job": job, "cases": self.cases})
-        raw = self.sandbox.next_raw(job["time_limit_s"])
+        raw = self.sandbox.next_raw(time_limit_s(job))
         if raw is None:
             self.log = self.sandbox.log()
             return self._stopped(spec, self.sandbox.stop or "killed")

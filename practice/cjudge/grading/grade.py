@@ -349,7 +349,7 @@ def grade_case(facts: CaseFacts) -> CaseResult:
     elif stop in ("output_limit", "memory_limit", "trace_limit") or \
             (stop is not None and (failure is None or raw["trace"].get("limit") == "time")):
         verdict = STOP_VERDICTS[stop]
-        en, zh = _stop_message(raw, verdict, exercise.time_limit_s)
+        en, zh = _stop_message(raw, verdict, facts.time_limit_s)
         if verdict is Verdict.DEADLOCK:  # as data too: the web app draws it
             deadlock = deadlock_facts(raw["trace"], raw["ranks"])
     elif failure is not None:  # a rank's error explains why its peers hung or spun

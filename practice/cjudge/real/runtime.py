@@ -25,6 +25,7 @@ from typing import cast
 from ..contract.protocol import CaseSpec, JobSpec, RankError, RankReport, RawCase, Stop
 from ..rank.learner import exit_error
 from ..switch.core import Switch
+from ..switch.ending import ended, start_clock
 from ..switch.server import SwitchServer
 from .outputs import RankOutputs
 from .rank import memory_headroom
@@ -99,33 +100,24 @@ def _watch(job: JobSpec, server: SwitchServer, outputs: RankOutputs,
     """Serve the switch until every rank is done, or the reason to stop them early.
 
     The time limit counts from the moment every rank has joined (so that torchrun's fresh
-    interpreters importing torch are not charged to the learner). A deadlock is the switch's
-    own finding, the moment it forms.
+    interpreters importing torch are not charged to the learner; until then they have
+    ``STARTUP_LIMIT_S``); when the case is over is ``switch.ending.ended``'s rule.
     """
-    switch, world = server.switch, server.switch.world
+    switch = server.switch
     launched = time.monotonic()
-    start: float | None = None
     while True:
         server.poll(POLL_S)
         now = time.monotonic()
         for rank in launcher.poll():  # ended with a result, the switch knows it; else gone
             if rank not in switch.finished:
                 switch.finish(rank, "failed")
-        if len(switch.finished) == world:
-            return None
-        if outputs.total() > job["output_limit_bytes"]:
-            return "output_limit"
-        if switch.flooded:
-            return "trace_limit"
-        if switch.late:  # a reduction or a judge's function would run past the deadline
+        if switch.deadline is None and server.joined():
+            start_clock(switch, job, now)
+        if switch.deadline is None and now - launched > STARTUP_LIMIT_S:
             return "time_limit"
-        if start is None and server.joined():
-            start = now
-            switch.deadline = start + job["time_limit_s"]  # a reduction stops there
-        if now - (start or launched) > (job["time_limit_s"] if start else STARTUP_LIMIT_S):
-            return "time_limit"
-        if (stuck := switch.stuck()) is not None:
-            return "deadlock" if stuck == "deadlock" else None
+        end = ended(switch, now, outputs.total() > job["output_limit_bytes"])
+        if end is not None:
+            return end.stop
 
 
 def _await_exits(server: SwitchServer, launcher: Launcher) -> None:

@@ -27,6 +27,7 @@ from ..contract.protocol import CaseSpec, JobSpec, RankError, RankReport, RankSt
 from ..rank.learner import compile_learner, exit_error, learner_error
 from ..switch import packed
 from ..switch.core import Switch, unreported
+from ..switch.ending import ended, report_due, start_clock
 from ..switch.threads import ThreadSwitch
 from .capture import Capture, Router
 from .rank import install_modules, run_rank
@@ -57,7 +58,7 @@ def run_case(job: JobSpec, case: CaseSpec) -> RawCase:
             os._exit(0)
     os.close(write_fd)
     start = time.monotonic()
-    data = _read_until(read_fd, start + job["time_limit_s"] + KILL_GRACE_S)
+    data = _read_until(read_fd, report_due(job, start, KILL_GRACE_S))
     if data is None:
         os.kill(pid, signal.SIGKILL)
     status = os.waitpid(pid, 0)[1]
@@ -153,10 +154,10 @@ def run_case_here(job: JobSpec, case: CaseSpec) -> RawCase:
 
     threads = [threading.Thread(target=rank_thread, args=(r,), daemon=True) for r in range(world)]
     start = time.monotonic()
-    switch.deadline = start + job["time_limit_s"]  # a reduction stops there
+    deadline = start_clock(switch, job, start)
     for t in threads:
         t.start()
-    stop = _watch(hub, capture, switch.deadline, world)
+    stop = _watch(hub, capture, deadline)
     wall_ms = (time.monotonic() - start) * 1000
     with hub.cond:
         if stop == "deadlock":
@@ -170,28 +171,12 @@ def run_case_here(job: JobSpec, case: CaseSpec) -> RawCase:
                    stop=stop, wall_ms=wall_ms)
 
 
-def _watch(hub: ThreadSwitch, capture: Capture, deadline: float, world: int) -> Stop | None:
-    """Wait until every rank finished, or the reason to stop them early.
-
-    Ranks stuck after one of them failed are not a deadlock (``Switch.stuck``).
-    """
-    switch = hub.switch
+def _watch(hub: ThreadSwitch, capture: Capture, deadline: float) -> Stop | None:
+    """Wait until the case is over (``switch.ending.ended``): why its ranks were stopped."""
     while True:
         with hub.cond:
             version = hub.version
-            finished, stuck, flooded = len(switch.finished), switch.stuck(), switch.flooded
-            late = switch.late
-        if capture.exceeded:
-            return "output_limit"
-        if flooded:
-            return "trace_limit"
-        if late:  # a reduction or a judge's function would run past the deadline
-            return "time_limit"
-        if finished == world:
-            return None
-        if stuck is not None:
-            return "deadlock" if stuck == "deadlock" else None
-        left = deadline - time.monotonic()
-        if left <= 0:
-            return "time_limit"
-        hub.watch(version, min(left, _POLL_S))
+            end = ended(hub.switch, time.monotonic(), capture.exceeded)
+        if end is not None:
+            return end.stop
+        hub.watch(version, min(max(deadline - time.monotonic(), 0.0), _POLL_S))

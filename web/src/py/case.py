@@ -1,8 +1,8 @@
 """One case in the browser: its :class:`~cjudge.switch.core.Switch`, in the judge's interpreter.
 
 Whichever way the ranks run (suspended stacks in this Pyodide, or a worker each), every request
-of theirs is a call on this one switch, and the case ends by the rules of
-``cjudge.sim.runtime._watch``: every rank finished, or the ranks printed too much, flooded the
+of theirs is a call on this one switch, and the case ends by the rule every runtime applies,
+``cjudge.switch.ending.ended``: every rank finished, or the ranks printed too much, flooded the
 switch, are deadlocked (not a deadlock when a rank failed: its peers hang because of it) or ran
 past the time limit. At that moment the outcome is fixed; ranks still blocked are then woken
 with :class:`Aborted` and unwind.
@@ -29,6 +29,7 @@ from cjudge.rank.learner import compile_learner, learner_error
 from cjudge.sim.capture import Capture, Router
 from cjudge.sim.rank import install_modules, run_rank
 from cjudge.switch.core import Switch
+from cjudge.switch.ending import ended, start_clock, time_limit_s
 
 sys.stdout = sys.stderr = Router(sys.__stdout__)
 
@@ -56,7 +57,8 @@ class BrowserCase:
         self.reports: list[RankReport | None] = [None] * self.world
         self.raw: RawCase | None = None
         self.started = time.monotonic()
-        self.deadline = self.switch.deadline = self.started + job["time_limit_s"]
+        self.deadline = start_clock(self.switch, job, self.started)
+        self.limit_s = time_limit_s(job)
         self.code: types.CodeType | None = None
         try:
             self.code = compile_learner(job["code"], job["filename"])
@@ -74,7 +76,7 @@ class BrowserCase:
     def start(self) -> None:
         """The ranks start now: the time limit counts from here."""
         self.started = time.monotonic()
-        self.deadline = self.switch.deadline = self.started + self.job["time_limit_s"]
+        self.deadline = start_clock(self.switch, self.job, self.started)
 
     def finish(self, rank: int, report: RankReport) -> None:
         """Rank ``rank`` ended with ``report`` (ignored once the case is over)."""
@@ -93,23 +95,10 @@ class BrowserCase:
         """Whether the case is over; the first time it is, its outcome is fixed."""
         if self.over:
             return True
-        switch = self.switch
-        stop: Stop | None = None
-        if self.capture.exceeded:
-            stop = "output_limit"
-        elif switch.flooded:
-            stop = "trace_limit"
-        elif switch.late:  # a reduction or a judge's function would run past the deadline
-            stop = "time_limit"
-        elif len(switch.finished) == self.world:
-            pass
-        elif (stuck := switch.stuck()) is not None:
-            stop = "deadlock" if stuck == "deadlock" else None
-        elif time.monotonic() >= self.deadline:
-            stop = "time_limit"
-        else:
+        end = ended(self.switch, time.monotonic(), self.capture.exceeded)
+        if end is None:
             return False
-        self._close(stop)
+        self._close(end.stop)
         return True
 
     def result(self) -> RawCase:

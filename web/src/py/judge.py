@@ -43,7 +43,7 @@ def run_case(hub: Any, job: JobSpec, spec: CaseSpec) -> RawCase:
     case = BrowserCase(job, spec)
     if not case.over:
         with no_cycle_collector():
-            settled(hub.run_case(case, json.dumps(job), spec["name"], job["time_limit_s"]))
+            settled(hub.run_case(case, json.dumps(job), spec["name"], case.limit_s))
     return case.result()
 
 

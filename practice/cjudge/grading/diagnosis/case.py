@@ -13,6 +13,7 @@ from typing import Any, NamedTuple, TypeVar
 from ...contract.protocol import CaseSpec, JobSpec, RawCase
 from ...contract.units import plural
 from ...contract.verdict_json import CaseResult
+from ...switch.ending import clamped
 from ...switch.trace import SwitchTrace
 from ..budget import against_reference
 from ..facts import CaseFacts, WrongAnswer
@@ -55,8 +56,7 @@ def reference_run(exercise: Any, spec: CaseSpec, run: RunCase) -> RawCase | None
     if not path.is_file():
         return None
     job = exercise.job_spec(path.read_text(encoding="utf-8"), "solution.py")
-    job["time_limit_s"] = min(job["time_limit_s"], REFERENCE_LIMIT_S)
-    raw = run(job, spec)
+    raw = run(clamped(job, REFERENCE_LIMIT_S), spec)
     if raw["stop"] is not None or any(r["state"] != "returned" for r in raw["ranks"]):
         return None
     return raw

@@ -16,6 +16,7 @@ from typing import Any
 
 from ...contract.protocol import CaseSpec, JobSpec, RawCase, valid_text
 from ...contract.verdict_json import CaseResult
+from ...switch.ending import clamped, time_limit_s
 from ..facts import CaseFacts
 from ..grade import grade_case
 from .case import explain
@@ -60,14 +61,14 @@ def smallest_failing(exercise: Any, job: JobSpec, failed: CaseSpec, verdict: str
     if shrink is None or verdict not in SEARCHED:
         return None
     deadline = time.monotonic() + (BUDGET_S if budget_s is None else budget_s)
-    fast = JobSpec(**{**job, "time_limit_s": min(job["time_limit_s"], CANDIDATE_LIMIT_S)})
+    fast = clamped(job, CANDIDATE_LIMIT_S)
     try:
         for world, params in shrink(failed["params"], failed["world_size"])[:MAX_TRIES]:
             if time.monotonic() >= deadline:
                 return None
             spec = _spec(exercise, world, params)
             raw = valid_text(run(fast, spec))
-            facts = CaseFacts.of(exercise, spec, raw)
+            facts = CaseFacts.of(exercise, spec, raw, time_limit_s(fast))
             case = grade_case(facts)
             if case["verdict"] != verdict:
                 continue
