@@ -10,7 +10,8 @@ blindness) and never the only cue; every arrow carries its details as a ``<title
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
+from dataclasses import dataclass
 from html import escape
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,8 @@ from ..view.perfetto import chrome_trace
 #: at most this many steps are tabulated (the SVG draws them all)
 MAX_COLUMNS = 48
 BLUE, ORANGE, VERMILLION, SKY, GREY = "#0072B2", "#E69F00", "#D55E00", "#56B4E9", "#999999"
+#: the SVG's margins (left, top), a rank's lane height and a step's column width, in pixels
+LEFT, TOP, LANE, COL = 64, 44, 48, 84
 
 
 def pick_case(result: Mapping[str, Any], name: str | None = None) -> dict[str, Any] | None:
@@ -126,56 +129,98 @@ def print_trace(console: Console, case: dict[str, Any], lang: str = "en") -> Non
         console.print(line, markup=False, highlight=False)
 
 
-def svg(view: dict[str, Any], title: str = "") -> str:
-    """The timeline as a standalone SVG (x: step; each arrow's modelled times in its title)."""
-    world, steps = view["world_size"], max(view["steps"], 1)
-    deadlocked = bool(view["deadlock"])
-    wrong = view.get("wrong") or {}
-    left, top, lane, col = 64, 44, 48, 84
-    width = max(left + col * (steps + 1) + (260 if deadlocked else 0) + (170 if wrong else 0), 480)
-    height = top + lane * world + 36
-    x: Callable[[float], float] = lambda s: left + col * s  # noqa: E731 - the end of step s
-    y: Callable[[float], float] = lambda r: top + lane * r + lane / 2  # noqa: E731
-    critical = {c["id"] for c in view["critical"] if c["kind"] == "message"}
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-           f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="11" role="img">',
-           f"<title>{escape(title or 'trace')}</title>",
-           "<desc>One lane per rank, time (steps) left to right; each arrow is a message from "
-           "its sender to its receiver, labelled with its size.</desc>",
-           "<defs>" + "".join(
-               f'<marker id="head-{name}" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" '
-               f'markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" '
-               f'fill="{colour}"/></marker>'
-               for name, colour in (("msg", BLUE), ("crit", ORANGE), ("dead", VERMILLION)))
-           + "</defs>",
-           f'<rect width="{width}" height="{height}" fill="white"/>',
-           f'<text x="{left}" y="18" font-size="13" font-weight="bold">{escape(title)}</text>']
-    for s in range(steps + 1):
-        out.append(f'<line x1="{x(s)}" y1="{top - 6}" x2="{x(s)}" y2="{top + lane * world}" '
+@dataclass(frozen=True)
+class _Canvas:
+    """The SVG's size and where things go on it: a lane per rank (y), a column per step (x)."""
+
+    world: int
+    steps: int
+    width: int
+    height: int
+
+    @classmethod
+    def of(cls, view: dict[str, Any]) -> _Canvas:
+        """The canvas for ``view``: room on the right for a deadlock's edges and a wrong mark."""
+        world, steps = view["world_size"], max(view["steps"], 1)
+        room = (260 if view["deadlock"] else 0) + (170 if view.get("wrong") else 0)
+        return cls(world, steps, max(LEFT + COL * (steps + 1) + room, 480), TOP + LANE * world + 36)
+
+    def x(self, s: float) -> float:
+        """The x of the end of step ``s``."""
+        return LEFT + COL * s
+
+    def y(self, r: float) -> float:
+        """The y of rank ``r``'s lane."""
+        return TOP + LANE * r + LANE / 2
+
+
+def _svg_head(c: _Canvas, title: str) -> list[str]:
+    """The opening tag, the title and description, the arrowheads and the white background."""
+    return [f'<svg xmlns="http://www.w3.org/2000/svg" width="{c.width}" height="{c.height}" '
+            f'viewBox="0 0 {c.width} {c.height}" font-family="sans-serif" font-size="11" role="img">',
+            f"<title>{escape(title or 'trace')}</title>",
+            "<desc>One lane per rank, time (steps) left to right; each arrow is a message from "
+            "its sender to its receiver, labelled with its size.</desc>",
+            "<defs>" + "".join(
+                f'<marker id="head-{name}" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" '
+                f'markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" '
+                f'fill="{colour}"/></marker>'
+                for name, colour in (("msg", BLUE), ("crit", ORANGE), ("dead", VERMILLION)))
+            + "</defs>",
+            f'<rect width="{c.width}" height="{c.height}" fill="white"/>',
+            f'<text x="{LEFT}" y="18" font-size="13" font-weight="bold">{escape(title)}</text>']
+
+
+def _svg_axes(c: _Canvas) -> list[str]:
+    """A grid line and number per step, a lane and label per rank."""
+    out = []
+    for s in range(c.steps + 1):
+        out.append(f'<line x1="{c.x(s)}" y1="{TOP - 6}" x2="{c.x(s)}" y2="{TOP + LANE * c.world}" '
                    'stroke="#eee"/>')
         if s:
-            out.append(f'<text x="{x(s) - col / 2}" y="{top - 10}" text-anchor="middle" '
+            out.append(f'<text x="{c.x(s) - COL / 2}" y="{TOP - 10}" text-anchor="middle" '
                        f'fill="#555">{s}</text>')
-    for r in range(world):
-        out.append(f'<line x1="{left}" y1="{y(r)}" x2="{x(steps)}" y2="{y(r)}" stroke="#333"/>')
-        out.append(f'<text x="8" y="{y(r) + 4}">rank {r}</text>')
+    for r in range(c.world):
+        out.append(f'<line x1="{LEFT}" y1="{c.y(r)}" x2="{c.x(c.steps)}" y2="{c.y(r)}" stroke="#333"/>')
+        out.append(f'<text x="8" y="{c.y(r) + 4}">rank {r}</text>')
+    return out
+
+
+def _svg_waits(view: dict[str, Any], c: _Canvas) -> list[str]:
+    """A grey band over each rank's wait (to the end when it never ends)."""
+    out = []
     for w in view["waits"]:
-        s1 = w["s1"] if w["s1"] is not None else steps
+        s1 = w["s1"] if w["s1"] is not None else c.steps
         if s1 > w["s0"]:
-            out.append(f'<rect x="{x(w["s0"])}" y="{y(w["rank"]) - 7}" width="{col * (s1 - w["s0"])}" '
+            out.append(f'<rect x="{c.x(w["s0"])}" y="{c.y(w["rank"]) - 7}" width="{COL * (s1 - w["s0"])}" '
                        f'height="14" fill="{GREY}" opacity="0.18"><title>rank {w["rank"]} waits '
                        f'(line {w["line"]})</title></rect>')
-    for c in view["collectives"]:
-        rows = [y(r) for r in c["ranks"]]
-        out.append(f'<rect x="{x(c["step"] - 1) + 6}" y="{min(rows) - 16}" width="{col - 12}" '
+    return out
+
+
+def _svg_collectives(view: dict[str, Any], c: _Canvas) -> list[str]:
+    """A band over each collective's ranks at its step, named above it."""
+    out = []
+    for k in view["collectives"]:
+        rows = [c.y(r) for r in k["ranks"]]
+        out.append(f'<rect x="{c.x(k["step"] - 1) + 6}" y="{min(rows) - 16}" width="{COL - 12}" '
                    f'height="{max(rows) - min(rows) + 32}" rx="6" fill="{SKY}" opacity="0.35" '
-                   f'stroke="{BLUE}"><title>{escape(c["kind"])} over ranks '
-                   f'{", ".join(map(str, c["ranks"]))} (line {c["line"]})</title></rect>')
-        out.append(f'<text x="{x(c["step"]) - col / 2}" y="{min(rows) - 19}" text-anchor="middle">'
-                   f'{escape(c["kind"])}</text>')
+                   f'stroke="{BLUE}"><title>{escape(k["kind"])} over ranks '
+                   f'{", ".join(map(str, k["ranks"]))} (line {k["line"]})</title></rect>')
+        out.append(f'<text x="{c.x(k["step"]) - COL / 2}" y="{min(rows) - 19}" text-anchor="middle">'
+                   f'{escape(k["kind"])}</text>')
+    return out
+
+
+def _svg_messages(view: dict[str, Any], c: _Canvas) -> list[str]:
+    """An arrow per message, labelled with its bytes: orange on a too-slow run's critical path,
+    vermillion for the last receive before a wrong element, its details as its title."""
+    critical = {k["id"] for k in view["critical"] if k["kind"] == "message"}
+    wrong = view.get("wrong") or {}
+    out = []
     for m in view["messages"]:
-        x1, x2 = x(m["step"] - 1) + 8, x(m["step"]) - 8
-        y1, y2 = y(m["src"]), y(m["dst"])
+        x1, x2 = c.x(m["step"] - 1) + 8, c.x(m["step"]) - 8
+        y1, y2 = c.y(m["src"]), c.y(m["dst"])
         crit = m["id"] in critical and view.get("too_slow")
         last = m["id"] == wrong.get("last_recv")
         colour, head = (ORANGE, "crit") if crit else (VERMILLION, "dead") if last else (BLUE, "msg")
@@ -188,15 +233,27 @@ def svg(view: dict[str, Any], title: str = "") -> str:
                    f'marker-end="url(#head-{head})"/>'
                    f'<text x="{(x1 + x2) / 2}" y="{(y1 + y2) / 2 - 4}" text-anchor="middle" '
                    f'fill="#333">{_bytes(m["bytes"])}</text></g>')
-    if wrong:
-        chunk = f", chunk {wrong['chunk']}" if wrong.get("chunk") is not None else ""
-        yy = y(wrong["rank"])
-        out.append(f'<g class="wrong"><circle cx="{x(steps) + 10}" cy="{yy}" r="6" fill="none" '
-                   f'stroke="{VERMILLION}" stroke-width="2"/><text x="{x(steps) + 20}" '
-                   f'y="{yy + 4}" fill="{VERMILLION}">✗ index {wrong["index"]}{chunk}</text></g>')
-    base = x(steps) + 16
+    return out
+
+
+def _svg_wrong(view: dict[str, Any], c: _Canvas) -> list[str]:
+    """A wrong answer's mark after the last step, on the rank with the first wrong element."""
+    wrong = view.get("wrong")
+    if not wrong:
+        return []
+    chunk = f", chunk {wrong['chunk']}" if wrong.get("chunk") is not None else ""
+    yy = c.y(wrong["rank"])
+    return [f'<g class="wrong"><circle cx="{c.x(c.steps) + 10}" cy="{yy}" r="6" fill="none" '
+            f'stroke="{VERMILLION}" stroke-width="2"/><text x="{c.x(c.steps) + 20}" '
+            f'y="{yy + 4}" fill="{VERMILLION}">✗ index {wrong["index"]}{chunk}</text></g>']
+
+
+def _svg_deadlock(view: dict[str, Any], c: _Canvas) -> list[str]:
+    """A dashed vermillion edge from each deadlocked rank to the rank it waits on."""
+    base = c.x(c.steps) + 16
+    out = []
     for i, e in enumerate(view["deadlock"]):
-        y1, y2 = y(e["rank"]), y(e["on"])
+        y1, y2 = c.y(e["rank"]), c.y(e["on"])
         bend = base + 30 + 14 * i + 8 * abs(e["rank"] - e["on"])
         what = f"waits on rank {e['on']} in {e['kind']}" + (f" (line {e['line']})" if e["line"] else "")
         out.append(f'<g class="deadlock"><title>rank {e["rank"]} {escape(what)}</title>'
@@ -204,16 +261,27 @@ def svg(view: dict[str, Any], title: str = "") -> str:
                    f'fill="none" stroke="{VERMILLION}" stroke-width="2" stroke-dasharray="5 3" '
                    f'marker-end="url(#head-dead)"/><text x="{base + 90}" y="{y1 + 4}" '
                    f'fill="{VERMILLION}">{escape(what)}</text></g>')
+    return out
+
+
+def _svg_legend(view: dict[str, Any], c: _Canvas) -> list[str]:
+    """The legend along the bottom: only the colours the drawing uses."""
     legend = [(BLUE, "message (size)"), (GREY, "waiting")]
     if view["critical"] and view.get("too_slow"):
         legend.append((ORANGE, "critical path"))
-    if deadlocked:
+    if view["deadlock"]:
         legend.append((VERMILLION, "waits on (deadlock)"))
-    for i, (colour, text) in enumerate(legend):
-        lx = left + 150 * i
-        out.append(f'<rect x="{lx}" y="{height - 22}" width="14" height="8" fill="{colour}"/>'
-                   f'<text x="{lx + 20}" y="{height - 14}">{text}</text>')
-    out.append("</svg>")
+    return [f'<rect x="{LEFT + 150 * i}" y="{c.height - 22}" width="14" height="8" fill="{colour}"/>'
+            f'<text x="{LEFT + 150 * i + 20}" y="{c.height - 14}">{text}</text>'
+            for i, (colour, text) in enumerate(legend)]
+
+
+def svg(view: dict[str, Any], title: str = "") -> str:
+    """The timeline as a standalone SVG (x: step; each arrow's modelled times in its title)."""
+    c = _Canvas.of(view)
+    out = [*_svg_head(c, title), *_svg_axes(c), *_svg_waits(view, c), *_svg_collectives(view, c),
+           *_svg_messages(view, c), *_svg_wrong(view, c), *_svg_deadlock(view, c),
+           *_svg_legend(view, c), "</svg>"]
     return "\n".join(out) + "\n"
 
 
