@@ -19,6 +19,13 @@ depends_on: str | Sequence[str] | None = None
 
 def upgrade() -> None:
     """Upgrade schema."""
+    _create_exercise()
+    _create_user()
+    _create_submission()
+
+
+def _create_exercise() -> None:
+    """Create the exercise table."""
     op.create_table(
         "exercise",
         sa.Column("id", sa.String(length=64), nullable=False),
@@ -33,6 +40,10 @@ def upgrade() -> None:
         sa.Column("synced_at", sa.DateTime(timezone=True), nullable=False),
         sa.PrimaryKeyConstraint("id"),
     )
+
+
+def _create_user() -> None:
+    """Create the user table and its unique username index."""
     op.create_table(
         "user",
         sa.Column("id", sa.Integer(), nullable=False),
@@ -45,6 +56,9 @@ def upgrade() -> None:
     with op.batch_alter_table("user", schema=None) as batch_op:
         batch_op.create_index(batch_op.f("ix_user_username"), ["username"], unique=True)
 
+
+def _create_submission() -> None:
+    """Create the submission table and its indexes."""
     op.create_table(
         "submission",
         sa.Column("id", sa.Integer(), nullable=False),
