@@ -18,6 +18,14 @@ depends_on: str | Sequence[str] | None = None
 
 def upgrade() -> None:
     """Create the four tables (scores of earlier submissions are filled in when first read)."""
+    _create_worker_status()
+    _create_profile()
+    _create_submission_score()
+    _create_exercise_version()
+
+
+def _create_worker_status() -> None:
+    """Create the worker_status table, one row per worker's latest report."""
     op.create_table(
         "worker_status",
         sa.Column("id", sa.String(length=128), nullable=False),
@@ -31,6 +39,10 @@ def upgrade() -> None:
         sa.Column("ready", sa.Integer(), nullable=False),
         sa.PrimaryKeyConstraint("id"),
     )
+
+
+def _create_profile() -> None:
+    """Create the profile table holding users' display names."""
     op.create_table(
         "profile",
         sa.Column("user_id", sa.Integer(), nullable=False),
@@ -41,6 +53,10 @@ def upgrade() -> None:
         sa.PrimaryKeyConstraint("user_id"),
         sa.UniqueConstraint("display_key"),
     )
+
+
+def _create_submission_score() -> None:
+    """Create the submission_score table and its indexes."""
     op.create_table(
         "submission_score",
         sa.Column("submission_id", sa.Integer(), nullable=False),
@@ -61,6 +77,10 @@ def upgrade() -> None:
     with op.batch_alter_table("submission_score", schema=None) as batch_op:
         batch_op.create_index("ix_submission_score_exercise_verdict", ["exercise_id", "verdict"])
         batch_op.create_index("ix_submission_score_user_id", ["user_id"])
+
+
+def _create_exercise_version() -> None:
+    """Create the exercise_version table and seed it with each exercise's current text."""
     op.create_table(
         "exercise_version",
         sa.Column("exercise_id", sa.String(length=64), nullable=False),
