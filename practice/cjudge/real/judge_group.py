@@ -15,7 +15,7 @@ import ctypes
 import signal
 import socket
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import timedelta
 from types import FrameType
 from typing import Any, cast
@@ -27,7 +27,7 @@ from ..contract.primitives import blocks_of, check_sizes, equal_blocks, row_elem
 from ..contract.protocol import TensorData, bilingual
 from ..rank.learner import ForbiddenPrimitive, caller_line
 from ..switch import packed
-from ..switch.wire import head_of, read_frame
+from ..switch.wire import EndRecord, Reply, head_of, read_frame
 
 BACKEND = "judge"
 #: payload bytes of quiet posts a rank holds back before it sends them anyway
@@ -60,7 +60,7 @@ class ChannelPort:
         # not retry an EINTR the learner never caused (Python retries its own either way)
         signal.siginterrupt(signal.SIGALRM, False)
 
-    def send(self, header: dict[str, Any], parts: Sequence[packed.Raw]) -> None:
+    def send(self, header: Mapping[str, object], parts: Sequence[packed.Raw]) -> None:
         """One frame whose payload is ``parts`` one after another, sent without joining them,
         after the quiet posts held back (one write, one wake-up of the judge, for all)."""
         self._writing = True
@@ -70,7 +70,7 @@ class ChannelPort:
         finally:
             self._writing = False
 
-    def hold(self, header: dict[str, Any], payload: packed.Raw) -> None:
+    def hold(self, header: Mapping[str, object], payload: packed.Raw) -> None:
         """A quiet post: it needs no answer, so it goes with the rank's next request (whatever
         it waits for is that request's), or alone :data:`HELD_S` later if the rank computes
         meanwhile; past :data:`HELD_BYTES` held it goes now."""
@@ -109,7 +109,7 @@ class ChannelPort:
                 out[0] = out[0][sent:]
 
     def call(self, request: str, payload: bytes = b"", parts: Sequence[packed.Raw] = (),
-             **fields: Any) -> tuple[dict[str, Any], bytearray]:
+             **fields: Any) -> tuple[Reply, bytearray]:
         """One request (its payload ``payload``, or ``parts``) and its reply; the switch's
         refusal raised as torch would raise it."""
         self.send({"request": request, **fields}, parts or (payload,))
@@ -191,7 +191,7 @@ class ChannelPort:
         mine: TensorData | None = packed.unpack(header["ok"], data, _tensor_over)
         return mine
 
-    def end(self, record: dict[str, Any]) -> None:
+    def end(self, record: EndRecord) -> None:
         """The rank's last word: its result, tensors packed as bytes (``packed``), or error."""
         self.graded = False
         output, parts = packed.pack(record.get("output"))
@@ -205,7 +205,7 @@ def _tensor_over(view: memoryview, dtype: str) -> torch.Tensor:
         torch.empty(0, dtype=kind)
 
 
-def _frame(header: dict[str, Any], parts: Sequence[packed.Raw]) -> list[memoryview]:
+def _frame(header: Mapping[str, object], parts: Sequence[packed.Raw]) -> list[memoryview]:
     """A frame's pieces: its lengths and header, then its payload's parts (none empty)."""
     size = sum(memoryview(p).nbytes for p in parts)
     return [memoryview(b) for b in (head_of(header, size), *parts) if len(b)]

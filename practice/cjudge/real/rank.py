@@ -24,7 +24,7 @@ import torch
 from ..contract import values
 from ..contract.protocol import CaseSpec, JobSpec, TensorData
 from ..rank.learner import classify_error, compile_learner, exec_learner, graded_call, learner_function
-from ..switch.wire import widen
+from ..switch.wire import EndRecord, widen
 from . import cuda_noop
 from .c10d_ops import route_c10d_ops
 from .confine import confine_rank
@@ -93,7 +93,7 @@ def connect(job_dir: Path, rank: int) -> socket.socket:
     return channel
 
 
-def run_rank(job: JobSpec, port: ChannelPort) -> dict[str, Any]:
+def run_rank(job: JobSpec, port: ChannelPort) -> EndRecord:
     """Join the group, import the learner's file, make the graded call; the result record."""
     port.call("hello", rank=port.rank)
     install(port)
@@ -108,7 +108,7 @@ def run_rank(job: JobSpec, port: ChannelPort) -> dict[str, Any]:
         return {"output": None, "error": classify_error(exc, job["filename"])}
 
 
-def _call_learner(job: JobSpec, port: ChannelPort) -> dict[str, Any]:
+def _call_learner(job: JobSpec, port: ChannelPort) -> EndRecord:
     """Import the learner's file on this rank, then make the graded call framed by the switch."""
     namespace = exec_learner(compile_learner(job["code"], job["filename"]),
                              f"learner_rank{port.rank}")

@@ -17,13 +17,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import islice
 from pathlib import Path
-from typing import Any
+from typing import TypedDict, cast
 
 from ..contract import values
 from ..contract.protocol import RankError
 from . import packed
 from .core import Forbidden, Switch, SwitchError
-from .wire import FrameReader, FrameTooLarge, MalformedFrame, head_of, widen
+from .wire import EndRecord, FrameReader, FrameTooLarge, Header, MalformedFrame, Reply, head_of, widen
 
 _INT, _OPT_INT, _STR, _OPT_STR, _LIST, _OPT_LIST = "int", "int?", "str", "str?", "list", "list?"
 _OPT_BOOL = "bool?"
@@ -42,6 +42,32 @@ SCHEMA: dict[str, dict[str, str]] = {
     "compute": {"handle": _INT, "dtype": _STR, "shape": _LIST, "args": _OPT_LIST,
                 "line": _OPT_INT},
 }
+
+
+class Fields(TypedDict, total=False):
+    """A request's fields once :func:`checked` has checked them against ``SCHEMA``: each
+    request has the fields its entry names, of these types."""
+
+    rank: int
+    ranks: list[int]
+    handle: int
+    quiet: bool | None
+    group: int
+    dst: int
+    src: int | None
+    tag: int
+    capacity: int
+    dtype: str
+    line: int | None
+    api: str
+    kind: str
+    op: str | None
+    root: int | None
+    splits: list[int] | None
+    shape: list[int]
+    args: list[int] | None
+
+
 _PEERCRED = struct.Struct("3i")
 _IOV = 64  # buffers handed to one ``sendmsg``
 
@@ -50,7 +76,7 @@ class BadRequest(SwitchError):
     """A request that is not one the judge understands."""
 
 
-def _typed(value: Any, kind: str) -> bool:
+def _typed(value: object, kind: str) -> bool:
     if value is None:
         return kind.endswith("?")
     if kind.startswith("bool"):
@@ -62,22 +88,22 @@ def _typed(value: Any, kind: str) -> bool:
     return isinstance(value, list) and len(value) <= 4096 and all(_typed(v, _INT) for v in value)
 
 
-def checked(header: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+def checked(header: Header) -> tuple[str, Fields]:
     """The request's name and fields, or :class:`BadRequest`."""
     op = header.get("request")
     if not isinstance(op, str) or op not in SCHEMA:
         raise BadRequest(f"unknown request {str(op)[:40]!r}", f"未知的请求 {str(op)[:40]!r}")
-    fields = {}
+    fields: dict[str, object] = {}
     for name, kind in SCHEMA[op].items():
         value = header.get(name)
         if not _typed(value, kind):
             raise BadRequest(f"request {op}: field {name!r} is malformed",
                              f"请求 {op}：字段 {name!r} 格式错误")
         fields[name] = value
-    return op, fields
+    return op, cast(Fields, fields)  # each field checked against its type just above
 
 
-def _a_result(header: dict[str, Any]) -> bool:
+def _a_result(header: Header) -> bool:
     """Whether ``header`` is a rank's ``end``: the one request whose size the learner does not
     choose call by call (a post past the switch's message limit is the learner's to split)."""
     try:
@@ -86,7 +112,7 @@ def _a_result(header: dict[str, Any]) -> bool:
         return False
 
 
-def result_record(header: dict[str, Any], payload: bytes = b"") -> dict[str, Any]:
+def result_record(header: Header, payload: bytes = b"") -> EndRecord:
     """A rank's end-of-call record (output or error) checked, or a record of why it is not;
     its tensors' elements may be packed in ``payload`` (``packed``)."""
     output, error = header.get("output"), header.get("error")
@@ -149,7 +175,7 @@ class _Conn:
     #: requests are not read (back-pressure), and their bytes count as the switch's held bytes
     out: deque[memoryview] = field(default_factory=deque)
     queued: int = 0  # bytes in ``out``
-    frames: deque[tuple[dict[str, Any], bytes]] = field(default_factory=deque)  # read, not served
+    frames: deque[tuple[Header, bytes]] = field(default_factory=deque)  # read, not served
     waiting: int | None = None  # the switch request whose reply is owed
     writing: bool = False  # registered for writability (not readability): replies are queued
     #: the rank's own request numbers -> the switch's request, or why the switch refused it
@@ -169,10 +195,10 @@ class SwitchServer:
         self.selector = selectors.DefaultSelector()
         self.selector.register(self.listener, selectors.EVENT_READ)
         self.by_rank: dict[int, _Conn] = {}
-        self.records: dict[int, dict[str, Any]] = {}  # rank -> its end-of-call record
+        self.records: dict[int, EndRecord] = {}  # rank -> its end-of-call record
         #: requests other than ``hello`` and posts, by name (``SCHEMA``'s other entries)
-        self._handlers: dict[str, Callable[[_Conn, int, dict[str, Any], dict[str, Any], bytes],
-                                           tuple[dict[str, Any], bytes]]] = {
+        self._handlers: dict[str, Callable[[_Conn, int, Fields, Header, bytes],
+                                           tuple[Reply, bytes]]] = {
             "new_group": self._new_group, "test": self._test, "wait": self._wait,
             "begin": self._begin, "compute": self._compute, "end": self._end}
 
@@ -250,7 +276,7 @@ class SwitchServer:
         while conn.frames and not conn.out and conn.sock.fileno() >= 0:
             self._handle(conn, *conn.frames.popleft())
 
-    def _handle(self, conn: _Conn, header: dict[str, Any], payload: bytes) -> None:
+    def _handle(self, conn: _Conn, header: Header, payload: bytes) -> None:
         try:
             op, f = checked(header)
             if conn.rank is None:
@@ -268,9 +294,9 @@ class SwitchServer:
             else:
                 raise BadRequest(f"request {op} is not expected now", f"此时不应发送请求 {op}")
         except SwitchError as exc:
-            reply: dict[str, Any] = {"error": exc.en, "zh": exc.zh}
+            reply = Reply(error=exc.en, zh=exc.zh)
             if isinstance(exc, Forbidden):
-                reply.update(forbidden=exc.kind, api=exc.api)
+                reply["forbidden"], reply["api"] = exc.kind, exc.api
             if conn.rank is None:
                 self._drop(conn, None)
             else:
@@ -285,7 +311,7 @@ class SwitchServer:
         self.by_rank[rank] = conn
         self._reply(conn, {"ok": True})
 
-    def _post(self, conn: _Conn, op: str, f: dict[str, Any], payload: bytes) -> None:
+    def _post(self, conn: _Conn, op: str, f: Fields, payload: bytes) -> None:
         """A post under the rank's own request number. A quiet one gets no reply: what the
         switch refused is answered at the number's ``test`` or ``wait``; a loud one (a call the
         rank expects to be refused) is answered now."""
@@ -327,16 +353,16 @@ class SwitchServer:
 
     # ---- requests by name (each: the reply's header and payload; an empty header: later) ----
 
-    def _new_group(self, conn: _Conn, rank: int, f: dict[str, Any], header: dict[str, Any],
-                   payload: bytes) -> tuple[dict[str, Any], bytes]:
+    def _new_group(self, conn: _Conn, rank: int, f: Fields, header: Header,
+                   payload: bytes) -> tuple[Reply, bytes]:
         return {"ok": self.switch.new_group(rank, f["ranks"])}, b""
 
-    def _test(self, conn: _Conn, rank: int, f: dict[str, Any], header: dict[str, Any],
-              payload: bytes) -> tuple[dict[str, Any], bytes]:
+    def _test(self, conn: _Conn, rank: int, f: Fields, header: Header,
+              payload: bytes) -> tuple[Reply, bytes]:
         return {"ok": self.switch.test(rank, self._request(conn, f["handle"]))}, b""
 
-    def _wait(self, conn: _Conn, rank: int, f: dict[str, Any], header: dict[str, Any],
-              payload: bytes) -> tuple[dict[str, Any], bytes]:
+    def _wait(self, conn: _Conn, rank: int, f: Fields, header: Header,
+              payload: bytes) -> tuple[Reply, bytes]:
         made = self._request(conn, f["handle"])
         del conn.handles[f["handle"]]
         if not self.switch.wait(rank, made, f["line"]):
@@ -344,19 +370,19 @@ class SwitchServer:
             return {}, b""
         return self._outcome(rank, made)
 
-    def _begin(self, conn: _Conn, rank: int, f: dict[str, Any], header: dict[str, Any],
-               payload: bytes) -> tuple[dict[str, Any], bytes]:
+    def _begin(self, conn: _Conn, rank: int, f: Fields, header: Header,
+               payload: bytes) -> tuple[Reply, bytes]:
         """The rank's case input: its tensors' elements as bytes after the header."""
         skeleton, parts = packed.pack(self.switch.begin(rank))
         return {"ok": skeleton}, b"".join(parts)
 
-    def _compute(self, conn: _Conn, rank: int, f: dict[str, Any], header: dict[str, Any],
-                 payload: bytes) -> tuple[dict[str, Any], bytes]:
+    def _compute(self, conn: _Conn, rank: int, f: Fields, header: Header,
+                 payload: bytes) -> tuple[Reply, bytes]:
         return {"ok": True}, self.switch.compute(rank, f["handle"], payload, f["dtype"],
                                                  f["shape"], f["args"], f["line"])
 
-    def _end(self, conn: _Conn, rank: int, f: dict[str, Any], header: dict[str, Any],
-             payload: bytes) -> tuple[dict[str, Any], bytes]:
+    def _end(self, conn: _Conn, rank: int, f: Fields, header: Header,
+             payload: bytes) -> tuple[Reply, bytes]:
         """The rank's last word, once: its result, which ends its graded call, or its error
         (which may come before the graded call began: the learner's file failed to load)."""
         s = self.switch
@@ -370,7 +396,7 @@ class SwitchServer:
         s.finish(rank, "failed" if record["error"] else "returned")
         return {"ok": True}, b""
 
-    def _outcome(self, rank: int, handle: int) -> tuple[dict[str, Any], bytes]:
+    def _outcome(self, rank: int, handle: int) -> tuple[Reply, bytes]:
         src, data = self.switch.result(rank, handle)
         return {"ok": True, "src": src}, data
 
@@ -386,7 +412,7 @@ class SwitchServer:
             except SwitchError as exc:
                 self._reply(conn, {"error": exc.en, "zh": exc.zh})
 
-    def _reply(self, conn: _Conn, header: dict[str, Any], payload: bytes = b"") -> None:
+    def _reply(self, conn: _Conn, header: Reply, payload: bytes = b"") -> None:
         if not header:  # a wait to be answered later
             return
         if conn.sock.fileno() < 0:

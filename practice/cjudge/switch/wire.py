@@ -11,13 +11,38 @@ from __future__ import annotations
 import json
 import socket
 import struct
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, TypedDict, cast
+
+from ..contract.protocol import RankError, TensorData
 
 _HEAD = struct.Struct(">II")
 MAX_HEADER = 1 << 20
 #: socket buffers asked for on both ends of a channel (the system may grant less): a
 #: megabyte's frame then crosses in one write and one read, not in a dozen wake-ups
 SOCKET_BUFFER = 4 << 20
+#: a frame's header as it arrives: a JSON object, its fields checked by whoever reads it (the
+#: judge: ``server.checked``)
+Header = dict[str, object]
+
+
+class Reply(TypedDict, total=False):
+    """The judge's answer to a rank's request, as ``server`` writes it and the rank reads it."""
+
+    ok: Any  # the request's answer: True, a request or group number, a packed value
+    src: int | None  # a completed receive's source
+    error: str  # the switch refused the request (in English; ``zh`` in Chinese)
+    zh: str
+    forbidden: str  # the refused call's kind, when it is not allowed
+    api: str | None
+
+
+class EndRecord(TypedDict):
+    """A rank's last word, its ``end`` request: the graded call's output or its error (the rank
+    writes it; the judge checks it with ``server.result_record``)."""
+
+    output: TensorData | None
+    error: RankError | None
 
 
 def widen(sock: Any) -> None:
@@ -34,23 +59,23 @@ class FrameTooLarge(MalformedFrame):
     """A frame whose header is readable but whose payload is longer than the judge reads: a
     limit of the judge when the header is a request it knows (see ``server``)."""
 
-    def __init__(self, message: str, header: dict[str, Any]) -> None:
+    def __init__(self, message: str, header: Header) -> None:
         super().__init__(message)
         self.header = header
 
 
-def encode(header: dict[str, Any], payload: bytes = b"") -> bytes:
+def encode(header: Mapping[str, object], payload: bytes = b"") -> bytes:
     """One frame."""
     return head_of(header, len(payload)) + payload
 
 
-def head_of(header: dict[str, Any], payload_len: int) -> bytes:
+def head_of(header: Mapping[str, object], payload_len: int) -> bytes:
     """A frame's bytes before its payload (the payload then follows as it is, uncopied)."""
     head = json.dumps(header, separators=(",", ":")).encode()
     return _HEAD.pack(len(head), payload_len) + head
 
 
-def _header(head: bytes | bytearray) -> dict[str, Any]:
+def _header(head: bytes | bytearray) -> Header:
     """A frame's header, or :class:`MalformedFrame`."""
     try:
         header = json.loads(head)
@@ -68,7 +93,7 @@ class FrameReader:
         self.max_payload = max_payload
         self._buffer = bytearray()
 
-    def feed(self, data: bytes) -> list[tuple[dict[str, Any], bytes]]:
+    def feed(self, data: bytes) -> list[tuple[Header, bytes]]:
         """Every whole frame ``data`` completes; :class:`MalformedFrame` on bad bytes."""
         self._buffer += data
         frames = []
@@ -93,7 +118,7 @@ class FrameReader:
         return frames
 
 
-def decode(message: bytes, max_payload: int = 1 << 30) -> tuple[dict[str, Any], bytes]:
+def decode(message: bytes, max_payload: int = 1 << 30) -> tuple[Header, bytes]:
     """The one frame ``message`` holds (a whole message, e.g. over shared memory)."""
     frames = FrameReader(max_payload).feed(message)
     if len(frames) != 1:
@@ -101,11 +126,11 @@ def decode(message: bytes, max_payload: int = 1 << 30) -> tuple[dict[str, Any], 
     return frames[0]
 
 
-def read_frame(sock: Any) -> tuple[dict[str, Any], bytearray]:
-    """One frame from a blocking socket (the rank's side, reading the judge's replies)."""
+def read_frame(sock: Any) -> tuple[Reply, bytearray]:
+    """One reply from a blocking socket (the rank's side: the judge wrote it, as a ``Reply``)."""
     head = _recv_exactly(sock, _HEAD.size)
     head_len, body_len = _HEAD.unpack(head)
-    header = json.loads(_recv_exactly(sock, head_len))
+    header = cast(Reply, json.loads(_recv_exactly(sock, head_len)))
     return header, _recv_exactly(sock, body_len)
 
 
