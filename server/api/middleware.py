@@ -94,6 +94,7 @@ class Guard:
         self.allowed = {host_name(h) for h in allowed_hosts}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Guard one HTTP request (other scopes pass straight through) and log it in one line."""
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
@@ -102,57 +103,89 @@ class Guard:
         headers = dict(scope["headers"])
         path = scope["path"]
         docs = path.startswith(DOCS)
-        extra = [*SECURITY, (b"x-request-id", rid.encode()),
-                 *([] if docs else [(b"content-security-policy", APP_CSP.encode()), *ISOLATION])]
+        exchange = _Exchange(receive, send, _added_headers(rid, docs), self.max_body)
         started_at = time.monotonic()
-        status = 0
-        received = 0
-
-        async def headed_send(message: Message) -> None:
-            nonlocal status
-            if message["type"] == "http.response.start":
-                status = message["status"]
-                message["headers"] = [*message.get("headers", []), *extra]
-            await send(message)
-
-        async def counted_receive() -> Message:
-            nonlocal received
-            message = await receive()
-            received += len(message.get("body", b""))
-            if received > self.max_body:
-                raise BodyTooLarge
-            return message
-
         try:
-            host = headers.get(b"host", b"").decode("latin-1")
-            length = headers.get(b"content-length")
-            if not (self.any_host or host_name(host) in self.allowed):
-                await _answer(headed_send, 400, {"detail": "unknown host", "code": "bad_host",
-                                                 "message_zh": "未知的主机名"})
-            elif length is not None and (not length.isdigit() or int(length) > self.max_body):
-                await _too_large(headed_send, self.max_body)
-            else:
-                try:
-                    await self.app(scope, counted_receive,
-                                   hashing_scripts(headed_send) if docs else headed_send)
-                except BodyTooLarge:
-                    if not status:
-                        await _too_large(headed_send, self.max_body)
+            await self._admit(scope, headers, exchange, docs)
         except Exception as exc:  # noqa: BLE001 - logged in one line; the caller sees the id
-            unavailable = database_unavailable(scope["method"], path, exc)
-            if unavailable is not None:
-                if not status:
-                    await unavailable(scope, receive, headed_send)
-            elif not status:
-                response = internal_error(rid, scope["method"], path, exc)
-                await response(scope, receive, headed_send)
-            else:
-                internal_error(rid, scope["method"], path, exc)
+            await _answer_error(scope, receive, exchange, rid, path, exc)
         finally:
-            client = scope.get("client") or ("-", 0)
-            access_log.info("%s %s %s %s %s %.1fms", client[0], rid, scope["method"],
-                            path[:200].encode("unicode_escape").decode("ascii"), status or "-",
-                            (time.monotonic() - started_at) * 1e3)
+            _log_access(scope, rid, path, exchange.status, started_at)
+
+    async def _admit(self, scope: Scope, headers: dict[bytes, bytes], exchange: _Exchange,
+                     docs: bool) -> None:
+        """Refuse an unknown host (400) or a declared body over the limit (413), else run the app."""
+        host = headers.get(b"host", b"").decode("latin-1")
+        length = headers.get(b"content-length")
+        if not (self.any_host or host_name(host) in self.allowed):
+            await _answer(exchange.send, 400, {"detail": "unknown host", "code": "bad_host",
+                                               "message_zh": "未知的主机名"})
+        elif length is not None and (not length.isdigit() or int(length) > self.max_body):
+            await _too_large(exchange.send, self.max_body)
+        else:
+            try:
+                await self.app(scope, exchange.receive,
+                               hashing_scripts(exchange.send) if docs else exchange.send)
+            except BodyTooLarge:
+                if not exchange.status:
+                    await _too_large(exchange.send, self.max_body)
+
+
+class _Exchange:
+    """One request's traffic through the guard: the answer's status once started, and the
+    body bytes read so far."""
+
+    def __init__(self, receive: Receive, send: Send, added: list[tuple[bytes, bytes]],
+                 max_body: int) -> None:
+        self._receive = receive
+        self._send = send
+        self.added = added
+        self.max_body = max_body
+        self.status = 0
+        self.received = 0
+
+    async def send(self, message: Message) -> None:
+        """Pass ``message`` on, noting the status and adding the guard's headers at the start."""
+        if message["type"] == "http.response.start":
+            self.status = message["status"]
+            message["headers"] = [*message.get("headers", []), *self.added]
+        await self._send(message)
+
+    async def receive(self) -> Message:
+        """The next request message; ``BodyTooLarge`` once the body read passes the limit."""
+        message = await self._receive()
+        self.received += len(message.get("body", b""))
+        if self.received > self.max_body:
+            raise BodyTooLarge
+        return message
+
+
+def _added_headers(rid: str, docs: bool) -> list[tuple[bytes, bytes]]:
+    """The headers added to every answer: security, the request id, CSP and isolation (not docs)."""
+    return [*SECURITY, (b"x-request-id", rid.encode()),
+            *([] if docs else [(b"content-security-policy", APP_CSP.encode()), *ISOLATION])]
+
+
+async def _answer_error(scope: Scope, receive: Receive, exchange: _Exchange, rid: str, path: str,
+                        exc: Exception) -> None:
+    """Log ``exc`` in one line and, if no answer has started, answer 503 or a bare 500."""
+    unavailable = database_unavailable(scope["method"], path, exc)
+    if unavailable is not None:
+        if not exchange.status:
+            await unavailable(scope, receive, exchange.send)
+    elif not exchange.status:
+        response = internal_error(rid, scope["method"], path, exc)
+        await response(scope, receive, exchange.send)
+    else:
+        internal_error(rid, scope["method"], path, exc)
+
+
+def _log_access(scope: Scope, rid: str, path: str, status: int, started_at: float) -> None:
+    """Write the request's access-log line: client, id, method, path, status and duration."""
+    client = scope.get("client") or ("-", 0)
+    access_log.info("%s %s %s %s %s %.1fms", client[0], rid, scope["method"],
+                    path[:200].encode("unicode_escape").decode("ascii"), status or "-",
+                    (time.monotonic() - started_at) * 1e3)
 
 
 async def _answer(send: Send, status: int, body_obj: dict[str, Any]) -> None:
