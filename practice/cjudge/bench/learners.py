@@ -168,7 +168,7 @@ def case_series(spec: LearnerSpec, collective: Collective, ctx: RankCtx) -> Seri
     return Series(spec.exercise, "learner", collective, run, lambda raw, bufs: None, check)
 
 
-def _shared(table: list[tuple[str, dict[str, Any]]], world: int) -> mmap.mmap | None:
+def _shared(table: list[tuple[str, functions.FnParams]], world: int) -> mmap.mmap | None:
     """Every rank's symmetric buffer in one file every rank maps (rank 0 makes it, names it to
     the others, and unlinks it once all have mapped it); None when the call has none. A
     collective call: every rank makes it at the same step."""

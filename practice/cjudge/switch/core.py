@@ -305,7 +305,7 @@ class Switch:
             self._outputs[(rank, functions.digest(piece))] = len(self._computes) - 1
         return out
 
-    def _access(self, rank: int, params: dict[str, Any], payload: bytes, dtype: str, shape: list[int],
+    def _access(self, rank: int, params: functions.FnParams, payload: bytes, dtype: str, shape: list[int],
                 args: list[int] | None, line: int | None) -> bytes:
         """A load from or a store into a rank's symmetric buffer (``switch.symm``), done now and
         recorded as a request of the rank's, waited on at once, and a message from the buffer's
@@ -368,7 +368,7 @@ class Switch:
                               "计算调用格式错误：张量的字节数与形状不符")
         return elements
 
-    def _apply(self, name: str, params: dict[str, Any], payload: bytes, dtype: str, shape: list[int],
+    def _apply(self, name: str, params: functions.FnParams, payload: bytes, dtype: str, shape: list[int],
                args: list[int] | None) -> bytes:
         """``functions.apply``, its cost bounded before it runs (``functions.cost``): an output
         larger than the judge computes at once is refused as an input would be; work that

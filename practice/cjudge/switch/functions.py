@@ -21,12 +21,29 @@ import math
 import time
 from array import array
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypedDict, cast
 
+from ..contract.protocol import TensorData
 from .reduce import DTYPES, OutOfTime
 
 #: what :func:`digest` keeps of a sha256 (hex digits)
 DIGEST_CHARS = 16
+
+
+class FnParams(TypedDict, total=False):
+    """A judge's function's params, as a grader gives them (``{"fn": name, "params": ...}``);
+    each function reads the ones it takes."""
+
+    label: str  # what the learner's code calls it (a trace and a message say it)
+    scale: float  # affine, scores
+    shift: float  # affine, backward
+    factors: list[float]  # expert: one per local expert
+    unit: int  # elements one call covers (the switch's charge, ``units``)
+    dim: int  # a row's elements (row-wise pairs)
+    items: list[TensorData]  # a generator's items
+    count: int  # a generator's item count, public
+    dtype: str  # a generator's or a symmetric buffer's dtype, public
+    numel: int  # a symmetric buffer's elements, public
 
 
 class FunctionError(ValueError):
@@ -37,7 +54,7 @@ class FunctionError(ValueError):
         self.en, self.zh = en, zh
 
 
-def _affine(params: dict[str, Any], x: list[Any], shape: list[int],
+def _affine(params: FnParams, x: list[Any], shape: list[int],
             args: list[int] | None) -> list[Any]:
     """``x * scale + shift``: exact for the judge's dyadic inputs, and tells stages apart."""
     if args is not None:
@@ -46,7 +63,7 @@ def _affine(params: dict[str, Any], x: list[Any], shape: list[int],
     return [v * scale + shift for v in x]
 
 
-def _expert(params: dict[str, Any], x: list[Any], shape: list[int],
+def _expert(params: FnParams, x: list[Any], shape: list[int],
             args: list[int] | None) -> list[Any]:
     """One rank's experts of a mixture of experts: ``expert(tokens, counts)`` takes the rows of
     ``tokens`` grouped by local expert (``counts[i]`` rows for local expert i, in order) and
@@ -69,14 +86,14 @@ def _expert(params: dict[str, Any], x: list[Any], shape: list[int],
     return out
 
 
-def _layer(params: dict[str, Any], w: list[Any], x: list[Any]) -> list[Any]:
+def _layer(params: FnParams, w: list[Any], x: list[Any]) -> list[Any]:
     """A layer whose parameters come with the call: ``x + Σ_j (j + 1) · w[j]`` elementwise, so
     the layer's full parameters, in order, decide its output."""
     shift = sum((j + 1) * v for j, v in enumerate(w))
     return [v + shift for v in x]
 
 
-def _backward(params: dict[str, Any], x: list[Any], grad: list[Any]) -> list[Any]:
+def _backward(params: FnParams, x: list[Any], grad: list[Any]) -> list[Any]:
     """A stage's backward: the gradient of its input from the input ``x`` it stashed in the
     forward and the gradient ``grad`` of its output, ``grad + x + shift``."""
     if len(x) != len(grad):
@@ -88,7 +105,7 @@ def _backward(params: dict[str, Any], x: list[Any], grad: list[Any]) -> list[Any
     return [g + v + shift for v, g in zip(x, grad, strict=True)]
 
 
-def _scores(params: dict[str, Any], q: list[Any], k: list[Any]) -> list[Any]:
+def _scores(params: FnParams, q: list[Any], k: list[Any]) -> list[Any]:
     """Attention scores of a block of queries against a block of keys, ``q @ k.T * scale``:
     rows of ``params["dim"]`` elements, (rows of q) × (rows of k) out."""
     d, scale = int(params["dim"]), params.get("scale", 1)
@@ -101,7 +118,7 @@ def _scores(params: dict[str, Any], q: list[Any], k: list[Any]) -> list[Any]:
 
 
 #: name -> the function over a tensor's elements (and its small integer arguments)
-FUNCTIONS: dict[str, Callable[[dict[str, Any], list[Any], list[int], list[int] | None],
+FUNCTIONS: dict[str, Callable[[FnParams, list[Any], list[int], list[int] | None],
                               list[Any]]] = {"affine": _affine, "expert": _expert}
 #: pair functions that answer a row per row of their first tensor (``params["dim"]`` elements a
 #: row): their output, and their work, grow with the product of their inputs (:func:`cost`)
@@ -113,7 +130,7 @@ PER_OUTPUT = 8
 #: steps of a row-wise call between two looks at the deadline (milliseconds)
 SLICE_STEPS = 1 << 15
 #: name -> the function of two tensors' elements
-PAIRS: dict[str, Callable[[dict[str, Any], list[Any], list[Any]], list[Any]]] = {
+PAIRS: dict[str, Callable[[FnParams, list[Any], list[Any]], list[Any]]] = {
     "layer": _layer, "backward": _backward, "scores": _scores}
 #: generators fed a tensor each call, which must be the answered item's dtype and size (a
 #: training step given the step's all-reduced result answers the next gradient: graders check
@@ -127,10 +144,10 @@ MEMORY = "symm"
 PUBLIC: dict[str, tuple[str, ...]] = {"gradients": ("count", "dtype"), MEMORY: ("numel", "dtype")}
 
 
-def split(value: Any) -> tuple[Any, list[tuple[str, dict[str, Any]]]]:
+def split(value: Any) -> tuple[Any, list[tuple[str, FnParams]]]:
     """``value`` with every judge function's params replaced by a handle, and the handles'
     (name, params), by handle. Tensors are shared, not copied."""
-    table: list[tuple[str, dict[str, Any]]] = []
+    table: list[tuple[str, FnParams]] = []
 
     def walk(v: Any) -> Any:
         if isinstance(v, list):
@@ -142,17 +159,17 @@ def split(value: Any) -> tuple[Any, list[tuple[str, dict[str, Any]]]]:
             if name not in FUNCTIONS and name not in PAIRS and name not in GENERATORS \
                     and name != MEMORY:
                 raise ValueError(f"the judge has no function {name!r}")
-            params = dict(v.get("params") or {})
-            table.append((str(name), params))
+            given = dict(v.get("params") or {})
+            table.append((str(name), cast(FnParams, given)))  # a grader's params: trusted
             return {"fn": str(name), "handle": len(table) - 1,
-                    "label": str(params.get("label", name)),
-                    **{k: params[k] for k in PUBLIC.get(name, ()) if k in params}}
+                    "label": str(given.get("label", name)),
+                    **{k: given[k] for k in PUBLIC.get(name, ()) if k in given}}
         return {k: walk(item) for k, item in v.items()}
 
     return walk(value), table
 
 
-def units(params: dict[str, Any], elements: int) -> int:
+def units(params: FnParams, elements: int) -> int:
     """How many calls' worth one call on ``elements`` elements is: with ``params["unit"]``
     (elements one call covers, e.g. one microbatch's) ⌈elements / unit⌉, at least one."""
     unit = params.get("unit")
@@ -161,7 +178,7 @@ def units(params: dict[str, Any], elements: int) -> int:
     return max(1, -(-elements // unit))
 
 
-def unit_bytes(params: dict[str, Any], dtype: str) -> int | None:
+def unit_bytes(params: FnParams, dtype: str) -> int | None:
     """Bytes of one unit of a call's output (``params["unit"]`` elements of ``dtype``), None
     without a unit."""
     unit = params.get("unit")
@@ -198,7 +215,7 @@ def front(name: str, args: list[int] | None) -> int:
     return args[0]
 
 
-def item(params: dict[str, Any], index: int) -> tuple[list[Any], str]:
+def item(params: FnParams, index: int) -> tuple[list[Any], str]:
     """A generator's ``index``-th item (its elements and dtype); :class:`FunctionError` past
     the last."""
     items = params.get("items") or []
@@ -208,7 +225,7 @@ def item(params: dict[str, Any], index: int) -> tuple[list[Any], str]:
     return list(items[index]["data"]), str(items[index]["dtype"])
 
 
-def next_item(params: dict[str, Any], yielded: dict[Any, int], key: Any,
+def next_item(params: FnParams, yielded: dict[Any, int], key: Any,
               given: tuple[str, int] | None = None) -> tuple[bytes, str, int]:
     """A generator's next item (bytes, dtype, elements); ``yielded`` counts what each ``key``
     (a rank's handle) was given so far. A :data:`FED` generator's call was ``given`` a tensor
@@ -224,7 +241,7 @@ def next_item(params: dict[str, Any], yielded: dict[Any, int], key: Any,
     return pack(data, dtype), dtype, len(data)
 
 
-def cost(name: str, params: dict[str, Any], before: int, elements: int) -> tuple[int, float]:
+def cost(name: str, params: FnParams, before: int, elements: int) -> tuple[int, float]:
     """A call's output elements and seconds of work at best (``STEPS_PER_S``), known before it
     runs from its input: ``before`` elements of a pair's first tensor, ``elements`` of its last."""
     if name in ROWWISE:
@@ -234,7 +251,7 @@ def cost(name: str, params: dict[str, Any], before: int, elements: int) -> tuple
     return elements, (before + elements) / STEPS_PER_S
 
 
-def _rowwise(name: str, params: dict[str, Any], first: list[Any], last: list[Any],
+def _rowwise(name: str, params: FnParams, first: list[Any], last: list[Any],
              deadline: float | None) -> list[Any]:
     """``PAIRS[name]`` on a slice of the first tensor's rows at a time; :class:`OutOfTime` once
     ``deadline`` (``time.monotonic()``) has passed between two slices."""
@@ -249,7 +266,7 @@ def _rowwise(name: str, params: dict[str, Any], first: list[Any], last: list[Any
     return out
 
 
-def apply(name: str, params: dict[str, Any], payload: bytes, dtype: str, shape: list[int],
+def apply(name: str, params: FnParams, payload: bytes, dtype: str, shape: list[int],
           args: list[int] | None, deadline: float | None = None) -> bytes:
     """The output bytes of the judge's function ``name`` on a tensor of ``shape`` and ``dtype``
     given as ``payload`` (checked by the caller; a pair's first tensor before it, see

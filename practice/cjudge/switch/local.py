@@ -16,7 +16,7 @@ class LocalFunctions:
     """One rank's judge functions (``functions.split``'s table), applied here; ``shared``:
     every rank's symmetric buffer, one after another, and ``barrier`` the group's."""
 
-    def __init__(self, table: list[tuple[str, dict[str, Any]]], rank: int, world: int,
+    def __init__(self, table: list[tuple[str, functions.FnParams]], rank: int, world: int,
                  shared: Any = None, barrier: Callable[[], object] | None = None) -> None:
         self.table, self.rank, self.world = table, rank, world
         self.shared, self.barrier = shared, barrier
@@ -33,7 +33,7 @@ class LocalFunctions:
             return functions.next_item(params, self.yielded, handle)[0]
         return functions.apply(name, params, payload, dtype, shape, args)
 
-    def _access(self, params: dict[str, Any], payload: bytes, dtype: str,
+    def _access(self, params: functions.FnParams, payload: bytes, dtype: str,
                 args: list[int] | None) -> bytes:
         """A load from or a store into the shared buffers, checked as the switch checks it."""
         if self.shared is None:

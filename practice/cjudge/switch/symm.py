@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, NotRequired, TypedDict
 
-from .functions import FunctionError
+from .functions import FnParams, FunctionError
 
 #: a load's and a store's op code in a request's ``args[0]``
 LOAD, STORE = 0, 1
@@ -147,7 +147,7 @@ def checked(world: int, numel: int, held: str, args: list[int] | None, dtype: st
     return op, peer, offset
 
 
-def buffer_of(params: dict[str, Any], most: int | None = MAX_ELEMENTS) -> tuple[int, str]:
+def buffer_of(params: FnParams, most: int | None = MAX_ELEMENTS) -> tuple[int, str]:
     """The (elements, dtype) of each rank's buffer a grader's ``symm`` params describe, at most
     ``most`` elements (None: any number, where the buffers are real shared memory);
     :class:`FunctionError` if they cannot be."""
@@ -159,7 +159,7 @@ def buffer_of(params: dict[str, Any], most: int | None = MAX_ELEMENTS) -> tuple[
     return numel, str(dtype)
 
 
-def make(world: int, params: dict[str, Any]) -> Memory:
+def make(world: int, params: FnParams) -> Memory:
     """The buffers a grader's ``symm`` params describe (:func:`buffer_of`)."""
     return Memory(world, *buffer_of(params))
 
