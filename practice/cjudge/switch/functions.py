@@ -21,10 +21,12 @@ import math
 import time
 from array import array
 from collections.abc import Callable
-from typing import Any, TypedDict, cast
+from typing import TYPE_CHECKING, Any, TypedDict, cast
 
-from ..contract.protocol import TensorData
 from .reduce import DTYPES, OutOfTime
+
+if TYPE_CHECKING:  # protocol imports the switch's modules: a type only, not an import cycle
+    from ..contract.protocol import TensorData
 
 #: what :func:`digest` keeps of a sha256 (hex digits)
 DIGEST_CHARS = 16
