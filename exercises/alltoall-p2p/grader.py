@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from cjudge.contract.protocol import TraceEvent
 from cjudge.kit import pieces
 from cjudge.kit.case import Case
 from cjudge.kit.families import AllToAllBlocks, blocks_to_others
@@ -29,7 +30,7 @@ def bytes_bound(case: Case) -> int:
 
 
 def needs(case: Case, inputs: list[dict[str, Any]], rank: int,
-          calls: list[dict[str, Any]]) -> tuple[str, str] | None:
+          calls: list[TraceEvent]) -> tuple[str, str] | None:
     """Over budget: rank p needs only block p of the rank's x."""
     return pieces.blocks_needed(case, rank, calls, ("x", "输入张量 x"))
 

@@ -12,6 +12,7 @@ from typing import Any, cast
 
 from cjudge.kit.case import Case
 from cjudge.kit.pieces import LIMIT, distinct_exact, first_unfed, matrix
+from cjudge.switch.trace import Compute
 
 #: bytes of one count (an int64)
 COUNT_BYTES = 8
@@ -206,7 +207,7 @@ def check_traffic(case: Case, calls: list[dict[str, Any]]) -> tuple[str, ...] | 
 
 
 def check_computes(case: Case, inputs: list[dict[str, Any]],
-                   computes: list[dict[str, Any]]) -> tuple[str, str] | None:
+                   computes: list[Compute]) -> tuple[str, str] | None:
     """In the layer, each rank's experts were given exactly the rows dispatch must return, in
     its order (one call or several in turn), and nothing else."""
     if case.texts["grade"] != "layer":

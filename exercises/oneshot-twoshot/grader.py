@@ -6,11 +6,12 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from cjudge.contract.protocol import TensorData
 from cjudge.kit.case import Case
 from cjudge.kit.pieces import contributions, digit_inputs, everyone_holds_the_sum, exact_inputs
 
 
-def _with_symm(inputs: list[dict[str, Any]], world: int) -> list[dict[str, Any]]:
+def _with_symm(inputs: list[TensorData], world: int) -> list[dict[str, Any]]:
     """Each rank's call: its tensor and the judge's symmetric memory, n·N elements of its dtype
     on every rank."""
     return [{"call": [t, {"fn": "symm", "params": {"numel": world * len(t["data"]),
@@ -18,7 +19,7 @@ def _with_symm(inputs: list[dict[str, Any]], world: int) -> list[dict[str, Any]]
             for t in inputs]
 
 
-def _tensors(inputs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _tensors(inputs: list[dict[str, Any]]) -> list[TensorData]:
     return [i["call"][0] for i in inputs]
 
 
@@ -32,7 +33,7 @@ def example_inputs(case: Case) -> list[dict[str, Any]]:
     return _with_symm(digit_inputs(case.world, case["numel"], case.dtype), case.world)
 
 
-def expected(case: Case, inputs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def expected(case: Case, inputs: list[dict[str, Any]]) -> list[TensorData]:
     """Every rank ends with the elementwise sum, in place."""
     return everyone_holds_the_sum(_tensors(inputs))
 

@@ -18,6 +18,7 @@ from cjudge.kit.case import Case
 from cjudge.kit.pieces import first_unfed, item_of
 from cjudge.kit.where import peak
 from cjudge.switch.functions import digest, pack
+from cjudge.switch.trace import Compute, SwitchTrace
 
 
 def make_inputs(case: Case, rng: random.Random) -> list[dict[str, Any]]:
@@ -64,8 +65,8 @@ def bytes_bound(case: Case) -> list[int]:
     return [each * ((stage < case.world - 1) + (stage > 0)) for stage in range(case.world)]
 
 
-def check_computes(case: Case, inputs: list[dict[str, Any]], computes: list[dict[str, Any]],
-                   trace: dict[str, Any]) -> tuple[str, str] | None:
+def check_computes(case: Case, inputs: list[dict[str, Any]], computes: list[Compute],
+                   trace: SwitchTrace) -> tuple[str, str] | None:
     """Stage s's fwd was given its M inputs in order, one call each, and its i-th bwd call,
     after the i-th fwd, microbatch i's stashed input and output gradient, for all M (the
     drain's too); and what crossed a stage boundary came out of the stage's function: every

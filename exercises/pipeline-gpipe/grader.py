@@ -17,6 +17,7 @@ from typing import Any, cast
 from cjudge.kit import pipeline
 from cjudge.kit.case import Case
 from cjudge.kit.pieces import first_unfed, item_of
+from cjudge.switch.trace import Compute, SwitchTrace
 
 STEP = 512  # stage s adds 2^p_s * STEP
 BITS = 10  # the positions p_s are drawn from range(BITS): every sum is exact in float32
@@ -50,8 +51,8 @@ def _shifts(inputs: list[dict[str, Any]]) -> list[int]:
     return [i["call"][0]["params"]["shift"] // STEP for i in inputs]
 
 
-def check_computes(case: Case, inputs: list[dict[str, Any]], computes: list[dict[str, Any]],
-                   trace: dict[str, Any]) -> tuple[str, str] | None:
+def check_computes(case: Case, inputs: list[dict[str, Any]], computes: list[Compute],
+                   trace: SwitchTrace) -> tuple[str, str] | None:
     """Stage s applied its stage_fn to each of the M microbatches it received, once and in
     order, and to nothing else: its calls, in order, were given exactly microbatches 0 … M−1
     after stages 0 … s−1 (one call each, or several stacked in one); and every activation it

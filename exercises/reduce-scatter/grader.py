@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from cjudge.contract.protocol import TraceEvent
 from cjudge.kit import pieces
 from cjudge.kit.case import Case, MessageReader
 from cjudge.kit.families import ShardedSum, blocks_to_others
@@ -25,7 +26,7 @@ def bytes_bound(case: Case) -> int:
 
 
 def needs(case: Case, inputs: list[dict[str, Any]], rank: int,
-          calls: list[dict[str, Any]]) -> tuple[str, str] | None:
+          calls: list[TraceEvent]) -> tuple[str, str] | None:
     """Over budget: rank p needs only shard p of the rank's x (m elements)."""
     return pieces.blocks_needed(case, rank, calls, ("x", "x"), block="m")
 

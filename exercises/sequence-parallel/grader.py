@@ -8,8 +8,9 @@ import math
 import random
 from typing import Any
 
+from cjudge.contract.protocol import TensorData
 from cjudge.kit.case import Case
-from cjudge.kit.mlp import draw, mlp_output, mlp_partial, shards_of
+from cjudge.kit.mlp import Shards, draw, mlp_output, mlp_partial, shards_of
 from cjudge.kit.pieces import matrix, mistaken_for, tensor2d
 
 EPS = 1e-5
@@ -43,13 +44,13 @@ def make_inputs(case: Case, rng: random.Random) -> list[dict[str, Any]]:
 
 
 def _parts(inputs: list[dict[str, Any]]
-           ) -> tuple[list[list[float]], list[tuple[dict[str, Any], dict[str, Any]]]]:
+           ) -> tuple[list[list[float]], list[Shards]]:
     """The whole x, and every rank's shards."""
     return ([row for i in inputs for row in matrix(i["call"][0])],
             shards_of(inputs))
 
 
-def expected(case: Case, inputs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def expected(case: Case, inputs: list[dict[str, Any]]) -> list[TensorData]:
     """Rank r returns rows r·s/n … of layer_norm(gelu(x·W1)·W2): s/n × d."""
     _, _, local = _dims(case)
     x, shards = _parts(inputs)

@@ -9,7 +9,7 @@ from typing import Any
 
 from cjudge.exercise import special
 from cjudge.kit.case import Case
-from cjudge.kit.mlp import draw, gelu, mlp_output, mlp_partial, shards_of
+from cjudge.kit.mlp import Shards, draw, gelu, mlp_output, mlp_partial, shards_of
 from cjudge.kit.pieces import matrix, mistaken_for, tensor2d
 
 
@@ -35,7 +35,7 @@ def example_inputs(case: Case) -> list[dict[str, Any]]:
 
 
 def _parts(inputs: list[dict[str, Any]]
-           ) -> tuple[list[list[float]], list[tuple[dict[str, Any], dict[str, Any]]]]:
+           ) -> tuple[list[list[float]], list[Shards]]:
     return matrix(inputs[0]["call"][0]), shards_of(inputs)
 
 

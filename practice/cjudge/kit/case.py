@@ -16,6 +16,7 @@ from types import MappingProxyType
 from typing import Any, Protocol
 
 from ..contract.values import ITEMSIZE
+from ..contract.verdict_json import MemoryUse
 
 #: a case's parameters as exercise.toml gives them
 Params = Mapping[str, Any]
@@ -127,7 +128,7 @@ class ChunkReader(Protocol):
 class SmallerCases(Protocol):
     """``smaller_cases``: (world, params) of smaller cases, smallest first."""
 
-    def __call__(self, case: Case) -> list[tuple[int, dict[str, Any]]]: ...
+    def __call__(self, case: Case) -> list[tuple[int, dict[str, object]]]: ...
 
 
 class CheckTraffic(Protocol):
@@ -146,7 +147,15 @@ class CheckComputes(Protocol):
                  trace: Any = None) -> Why: ...
 
 
+class MemoryCount(MemoryUse):
+    """What a ``memory`` hook counted: the peak and its bound (the case's ``memory``), and what
+    the verdict says when the peak is over (English, Chinese)."""
+
+    message: str
+    message_zh: str
+
+
 class Memory(Protocol):
     """``memory``: the peak of what the judge counts alive, and its bound."""
 
-    def __call__(self, case: Case, inputs: list[Any], trace: Any) -> dict[str, Any]: ...
+    def __call__(self, case: Case, inputs: list[Any], trace: Any) -> MemoryCount: ...

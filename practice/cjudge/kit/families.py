@@ -12,11 +12,12 @@ import math
 import random
 from typing import Any
 
+from ..contract.protocol import TensorData
 from .case import Case
 from .pieces import digit_inputs, elementwise_sum, everyone_holds_the_sum, exact_inputs, refined
 
 
-def _tensor(shape: list[int], dtype: str, data: list[Any]) -> dict[str, Any]:
+def _tensor(shape: list[int], dtype: str, data: list[float]) -> TensorData:
     return {"shape": shape, "dtype": dtype, "data": data}
 
 

@@ -16,7 +16,7 @@ from functools import lru_cache
 from types import ModuleType
 from typing import Any, cast
 
-from .case import OPTIONAL_HOOKS, Case, Params
+from .case import OPTIONAL_HOOKS, Case, MemoryCount, Params
 
 
 @lru_cache(maxsize=1024)
@@ -44,10 +44,10 @@ class Hooks:
     diagnose_shape: Callable[..., tuple[str, str] | None] | None
     chunk_of: Callable[..., int] | None
     chunk_reader: Callable[..., Any] | None
-    smaller_cases: Callable[..., list[tuple[int, dict[str, Any]]]] | None
+    smaller_cases: Callable[..., list[tuple[int, dict[str, object]]]] | None
     check_traffic: Callable[..., tuple[str, ...] | None] | None
     check_computes: Callable[..., tuple[str, str] | None] | None
-    memory: Callable[..., dict[str, Any]] | None
+    memory: Callable[..., MemoryCount] | None
 
     def __init__(self, module: ModuleType) -> None:
         self.module = module

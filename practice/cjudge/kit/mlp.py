@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
 
+from ..contract.protocol import TensorData
 from ..exercise import special
 from .case import Case
 from .pieces import matrix, refined, tensor2d
@@ -17,6 +17,9 @@ from .pieces import matrix, refined, tensor2d
 #: stop short of them, so x·W1 stays exact (``pieces.refined``)
 X_HEADROOM = 7
 
+#: a rank's shards of the weights: (W1_r, W2_r)
+Shards = tuple[TensorData, TensorData]
+
 
 def gelu(v: float) -> float:
     """GELU as ``torch.nn.functional.gelu`` computes it by default: v·Φ(v)."""
@@ -24,7 +27,7 @@ def gelu(v: float) -> float:
 
 
 def mlp_shards(hidden: int, ffn: int, world: int, dtype: str,
-               rng: random.Random) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+               rng: random.Random) -> list[Shards]:
     """Per rank, its shards of W1 (hidden × ffn, by columns: hidden × ffn/n) and of W2 (ffn ×
     hidden, by rows: ffn/n × hidden), multiples of 1/8 below 1 in magnitude."""
     if ffn % world:
@@ -35,8 +38,7 @@ def mlp_shards(hidden: int, ffn: int, world: int, dtype: str,
             for _ in range(world)]
 
 
-def draw(case: Case, rows: int, rng: random.Random) -> tuple[list[list[float]],
-                                                         list[tuple[dict[str, Any], dict[str, Any]]]]:
+def draw(case: Case, rows: int, rng: random.Random) -> tuple[list[list[float]], list[Shards]]:
     """A case's x (``rows`` × hidden, multiples of 1/4 up to 2 with low bits that no narrower
     float holds: it travels) and every rank's shards of W1 and W2 (hidden × ffn), drawn in that
     order."""
@@ -46,12 +48,12 @@ def draw(case: Case, rows: int, rng: random.Random) -> tuple[list[list[float]],
     return x, mlp_shards(d, case["ffn"], case.world, case.dtype, rng)
 
 
-def shards_of(inputs: list[dict[str, Any]]) -> list[tuple[dict[str, Any], dict[str, Any]]]:
-    """Every rank's shards of W1 and W2, read back from its call."""
+def shards_of(inputs: Sequence[Mapping[str, list[TensorData]]]) -> list[Shards]:
+    """Every rank's shards of W1 and W2, read back from its call (``{"call": [x, W1_r, W2_r]}``)."""
     return [(i["call"][1], i["call"][2]) for i in inputs]
 
 
-def mlp_partial(x: list[list[float]], w1: dict[str, Any], w2: dict[str, Any],
+def mlp_partial(x: list[list[float]], w1: TensorData, w2: TensorData,
                 act: Callable[[float], float] = gelu) -> list[list[float]]:
     """One rank's partial output act(x·W1_r)·W2_r, in exact sums before one rounding."""
     a, b = matrix(w1), matrix(w2)
@@ -61,7 +63,7 @@ def mlp_partial(x: list[list[float]], w1: dict[str, Any], w2: dict[str, Any],
             for row in h]
 
 
-def mlp_output(x: list[list[float]], shards: list[tuple[dict[str, Any], dict[str, Any]]],
+def mlp_output(x: list[list[float]], shards: Sequence[Shards],
                act: Callable[[float], float] = gelu) -> list[list[float]]:
     """y = act(x·W1)·W2: the sum of every rank's partial output."""
     partials = [mlp_partial(x, w1, w2, act) for w1, w2 in shards]

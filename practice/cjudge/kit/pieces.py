@@ -14,13 +14,14 @@ import random
 import re
 import sys
 from array import array
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
 
+from ..contract.protocol import TensorData, TraceEvent
 from ..contract.units import plural
 from ..grading.budget import ranks_text
 from ..grading.chunks import solving_reader
 from ..switch import functions
+from ..switch.trace import Compute
 from .case import Case
 
 SCALE = 16
@@ -50,8 +51,8 @@ def refined(values: list[float], step: float, used: int, headroom: int, dtype: s
     return [v + rng.getrandbits(extra) * unit for v in values]
 
 
-def exact_inputs(world: int, numel: int, dtype: str, rng: random.Random) -> list[dict[str, Any]]:
-    """Every rank's 1-D tensor of ``numel`` exact values (``protocol.TensorData``), refined
+def exact_inputs(world: int, numel: int, dtype: str, rng: random.Random) -> list[TensorData]:
+    """Every rank's 1-D tensor of ``numel`` exact values, refined
     so that sums of up to 8 stay exact."""
     return [{"shape": [numel], "dtype": dtype,
              "data": refined(_exact_values(numel, rng), 1 / SCALE, LIMIT.bit_length(), SUMS_OF_8,
@@ -86,14 +87,23 @@ def distinct_exact(count: int, limit: int, headroom: int, dtype: str,
     return refined([k / SCALE for k in drawn], 1 / SCALE, limit.bit_length(), headroom, dtype, rng)
 
 
-def matrix(t: dict[str, Any]) -> list[list[float]]:
+def elements(t: Mapping[str, object]) -> list[float]:
+    """A tensor's ``data`` (``t`` a ``TensorData``, or a grader's plain dict of one); TypeError
+    if it holds no list."""
+    data = t["data"]
+    if not isinstance(data, list):
+        raise TypeError("a tensor's data is not a list")
+    return data
+
+
+def matrix(t: TensorData) -> list[list[float]]:
     """A 2-D tensor's rows."""
-    cols = t["shape"][1]
-    return [t["data"][i:i + cols] for i in range(0, len(t["data"]), cols)]
+    cols, data = t["shape"][1], t["data"]
+    return [list(data[i:i + cols]) for i in range(0, len(data), cols)]
 
 
-def tensor2d(rows: list[list[float]], dtype: str) -> dict[str, Any]:
-    """Rows as a 2-D tensor (``protocol.TensorData``)."""
+def tensor2d(rows: list[list[float]], dtype: str) -> TensorData:
+    """Rows as a 2-D tensor."""
     return {"shape": [len(rows), len(rows[0]) if rows else 0], "dtype": dtype,
             "data": [v for row in rows for v in row]}
 
@@ -111,7 +121,7 @@ def mistaken_for(got: float, value: float, want: float) -> bool:
         want, value, rel_tol=1e-5, abs_tol=1e-5)
 
 
-def digit_inputs(world: int, numel: int, dtype: str) -> list[dict[str, Any]]:
+def digit_inputs(world: int, numel: int, dtype: str) -> list[TensorData]:
     """A statement's example, checkable by hand: element i of rank r is (i+1)·10**r, so each
     decimal digit of a sum counts one rank's contribution (4 ranks end with 1111, 2222, …; a 0
     digit is a missing rank, a 2 one counted twice)."""
@@ -119,12 +129,12 @@ def digit_inputs(world: int, numel: int, dtype: str) -> list[dict[str, Any]]:
             for r in range(world)]
 
 
-def elementwise_sum(inputs: list[dict[str, Any]]) -> list[float]:
+def elementwise_sum(inputs: Sequence[TensorData]) -> list[float]:
     """The elementwise sum of every rank's input, exactly."""
     return [math.fsum(col) for col in zip(*(i["data"] for i in inputs), strict=True)]
 
 
-def everyone_holds_the_sum(inputs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def everyone_holds_the_sum(inputs: Sequence[TensorData]) -> list[TensorData]:
     """An all-reduce's result: every rank ends with the elementwise sum, in its input's shape."""
     total = elementwise_sum(inputs)
     return [{"shape": list(i["shape"]), "dtype": i["dtype"], "data": total} for i in inputs]
@@ -157,7 +167,7 @@ def torch_chunks(numel: int, world: int) -> list[tuple[int, int]]:
     return [(lo, min(lo + size, numel)) for lo in range(0, numel, size)]
 
 
-def chunk_reader(inputs: list[dict[str, Any]], chunks: list[tuple[int, int]],
+def chunk_reader(inputs: Sequence[Mapping[str, object]], chunks: list[tuple[int, int]],
                  noun: tuple[str, str] = ("chunk", "块")
                  ) -> Callable[[list[float]], tuple[int, list[int]] | None]:
     """What reads a message's ``values``: (its chunk, the fewest ranks whose contributions it
@@ -166,11 +176,12 @@ def chunk_reader(inputs: list[dict[str, Any]], chunks: list[tuple[int, int]],
     are exact, so the first element looks the candidates up; the rest confirm. ``noun`` is
     what the exercise calls a chunk (English, Chinese), for diagnoses."""
     if len(inputs) > SUBSETS_UP_TO:  # 2^n subsets no more: solve it (``chunks``)
-        solved = solving_reader(inputs, chunks)
+        # grading.chunks still types inputs as list[dict[str, Any]]: the ignore goes with that
+        solved = solving_reader(inputs, chunks)  # type: ignore[arg-type]
         vars(solved).update(chunks=len(chunks), mode="reduce", noun=noun)
         return solved
     world, everyone = len(inputs), (1 << len(inputs)) - 1
-    data = [i["data"] for i in inputs]
+    data = [elements(i) for i in inputs]
     masks = sorted(range(1, 1 << world), key=lambda k: bin(k).count("1"))
     members = {mask: [r for r in range(world) if mask >> r & 1] for mask in masks}
     first: dict[tuple[int, float], list[int]] = {}
@@ -204,10 +215,11 @@ def chunk_reader(inputs: list[dict[str, Any]], chunks: list[tuple[int, int]],
     return read
 
 
-def block_reader(inputs: list[dict[str, Any]]) -> Callable[[list[float]], tuple[int, list[int]] | None]:
+def block_reader(inputs: Sequence[Mapping[str, object]]
+                 ) -> Callable[[list[float]], tuple[int, list[int]] | None]:
     """What reads a gather's message: (c, [c]) when it is rank c's whole input block; a rank's
     buffer starts with its own block only ("gather" mode)."""
-    blocks = {tuple(i["data"]): c for c, i in enumerate(inputs)}
+    blocks = {tuple(elements(i)): c for c, i in enumerate(inputs)}
 
     def read(values: list[float]) -> tuple[int, list[int]] | None:
         c = blocks.get(tuple(values))
@@ -217,7 +229,7 @@ def block_reader(inputs: list[dict[str, Any]]) -> Callable[[list[float]], tuple[
     return read
 
 
-def first_unfed(computes: list[dict[str, Any]], rank: int, name: str, want: list[float],
+def first_unfed(computes: Sequence[Compute], rank: int, name: str, want: list[float],
                 dtype: str) -> tuple[int, int] | None:
     """Whether ``rank``'s calls of the judge's function ``name``, in order, were given exactly
     ``want`` (``dtype`` elements), split among them however they like (one call per microbatch,
@@ -236,7 +248,7 @@ def first_unfed(computes: list[dict[str, Any]], rank: int, name: str, want: list
 
 
 def smaller_cases(case: Case, size: str,
-                  fits: Callable[[int, int], bool] | None = None) -> list[tuple[int, dict[str, Any]]]:
+                  fits: Callable[[int, int], bool] | None = None) -> list[tuple[int, dict[str, object]]]:
     """Cases smaller than ``case`` for the smallest-failing-case search, as (world, params):
     worlds of 2 ranks or more, each with ``size`` from 1 to twice its ranks (and never past the
     case's own), where ``fits(world, size)`` (the exercise's algorithm is defined there); fewest
@@ -247,7 +259,7 @@ def smaller_cases(case: Case, size: str,
             if (w, s) < (case.world, top) and (fits is None or fits(w, s))]
 
 
-def blocks_needed(case: Case, rank: int, calls: list[dict[str, Any]], what: tuple[str, str],
+def blocks_needed(case: Case, rank: int, calls: Sequence[TraceEvent], what: tuple[str, str],
                   block: str = "k") -> tuple[str, str] | None:
     """A grader's ``needs`` (``cjudge.grading.budget``) where rank p needs only block p
     (``case[block]`` elements) of ``rank``'s ``what`` (e.g. ("row", "行")): an all-to-all, a

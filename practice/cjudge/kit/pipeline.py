@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import math
 import random
-from typing import Any
+from collections.abc import Sequence
 
+from ..contract.protocol import TensorData
+from ..switch.trace import Compute, SwitchTrace
 from .case import Case
 from .pieces import distinct_exact
 
@@ -25,13 +27,13 @@ def activation(case: Case) -> int:
     return math.prod(int(d) for d in case.params["act_shape"])
 
 
-def tensors(case: Case, data: list[list[float]]) -> list[dict[str, Any]]:
-    """Each microbatch's ``data`` as a tensor of ``act_shape`` (``protocol.TensorData``)."""
+def tensors(case: Case, data: list[list[float]]) -> list[TensorData]:
+    """Each microbatch's ``data`` as a tensor of ``act_shape``."""
     return [{"shape": list(case.params["act_shape"]), "dtype": case.dtype, "data": d}
             for d in data]
 
 
-def microbatches(case: Case, rng: random.Random) -> list[list[dict[str, Any]]]:
+def microbatches(case: Case, rng: random.Random) -> list[list[TensorData]]:
     """Per stage, its M microbatches: stage 0's distinct exact values, the others' zeros."""
     m, numel = case["microbatches"], activation(case)
     values = distinct_exact(m * numel, LIMIT, HEADROOM, case.dtype, rng)
@@ -53,13 +55,13 @@ def apply_each(case: Case, stage: int, fn: str) -> tuple[str, str]:
             f"{fn}，按顺序，且不作用于其他数据")
 
 
-def calls_of(computes: list[dict[str, Any]], stage: int, name: str) -> list[int]:
+def calls_of(computes: Sequence[Compute], stage: int, name: str) -> list[int]:
     """The indices in ``computes`` of ``stage``'s calls of the judge's function ``name``, in
     the order it made them."""
     return [i for i, c in enumerate(computes) if c["rank"] == stage and c["name"] == name]
 
 
-def sends_made(trace: dict[str, Any], labels: dict[int, str]) -> tuple[str, str] | None:
+def sends_made(trace: SwitchTrace, labels: dict[int, str]) -> tuple[str, str] | None:
     """Whether every graded send of a stage s carries what one of its own earlier calls of a
     judge's function returned (the switch marks each send with the call whose output it
     carries, ``Request.carries``: a value the rank computed itself, or sent before calling the

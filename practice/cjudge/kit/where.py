@@ -5,8 +5,8 @@ algorithm makes (:func:`first_other`)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 #: one change to what a rank holds: (amount, the call that made it, the call's line)
 Change = tuple[int, str, int | None]
@@ -68,9 +68,10 @@ def peak(changes: dict[int, list[Change]], unit: int = 1) -> Peak:
     return best
 
 
-def first_other(calls: list[dict[str, Any]], want: list[int]) -> int:
-    """The index of the first of a rank's calls whose element count is not ``want``'s at the
-    same place: the first extra call's, or ``len(calls)`` when calls are missing."""
+def first_other(calls: Sequence[Mapping[str, object]], want: list[int]) -> int:
+    """The index of the first of a rank's calls (``protocol.TraceEvent`` s, or a grader's plain
+    dicts of them) whose element count is not ``want``'s at the same place: the first extra
+    call's, or ``len(calls)`` when calls are missing."""
     for i, (call, count) in enumerate(zip(calls, want, strict=False)):
         if call["count"] != count:
             return i
