@@ -78,69 +78,94 @@ def _time(exercise: Exercise, zh: bool) -> str:
             f"S = {format_size(size)} the bound is {shown}.")
 
 
-def rules_section(exercise: Exercise, lang: str) -> str:
-    """The generated ``## Rules`` section of ``exercise``'s statement in ``lang`` (en, zh)."""
-    zh = lang == "zh"
+def _calls(exercise: Exercise, zh: bool) -> str:
+    """The calls rule: which ``dist`` calls the function may make."""
     fn = f"`{exercise.function}`"
     calls = ("、" if zh else ", ").join(f"`dist.{name}`" for name in exercise.allowed)
-    lines = [HEADINGS["zh" if zh else "en"], "",
-             "以下规则由本题的 `exercise.toml` 生成，正是评测机检查的内容。" if zh else
-             "Generated from the exercise's `exercise.toml`: exactly what the judge checks.", ""]
     if zh:
-        lines.append(f"* **调用。** 在 {fn} 中只能调用 {calls}；其他通信调用会被拒绝"
-                     "（`forbidden_primitive`）。" if calls else
-                     f"* **调用。** 在 {fn} 中不允许调用任何 `torch.distributed` 函数"
-                     "（`forbidden_primitive`）。")
-    else:
-        lines.append(f"* **Calls.** Inside {fn} you may call only {calls}; any other "
-                     "communication call is refused (`forbidden_primitive`)." if calls else
-                     f"* **Calls.** Inside {fn} no `torch.distributed` call is allowed "
-                     "(`forbidden_primitive`).")
+        return (f"* **调用。** 在 {fn} 中只能调用 {calls}；其他通信调用会被拒绝"
+                "（`forbidden_primitive`）。" if calls else
+                f"* **调用。** 在 {fn} 中不允许调用任何 `torch.distributed` 函数"
+                "（`forbidden_primitive`）。")
+    return (f"* **Calls.** Inside {fn} you may call only {calls}; any other "
+            "communication call is refused (`forbidden_primitive`)." if calls else
+            f"* **Calls.** Inside {fn} no `torch.distributed` call is allowed "
+            "(`forbidden_primitive`).")
+
+
+def _byte_bounds(exercise: Exercise, zh: bool) -> str:
+    """The bytes rule, with each case's bound and how a message's bytes are counted."""
     bounds = [(c.name, c.world_size,
                _bytes(exercise.grader.bytes_bound(c.params, c.world_size)))
               for c in exercise.cases]
     if zh:
-        lines.append("* **字节。** 每个 rank 在被评测的调用中发送的字节数不得超过上限（按 rank "
-                     "列出时从 rank 0 开始），否则结果正确也判为 `over_budget`。各用例的上限："
-                     f"{_case_list(bounds, zh)} 字节。{_charge(exercise, zh)}")
-    else:
-        lines.append("* **Bytes.** Each rank may send at most its bound in the graded call (per "
-                     "rank from rank 0 where a list is given); a correct result over it is "
-                     f"`over_budget`. Bounds per case: {_case_list(bounds, zh)} bytes. "
-                     f"{_charge(exercise, zh)}")
-    if exercise.messages is not None:
-        counts = [(c.name, c.world_size, str(exercise.messages(c.world_size, c.params)))
-                  for c in exercise.cases]
-        what, what_zh = exercise.messages.algorithm
-        formula = exercise.messages.bound.formula
-        noun = "step" if formula == "1" else "steps"
-        formula = f"`{formula}`"
-        lines.append(f"* **消息数。** 每个 rank 最多走 {formula} 步（{what_zh}所需）：上一条发往同一"
-                     "对端的消息仍在传输时发出的非空消息与它同属一步（流水线的分段），等它完成后才"
-                     "发出的消息、每条空消息各算一步；超过判为 "
-                     f"`over_budget`。各用例：{_case_list(counts, zh)}。" if zh else
-                     f"* **Messages.** Each rank may take at most {formula} {noun} (what {what} "
-                     "needs): a non-empty message sent to a peer while the previous one to it is in "
-                     "flight is part of the same step (a pipeline's segments); one sent after "
-                     "waiting for it, and every empty message, is a step of its own; more is "
-                     f"`over_budget`. Per case: {_case_list(counts, zh)}.")
-    if exercise.model.time_bound is not None:
-        lines.append(_time(exercise, zh))
+        return ("* **字节。** 每个 rank 在被评测的调用中发送的字节数不得超过上限（按 rank "
+                "列出时从 rank 0 开始），否则结果正确也判为 `over_budget`。各用例的上限："
+                f"{_case_list(bounds, zh)} 字节。{_charge(exercise, zh)}")
+    return ("* **Bytes.** Each rank may send at most its bound in the graded call (per "
+            "rank from rank 0 where a list is given); a correct result over it is "
+            f"`over_budget`. Bounds per case: {_case_list(bounds, zh)} bytes. "
+            f"{_charge(exercise, zh)}")
+
+
+def _messages(exercise: Exercise, zh: bool) -> str | None:
+    """The message (step) rule, with each case's bound; None for an exercise without one."""
+    if exercise.messages is None:
+        return None
+    counts = [(c.name, c.world_size, str(exercise.messages(c.world_size, c.params)))
+              for c in exercise.cases]
+    what, what_zh = exercise.messages.algorithm
+    formula = exercise.messages.bound.formula
+    noun = "step" if formula == "1" else "steps"
+    formula = f"`{formula}`"
+    return (f"* **消息数。** 每个 rank 最多走 {formula} 步（{what_zh}所需）：上一条发往同一"
+            "对端的消息仍在传输时发出的非空消息与它同属一步（流水线的分段），等它完成后才"
+            "发出的消息、每条空消息各算一步；超过判为 "
+            f"`over_budget`。各用例：{_case_list(counts, zh)}。" if zh else
+            f"* **Messages.** Each rank may take at most {formula} {noun} (what {what} "
+            "needs): a non-empty message sent to a peer while the previous one to it is in "
+            "flight is part of the same step (a pipeline's segments); one sent after "
+            "waiting for it, and every empty message, is a step of its own; more is "
+            f"`over_budget`. Per case: {_case_list(counts, zh)}.")
+
+
+def _floor(exercise: Exercise, zh: bool) -> str | None:
+    """The floor rule; None where the floor is zero or absent."""
     floor = exercise.model.floor
-    if floor is not None and (floor.time.formula, floor.bytes.formula) != ("0", "0"):
-        lines.append(f"* **下限。** 建模时间低于 `{floor.time.formula}` 或最忙 rank 的字节数低于 "
-                     f"`{floor.bytes.formula}` 的运行属于测量遗漏：会被标记，不参与排名。" if zh else
-                     f"* **Floor.** A run whose modelled time is under `{floor.time.formula}` or "
-                     f"whose busiest rank sent under `{floor.bytes.formula}` bytes was "
-                     "mis-measured: it is flagged and never ranked.")
+    if floor is None or (floor.time.formula, floor.bytes.formula) == ("0", "0"):
+        return None
+    return (f"* **下限。** 建模时间低于 `{floor.time.formula}` 或最忙 rank 的字节数低于 "
+            f"`{floor.bytes.formula}` 的运行属于测量遗漏：会被标记，不参与排名。" if zh else
+            f"* **Floor.** A run whose modelled time is under `{floor.time.formula}` or "
+            f"whose busiest rank sent under `{floor.bytes.formula}` bytes was "
+            "mis-measured: it is flagged and never ranked.")
+
+
+def _results(zh: bool) -> str:
+    """The results rule: the tolerance per dtype."""
     f32, f64 = _tolerance("float32"), _tolerance("float64")
-    lines.append(f"* **结果。** float32 元素的容差为 {f32}，float64 为 {f64}（相对和绝对），整数须"
-                 "完全相等。" if zh else
-                 f"* **Results.** Elements are compared within {f32} for float32 and {f64} for "
-                 "float64 (relative and absolute); integers exactly.")
+    return (f"* **结果。** float32 元素的容差为 {f32}，float64 为 {f64}（相对和绝对），整数须"
+            "完全相等。" if zh else
+            f"* **Results.** Elements are compared within {f32} for float32 and {f64} for "
+            "float64 (relative and absolute); integers exactly.")
+
+
+def _limits(exercise: Exercise, zh: bool) -> str:
+    """The limits rule: a case's time limit and output limit."""
     limit = f"{exercise.time_limit_s:g}"
-    lines.append(f"* **限制。** 每个用例限时 {limit} 秒，输出至多 {exercise.output_limit_bytes} "
-                 "字节。" if zh else
-                 f"* **Limits.** Each case has a {limit} s time limit and at most "
-                 f"{exercise.output_limit_bytes} bytes of output.")
+    return (f"* **限制。** 每个用例限时 {limit} 秒，输出至多 {exercise.output_limit_bytes} "
+            "字节。" if zh else
+            f"* **Limits.** Each case has a {limit} s time limit and at most "
+            f"{exercise.output_limit_bytes} bytes of output.")
+
+
+def rules_section(exercise: Exercise, lang: str) -> str:
+    """The generated ``## Rules`` section of ``exercise``'s statement in ``lang`` (en, zh)."""
+    zh = lang == "zh"
+    time = _time(exercise, zh) if exercise.model.time_bound is not None else None
+    rules = [_calls(exercise, zh), _byte_bounds(exercise, zh), _messages(exercise, zh), time,
+             _floor(exercise, zh), _results(zh), _limits(exercise, zh)]
+    intro = ("以下规则由本题的 `exercise.toml` 生成，正是评测机检查的内容。" if zh else
+             "Generated from the exercise's `exercise.toml`: exactly what the judge checks.")
+    lines = [HEADINGS["zh" if zh else "en"], "", intro, "", *(rule for rule in rules if rule is not None)]
     return "\n".join(lines) + "\n"
