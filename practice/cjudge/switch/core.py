@@ -675,40 +675,10 @@ class Switch:
             api = kind
         if line is not None and (isinstance(line, bool) or not isinstance(line, int)):
             line = None
-        if kind not in P2P_OPS and kind not in COLLECTIVES:
-            raise SwitchError(f"unknown collective {str(kind)[:40]!r}",
-                              f"未知的集合通信 {str(kind)[:40]!r}")
-        if graded and kind not in self.allowed and kind != symm.BARRIER:
-            if len(self._refused) < self.limits.refusals:
-                self._refused.append(Refusal(rank=rank, kind=kind, api=api, line=line, t=self.t))
-            else:
-                self._refused_more += 1
-            raise Forbidden(kind, api)
+        self._admit(rank, kind, api, line, graded)
         members = self._group(group)
-        if rank not in members:
-            raise SwitchError(f"rank {rank} is not a member of group {group} ({members})",
-                              f"rank {rank} 不属于进程组 {group}（{members}）")
-        if kind in P2P_OPS:
-            if peer is not None:
-                self._member_rank(peer)
-                if peer not in members or peer == rank:
-                    raise SwitchError(f"invalid peer rank {peer} for rank {rank} in group {members}",
-                                      f"rank {rank} 的对端 rank {peer} 无效（进程组 {members}）")
-            if isinstance(tag, bool) or not isinstance(tag, int) or not 0 <= tag <= MAX_TAG:
-                raise SwitchError(f"invalid tag {tag!r}", f"无效的 tag {tag!r}")
-        if not isinstance(nbytes, int) or nbytes < 0 or nbytes > self.limits.message_bytes:
-            raise SwitchError(f"a message of {nbytes} bytes is larger than the judge allows "
-                              f"({self.limits.message_bytes} bytes)",
-                              f"消息大小 {nbytes} 字节超过评测机允许的上限")
-        if kind in BARRIERS:
-            dtype = "none"
-        try:
-            if kind not in BARRIERS:
-                itemsize(dtype)
-            if check is not None:
-                check()
-        except ReduceError as exc:
-            raise SwitchError(str(exc)) from None
+        self._check_ends(rank, kind, group, members, peer, tag)
+        dtype = self._check_data(kind, nbytes, dtype, check)
         charge = max(len(payload), self._result_bytes(kind, members, rank, peer, len(payload)))
         if self._held + charge > self.limits.held_bytes:
             raise SwitchError("too much data in flight: receive what you send and wait for what "
@@ -722,6 +692,53 @@ class Switch:
         self._held += charge
         self._reqs[record["id"]] = req
         return req
+
+    def _admit(self, rank: int, kind: str, api: str, line: int | None, graded: bool) -> None:
+        """Refuse an unknown kind of request, and a call the graded function may not make
+        (recording that refusal, up to the limit)."""
+        if kind not in P2P_OPS and kind not in COLLECTIVES:
+            raise SwitchError(f"unknown collective {str(kind)[:40]!r}",
+                              f"未知的集合通信 {str(kind)[:40]!r}")
+        if graded and kind not in self.allowed and kind != symm.BARRIER:
+            if len(self._refused) < self.limits.refusals:
+                self._refused.append(Refusal(rank=rank, kind=kind, api=api, line=line, t=self.t))
+            else:
+                self._refused_more += 1
+            raise Forbidden(kind, api)
+
+    def _check_ends(self, rank: int, kind: str, group: int, members: list[int], peer: int | None,
+                    tag: int) -> None:
+        """Refuse a rank outside the group, and a point-to-point request's invalid peer or tag."""
+        if rank not in members:
+            raise SwitchError(f"rank {rank} is not a member of group {group} ({members})",
+                              f"rank {rank} 不属于进程组 {group}（{members}）")
+        if kind in P2P_OPS:
+            if peer is not None:
+                self._member_rank(peer)
+                if peer not in members or peer == rank:
+                    raise SwitchError(f"invalid peer rank {peer} for rank {rank} in group {members}",
+                                      f"rank {rank} 的对端 rank {peer} 无效（进程组 {members}）")
+            if isinstance(tag, bool) or not isinstance(tag, int) or not 0 <= tag <= MAX_TAG:
+                raise SwitchError(f"invalid tag {tag!r}", f"无效的 tag {tag!r}")
+
+    def _check_data(self, kind: str, nbytes: int, dtype: str, check: Callable[[], None] | None
+                    ) -> str:
+        """Refuse a message over the size limit, an unknown dtype and what ``check`` refuses; the
+        request's dtype (``none`` for a barrier)."""
+        if not isinstance(nbytes, int) or nbytes < 0 or nbytes > self.limits.message_bytes:
+            raise SwitchError(f"a message of {nbytes} bytes is larger than the judge allows "
+                              f"({self.limits.message_bytes} bytes)",
+                              f"消息大小 {nbytes} 字节超过评测机允许的上限")
+        if kind in BARRIERS:
+            dtype = "none"
+        try:
+            if kind not in BARRIERS:
+                itemsize(dtype)
+            if check is not None:
+                check()
+        except ReduceError as exc:
+            raise SwitchError(str(exc)) from None
+        return dtype
 
     @staticmethod
     def _result_bytes(kind: str, members: list[int], rank: int, root: int | None,
