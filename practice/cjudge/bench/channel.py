@@ -10,11 +10,18 @@ from __future__ import annotations
 import json
 import os
 from datetime import timedelta
-from typing import Any
+from typing import Any, TypedDict
 
 import torch.distributed as dist
 
 PREFIX = "cjudge-bench"
+
+
+class RankFailure(TypedDict):
+    """A failing rank's error, as it posts it."""
+
+    rank: int
+    error: str  # the traceback
 
 
 def run_id() -> str:
@@ -55,9 +62,9 @@ class Channel:
 
     def fail(self, rank: int, text: str) -> None:
         """Post this rank's error; errors are numbered in the order they arrive."""
-        self.put(f"error/{self.store.add('errors', 1)}", {"rank": rank, "error": text})
+        self.put(f"error/{self.store.add('errors', 1)}", RankFailure(rank=rank, error=text))
 
-    def errors(self) -> list[dict[str, Any]]:
+    def errors(self) -> list[RankFailure]:
         """Posted errors, first first."""
         posted = self.store.add("errors", 0)
         return [e for e in (self.get(f"error/{i}") for i in range(1, posted + 1)) if e is not None]

@@ -8,6 +8,8 @@ from typing import Any
 from matplotlib.figure import Figure
 
 from ..contract.units import format_size
+from .environment import Environment
+from .report import BenchDoc
 
 COLORS = {"built-in": "tab:blue", "learner": "tab:purple"}
 
@@ -19,10 +21,11 @@ def _size_axis(ax: Any, sizes: list[int]) -> None:
     ax.set_xlabel("message size (nccl-tests' size: the larger of the send and receive buffers)")
 
 
-def draw(doc: dict[str, Any], path: Path) -> None:
+def draw(doc: BenchDoc, path: Path) -> None:
     """Write the chart to ``path`` (SVG or PNG, by its suffix)."""
     series, ratios = doc["series"], doc["comparison"]
-    env, cfg = doc["environment"] or {}, doc["config"]
+    env: Environment = doc["environment"] or {}
+    cfg = doc["config"]
     fig = Figure(figsize=(9, 7.5 if ratios else 5.5), layout="constrained")
     axes = fig.subplots(2, 1, sharex=True, height_ratios=[3, 1.3]) if ratios else [fig.subplots()]
     ax = axes[0]

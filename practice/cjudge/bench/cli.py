@@ -9,7 +9,6 @@ import argparse
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 import torch
 from rich.console import Console
@@ -180,7 +179,7 @@ def say(console: Console, text: str, style: str | None = None) -> None:
     console.print(text, style=style, markup=False, highlight=False, soft_wrap=True)
 
 
-def status(doc: dict[str, Any]) -> int:
+def status(doc: report.BenchDoc) -> int:
     """The exit status for a finished document."""
     if doc["status"] != "ok":
         return FAILED
@@ -204,9 +203,10 @@ def main(argv: list[str]) -> int:
     skipped = sorted(set(cfg.collectives) - set(runnable(cfg, world)))
     if skipped:
         say(err, f"bench: skipping {', '.join(skipped)}: needs 2 ranks or more", "yellow")
-    meta = {"command": ["bench", *argv], "started": datetime.now(UTC).isoformat(timespec="seconds"),
-            "launcher": "torchrun" if under_torchrun() else
-            f"bench ({'spawn' if cfg.backend == 'nccl' else 'fork'})"}
+    meta = report.Started(
+        command=["bench", *argv], started=datetime.now(UTC).isoformat(timespec="seconds"),
+        launcher="torchrun" if under_torchrun() else
+        f"bench ({'spawn' if cfg.backend == 'nccl' else 'fork'})")
 
     def finish(outcome: Outcome) -> int:
         doc = report.build(cfg, outcome, {**meta, "finished": datetime.now(UTC).isoformat(

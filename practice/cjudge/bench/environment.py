@@ -5,10 +5,40 @@ from __future__ import annotations
 import os
 import platform
 import socket
-from typing import Any
+from typing import Any, TypedDict
 
 import torch
 import torch.distributed as dist
+
+
+class RankInfo(TypedDict):
+    """One rank's host, process and device."""
+
+    rank: int
+    local_rank: int
+    host: str
+    pid: int
+    device: str
+    device_name: str
+
+
+class Environment(TypedDict, total=False):
+    """What a run was measured on: the versions, the hosts and every rank's device (a rank makes
+    every key; a reader falls back where one is missing, as where no rank reported: ``{}``)."""
+
+    torch: str
+    cuda: str | None
+    nccl: str | None
+    gloo: str
+    process_group: str
+    python: str
+    platform: str
+    world_size: int
+    host_count: int
+    hosts: list[str]
+    cpu_count: int | None
+    torch_threads: int
+    ranks: list[RankInfo]
 
 
 def device_name(device: torch.device) -> str:
@@ -25,13 +55,13 @@ def device_name(device: torch.device) -> str:
     return platform.processor() or platform.machine()
 
 
-def rank_info(rank: int, local_rank: int, device: torch.device) -> dict[str, Any]:
+def rank_info(rank: int, local_rank: int, device: torch.device) -> RankInfo:
     """This rank's host, process and device."""
     return {"rank": rank, "local_rank": local_rank, "host": socket.gethostname(),
             "pid": os.getpid(), "device": str(device), "device_name": device_name(device)}
 
 
-def gather_environment(info: dict[str, Any], backend: str) -> dict[str, Any]:
+def gather_environment(info: RankInfo, backend: str) -> Environment:
     """Every rank's ``info`` and the versions (a collective call: every rank must make it)."""
     ranks: list[Any] = [None] * dist.get_world_size()
     dist.all_gather_object(ranks, info)

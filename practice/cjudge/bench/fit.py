@@ -15,7 +15,7 @@ import math
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, cast
+from typing import TypedDict
 
 from rich.console import Console
 
@@ -23,6 +23,8 @@ from ..contract.units import format_seconds, format_size
 from ..model.reference import ring_all_reduce
 from ..model.replay import replay
 from ..model.topology import THIS_MACHINE, ModelError, Topology, get_topology, topology_from_json
+from .environment import Environment
+from .report import BenchDoc, Row, SeriesResult
 
 #: all ranks of a bench run are on this machine: one node as large as any run
 ONE_NODE = 4096
@@ -62,16 +64,16 @@ def fit_alpha_beta(points: list[tuple[float, float]]) -> Fit:
     return Fit(alpha, 1 / slope, len(points), rms)
 
 
-def best_seconds(row: dict[str, Any]) -> float:
+def best_seconds(row: Row) -> float:
     """A row's fastest iteration: each rank's best, the slowest of those."""
-    return cast(float, max(min(times) for times in row["rank_iter_seconds"]))
+    return max(min(times) for times in row["rank_iter_seconds"])
 
 
-def _series(doc: dict[str, Any], label: str) -> dict[str, Any] | None:
+def _series(doc: BenchDoc, label: str) -> SeriesResult | None:
     return next((s for s in doc["series"] if s["label"] == label), None)
 
 
-def sendrecv_fit(doc: dict[str, Any]) -> Fit | None:
+def sendrecv_fit(doc: BenchDoc) -> Fit | None:
     """The fit of this run's sendrecv series (best iterations), if it measured one."""
     series = _series(doc, "sendrecv")
     if series is None:
@@ -79,9 +81,10 @@ def sendrecv_fit(doc: dict[str, Any]) -> Fit | None:
     return fit_alpha_beta([(r["size"], best_seconds(r)) for r in series["rows"]])
 
 
-def save(fit: Fit, doc: dict[str, Any], path: Path) -> Topology:
+def save(fit: Fit, doc: BenchDoc, path: Path) -> Topology:
     """Write ``fit`` as the topology ``this-machine``; the topology."""
-    env, cfg = doc.get("environment") or {}, doc["config"]
+    env: Environment = doc.get("environment") or {}
+    cfg = doc["config"]
     entry = {
         "title": f"this machine ({cfg['backend']}, {env.get('world_size', '?')} ranks, fitted)",
         "gpus_per_node": ONE_NODE, "nodes": 1,
@@ -95,16 +98,27 @@ def save(fit: Fit, doc: dict[str, Any], path: Path) -> Topology:
     return topology_from_json(THIS_MACHINE, entry)
 
 
-def modelled_vs_measured(doc: dict[str, Any], topo: Topology) -> list[dict[str, Any]]:
+class Modelled(TypedDict):
+    """One size of a series: its modelled time beside the measured one."""
+
+    series: str
+    size: int
+    measured_s: float
+    modelled_s: float
+    ratio: float  # modelled / measured
+
+
+def modelled_vs_measured(doc: BenchDoc, topo: Topology) -> list[Modelled]:
     """Per size, the ring all-reduce's modelled time beside the measured one.
 
     For the learner's ``ring-allreduce`` series, and torch's ``all_reduce`` (modelled as a ring).
     """
-    world = (doc.get("environment") or {}).get("world_size") or 0
+    env: Environment = doc.get("environment") or {}
+    world = env.get("world_size") or 0
     if world < 2:
         return []
     trace, run = ring_all_reduce(world, 1024 * world), 1024 * world
-    out = []
+    out: list[Modelled] = []
     for series in doc["series"]:
         if series["label"] not in ("ring-allreduce", "all_reduce"):
             continue
@@ -115,7 +129,7 @@ def modelled_vs_measured(doc: dict[str, Any], topo: Topology) -> list[dict[str, 
     return out
 
 
-def report(doc: dict[str, Any], console: Console, path: Path) -> None:
+def report(doc: BenchDoc, console: Console, path: Path) -> None:
     """Fit (when the run measured sendrecv), save, and print modelled vs measured for the ring."""
 
     def say(text: str) -> None:

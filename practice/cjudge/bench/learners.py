@@ -104,7 +104,7 @@ def scaled_case(exercise: Exercise, scale: tuple[str, ...], world: int, nbytes: 
     every = {entry.removesuffix("[*]"): entry.endswith("[*]") for entry in scale}
 
     def planned(factor: int) -> CaseSpec:
-        params: dict[str, Any] = {
+        params: dict[str, int | str] = {
             name: _times(value, factor, every[name]) if name in every else value
             for name, value in base.params.items()}
         case = dataclasses.replace(base, world_size=world, sample=False, params=params)

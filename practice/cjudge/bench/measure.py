@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypedDict
 
 import torch.distributed as dist
 
@@ -11,6 +11,23 @@ from .collectives import RankCtx, count_wrong
 from .config import BenchConfig, Step
 from .series import Series
 from .timing import synchronize, time_iterations
+
+
+class StepRow(TypedDict):
+    """One step's numbers as rank 0 posts them: what was measured, and every rank's iterations."""
+
+    series: str
+    kind: str  # "built-in" or "learner"
+    collective: str
+    placement: str  # "in-place" or "out-of-place"
+    size: int  # bytes
+    count: int  # elements
+    type: str
+    redop: str
+    root: int  # -1 for a collective without one
+    busbw_factor: float
+    rank_iter_seconds: list[list[float]]  # per rank, each timed iteration
+    rank_wrong: list[int | None]  # per rank, wrong elements (None: not checked)
 
 
 def check(series: Series, step: Step, ctx: RankCtx) -> int:
@@ -26,7 +43,7 @@ def check(series: Series, step: Step, ctx: RankCtx) -> int:
 
 
 def measure(series: Series, step: Step, ctx: RankCtx, cfg: BenchConfig,
-            channel: Channel) -> dict[str, Any]:
+            channel: Channel) -> StepRow:
     """Run the step, reporting each phase; every rank's numbers (the same on every rank).
 
     Every rank runs exactly ``cfg.warmup`` + ``cfg.iters`` calls: no rank decides alone when to stop.

@@ -5,10 +5,12 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
-from .channel import Channel
+from .channel import Channel, RankFailure
 from .config import PHASES, Step
+from .environment import Environment
+from .measure import StepRow
 
 POLL_S = 0.1
 
@@ -19,7 +21,7 @@ class Display(Protocol):
     def update(self, done: int, current: str) -> None:
         """``done`` steps finished by every rank; the slowest rank is in ``current``."""
 
-    def row(self, row: dict[str, Any]) -> None:
+    def row(self, row: StepRow) -> None:
         """A step's numbers arrived."""
 
     def close(self) -> None:
@@ -31,8 +33,8 @@ class Outcome:
     """How the run ended, and what arrived before."""
 
     status: str  # "ok", "timeout" or "failed"
-    env: dict[str, Any] | None
-    rows: list[dict[str, Any]]
+    env: Environment | None
+    rows: list[StepRow]
     message: str = ""
     unfinished: list[int] = field(default_factory=list)  # ranks behind at a timeout/failure
     where: list[str] = field(default_factory=list)  # what each rank was doing then
@@ -62,7 +64,7 @@ def describe_hang(phases: list[int], steps: list[Step], timeout_s: float) -> str
     return "; ".join(parts)
 
 
-def describe_failure(errors: list[dict[str, Any]], dead: dict[int, int]) -> str:
+def describe_failure(errors: list[RankFailure], dead: dict[int, int]) -> str:
     """The first error in full (the others usually follow from it), then one line per other."""
     lines = []
     for index, error in enumerate(errors):
@@ -82,7 +84,7 @@ def watch(channel: Channel, steps: list[Step], world: int, timeout_s: float, dis
     ``exitcodes`` (when the ranks are our own processes) also catches a rank that died silently.
     """
     total = len(steps) * len(PHASES)
-    rows: list[dict[str, Any]] = []
+    rows: list[StepRow] = []
     last: list[int] = []
     since = time.monotonic()
     while True:

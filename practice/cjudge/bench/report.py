@@ -13,17 +13,86 @@ import statistics
 from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from .. import __version__
 from .config import BenchConfig
+from .environment import Environment
+from .measure import StepRow
 from .monitor import Outcome
 
 AGGREGATE: dict[str, Callable[[list[float]], float]] = {
     "rank0": lambda xs: xs[0], "avg": statistics.fmean, "min": min, "max": max}
 
 
-def derive(row: dict[str, Any], aggregate: str) -> dict[str, Any]:
+class Row(StepRow):
+    """A step's row with nccl-tests' numbers, from mean and from median iterations."""
+
+    rank_seconds: list[float]
+    rank_median_seconds: list[float]
+    rank_iters: list[int]
+    time_us: float
+    algbw: float
+    busbw: float
+    median_us: float
+    busbw_median: float
+    wrong: int | None  # None: not checked
+
+
+class SeriesResult(TypedDict):
+    """One series' rows, one table of the results."""
+
+    label: str
+    kind: str
+    collective: str
+    placement: str
+    busbw_factor: float
+    rows: list[Row]
+    avg_busbw: float
+
+
+class Comparison(TypedDict):
+    """At one size, the learner's busbw over the built-in's."""
+
+    size: int
+    builtin_busbw: float
+    learner_busbw: float
+    ratio: float
+    ratio_median: float
+
+
+class Started(TypedDict):
+    """How the run was started."""
+
+    command: list[str]
+    started: str
+    launcher: str
+
+
+class RunMeta(Started):
+    """How the run was started, and when it finished."""
+
+    finished: str
+
+
+class BenchDoc(RunMeta):
+    """The whole document."""
+
+    tool: str
+    version: str
+    status: str
+    message: str
+    unfinished_ranks: list[int]
+    rank_states: list[str]
+    #: the run's :class:`~.config.BenchConfig` as ``dataclasses.asdict`` gives it
+    config: dict[str, Any]
+    environment: Environment | None
+    series: list[SeriesResult]
+    comparison: list[Comparison]
+    wrong_total: int | None
+
+
+def derive(row: StepRow, aggregate: str) -> Row:
     """A raw row with nccl-tests' numbers, and the same from median iterations.
 
     nccl-tests' time is each rank's mean iteration (total / iters), aggregated over ranks; the
@@ -42,20 +111,18 @@ def derive(row: dict[str, Any], aggregate: str) -> dict[str, Any]:
             "wrong": sum(checked) if checked else None}
 
 
-def group(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def group(rows: list[Row]) -> list[SeriesResult]:
     """Rows by series, in the order the series first appear."""
-    series: dict[str, dict[str, Any]] = {}
+    by_label: dict[str, list[Row]] = {}
     for row in rows:
-        entry = series.setdefault(row["series"], {
-            "label": row["series"], "kind": row["kind"], "collective": row["collective"],
-            "placement": row["placement"], "busbw_factor": row["busbw_factor"], "rows": []})
-        entry["rows"].append(row)
-    for entry in series.values():
-        entry["avg_busbw"] = statistics.fmean(r["busbw"] for r in entry["rows"])
-    return list(series.values())
+        by_label.setdefault(row["series"], []).append(row)
+    return [SeriesResult(label=label, kind=first["kind"], collective=first["collective"],
+                         placement=first["placement"], busbw_factor=first["busbw_factor"], rows=mine,
+                         avg_busbw=statistics.fmean(r["busbw"] for r in mine))
+            for label, mine in by_label.items() for first in mine[:1]]
 
 
-def compare(series: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def compare(series: list[SeriesResult]) -> list[Comparison]:
     """Per size, the learner's busbw over the built-in's (exercise mode; else empty)."""
     learner = [s for s in series if s["kind"] == "learner"]
     builtin = [s for s in series if s["kind"] == "built-in"]
@@ -68,7 +135,7 @@ def compare(series: list[dict[str, Any]]) -> list[dict[str, Any]]:
             for b, m in pairs]
 
 
-def build(cfg: BenchConfig, outcome: Outcome, meta: dict[str, Any]) -> dict[str, Any]:
+def build(cfg: BenchConfig, outcome: Outcome, meta: RunMeta) -> BenchDoc:
     """The whole document."""
     series = group([derive(r, cfg.aggregate) for r in outcome.rows])
     wrong = [r["wrong"] for s in series for r in s["rows"] if r["wrong"] is not None]
@@ -81,7 +148,7 @@ def build(cfg: BenchConfig, outcome: Outcome, meta: dict[str, Any]) -> dict[str,
     }
 
 
-def write(doc: dict[str, Any], path: Path) -> None:
+def write(doc: BenchDoc, path: Path) -> None:
     """Write the document as indented JSON."""
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from ..contract.units import format_size
+from .measure import StepRow
 from .monitor import Display
 from .report import derive
 from .table import format_time
@@ -26,7 +25,7 @@ class RichDisplay:
     def update(self, done: int, current: str) -> None:
         self.bar.update(self.task, completed=done, description=current)
 
-    def row(self, row: dict[str, Any]) -> None:
+    def row(self, row: StepRow) -> None:
         """The table comes at the end; the bar moves with :meth:`update`."""
 
     def close(self) -> None:
@@ -42,7 +41,7 @@ class PlainDisplay:
     def update(self, done: int, current: str) -> None:
         """Lines are printed per row instead."""
 
-    def row(self, row: dict[str, Any]) -> None:
+    def row(self, row: StepRow) -> None:
         self.done += 1
         r = derive(row, self.aggregate)
         wrong = "N/A" if r["wrong"] is None else r["wrong"]

@@ -10,10 +10,11 @@ renderings take their cells from :func:`cells`, formatted as nccl-tests prints t
 
 from __future__ import annotations
 
-from typing import Any
-
 from rich.console import Console
 from rich.table import Table
+
+from .environment import Environment
+from .report import BenchDoc, Row, SeriesResult
 
 FIXED = (("size", "(B)", 12), ("count", "(elements)", 12), ("type", "", 8), ("redop", "", 6),
          ("root", "", 6))
@@ -28,12 +29,12 @@ def format_time(us: float) -> str:
     return f"{us:.1f}" if us >= 100 else f"{us:.2f}"
 
 
-def fixed_cells(row: dict[str, Any]) -> list[str]:
+def fixed_cells(row: Row) -> list[str]:
     """size, count, type, redop, root."""
     return [str(row["size"]), str(row["count"]), row["type"], row["redop"], str(row["root"])]
 
 
-def group_cells(row: dict[str, Any] | None) -> list[str]:
+def group_cells(row: Row | None) -> list[str]:
     """time, algbw, busbw, #wrong of one placement (N/A where it was not measured)."""
     if row is None:
         return ["N/A"] * len(GROUP)
@@ -46,29 +47,29 @@ def format_ratio(ratio: float | None) -> str:
     return "" if ratio is None else f"{ratio * 100:.1f}%"
 
 
-def tables(doc: dict[str, Any]) -> list[dict[str, Any]]:
+def tables(doc: BenchDoc) -> list[SeriesResult]:
     """The series, one table each."""
     return list(doc["series"])
 
 
-def cells(series: dict[str, Any]) -> list[list[str]]:
+def cells(series: SeriesResult) -> list[list[str]]:
     """The body of one series' table, row by row: its placement's group filled, the other N/A."""
     return [fixed_cells(row) + [c for placement in PLACEMENTS for c in group_cells(
         row if series["placement"] == placement else None)] for row in series["rows"]]
 
 
-def _title(series: dict[str, Any]) -> str:
+def _title(series: SeriesResult) -> str:
     who = "learner" if series["kind"] == "learner" else "torch"
     return f"{series['label']} ({who}, {series['placement']})"
 
 
-def _footer(series: dict[str, Any]) -> list[str]:
+def _footer(series: SeriesResult) -> list[str]:
     wrong = sum(r["wrong"] or 0 for r in series["rows"])
     return [f"Out of bounds values : {wrong} {'OK' if wrong == 0 else 'FAILED'}",
             f"Avg bus bandwidth    : {series['avg_busbw']:.4f}  ({series['label']})"]
 
 
-def ratio_lines(doc: dict[str, Any]) -> list[str]:
+def ratio_lines(doc: BenchDoc) -> list[str]:
     """Per size, the learner's busbw over the built-in's (exercise mode; else none)."""
     if not doc["comparison"]:
         return []
@@ -76,9 +77,10 @@ def ratio_lines(doc: dict[str, Any]) -> list[str]:
         f"{c['size']:>12}  {format_ratio(c['ratio'])}" for c in doc["comparison"]]
 
 
-def header_lines(doc: dict[str, Any]) -> list[str]:
+def header_lines(doc: BenchDoc) -> list[str]:
     """The run's settings and every rank's device, as nccl-tests prints them before the table."""
-    cfg, env = doc["config"], doc["environment"] or {}
+    cfg = doc["config"]
+    env: Environment = doc["environment"] or {}
     lines = [f"cjudge bench {doc['version']}: backend {cfg['backend']}, "
              f"{env.get('world_size', '?')} rank(s) on {env.get('host_count', '?')} host(s), "
              f"torch {env.get('torch', '?')}"
@@ -92,7 +94,7 @@ def header_lines(doc: dict[str, Any]) -> list[str]:
     return lines
 
 
-def render_plain(doc: dict[str, Any]) -> str:
+def render_plain(doc: BenchDoc) -> str:
     """nccl-tests' text layout: '#' header lines, fixed-width columns, the footer."""
     cols = [w for *_, w in FIXED] + [w for _ in PLACEMENTS for *_, w in GROUP]
 
@@ -114,7 +116,7 @@ def render_plain(doc: dict[str, Any]) -> str:
     return "\n".join(out) + "\n"
 
 
-def render_rich(doc: dict[str, Any], console: Console) -> None:
+def render_rich(doc: BenchDoc, console: Console) -> None:
     """The same cells as a rich table per series, with the footer below."""
     for text in header_lines(doc):
         console.print(text, style="dim", markup=False, highlight=False)
