@@ -16,7 +16,7 @@ converters.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..contract.protocol import TensorData, bilingual
@@ -56,6 +56,81 @@ def _integers(value: Any, to_data: Callable[[Any], TensorData | None], what: str
     return [int(v) for v in items]
 
 
+#: one request to the switch (payload, dtype, shape, extra, output shape or None): the call's output
+Request = Callable[[bytes, str, list[int], list[int] | None, list[int] | None], Any]
+
+
+def _output(label: str, params: tuple[str, ...], out: bytes, dtype: str, shape: list[int],
+            out_shape: list[int] | None) -> TensorData:
+    """The switch's answer ``out`` as a call's output, of ``out_shape`` (default: ``shape``); a
+    generator's item (no ``params``) is 1-D."""
+    data = values_of(out, dtype) or []
+    if not params:
+        out_shape = [len(data)]
+    if out_shape is not None and math.prod(out_shape) != len(data):
+        raise bilingual(ValueError, f"{label}(): the judge answered {len(data)} elements, "
+                        f"not a {tuple(out_shape)} matrix: give it the tensors it was handed",
+                        f"{label}()：评测机返回了 {len(data)} 个元素，而不是 {tuple(out_shape)} "
+                        "矩阵：请传入评测机给你的张量")
+    return TensorData(shape=out_shape or shape, dtype=dtype, data=data)
+
+
+def _tensor_data(label: str, to_data: Callable[[Any], TensorData | None], arg: Any,
+                 what: str) -> TensorData:
+    """The plain data of the argument ``what``, a tensor of a dtype the switch computes in."""
+    data = to_data(arg)
+    if data is None or data["dtype"] not in DTYPES:
+        raise bilingual(TypeError, f"{label}(): {what} must be a tensor of one of "
+                        f"{', '.join(DTYPES)}", f"{label}()：{what} 必须是 "
+                        f"{', '.join(DTYPES)} 之一的张量")
+    return data
+
+
+def _items(value: dict[str, Any], request: Request) -> Iterator[Any]:
+    """A generator's items, one request each."""
+    for _ in range(int(value.get("count", 0))):
+        yield request(b"", str(value.get("dtype", "float32")), [0], None, None)
+
+
+def _call(name: str, label: str, value: dict[str, Any], request: Request,
+          to_data: Callable[[Any], TensorData | None], args: tuple[Any, ...],
+          kwargs: dict[str, Any]) -> Any:
+    """One call of the judge function ``name`` with the learner's arguments, checked against
+    its parameters: a tensor, then at most a list of integers; a pair's two tensors; nothing."""
+    params = SIGNATURES[name]
+    if len(args) > len(params) or set(kwargs) != set(params[len(args):]):
+        raise bilingual(TypeError, f"{label}() takes ({', '.join(params)})",
+                        f"{label}() 的参数是 ({', '.join(params)})")
+    if not params:
+        return _items(value, request)
+    bound = dict(zip(params, args, strict=False)) | kwargs
+    if name in PAIRS:
+        return _call_pair(name, label, request, to_data, bound)
+    data = _tensor_data(label, to_data, bound[params[0]], params[0])
+    payload, extra = pack(data["data"], data["dtype"]), None
+    if len(params) > 1:
+        extra = _integers(bound[params[1]], to_data, params[1])
+    return request(payload, data["dtype"], list(data["shape"]), extra, None)
+
+
+def _call_pair(name: str, label: str, request: Request, to_data: Callable[[Any], TensorData | None],
+               bound: dict[str, Any]) -> Any:
+    """A pair's call (``functions.PAIRS``): both tensors, of one dtype, in one payload (the
+    first's length as the extra); the output shaped as the last, else by :data:`OUTPUT_SHAPES`."""
+    params = SIGNATURES[name]
+    data = _tensor_data(label, to_data, bound[params[-1]], params[-1])  # the output's shape
+    payload = pack(data["data"], data["dtype"])
+    first = _tensor_data(label, to_data, bound[params[0]], params[0])
+    if first["dtype"] != data["dtype"]:
+        raise bilingual(TypeError, f"{label}(): {params[0]} and {params[1]} must have "
+                        "one dtype", f"{label}()：{params[0]} 与 {params[1]} 的 dtype "
+                        "必须相同")
+    payload, extra = pack(first["data"], data["dtype"]) + payload, [len(first["data"])]
+    shape = OUTPUT_SHAPES[name](list(first["shape"]), list(data["shape"])) \
+        if name in OUTPUT_SHAPES else None
+    return request(payload, data["dtype"], list(data["shape"]), extra, shape)
+
+
 def make(value: dict[str, Any], port: Any, tensor: Callable[[TensorData], Any],
          to_data: Callable[[Any], TensorData | None],
          line: Callable[[], int | None]) -> Any:
@@ -71,58 +146,16 @@ def make(value: dict[str, Any], port: Any, tensor: Callable[[TensorData], Any],
     params = SIGNATURES[name]
 
     def request(payload: bytes, dtype: str, shape: list[int], extra: list[int] | None,
-                out_shape: list[int] | None = None) -> Any:
-        """The output of one call, of ``out_shape`` (default: ``shape``); a generator's item
-        (``shape`` [0]: no input) is 1-D."""
+                out_shape: list[int] | None) -> Any:
+        """The output of one call (:func:`_output`)."""
         try:
             out = port.compute(handle, payload, dtype, shape, extra, line())
         except (SwitchError, RuntimeError) as exc:  # the switch's refusal, on either runtime
             raise bilingual(ValueError, str(exc), getattr(exc, "zh", None)) from None
-        data = values_of(out, dtype) or []
-        if not params:
-            out_shape = [len(data)]
-        if out_shape is not None and math.prod(out_shape) != len(data):
-            raise bilingual(ValueError, f"{label}(): the judge answered {len(data)} elements, "
-                            f"not a {tuple(out_shape)} matrix: give it the tensors it was handed",
-                            f"{label}()：评测机返回了 {len(data)} 个元素，而不是 {tuple(out_shape)} "
-                            "矩阵：请传入评测机给你的张量")
-        return tensor(TensorData(shape=out_shape or shape, dtype=dtype, data=data))
-
-    def tensor_data(arg: Any, what: str) -> TensorData:
-        data = to_data(arg)
-        if data is None or data["dtype"] not in DTYPES:
-            raise bilingual(TypeError, f"{label}(): {what} must be a tensor of one of "
-                            f"{', '.join(DTYPES)}", f"{label}()：{what} 必须是 "
-                            f"{', '.join(DTYPES)} 之一的张量")
-        return data
-
-    def items() -> Any:
-        for _ in range(int(value.get("count", 0))):
-            yield request(b"", str(value.get("dtype", "float32")), [0], None)
+        return tensor(_output(label, params, out, dtype, shape, out_shape))
 
     def judge_function(*args: Any, **kwargs: Any) -> Any:
-        if len(args) > len(params) or set(kwargs) != set(params[len(args):]):
-            raise bilingual(TypeError, f"{label}() takes ({', '.join(params)})",
-                            f"{label}() 的参数是 ({', '.join(params)})")
-        if not params:
-            return items()
-        bound = dict(zip(params, args, strict=False)) | kwargs
-        main = params[-1] if name in PAIRS else params[0]  # the tensor the output is shaped as
-        data = tensor_data(bound[main], main)
-        payload, extra = pack(data["data"], data["dtype"]), None
-        if name in PAIRS:
-            first = tensor_data(bound[params[0]], params[0])
-            if first["dtype"] != data["dtype"]:
-                raise bilingual(TypeError, f"{label}(): {params[0]} and {params[1]} must have "
-                                "one dtype", f"{label}()：{params[0]} 与 {params[1]} 的 dtype "
-                                "必须相同")
-            payload, extra = pack(first["data"], data["dtype"]) + payload, [len(first["data"])]
-            if name in OUTPUT_SHAPES:
-                shape = OUTPUT_SHAPES[name](list(first["shape"]), list(data["shape"]))
-                return request(payload, data["dtype"], list(data["shape"]), extra, shape)
-        elif len(params) > 1:
-            extra = _integers(bound[params[1]], to_data, params[1])
-        return request(payload, data["dtype"], list(data["shape"]), extra)
+        return _call(name, label, value, request, to_data, args, kwargs)
 
     judge_function.__name__ = judge_function.__qualname__ = label or name
     return judge_function
