@@ -52,30 +52,45 @@ def judge_code(exercise: Exercise, code: str, filename: str, run_case: RunCase, 
             continue
         spec = case.make()
         raw = valid_text(run_case(job, spec))  # the ranks' text, where it enters the judge
-        try:
-            facts = CaseFacts.of(exercise, spec, raw)
-            result = grade_case(facts)
-            present_case(facts, result)
-        except Exception as exc:  # noqa: BLE001 - the judge's defect: say so, blame nobody
-            result = _judge_error(exercise, spec, raw, exc)
-        else:  # a judge error has no cause to find in the learner's run
-            explain(facts, result, explore or reference, job, rerun=explore)
-        results.append(result)
+        results.append(_graded(exercise, job, spec, raw, explore or reference, explore))
         if raw["stdout"]:
             output.append(f"--- {spec['name']} ---\n{raw['stdout']}")
         if on_case is not None:
-            on_case(result)
-        if explore is not None and result["verdict"] != "accepted" and \
-                all(r["verdict"] == "accepted" for r in results[:-1]):  # after on_case: a
-            # front door that stops a search gone past its limit has the case graded already
-            smaller = smallest_failing(exercise, job, spec, result["verdict"], explore)
-            if smaller is not None:
-                result["smallest"] = smaller
+            on_case(results[-1])
+        # after on_case: a front door that stops a search gone past its limit has the case graded
+        if explore is not None:
+            _add_smallest(exercise, job, spec, results, explore)
         exercise.grader.forget()  # one case's inputs and expected results at a time
     stdout = "\n".join(output)[: job["output_limit_bytes"]]
     verdict = summarize(exercise, results, runtime, seed, stdout=stdout)
     verdict["skipped"] = skipped
     return verdict
+
+
+def _graded(exercise: Exercise, job: JobSpec, spec: CaseSpec, raw: RawCase, evidence: RunCase | None,
+            rerun: RunCase | None) -> CaseResult:
+    """One case's result from the ranks' text, its message naming the cause (``evidence``: the
+    runtime that runs the reference beside it); ``judge_error`` where grading itself fails."""
+    try:
+        facts = CaseFacts.of(exercise, spec, raw)
+        result = grade_case(facts)
+        present_case(facts, result)
+    except Exception as exc:  # noqa: BLE001 - the judge's defect: say so, blame nobody
+        return _judge_error(exercise, spec, raw, exc)
+    explain(facts, result, evidence, job, rerun=rerun)  # a judge error has no cause to find in it
+    return result
+
+
+def _add_smallest(exercise: Exercise, job: JobSpec, spec: CaseSpec, results: list[CaseResult],
+                  explore: RunCase) -> None:
+    """The smallest case that fails as the first failing case does (``smallest``), found on
+    ``explore`` when the last of ``results`` is that case."""
+    result = results[-1]
+    if result["verdict"] == "accepted" or any(r["verdict"] != "accepted" for r in results[:-1]):
+        return
+    smaller = smallest_failing(exercise, job, spec, result["verdict"], explore)
+    if smaller is not None:
+        result["smallest"] = smaller
 
 
 def _judge_error(exercise: Exercise, spec: CaseSpec, raw: RawCase,
