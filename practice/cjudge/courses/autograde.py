@@ -12,8 +12,9 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
+from ..contract.verdict_json import CaseResult
 from ..exercise.exercises import Exercise, load_exercise
 from .results import PLATFORMS, Graded, write_report
 
@@ -28,12 +29,21 @@ def submitted(folder: Path, exercise_id: str, only: bool) -> Path | None:
     return files[0] if len(files) == 1 else None
 
 
-def missing(exercise_id: str) -> dict[str, Any]:
+class Missing(TypedDict):
+    """The verdict-like record of an exercise with no file to grade: no verdict, no case."""
+
+    verdict: None
+    cases: list[CaseResult]
+    message: str
+    message_zh: str
+
+
+def missing(exercise_id: str) -> Missing:
     """The verdict-like record of an exercise with no file to grade."""
     name = f"{exercise_id}.py"
-    return {"verdict": None, "cases": [],
-            "message": f"no file {name} in the submission: submit your solution as {name}",
-            "message_zh": f"提交中没有文件 {name}：请把你的解答命名为 {name} 提交"}
+    return Missing(verdict=None, cases=[],
+                   message=f"no file {name} in the submission: submit your solution as {name}",
+                   message_zh=f"提交中没有文件 {name}：请把你的解答命名为 {name} 提交")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -17,10 +17,10 @@ its inputs, expected values or message.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import NotRequired, TypedDict
 
 from ..contract.units import format_seconds, format_size
 from ..contract.verdict_json import dumps
@@ -30,7 +30,7 @@ from ..exercise.exercises import Exercise
 PLATFORMS = ("gradescope", "prairielearn", "github")
 
 
-def modelled(case: dict[str, Any]) -> tuple[float, int] | None:
+def modelled(case: Mapping[str, object]) -> tuple[float, int] | None:
     """A case's modelled time (s) and size (B) at its headline size (``model.headline``, else
     its largest complete size); None when the case has no complete modelled size."""
     model = case.get("model")
@@ -46,25 +46,52 @@ def modelled(case: dict[str, Any]) -> tuple[float, int] | None:
     return float(row["time_s"]), int(row["size"])
 
 
-def headline(result: Mapping[str, Any]) -> dict[str, Any]:
+class Headline(TypedDict):
+    """A verdict's measures at the exercise's headline (:func:`headline`); None: not measured."""
+
+    headline_case: str | None
+    bytes_sent: int | None  # the busiest rank's
+    model_time_s: float | None
+    model_size: int | None
+    below_floor: bool  # some case measured below its exercise's floor
+
+
+def _cases(result: Mapping[str, object]) -> list[Mapping[str, object]]:
+    """The verdict's cases that are objects (an untrusted verdict may hold anything)."""
+    cases = result.get("cases")
+    return [c for c in cases if isinstance(c, dict)] if isinstance(cases, list) else []
+
+
+def _world(case: Mapping[str, object]) -> int | float:
+    """A case's world size, 0 if it has no number for it."""
+    world = case.get("world_size")
+    return world if isinstance(world, int | float) else 0
+
+
+def _below_floor(case: Mapping[str, object]) -> bool:
+    """Whether the case's model says it measured below its exercise's floor."""
+    model = case.get("model")
+    floor = model.get("floor") if isinstance(model, dict) else None
+    return isinstance(floor, dict) and floor.get("below") is True
+
+
+def headline(result: Mapping[str, object]) -> Headline:
     """A verdict's measures at the exercise's headline (what leaderboards rank): the case with the
     most ranks (the first of them), its busiest rank's bytes, its :func:`modelled` time and
     size; and whether any case measured below its exercise's floor (never ranked)."""
-    cases = [c for c in result.get("cases") or [] if isinstance(c, dict)]
+    cases = _cases(result)
     if not cases:
-        return {"headline_case": None, "bytes_sent": None, "model_time_s": None,
-                "model_size": None, "below_floor": False}
-    case = max(cases, key=lambda c: c.get("world_size") or 0)
+        return Headline(headline_case=None, bytes_sent=None, model_time_s=None, model_size=None,
+                        below_floor=False)
+    case = max(cases, key=_world)
     sent = case.get("bytes_sent")
     numbers = [b for b in (sent if isinstance(sent, list) else [sent]) if isinstance(b, int | float)]
     time_size = modelled(case)
-    return {"headline_case": str(case.get("name"))[:128],
-            "bytes_sent": int(max(numbers)) if numbers else None,
-            "model_time_s": time_size[0] if time_size else None,
-            "model_size": time_size[1] if time_size else None,
-            "below_floor": any(isinstance(c.get("model"), dict)
-                               and isinstance(c["model"].get("floor"), dict)
-                               and c["model"]["floor"].get("below") is True for c in cases)}
+    return Headline(headline_case=str(case.get("name"))[:128],
+                    bytes_sent=int(max(numbers)) if numbers else None,
+                    model_time_s=time_size[0] if time_size else None,
+                    model_size=time_size[1] if time_size else None,
+                    below_floor=any(_below_floor(c) for c in cases))
 
 
 @dataclass(frozen=True)
@@ -85,11 +112,12 @@ def _verdict(verdict: str) -> str:
     return f"{label(verdict)} / {title(verdict, 'zh')}"
 
 
-def _output(case: dict[str, Any]) -> str:
+def _output(case: Mapping[str, object]) -> str:
     """A case's verdict, bytes, modelled time and message, in English then Chinese."""
     verdict = str(case.get("verdict"))
     lines = [_verdict(verdict)]
-    sent = [b for b in case.get("bytes_sent") or [] if isinstance(b, int)]
+    sent_by_rank = case.get("bytes_sent")
+    sent = [b for b in sent_by_rank if isinstance(b, int)] if isinstance(sent_by_rank, list) else []
     if sent:
         bound = case.get("bytes_bound")
         of = f" of {bound:,} B allowed" if isinstance(bound, int) and bound else ""
@@ -104,24 +132,25 @@ def _output(case: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def case_tests(exercise: Exercise, result: Mapping[str, Any]) -> list[Test]:
+def case_tests(exercise: Exercise, result: Mapping[str, object]) -> list[Test]:
     """One test per case of ``exercise``, in the exercise's order; a case the verdict lacks (the
     file did not compile, was not submitted) fails with the verdict's own message."""
-    by_name = {c.get("name"): c for c in result.get("cases") or [] if isinstance(c, dict)}
+    by_name = {c.get("name"): c for c in _cases(result)}
     overall = _ungraded_message(result)
     tests = []
     for spec in exercise.cases:
         case = by_name.get(spec.name)
         verdict = (case or result).get("verdict")  # None: no file was graded
-        brief = _verdict(verdict) if verdict else overall
+        brief = _verdict(str(verdict)) if verdict else overall
+        wall_ms = case.get("wall_ms") if case else None
         tests.append(Test(name=f"{exercise.id}: {spec.name}", passed=verdict == "accepted",
                           error=verdict == "judge_error", sample=spec.sample,
                           output=_output(case) if case else overall or brief, brief=brief,
-                          wall_ms=case.get("wall_ms") if case else None))
+                          wall_ms=wall_ms if isinstance(wall_ms, int | float) else None))
     return tests
 
 
-def _ungraded_message(result: Mapping[str, Any]) -> str:
+def _ungraded_message(result: Mapping[str, object]) -> str:
     """The verdict's own message when it graded no case (the file did not compile, was not
     submitted); empty otherwise, since a graded verdict's message is one of its cases' and may
     be a hidden one's."""
@@ -136,61 +165,131 @@ def _shown(test: Test) -> str:
 
 
 #: what each platform's bundle grades: (exercise, its verdict JSON, the file graded)
-Graded = list[tuple[Exercise, Mapping[str, Any], str]]
+Graded = list[tuple[Exercise, Mapping[str, object], str]]
 
 
-def gradescope(graded: Graded) -> dict[str, Any]:
+class GradescopeTest(TypedDict):
+    """A test of Gradescope's ``results.json``."""
+
+    name: str
+    score: float
+    max_score: float
+    status: str
+    output: str
+    visibility: str
+
+
+class LeaderboardEntry(TypedDict):
+    """An entry of Gradescope's ``leaderboard``."""
+
+    name: str
+    value: float
+    order: str
+
+
+class GradescopeResults(TypedDict):
+    """Gradescope's ``results.json``."""
+
+    score: float
+    tests: list[GradescopeTest]
+    leaderboard: list[LeaderboardEntry]
+    output: str
+
+
+class PrairieLearnTest(TypedDict):
+    """A test of PrairieLearn's ``results.json``."""
+
+    name: str
+    points: int
+    max_points: int
+    message: str
+
+
+class PrairieLearnResults(TypedDict):
+    """PrairieLearn's ``results.json``."""
+
+    gradable: bool
+    score: float
+    message: str
+    tests: list[PrairieLearnTest]
+    format_errors: NotRequired[list[str]]
+
+
+class GitHubTest(TypedDict):
+    """A test of the result ``autograding-grading-reporter`` reads."""
+
+    name: str
+    status: str
+    score: int
+    message: str
+    test_code: str
+    filename: str
+    line_no: int
+    execution_time: str
+
+
+class GitHubResults(TypedDict):
+    """The result ``autograding-grading-reporter`` reads."""
+
+    version: int
+    status: str
+    max_score: int
+    tests: list[GitHubTest]
+
+
+def gradescope(graded: Graded) -> GradescopeResults:
     """Gradescope's ``results.json``: a point per case, the headline in the leaderboard."""
-    tests, leaderboard = [], []
+    tests: list[GradescopeTest] = []
+    leaderboard: list[LeaderboardEntry] = []
     for exercise, result, _ in graded:
-        tests += [{"name": t.name, "score": 1.0 if t.passed else 0.0, "max_score": 1.0,
-                   "status": "passed" if t.passed else "failed", "output": _shown(t),
-                   "visibility": "visible" if t.sample else "after_due_date"}
+        tests += [GradescopeTest(name=t.name, score=1.0 if t.passed else 0.0, max_score=1.0,
+                                 status="passed" if t.passed else "failed", output=_shown(t),
+                                 visibility="visible" if t.sample else "after_due_date")
                   for t in case_tests(exercise, result)]
         best = headline(result)
         if result.get("verdict") == "accepted" and not best["below_floor"]:
-            if best["model_time_s"] is not None:
-                leaderboard.append({"name": f"{exercise.id}: modelled µs at "
-                                            f"{format_size(best['model_size'])}",
-                                    "value": round(best["model_time_s"] * 1e6, 3), "order": "asc"})
+            if best["model_time_s"] is not None and best["model_size"] is not None:
+                leaderboard.append(LeaderboardEntry(
+                    name=f"{exercise.id}: modelled µs at {format_size(best['model_size'])}",
+                    value=round(best["model_time_s"] * 1e6, 3), order="asc"))
             if best["bytes_sent"] is not None:
-                leaderboard.append({"name": f"{exercise.id}: bytes (busiest rank)",
-                                    "value": best["bytes_sent"], "order": "asc"})
-    return {"score": sum(t["score"] for t in tests), "tests": tests, "leaderboard": leaderboard,
-            "output": _summary(graded)}
+                leaderboard.append(LeaderboardEntry(name=f"{exercise.id}: bytes (busiest rank)",
+                                                    value=best["bytes_sent"], order="asc"))
+    return GradescopeResults(score=sum(t["score"] for t in tests), tests=tests,
+                             leaderboard=leaderboard, output=_summary(graded))
 
 
-def prairielearn(graded: Graded) -> dict[str, Any]:
+def prairielearn(graded: Graded) -> PrairieLearnResults:
     """PrairieLearn's ``results.json``: the fraction of cases passed; not gradable (no attempt
     lost) when a file does not compile."""
     tests = [t for exercise, result, _ in graded for t in case_tests(exercise, result)]
     errors = [str(result.get("message")) for _, result, _ in graded
               if result.get("verdict") == "compile_error"]
-    out: dict[str, Any] = {
-        "gradable": not errors,
-        "score": sum(t.passed for t in tests) / len(tests) if tests else 0.0,
-        "message": _summary(graded),
-        "tests": [{"name": t.name, "points": int(t.passed), "max_points": 1,
-                   "message": _shown(t)} for t in tests]}
+    out = PrairieLearnResults(
+        gradable=not errors,
+        score=sum(t.passed for t in tests) / len(tests) if tests else 0.0,
+        message=_summary(graded),
+        tests=[PrairieLearnTest(name=t.name, points=int(t.passed), max_points=1,
+                                message=_shown(t)) for t in tests])
     if errors:
         out["format_errors"] = errors
     return out
 
 
-def github(graded: Graded) -> dict[str, Any]:
+def github(graded: Graded) -> GitHubResults:
     """The grader-step result ``autograding-grading-reporter`` reads (base64 of this JSON)."""
     tests = [(t, filename, exercise) for exercise, result, filename in graded
              for t in case_tests(exercise, result)]
     status = "error" if any(t.error for t, _, _ in tests) else \
         "pass" if all(t.passed for t, _, _ in tests) else "fail"
-    return {"version": 1, "status": status, "max_score": len(tests),
-            "tests": [{"name": t.name, "status": "error" if t.error else "pass" if t.passed
-                       else "fail", "score": int(t.passed),
-                       "message": _shown(t),
-                       "test_code": f"cjudge test {exercise.id} {filename}",
-                       "filename": filename, "line_no": 0,
-                       "execution_time": f"{(t.wall_ms or 0) / 1000:.2f}s"}
-                      for t, filename, exercise in tests]}
+    return GitHubResults(
+        version=1, status=status, max_score=len(tests),
+        tests=[GitHubTest(name=t.name, status="error" if t.error else "pass" if t.passed
+                          else "fail", score=int(t.passed), message=_shown(t),
+                          test_code=f"cjudge test {exercise.id} {filename}",
+                          filename=filename, line_no=0,
+                          execution_time=f"{(t.wall_ms or 0) / 1000:.2f}s")
+               for t, filename, exercise in tests])
 
 
 def _summary(graded: Graded) -> str:
@@ -208,7 +307,8 @@ def _summary(graded: Graded) -> str:
     return "\n\n".join(parts)
 
 
-REPORTS = {"gradescope": gradescope, "prairielearn": prairielearn, "github": github}
+REPORTS: dict[str, Callable[[Graded], Mapping[str, object]]] = {
+    "gradescope": gradescope, "prairielearn": prairielearn, "github": github}
 
 
 def write_report(platform: str, graded: Graded, path: Path) -> None:
