@@ -14,10 +14,11 @@ import importlib.util
 import math
 import re
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any, cast
+from typing import TypedDict, TypeVar
 
 from ..contract.primitives import CANONICAL, allowed_ops
 from ..contract.protocol import JobSpec, Output
@@ -67,6 +68,9 @@ DIFFICULTIES = {
     "core": ("core", "核心"),
     "advanced": ("advanced", "进阶"),
 }
+
+
+T = TypeVar("T")
 
 
 class ExerciseError(ValueError):
@@ -185,7 +189,9 @@ class Exercise:
                        output_limit_bytes=self.output_limit_bytes)
 
 
-def _need(table: dict[str, Any], key: str, kind: type | tuple[type, ...], where: str, form: str) -> Any:
+def _need(table: Mapping[str, object], key: str, kind: type[T] | tuple[type[T], ...], where: str,
+          form: str) -> T:
+    """``table[key]``, checked to be a ``kind`` (a bool is no number)."""
     if key not in table:
         raise ExerciseError(f"{where}: missing field `{key}` (expected {form})")
     value = table[key]
@@ -200,6 +206,8 @@ def _load_cases(raw: object, where: str) -> tuple[Case, ...]:
     cases, names = [], set()
     for i, table in enumerate(raw):
         at = f"{where} [[cases]] #{i + 1}"
+        if not isinstance(table, dict):
+            raise ExerciseError(f"{at}: is {table!r}; expected a table of the case's fields")
         name = _need(table, "name", str, at, "a string")
         if name in names:
             raise ExerciseError(f"{at}: duplicate case name {name!r}")
@@ -278,7 +286,7 @@ def load_exercise(folder: Path, published: bool = False) -> Exercise:
                                 f"{', '.join(REQUIRED_FILES)})")
     where = str(folder / "exercise.toml")
     try:
-        meta = tomllib.loads((folder / "exercise.toml").read_text(encoding="utf-8"))
+        meta: Mapping[str, object] = tomllib.loads((folder / "exercise.toml").read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as exc:
         raise ExerciseError(f"{where}: not valid TOML: {exc}") from None
     exercise_id = _need(meta, "id", str, where, "the folder's name, in kebab-case")
@@ -288,7 +296,7 @@ def load_exercise(folder: Path, published: bool = False) -> Exercise:
     title = _need(meta, "title", dict, where, '{ en = "...", zh = "..." }')
     if not all(isinstance(title.get(k), str) for k in ("en", "zh")):
         raise ExerciseError(f'{where}: field `title` needs both en and zh strings')
-    output = _need(meta, "output", str, where, '"inplace" or "return"')
+    output = _need(meta, "output", object, where, '"inplace" or "return"')  # narrowed next
     if output not in ("inplace", "return"):
         raise ExerciseError(f'{where}: field `output` is {output!r}; expected "inplace" or "return"')
     allowed = _need(meta, "allowed", list, where, "a list of primitive names")
@@ -299,28 +307,42 @@ def load_exercise(folder: Path, published: bool = False) -> Exercise:
     function = _need(meta, "function", str, where, "the graded function's name")
     if not function.isidentifier():
         raise ExerciseError(f"{where}: field `function` is {function!r}; expected an identifier")
+    signature = meta.get("signature", f"{function}(...)")
+    if not isinstance(signature, str):
+        raise ExerciseError(f"{where}: field `signature` is {signature!r}; expected a string")
+    builtin = _need(meta, "builtin", str, where, "a torch collective")
     return Exercise(
         id=exercise_id, path=folder, title={"en": title["en"], "zh": title["zh"]},
-        function=function, signature=meta.get("signature", f"{function}(...)"), output=output,
-        allowed=tuple(allowed), builtin=_need(meta, "builtin", str, where, "a torch collective"),
+        function=function, signature=signature, output=output,
+        allowed=tuple(allowed), builtin=builtin,
         time_limit_s=float(_need(meta, "time_limit_s", (int, float), where, "seconds")),
         output_limit_bytes=_need(meta, "output_limit_bytes", int, where, "bytes"),
         seed=_need(meta, "seed", int, where, "an integer"),
         cases=_load_cases(meta.get("cases"), where),
         wrong=() if published else _load_wrong(folder),
         content_hash=content_hash(folder), grader=_load_grader(folder, exercise_id),
-        model=_model(meta, where), messages=_messages(meta, where), draft=_draft(meta, where),
+        model=_model(meta, builtin, where), messages=_messages(meta, where), draft=_draft(meta, where),
         arguments=_arguments(meta, where), **_catalog(meta, where, exercise_id),
         bench_result=_bench_result(meta, where), bench_scale=_bench_scale(meta, where),
         payload_bytes=_payload_bytes(meta, where),
     )
 
 
-def _catalog(meta: dict[str, Any], where: str, exercise_id: str) -> dict[str, Any]:
+class Catalog(TypedDict):
+    """An exercise's place in the catalog (:class:`Exercise`'s fields of that name)."""
+
+    track: str | None
+    order: int | None
+    prerequisites: tuple[str, ...]
+    difficulty: str | None
+    chapter: tuple[str, ...]
+
+
+def _catalog(meta: Mapping[str, object], where: str, exercise_id: str) -> Catalog:
     """``track``, ``order``, ``prerequisites`` and ``difficulty``: the exercise's place in the
     catalog."""
     track, order = meta.get("track"), meta.get("order")
-    if track is not None and track not in TRACKS:
+    if track is not None and (not isinstance(track, str) or track not in TRACKS):
         raise ExerciseError(f"{where}: field `track` is {track!r}; expected one of "
                             f"{', '.join(TRACKS)}")
     if order is not None and (isinstance(order, bool) or not isinstance(order, int)
@@ -333,15 +355,15 @@ def _catalog(meta: dict[str, Any], where: str, exercise_id: str) -> dict[str, An
         raise ExerciseError(f"{where}: field `prerequisites` is {prerequisites!r}; expected a "
                             'list of other exercises\' ids, e.g. ["tree-broadcast"]')
     difficulty = meta.get("difficulty")
-    if difficulty is not None and difficulty not in DIFFICULTIES:
+    if difficulty is not None and (not isinstance(difficulty, str) or difficulty not in DIFFICULTIES):
         raise ExerciseError(f"{where}: field `difficulty` is {difficulty!r}; expected one of "
                             f"{', '.join(DIFFICULTIES)}")
     chapter = meta.get("chapter", [])
     if not isinstance(chapter, list) or not all(c in CHAPTER for c in chapter):
         raise ExerciseError(f"{where}: field `chapter` is {chapter!r}; expected a list of the "
                             f"chapter's sections: {', '.join(CHAPTER)}")
-    return {"track": track, "order": order, "prerequisites": tuple(prerequisites),
-            "difficulty": difficulty, "chapter": tuple(chapter)}
+    return Catalog(track=track, order=order, prerequisites=tuple(prerequisites),
+                   difficulty=difficulty, chapter=tuple(chapter))
 
 
 def check_catalog(exercises: dict[str, Exercise], strict: bool = True) -> None:
@@ -378,16 +400,22 @@ def catalog_order(exercises: dict[str, Exercise]) -> list[Exercise]:
     return sorted(exercises.values(), key=key)
 
 
-def _bench_result(meta: dict[str, Any], where: str) -> str:
+def _case_tables(meta: Mapping[str, object]) -> list[dict[str, object]]:
+    """The ``[[cases]]`` tables (:func:`_load_cases` checked them)."""
+    cases = meta.get("cases")
+    return [c for c in cases if isinstance(c, dict)] if isinstance(cases, list) else []
+
+
+def _bench_result(meta: Mapping[str, object], where: str) -> str:
     """``bench_result``: how ``judge.py bench`` reads the result ("flat" unless said)."""
     layout = meta.get("bench_result", "flat")
     if layout not in ("flat", "transposed"):
         raise ExerciseError(f'{where}: field `bench_result` is {layout!r}; expected "flat" or '
                             '"transposed"')
-    return cast(str, layout)
+    return layout
 
 
-def _payload_bytes(meta: dict[str, Any], where: str) -> str:
+def _payload_bytes(meta: Mapping[str, object], where: str) -> str:
     """``payload_bytes``: ``"case-dtype"`` (the default) or ``"as-sent"``, for an exercise whose
     point is compression."""
     charge = meta.get("payload_bytes", "case-dtype")
@@ -397,7 +425,7 @@ def _payload_bytes(meta: dict[str, Any], where: str) -> str:
     return str(charge)
 
 
-def _bench_scale(meta: dict[str, Any], where: str) -> tuple[str, ...]:
+def _bench_scale(meta: Mapping[str, object], where: str) -> tuple[str, ...]:
     """``bench_scale``: the case parameters ``judge.py bench`` scales with the size (none unless
     said); each must be an integer, or a list of integers whose first it scales (every one for
     ``name[*]``), in every sample case and in every other case that gives it."""
@@ -405,7 +433,7 @@ def _bench_scale(meta: dict[str, Any], where: str) -> tuple[str, ...]:
     if not isinstance(scale, list) or not all(isinstance(name, str) for name in scale):
         raise ExerciseError(f"{where}: field `bench_scale` is {scale!r}; expected a list of case "
                             "parameter names")
-    for case in meta.get("cases") or []:
+    for case in _case_tables(meta):
         for entry in scale:
             name = entry.removesuffix("[*]")
             if name not in case and not case.get("sample"):
@@ -419,15 +447,15 @@ def _bench_scale(meta: dict[str, Any], where: str) -> tuple[str, ...]:
     return tuple(scale)
 
 
-def _arguments(meta: dict[str, Any], where: str) -> tuple[str, ...]:
+def _arguments(meta: Mapping[str, object], where: str) -> tuple[str, ...]:
     """``arguments``: case parameters every case defines (numbers or strings), passed in order."""
     names = meta.get("arguments", [])
     form = 'a list of case parameter names, e.g. ["src"]'
     if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
         raise ExerciseError(f"{where}: field `arguments` is {names!r}; expected {form}")
-    for i, table in enumerate(meta.get("cases") or []):
+    for i, table in enumerate(_case_tables(meta)):
         for name in names:
-            value = table.get(name) if isinstance(table, dict) else None
+            value = table.get(name)
             if name in ("name", "world_size", "sample") or isinstance(value, bool) \
                     or not isinstance(value, int | float | str):
                 raise ExerciseError(f"{where} [[cases]] #{i + 1}: `arguments` names {name!r}, so "
@@ -435,11 +463,12 @@ def _arguments(meta: dict[str, Any], where: str) -> tuple[str, ...]:
     return tuple(names)
 
 
-def _model(meta: dict[str, Any], where: str) -> ModelSpec:
+def _model(meta: Mapping[str, object], builtin: str, where: str) -> ModelSpec:
     """The ``[model]`` table: topology, modelled sizes, the time bound and the cases it judges,
     and the floor every exercise declares (the judge checking itself)."""
+    table = meta.get("model")
     try:
-        spec = ModelSpec.from_table(meta.get("model"), CANONICAL.get(meta.get("builtin", "")))
+        spec = ModelSpec.from_table(table if isinstance(table, dict) else None, CANONICAL.get(builtin))
     except ModelError as exc:
         raise ExerciseError(f"{where}: [model]: {exc}") from None
     if spec.floor is None:
@@ -450,7 +479,7 @@ def _model(meta: dict[str, Any], where: str) -> ModelSpec:
     return spec
 
 
-def _messages(meta: dict[str, Any], where: str) -> MessageBound | None:
+def _messages(meta: Mapping[str, object], where: str) -> MessageBound | None:
     """The ``[messages]`` table: ``bound``, a formula of n and the cases' numeric parameters,
     and ``algorithm = { en, zh }``, what needs that many messages."""
     table = meta.get("messages")
@@ -463,7 +492,7 @@ def _messages(meta: dict[str, Any], where: str) -> MessageBound | None:
             or not isinstance(algorithm, dict) or set(algorithm) != {"en", "zh"} \
             or not all(isinstance(v, str) for v in algorithm.values()):
         raise ExerciseError(f"{where}: {form}")
-    cases = [c for c in meta.get("cases") or [] if isinstance(c, dict)]
+    cases = _case_tables(meta)
     shared = set.intersection(*(set(c) for c in cases)) if cases else set()
     names = ("n", *sorted(k for k in shared if all(
         isinstance(c[k], int | float) and not isinstance(c[k], bool) for c in cases)))
@@ -474,7 +503,7 @@ def _messages(meta: dict[str, Any], where: str) -> MessageBound | None:
     return MessageBound(bound, (algorithm["en"], algorithm["zh"]))
 
 
-def _draft(meta: dict[str, Any], where: str) -> bool:
+def _draft(meta: Mapping[str, object], where: str) -> bool:
     draft = meta.get("draft", False)
     if not isinstance(draft, bool):
         raise ExerciseError(f"{where}: field `draft` is {draft!r}; expected true or false")
