@@ -15,7 +15,7 @@ generic, so a chunk of at least n elements has one solution at most).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from ..contract import values
@@ -50,7 +50,7 @@ class Summary(NamedTuple):
     guess: tuple[str, str] | None = None
 
 
-def summary(params: dict[str, Any], world: int, outputs: list[Any], wants: list[Any],
+def summary(params: Mapping[str, int | str], world: int, outputs: list[Any], wants: list[Any],
             grader: Any) -> Summary | None:
     """"wrong chunks by rank: …" for a wrong answer whose results are tensors of the expected
     shape, when the grader says how its result travels in chunks (``chunk_of``) and more than
@@ -89,7 +89,7 @@ BATCH = 256
 ROUNDING = 2.0 ** -24
 
 
-def solving_reader(inputs: list[dict[str, Any]], chunks: list[tuple[int, int]]
+def solving_reader(inputs: Sequence[Mapping[str, object]], chunks: list[tuple[int, int]]
                    ) -> Callable[[list[float]], Reading]:
     """What reads a message's values as (its chunk, the ranks whose contributions it sums) by
     solving X_c·w = values for each chunk c of the message's length (X_c: the ranks' elements of

@@ -5,7 +5,7 @@ not. The message then names the root and how to count from it."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
 
 from ..switch.trace import SwitchTrace
 
@@ -23,14 +23,24 @@ def _roles(trace: SwitchTrace) -> dict[int, set[str]]:
     return roles
 
 
-def root_zero(builtin: str, params: dict[str, Any], trace: SwitchTrace) -> tuple[str, str] | None:
+def _root(params: Mapping[str, int | str]) -> tuple[str, int] | None:
+    """The case's root argument (the first of ``ROOT_ARGUMENTS`` it gives as an integer) and
+    its rank; None without one."""
+    for name in ROOT_ARGUMENTS:
+        root = params.get(name)
+        if isinstance(root, int):
+            return name, root
+    return None
+
+
+def root_zero(builtin: str, params: Mapping[str, int | str], trace: SwitchTrace
+              ) -> tuple[str, str] | None:
     """(English, Chinese) naming the case's root when rank 0 alone acted as the root instead of
     it; None otherwise."""
-    name = next((k for k in ROOT_ARGUMENTS if isinstance(params.get(k), int)), None)
-    role = ROOT_ROLE.get(builtin)
-    if name is None or role is None or params[name] == 0:
+    found, role = _root(params), ROOT_ROLE.get(builtin)
+    if found is None or role is None or found[1] == 0:
         return None
-    root, roles = params[name], _roles(trace)
+    (name, root), roles = found, _roles(trace)
     acting = [r for r, kinds in roles.items() if kinds == {role}]
     if acting != [0] or roles.get(root) == {role}:
         return None

@@ -176,8 +176,7 @@ def chunk_reader(inputs: Sequence[Mapping[str, object]], chunks: list[tuple[int,
     are exact, so the first element looks the candidates up; the rest confirm. ``noun`` is
     what the exercise calls a chunk (English, Chinese), for diagnoses."""
     if len(inputs) > SUBSETS_UP_TO:  # 2^n subsets no more: solve it (``chunks``)
-        # grading.chunks still takes plain dicts of tensors: the ignore goes once it takes these
-        solved = solving_reader(inputs, chunks)  # type: ignore[arg-type]
+        solved = solving_reader(inputs, chunks)
         vars(solved).update(chunks=len(chunks), mode="reduce", noun=noun)
         return solved
     world, everyone = len(inputs), (1 << len(inputs)) - 1

@@ -5,6 +5,7 @@ coincidences), to confirm what the case's own evidence suggests before it is bla
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
 from typing import Any
 
 from ...contract.protocol import CaseSpec
@@ -15,7 +16,7 @@ from ..grade import case_seed
 OFFSET = 7919
 
 
-def drawn_inputs(exercise: Any, world: int, params: dict[str, Any], seed: int,
+def drawn_inputs(exercise: Any, world: int, params: Mapping[str, int | str], seed: int,
                  name: str) -> list[Any]:
     """Every rank's inputs drawn by the grader from ``seed`` and the case's ``name``, with the
     exercise's call arguments."""

@@ -5,12 +5,12 @@ index one step off (the ring all-reduce's indices in a reduce-scatter)."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
 
 from .said import Cause
 
 
-def _ring(rank: int, dst: int, world: int, params: dict[str, Any]) -> tuple[int, int, str, str]:
+def _ring(rank: int, dst: int, world: int, params: Mapping[str, int | str]) -> tuple[int, int, str, str]:
     """The ring a send travels (``rank`` to ``dst``): (its length, the rank's place in it, what
     that place is called in English and Chinese). With ``ranks_per_node`` g: across the nodes
     (a rail of world/g ranks, place ⌊r/g⌋) or inside a node (g ranks, place r mod g)."""
@@ -23,7 +23,7 @@ def _ring(rank: int, dst: int, world: int, params: dict[str, Any]) -> tuple[int,
 
 
 def index_mistake(ours: int, theirs: int, rank: int, dst: int, world: int,
-                  params: dict[str, Any], noun: tuple[str, str]) -> Cause | None:
+                  params: Mapping[str, int | str], noun: tuple[str, str]) -> Cause | None:
     """Why the rank sends piece ``ours`` of its ring where the reference sends ``theirs`` to
     ``dst``: the global rank used for the rank's place in a smaller ring, or an index one step
     off; None when the shift says neither."""

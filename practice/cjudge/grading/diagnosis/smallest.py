@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from ...contract.protocol import CaseSpec, JobSpec, RawCase, valid_text
@@ -32,7 +32,7 @@ SEARCHED = {"wrong_answer", "runtime_error", "deadlock"}
 log = logging.getLogger(__name__)
 
 
-def _spec(exercise: Any, world: int, params: dict[str, Any]) -> CaseSpec:
+def _spec(exercise: Any, world: int, params: Mapping[str, int | str]) -> CaseSpec:
     """A candidate case with readable inputs where the grader has them."""
     name = _sizes(world, params)
     example = getattr(exercise.grader, "example_inputs", None)
@@ -45,7 +45,7 @@ def _spec(exercise: Any, world: int, params: dict[str, Any]) -> CaseSpec:
     return CaseSpec(name=name, world_size=world, sample=True, params=dict(params), inputs=inputs)
 
 
-def _sizes(world: int, params: dict[str, Any]) -> str:
+def _sizes(world: int, params: Mapping[str, int | str]) -> str:
     """"n = 3, numel = 4"."""
     return ", ".join([f"n = {world}"] + [f"{k} = {v}" for k, v in params.items()
                                          if isinstance(v, int) and not isinstance(v, bool)])
