@@ -134,9 +134,11 @@ def full_like(t: Tensor, fill_value: Number, dtype: Any = None, **options: Any) 
     return _filled(t._shape, fill_value, _options(dtype, **options) or t.dtype)
 
 
-def _random(size: tuple[Any, ...], generator: Generator | None, dtype: Any, options: dict[str, Any],
+def _random(size: tuple[Any, ...], generator: Generator | None, dtype: DType | None,
             draw: str) -> Tensor:
-    dtype = _options(dtype, **options) or float32
+    """``size``'s tensor of ``draw`` values (``"normal"``, else uniform) of ``dtype``
+    (:func:`_options`'s; None: float32)."""
+    dtype = dtype or float32
     if not dtype.is_floating_point:
         raise RuntimeError(f"\"{draw}\" not implemented for '{dtype.name}'")
     shape = _shape_arg(size)
@@ -150,12 +152,12 @@ def _random(size: tuple[Any, ...], generator: Generator | None, dtype: Any, opti
 
 def randn(*size: Any, generator: Generator | None = None, dtype: Any = None, **options: Any) -> Tensor:
     """``torch.randn``: standard normal samples from the (seeded) generator."""
-    return _random(size, generator, dtype, options, "normal")
+    return _random(size, generator, _options(dtype, **options), "normal")
 
 
 def rand(*size: Any, generator: Generator | None = None, dtype: Any = None, **options: Any) -> Tensor:
     """``torch.rand``: uniform samples in [0, 1) from the (seeded) generator."""
-    return _random(size, generator, dtype, options, "uniform")
+    return _random(size, generator, _options(dtype, **options), "uniform")
 
 
 def randint(low: int, high: int | None = None, size: Any = None, *,

@@ -21,7 +21,7 @@ import sys
 import threading
 import time
 import traceback
-from typing import Any, cast
+from typing import Any, TypedDict
 
 from ..contract.protocol import CaseSpec, JobSpec, RankError, RankReport, RankState, RawCase, Stop
 from ..rank.learner import compile_learner, exit_error, learner_error
@@ -38,6 +38,13 @@ _POLL_S = 0.1
 _LENGTH = struct.Struct("<Q")  # the answer's JSON's length, before the JSON
 
 
+class Answer(TypedDict, total=False):
+    """What the child tells the parent: the case's facts, or the judge's own crash."""
+
+    raw: RawCase
+    crash: str  # the traceback
+
+
 def run_case(job: JobSpec, case: CaseSpec) -> RawCase:
     """Run one case on simulated ranks (threads in a forked child) and report what happened."""
     sys.stdout.flush()
@@ -47,11 +54,11 @@ def run_case(job: JobSpec, case: CaseSpec) -> RawCase:
     if pid == 0:
         try:
             os.close(read_fd)
-            answer: dict[str, Any]
+            answer: Answer
             try:
-                answer = {"raw": run_case_here(job, case)}
+                answer = Answer(raw=run_case_here(job, case))
             except BaseException:  # the judge's own fault: say so instead of dying silently
-                answer = {"crash": traceback.format_exc()}
+                answer = Answer(crash=traceback.format_exc())
             with os.fdopen(write_fd, "wb") as out:
                 out.writelines(_packed(answer))
         finally:
@@ -72,25 +79,24 @@ def run_case(job: JobSpec, case: CaseSpec) -> RawCase:
     answer = _unpacked(data)
     if "crash" in answer:
         raise RuntimeError(f"the simulated runtime failed:\n{answer['crash']}")
-    return cast(RawCase, answer["raw"])
+    return answer["raw"]
 
 
-def _packed(answer: dict[str, Any]) -> list[packed.Raw]:
+def _packed(answer: Answer) -> list[packed.Raw]:
     """The child's answer as bytes: its JSON's length, the JSON, the result tensors' bytes."""
     raw = answer.get("raw")
     outputs, parts = packed.pack([r["output"] for r in raw["ranks"]] if raw else [])
-    if raw:
-        raw = {**raw, "ranks": [{**r, "output": o} for r, o in zip(raw["ranks"], outputs,
-                                                                   strict=True)]}
-    head = json.dumps({**answer, "raw": raw} if raw else answer).encode()
+    wire = {**answer, "raw": {**raw, "ranks": [{**r, "output": o} for r, o in zip(
+        raw["ranks"], outputs, strict=True)]}} if raw else answer  # results as packed
+    head = json.dumps(wire).encode()
     return [_LENGTH.pack(len(head)), head, *parts]
 
 
-def _unpacked(data: bytes) -> Any:
+def _unpacked(data: bytes) -> Answer:
     """The child's answer from its bytes (each result's elements as the sim's ``array`` gave
     them: booleans stay 0 and 1)."""
     size = _LENGTH.unpack_from(data)[0]
-    answer = json.loads(data[_LENGTH.size:_LENGTH.size + size])
+    answer: Answer = json.loads(data[_LENGTH.size:_LENGTH.size + size])  # as _packed wrote it
     payload = memoryview(data)[_LENGTH.size + size:]
     if "raw" in answer:
         for report in answer["raw"]["ranks"]:
