@@ -77,7 +77,7 @@ def call_of(rank_input: Mapping[str, Any], function: str) -> tuple[list[str], li
 
 
 def decode(value: Any, tensor: Callable[[TensorData], Any],
-           fn: Callable[[dict[str, Any]], Any]) -> Any:
+           fn: Callable[[dict[str, object]], Any]) -> Any:
     """A value as the learner's code sees it: tensors by ``tensor``, a judge's function's
     handle by ``fn``."""
     if isinstance(value, list):

@@ -12,7 +12,7 @@ tensors' plain-data converters.
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, cast
 
 from ..contract.protocol import TensorData, bilingual
@@ -25,12 +25,12 @@ from ..switch.symm import BARRIER, LOAD, STORE
 class SymmetricMemory:
     """One rank's handle on every rank's symmetric buffer of ``numel`` elements of ``dtype``."""
 
-    def __init__(self, value: dict[str, Any], port: Any, tensor: Callable[[TensorData], Any],
+    def __init__(self, value: Mapping[str, object], port: Any, tensor: Callable[[TensorData], Any],
                  to_data: Callable[[Any], TensorData | None],
                  line: Callable[[], int | None]) -> None:
         self._handle, self._port = value["handle"], port
         self._tensor, self._to_data, self._line = tensor, to_data, line
-        self.numel, self.dtype = int(value.get("numel", 0)), str(value.get("dtype", "float32"))
+        self.numel, self.dtype = _int(value.get("numel", 0), "numel"), str(value.get("dtype", "float32"))
         self.rank, self.world_size = port.rank, port.world
 
     def __repr__(self) -> str:
