@@ -11,7 +11,8 @@ import socket
 import threading
 import time
 import traceback
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import NamedTuple
 
 from sqlalchemy import Engine
 from sqlmodel import Session
@@ -142,6 +143,17 @@ def idle_waits(first_s: float, most_s: float) -> Iterator[float]:
         wait = min(most_s, wait * 2)
 
 
+class Judged(NamedTuple):
+    """A grading's outcome: the verdict, the judge's log, and whether the job goes back."""
+
+    result: VerdictJSON
+    log_text: str | None
+    #: a sandbox failed: the job goes back, spending an attempt, while attempts are left
+    retry: bool
+    #: the judge's trouble, not the submission's: back in the queue, no attempt spent
+    put_back: bool
+
+
 class Worker:
     """One worker process's loop: one submission at a time, with a warm pool of sandboxes."""
 
@@ -226,8 +238,24 @@ class Worker:
         return True
 
     def _grade(self, claim: jobqueue.Claim, exercise: Exercise) -> None:
+        """Grade ``claim`` in a sandbox while its lease is kept, then report and store the verdict."""
         runner = self.runner = sandbox_cases(exercise, claim.seed, self.pool)
         keeper = LeaseKeeper(self.engine, claim, self.settings.lease_s, runner.abort)
+        on_case = self._cases_so_far_writer(claim, runner)
+        started = time.monotonic()
+        try:
+            result, log_text, retry, put_back = self._judge(claim, exercise, runner, on_case)
+        finally:
+            keeper.stop()
+            self.runner = None
+        try:  # the verdict first: killing and reaping the sandbox takes a while
+            self._report(claim, result, log_text, keeper, started, retry, put_back)
+        finally:
+            runner.close()
+
+    def _cases_so_far_writer(self, claim: jobqueue.Claim,
+                             runner: SandboxCases) -> Callable[[CaseResult], None]:
+        """``on_case`` for ``claim``: keeps each case and writes the cases so far, now and then."""
         cases: list[CaseResult] = []
         written = [float("-inf")]  # when the cases so far were last written
 
@@ -249,10 +277,11 @@ class Worker:
             if not kept:
                 runner.abort()
 
-        log_text = None
-        retry = False  # a sandbox's failure may pass; the judge's own bug would come back
-        put_back = False  # the judge's trouble, not the submission's: no attempt is spent
-        started = time.monotonic()
+        return on_case
+
+    def _judge(self, claim: jobqueue.Claim, exercise: Exercise, runner: SandboxCases,
+               on_case: Callable[[CaseResult], None]) -> Judged:
+        """Run the kernel's grading of ``claim`` with its cases in ``runner``'s sandbox."""
         try:
             # the kernel's grading, exactly as practice/judge.py's, with the cases in a sandbox;
             # the reference's runs (trusted code) on the simulated runtime say where a wrong
@@ -260,26 +289,20 @@ class Worker:
             result = judge_code(exercise, claim.code, claim.filename, runner, RUNTIME,
                                 seed=claim.seed, on_case=lambda case: on_case(case.copy()),
                                 cases=runner.cases, reference=simulated)
-            log_text = runner.log
+            return Judged(result, runner.log, retry=False, put_back=False)
         except SandboxError as exc:
             log_text = f"sandbox: {exc}"
-            retry = True
             result = (unavailable_result(exercise, claim.seed)
                       if isinstance(exc, SandboxUnavailable)
                       else self._error(claim, "the sandbox failed"))
             # a sandbox that never started ran nothing of the submission's
             put_back = runner.sandbox is None and self._covered_now()
+            # a sandbox's failure may pass; the judge's own bug would come back
+            return Judged(result, log_text, retry=True, put_back=put_back)
         except Exception as exc:  # noqa: BLE001 - any bug here is the judge's, never the learner's
             log_text = traceback.format_exc()
             result = self._error(claim, "internal error")
-            put_back = outage.unavailable(exc)
-        finally:
-            keeper.stop()
-            self.runner = None
-        try:  # the verdict first: killing and reaping the sandbox takes a while
-            self._report(claim, result, log_text, keeper, started, retry, put_back)
-        finally:
-            runner.close()
+            return Judged(result, log_text, retry=False, put_back=outage.unavailable(exc))
 
     def _covered_now(self) -> bool:
         """``_covered``, False when the database cannot say."""
