@@ -127,6 +127,24 @@ def claim(session: Session, worker_id: str, lease_s: float, max_attempts: int,
     it is returned with ``attempts`` past the bound so the caller records a judge error.
     """
     now = utcnow()
+    order = _claim_order(now)
+    row = session.exec(
+        select(Submission)
+        .where(_claimable(now, waited_s))
+        .order_by(*order)
+        .limit(1)
+        .with_for_update(skip_locked=True, of=Submission)
+    ).first()
+    if row is None:
+        return None
+    token = _lease(row, worker_id, now, lease_s, max_attempts)
+    session.add(row)
+    return Claim(id=saved_id(row), token=token, exercise_id=row.exercise_id, code=row.code,
+                 filename=row.filename, seed=row.seed, attempts=row.attempts)
+
+
+def _claim_order(now: datetime) -> tuple[Any, ...]:
+    """``claim``'s order: orphans, then fairly by client address and by user, then the oldest."""
     other = aliased(Submission)
 
     def per(column: Any, other_column: Any) -> tuple[Any, Any]:
@@ -142,19 +160,16 @@ def claim(session: Session, worker_id: str, lease_s: float, max_attempts: int,
     address_running, address_served = per(Submission.client_ip, other.client_ip)
     owner_running, owner_served = per(Submission.user_id, other.user_id)
     orphans_first = when((col(Submission.status) == RUNNING, 0), else_=1)
-    row = session.exec(
-        select(Submission)
-        .where(_claimable(now, waited_s))
-        .order_by(orphans_first, address_running, address_served, owner_running, owner_served,
-                  col(Submission.id))
-        .limit(1)
-        .with_for_update(skip_locked=True, of=Submission)
-    ).first()
-    if row is None:
-        return None
+    return (orphans_first, address_running, address_served, owner_running, owner_served,
+            col(Submission.id))
+
+
+def _lease(row: Submission, worker_id: str, now: datetime, lease_s: float,
+           max_attempts: int) -> str:
+    """Mark ``row`` running under a fresh lease to ``worker_id``, counting an attempt; the token."""
     row.status = RUNNING
     row.worker_id = worker_id
-    row.lease_token = uuid.uuid4().hex
+    row.lease_token = token = uuid.uuid4().hex
     row.lease_expires_at = now + timedelta(seconds=lease_s)
     row.started_at = now
     row.cases_so_far = []
@@ -162,9 +177,7 @@ def claim(session: Session, worker_id: str, lease_s: float, max_attempts: int,
         row.attempts += 1
     else:
         row.attempts = max_attempts + 1  # given up: no new attempt is made
-    session.add(row)
-    return Claim(id=saved_id(row), token=row.lease_token, exercise_id=row.exercise_id, code=row.code,
-                 filename=row.filename, seed=row.seed, attempts=row.attempts)
+    return token
 
 
 def renew(session: Session, claim_: Claim, lease_s: float) -> bool:
