@@ -61,55 +61,68 @@ def _file_step(folder: Path, name: str, what: str, todo: str) -> Step:
     return Step(name, what, True)
 
 
-def writing_steps(folder: Path) -> tuple[list[Step], Exercise | None]:
-    """What is left to write in ``folder``, in the order to write it, and the exercise once it
-    loads."""
-    steps: list[Step] = []
+def _load(folder: Path) -> tuple[Exercise | None, str]:
+    """The exercise in ``folder`` and "", or None and why it does not load."""
+    try:
+        return load_exercise(folder), ""
+    except ExerciseError as exc:
+        return None, str(exc)
+    except Exception as exc:  # noqa: BLE001 - e.g. grader.py does not import: say so, go on
+        return None, f"{type(exc).__name__}: {exc}"
+
+
+def _toml_step(folder: Path, load_error: str) -> Step:
+    """``exercise.toml``: its load error, else the fields still marked."""
     toml = folder / "exercise.toml"
     marked = [line for line in _marked(toml) if not line.startswith("#")]  # not the help text
-    exercise, load_error = None, ""
-    try:
-        exercise = load_exercise(folder)
-    except ExerciseError as exc:
-        load_error = str(exc)
-    except Exception as exc:  # noqa: BLE001 - e.g. grader.py does not import: say so, go on
-        load_error = f"{type(exc).__name__}: {exc}"
+    what = "id, titles, function, rules, cases"
     if load_error and ("exercise.toml" in load_error or not toml.is_file()):
-        steps.append(Step("exercise.toml", "id, titles, function, rules, cases", False,
-                          load_error))
-    elif marked:
-        steps.append(Step("exercise.toml", "id, titles, function, rules, cases", False,
-                          "fill in: " + ", ".join(_toml_fields(marked))))
-    else:
-        steps.append(Step("exercise.toml", "id, titles, function, rules, cases", True))
-    steps.append(_file_step(folder, "statement.md", "the task in English",
-                            "write the task: the function, what must hold, the allowed calls, "
-                            "the byte bound, an example"))
-    steps.append(_file_step(folder, "statement.zh.md", "the task in Chinese",
-                            "write the same task in Chinese"))
+        return Step("exercise.toml", what, False, load_error)
+    if marked:
+        return Step("exercise.toml", what, False, "fill in: " + ", ".join(_toml_fields(marked)))
+    return Step("exercise.toml", what, True)
+
+
+def _grader_step(folder: Path, load_error: str) -> Step:
+    """``grader.py``: its load error, else the functions still to write."""
     grader = folder / "grader.py"
+    what = "inputs, expected results, byte bound"
     if load_error and "grader.py" in load_error:
-        steps.append(Step("grader.py", "inputs, expected results, byte bound", False, load_error))
-    elif not grader.is_file():
-        steps.append(Step("grader.py", "inputs, expected results, byte bound", False,
-                          "missing: create grader.py"))
-    else:
-        todo = re.findall(rf"{re.escape(MARK)}: (\w+)", grader.read_text(encoding="utf-8"))
-        left = "; ".join(GRADER_HELP.get(name, name) for name in todo)
-        steps.append(Step("grader.py", "inputs, expected results, byte bound", not todo,
-                          f"write {left}" if todo else ""))
-    steps.append(_file_step(folder, "starter.py", "what learners start from",
-                            "write the learners' starting point: the signature and hints"))
-    steps.append(_file_step(folder, "solution.py", "the reference (private)",
-                            "write the reference solution; every case must accept it"))
+        return Step("grader.py", what, False, load_error)
+    if not grader.is_file():
+        return Step("grader.py", what, False, "missing: create grader.py")
+    todo = re.findall(rf"{re.escape(MARK)}: (\w+)", grader.read_text(encoding="utf-8"))
+    left = "; ".join(GRADER_HELP.get(name, name) for name in todo)
+    return Step("grader.py", what, not todo, f"write {left}" if todo else "")
+
+
+def _wrong_step(folder: Path) -> Step:
+    """``wrong/*.py``: at least one, none still marked."""
     wrong = sorted(folder.glob("wrong/*.py"))
     marked_wrong = [p.name for p in wrong if _marked(p)]
     if not wrong or marked_wrong:
         left = (f"finish {', '.join(marked_wrong)}" if marked_wrong else "write one") + (
             ": a real mistake, its first line `# expect: <verdict>`")
-        steps.append(Step("wrong/*.py", "known-wrong solutions (private)", False, left))
-    else:
-        steps.append(Step("wrong/*.py", "known-wrong solutions (private)", True))
+        return Step("wrong/*.py", "known-wrong solutions (private)", False, left)
+    return Step("wrong/*.py", "known-wrong solutions (private)", True)
+
+
+def writing_steps(folder: Path) -> tuple[list[Step], Exercise | None]:
+    """What is left to write in ``folder``, in the order to write it, and the exercise once it
+    loads."""
+    exercise, load_error = _load(folder)
+    steps = [_toml_step(folder, load_error),
+             _file_step(folder, "statement.md", "the task in English",
+                        "write the task: the function, what must hold, the allowed calls, "
+                        "the byte bound, an example"),
+             _file_step(folder, "statement.zh.md", "the task in Chinese",
+                        "write the same task in Chinese"),
+             _grader_step(folder, load_error),
+             _file_step(folder, "starter.py", "what learners start from",
+                        "write the learners' starting point: the signature and hints"),
+             _file_step(folder, "solution.py", "the reference (private)",
+                        "write the reference solution; every case must accept it"),
+             _wrong_step(folder)]
     if load_error and all(s.done for s in steps):  # an error none of the steps above names
         steps.append(Step(folder.name, "loads", False, load_error))
     return steps, exercise
