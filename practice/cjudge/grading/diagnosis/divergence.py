@@ -129,57 +129,90 @@ def describe(exercise: Any, spec: CaseSpec, learner: SwitchTrace, reference: Swi
     if late is not None:
         return Cause(*late, named=True)
     ring = all(s.dst == (s.rank + 1) % world for ours in ref_sends for s in ours)
-    phase = _phase(read, want, world) if want is not None and ring else None  # a ring's phases
-    step = want.index + 1 if want is not None else send.index + 1
-    before, before_zh = "", ""
-    if ring and read is None and want is not None and world > 1 and \
-            getattr(exercise, "builtin", "") == "all_reduce" and \
-            all(len(ours) % (2 * (world - 1)) == 0 for ours in ref_sends):  # all-reduce rings
-        first = want.index % (2 * (world - 1)) < world - 1
-        phase = ("reduce-scatter", "reduce-scatter") if first else ("all-gather", "all-gather")
-        step = want.index % (world - 1) + 1
-    elif phase is not None and want is not None:
-        same = [s for s in ref_sends[want.rank] if _phase(read, s, world) == phase]
-        step = same.index(want) + 1 if want in same else step
-        earlier = ref_sends[want.rank][:want.index]
-        if step == 1 and earlier:
-            done = _phase(read, earlier[-1], world)
-            if done is not None and done != phase:
-                before = f"your {done[0]} matches {algo}'s; "
-                before_zh = f"你的 {done[1]} 与{algo_zh}一致；"
+    phase, step = _place(exercise, read, found, ref_sends, world, ring)
+    before, before_zh = _matched_before(read, want, phase, step, ref_sends, world, (algo, algo_zh))
     where = f"{phase[0]} step {step}" if phase else f"{ordinal(step)} send"
     where_zh = f"{phase[1]} 第 {step} 步" if phase else f"第 {step} 次发送"
-    line, line_zh = (f" (line {send.line})", f"（第 {send.line} 行）") if send.line else ("", "")
-    again, again_zh = _seen_before(send, sends(learner)[send.rank], ref_sends[send.rank], algo)
-    if send.values is None and send.index:  # the learner stopped sending
-        last = sends(learner)[send.rank][send.index - 1].line
-        at, at_zh = (f" (the last at line {last})", f"（最后一次在第 {last} 行）") if last else ("", "")
-        ours = f"rank {send.rank}, which sends nothing more after its {plural(send.index, 'send')}{at}"
-        ours_zh = f"rank {send.rank}：它在 {send.index} 次发送{at_zh}之后不再发送"
-    elif send.values is None:
-        ours, ours_zh = f"rank {send.rank}, which sends nothing", f"rank {send.rank}：它什么也不发送"
-        got = sorted((q["posted"], q["line"]) for q in learner["requests"]
-                     if q["rank"] == send.rank and q["graded"] and q["kind"] == "recv")
-        if got and got[-1][1]:  # where it was instead: receiving
-            ours += f", only receives ({plural(len(got), 'receive')}, the last at line {got[-1][1]})"
-            ours_zh += f"，只接收（{len(got)} 次接收，最后一次在第 {got[-1][1]} 行）"
-    else:
-        what, what_zh = _label(read, send, world)
-        ours = f"rank {send.rank}'s {where}{line}: it sends {what}{again} to rank {send.dst}"
-        ours_zh = f"rank {send.rank} 的 {where_zh}{line_zh}：它把{what_zh}{again_zh}发给 rank {send.dst}"
-    if want is None:
-        theirs, theirs_zh = f"{algo} sends nothing more there", f"{algo_zh}此时不再发送"
-    else:
-        what, what_zh = _label(read, want, world)
-        theirs = f"{algo} sends {what} to rank {want.dst}"
-        theirs_zh = f"{algo_zh}此时把{what_zh}发给 rank {want.dst}"
+    again = _seen_before(send, sends(learner)[send.rank], ref_sends[send.rank], algo)
+    ours, ours_zh = _ours(read, send, learner, world, (where, where_zh), again)
+    theirs, theirs_zh = _theirs(read, want, world, (algo, algo_zh))
     piece, piece_zh = _pieces(read, send, want, spec["inputs"], (algo, algo_zh))
     index = _index(read, send, want, spec) if ring or "ranks_per_node" in spec["params"] else None
     if index is not None:
         piece, piece_zh = piece + index.en, piece_zh + index.zh
     return Cause(f"{before}your run first departs from {algo} at {ours}, where {theirs}{piece}",
                  f"{before_zh}你的运行最早偏离{algo_zh}之处是 {ours_zh}；而{theirs_zh}{piece_zh}",
-                 named=bool(before or again or piece))
+                 named=bool(before or again[0] or piece))
+
+
+def _place(exercise: Any, read: Reader | None, found: tuple[Send, Send | None],
+           ref_sends: list[list[Send]], world: int, ring: bool) -> tuple[tuple[str, str] | None, int]:
+    """Where the departure is in the reference's run: a ring's phase (None elsewhere) and the
+    step in it, else the step among the rank's sends. An all-reduce ring whose messages the
+    grader cannot read is split into its two phases by count."""
+    send, want = found
+    phase = _phase(read, want, world) if want is not None and ring else None
+    step = want.index + 1 if want is not None else send.index + 1
+    if ring and read is None and want is not None and world > 1 and \
+            getattr(exercise, "builtin", "") == "all_reduce" and \
+            all(len(ours) % (2 * (world - 1)) == 0 for ours in ref_sends):  # all-reduce rings
+        first = want.index % (2 * (world - 1)) < world - 1
+        phase = ("reduce-scatter", "reduce-scatter") if first else ("all-gather", "all-gather")
+        return phase, want.index % (world - 1) + 1
+    if phase is not None and want is not None:
+        same = [s for s in ref_sends[want.rank] if _phase(read, s, world) == phase]
+        step = same.index(want) + 1 if want in same else step
+    return phase, step
+
+
+def _matched_before(read: Reader | None, want: Send | None, phase: tuple[str, str] | None, step: int,
+                    ref_sends: list[list[Send]], world: int, algo: tuple[str, str]) -> tuple[str, str]:
+    """At the first step of a ring's phase, the phase before it that the run got right ("your
+    reduce-scatter matches ring's; "), where the grader reads the messages; else nothing."""
+    if phase is None or want is None or step != 1:
+        return "", ""
+    earlier = ref_sends[want.rank][:want.index]
+    done = _phase(read, earlier[-1], world) if earlier else None
+    if done is None or done == phase:
+        return "", ""
+    return f"your {done[0]} matches {algo[0]}'s; ", f"你的 {done[1]} 与{algo[1]}一致；"
+
+
+def _ours(read: Reader | None, send: Send, learner: SwitchTrace, world: int, where: tuple[str, str],
+          again: tuple[str, str]) -> tuple[str, str]:
+    """The learner's side of the departure: what its rank sends there (and where it sent that
+    before), or that it sends nothing more, or nothing at all."""
+    if send.values is None and send.index:  # the learner stopped sending
+        last = sends(learner)[send.rank][send.index - 1].line
+        at, at_zh = (f" (the last at line {last})", f"（最后一次在第 {last} 行）") if last else ("", "")
+        return (f"rank {send.rank}, which sends nothing more after its {plural(send.index, 'send')}{at}",
+                f"rank {send.rank}：它在 {send.index} 次发送{at_zh}之后不再发送")
+    if send.values is None:
+        return _silent(send, learner)
+    line, line_zh = (f" (line {send.line})", f"（第 {send.line} 行）") if send.line else ("", "")
+    what, what_zh = _label(read, send, world)
+    return (f"rank {send.rank}'s {where[0]}{line}: it sends {what}{again[0]} to rank {send.dst}",
+            f"rank {send.rank} 的 {where[1]}{line_zh}：它把{what_zh}{again[1]}发给 rank {send.dst}")
+
+
+def _silent(send: Send, learner: SwitchTrace) -> tuple[str, str]:
+    """A rank that sends nothing, and what it did instead where it only receives."""
+    ours, ours_zh = f"rank {send.rank}, which sends nothing", f"rank {send.rank}：它什么也不发送"
+    got = sorted((q["posted"], q["line"]) for q in learner["requests"]
+                 if q["rank"] == send.rank and q["graded"] and q["kind"] == "recv")
+    if got and got[-1][1]:  # where it was instead: receiving
+        ours += f", only receives ({plural(len(got), 'receive')}, the last at line {got[-1][1]})"
+        ours_zh += f"，只接收（{len(got)} 次接收，最后一次在第 {got[-1][1]} 行）"
+    return ours, ours_zh
+
+
+def _theirs(read: Reader | None, want: Send | None, world: int, algo: tuple[str, str]
+            ) -> tuple[str, str]:
+    """The reference's side of the departure: what it sends there, or that it sends no more."""
+    if want is None:
+        return f"{algo[0]} sends nothing more there", f"{algo[1]}此时不再发送"
+    what, what_zh = _label(read, want, world)
+    return f"{algo[0]} sends {what} to rank {want.dst}", f"{algo[1]}此时把{what_zh}发给 rank {want.dst}"
 
 
 def _index(read: Reader | None, send: Send, want: Send | None, spec: CaseSpec) -> Cause | None:
