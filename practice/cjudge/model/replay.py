@@ -126,6 +126,11 @@ def replay(trace: SwitchTrace, topo: Topology, scale: float = 1.0,
 #: how many times :func:`replay_sizes` walked a trace (what a test counts: one per case)
 WALKS = [0]
 
+#: a ready transfer in a scale's queue: (ready s, the send's and the receive's places in their
+#: ranks' programs, message id); ties go by the programs alone, never by the order the ranks'
+#: interleaving matched them in
+_Ready = tuple[float, tuple[int, int, int, int], int]
+
 
 def replay_sizes(trace: SwitchTrace, topo: Topology, scales: Sequence[float],
                  contention: bool = True, computes: Sequence[float] | None = None,
@@ -142,161 +147,221 @@ def replay_sizes(trace: SwitchTrace, topo: Topology, scales: Sequence[float],
     order does not depend on the size, as a ring's).
     """
     WALKS[0] += 1
-    k = len(scales)
-    computes = computes if computes is not None else [0.0] * k
-    spans: list[Spans] | None = [{} for _ in range(k)] if record else None
-    world = trace["world_size"]
-    topo.check(world)
-    requests = {r["id"]: r for r in trace["requests"] if r["graded"]}
-    messages = {m["id"]: m for m in trace["messages"]
-                if m["send"] in requests and m["recv"] in requests}
-    collectives = {c["id"]: c for c in trace["collectives"]}
-    program_of = _program_of(trace)
-    zero: Stamps = (ZERO,) * k
-    clock: list[Stamps] = [zero] * world
-    pc = [0] * world
-    posted: dict[int, Stamps] = {}
-    done: dict[int, Stamps] = {}
-    arrived: dict[int, int] = {}
-    blocked: dict[int, int] = {}  # request id -> the rank waiting for it
-    ports: dict[tuple[int, str, str], Stamps] = {}  # (rank, "out"/"in", link class) -> free at
-    link_bytes: list[dict[str, float]] = [{} for _ in range(k)]
-    last_to_post: list[dict[int, int]] = [{} for _ in range(k)]
-    #: per scale, (ready s, the send's and the receive's places in their ranks' programs,
-    #: message id): ties go by the programs alone, never by the order the ranks' interleaving
-    #: matched them in
-    pending: list[list[tuple[float, tuple[int, int, int, int], int]]] = [[] for _ in range(k)]
-    diverged: set[int] = set()
-    place = {step.request: (rank, i) for rank, program in enumerate(program_of)
-             for i, step in enumerate(program) if step.kind is StepKind.POST}
-    runnable = list(range(world))
+    computes = computes if computes is not None else [0.0] * len(scales)
+    walk = _Walk(trace, topo, scales, contention, computes, record)
+    walk.walk()
+    return walk.results()
 
-    def run(rank: int) -> None:
-        program = program_of[rank]
+
+class _Walk:
+    """One walk of a trace at every scale at once (:func:`replay_sizes`): the trace's graded
+    parts, and the clocks, ports and queues its steps share, one stamp per scale."""
+
+    def __init__(self, trace: SwitchTrace, topo: Topology, scales: Sequence[float],
+                 contention: bool, computes: Sequence[float], record: bool) -> None:
+        k = len(scales)
+        self.trace, self.topo, self.scales, self.k = trace, topo, scales, k
+        self.contention, self.computes = contention, computes
+        self.spans: list[Spans] | None = [{} for _ in range(k)] if record else None
+        self.world = world = trace["world_size"]
+        topo.check(world)
+        self.requests: dict[int, Request] = {r["id"]: r for r in trace["requests"] if r["graded"]}
+        self.messages: dict[int, Message] = {
+            m["id"]: m for m in trace["messages"]
+            if m["send"] in self.requests and m["recv"] in self.requests}
+        self.collectives: dict[int, Collective] = {c["id"]: c for c in trace["collectives"]}
+        self.program_of = program_of = _program_of(trace)
+        self.zero: Stamps = (ZERO,) * k
+        self.clock: list[Stamps] = [self.zero] * world
+        self.pc = [0] * world
+        self.posted: dict[int, Stamps] = {}
+        self.done: dict[int, Stamps] = {}
+        self.arrived: dict[int, int] = {}
+        self.blocked: dict[int, int] = {}  # request id -> the rank waiting for it
+        #: (rank, "out"/"in", link class) -> when the port is free
+        self.ports: dict[tuple[int, str, str], Stamps] = {}
+        self.link_bytes: list[dict[str, float]] = [{} for _ in range(k)]
+        self.last_to_post: list[dict[int, int]] = [{} for _ in range(k)]
+        self.pending: list[list[_Ready]] = [[] for _ in range(k)]  # per scale, ready transfers
+        self.diverged: set[int] = set()  # the scales whose schedule differs from the first's
+        self.place = {step.request: (rank, i) for rank, program in enumerate(program_of)
+                      for i, step in enumerate(program) if step.kind is StepKind.POST}
+        self.runnable = list(range(world))
+
+    def walk(self) -> None:
+        """Run the ranks until each ends or waits, start the next ready transfer, and again,
+        until no transfer is ready."""
+        runnable = self.runnable
+        while True:
+            while runnable:
+                self.run(runnable.pop())
+            mid = self.next_transfer()
+            if mid is None:
+                break
+            self.transfer(self.messages[mid])
+
+    def run(self, rank: int) -> None:
+        """Run ``rank``'s program from where it is until it ends or waits for an unfinished
+        request."""
+        program, pc, clock, done = self.program_of[rank], self.pc, self.clock, self.done
         while pc[rank] < len(program):
             step = program[pc[rank]]
             rid = step.request
             if step.kind is StepKind.COMPUTE:
                 clock[rank] = tuple(_after(c, w * step.units, 0, 0.0, 0.0, w * step.units)
-                                    for c, w in zip(clock[rank], computes, strict=True))
+                                    for c, w in zip(clock[rank], self.computes, strict=True))
             elif step.kind is StepKind.WAIT:
                 if rid not in done:
-                    blocked[rid] = rank
+                    self.blocked[rid] = rank
                     return
                 clock[rank] = _latest(clock[rank], done[rid])
             else:
-                posted[rid] = clock[rank]
-                post(requests[rid])
+                self.posted[rid] = clock[rank]
+                self.post(self.requests[rid])
             pc[rank] += 1
 
-    def post(req: Request) -> None:
-        if req["message"] is not None and req["message"] in messages:
-            m = messages[req["message"]]
+    def post(self, req: Request) -> None:
+        """A posted request: its message is queued once both its ends are posted; its
+        collective is run once its last member arrives."""
+        if req["message"] is not None and req["message"] in self.messages:
+            m = self.messages[req["message"]]
+            posted = self.posted
             if m["send"] in posted and m["recv"] in posted:
                 ready = _latest(posted[m["send"]], posted[m["recv"]])
-                (src, at), (dst, at_dst) = place[m["send"]], place[m["recv"]]
-                for j in range(k):
-                    if j not in diverged:
-                        heapq.heappush(pending[j], (ready[j][0], (at, src, at_dst, dst), m["id"]))
-        elif req["collective"] is not None and req["collective"] in collectives:
-            c = collectives[req["collective"]]
-            arrived[c["id"]] = arrived.get(c["id"], 0) + 1
-            if arrived[c["id"]] == len(c["ranks"]):
-                finish_collective(c)
+                (src, at), (dst, at_dst) = self.place[m["send"]], self.place[m["recv"]]
+                for j in range(self.k):
+                    if j not in self.diverged:
+                        heapq.heappush(self.pending[j],
+                                       (ready[j][0], (at, src, at_dst, dst), m["id"]))
+        elif req["collective"] is not None and req["collective"] in self.collectives:
+            c = self.collectives[req["collective"]]
+            self.arrived[c["id"]] = self.arrived.get(c["id"], 0) + 1
+            if self.arrived[c["id"]] == len(c["ranks"]):
+                self.finish_collective(c)
 
-    def complete(rid: int, stamp: Stamps) -> None:
-        done[rid] = stamp
-        if rid in blocked:
-            runnable.append(blocked.pop(rid))
+    def complete(self, rid: int, stamp: Stamps) -> None:
+        """Request ``rid`` ends at ``stamp``: the rank waiting for it, if any, runs on."""
+        self.done[rid] = stamp
+        if rid in self.blocked:
+            self.runnable.append(self.blocked.pop(rid))
 
-    def finish_collective(c: Collective) -> None:
-        ends = []
-        for j, scale in enumerate(scales):
-            start = max(posted[rid][j] for rid in c["requests"])
-            last = max(c["requests"], key=lambda rid: (posted[rid][j][0], -requests[rid]["rank"]))
-            last_to_post[j][c["id"]] = requests[last]["rank"]
-            if contention:  # after what its members' ports carry already (an earlier async one)
-                start = max([start, *(ports.get((r, way, klass), zero)[j] for r in c["ranks"]
-                                      for klass in topo.links for way in ("out", "in"))])
-            cost = collective_cost(c["kind"], c["ranks"], [b * scale for b in c["size"]],
-                                   [b * scale for b in c["bytes"]], c["root"], topo, contention)
-            ends.append(_after(start, cost.latency + cost.transfer, cost.steps, cost.latency,
-                               cost.transfer))
-            if spans is not None:
-                spans[j][("c", c["id"])] = (start[0], ends[-1][0])
-            for klass, nbytes in cost.link_bytes.items():
-                link_bytes[j][klass] = link_bytes[j].get(klass, 0.0) + nbytes
-        end = tuple(ends)
-        for r in c["ranks"]:
-            for klass in topo.links:
-                for way in ("out", "in"):
-                    ports[(r, way, klass)] = _latest(ports.get((r, way, klass), zero), end)
-        for rid in c["requests"]:
-            complete(rid, end)
-
-    def transfer(m: Message) -> None:
-        ready = _latest(posted[m["send"]], posted[m["recv"]])
-        src, dst = m["src"], m["dst"]
-        starts: Sequence[Stamp]
-        if src == dst:
-            starts = ends = ready
-        else:
-            klass = topo.link_class(src, dst)
-            link = topo.links[klass]
-            out, into = (src, "out", klass), (dst, "in", klass)
-            was_out, was_in = ports.get(out, zero), ports.get(into, zero)
-            begun: list[Stamp] = []
-            frees, finish = [], []
-            for j, scale in enumerate(scales):
-                nbytes = m["bytes"] * scale
-                link_bytes[j][klass] = link_bytes[j].get(klass, 0.0) + nbytes
-                start = max(ready[j], was_out[j], was_in[j]) if contention else ready[j]
-                busy, xfer = link.busy(nbytes), nbytes / link.beta
-                frees.append(_after(start, busy, 0, busy - xfer, xfer))
-                finish.append(_after(start, link.seconds(nbytes), 1, link.alpha, xfer))
-                begun.append(start)
-            if contention:
-                ports[out] = ports[into] = tuple(frees)
-            starts, ends = begun, tuple(finish)
-        if spans is not None:
-            for j in range(k):
-                spans[j][("m", m["id"])] = (starts[j][0], ends[j][0])
-        complete(m["send"], ends)
-        complete(m["recv"], ends)
-
-    while True:
-        while runnable:
-            run(runnable.pop())
+    def next_transfer(self) -> int | None:
+        """The message the first scale starts next (None: none is ready); a scale whose next
+        one is another has a schedule of its own and leaves the walk."""
+        pending = self.pending
         if not pending[0]:
-            break
+            return None
         mid = heapq.heappop(pending[0])[2]
-        for j in range(1, k):
-            if j not in diverged:
+        for j in range(1, self.k):
+            if j not in self.diverged:
                 if pending[j][0][2] == mid:
                     heapq.heappop(pending[j])
                 else:  # this scale takes another transfer first: its schedule differs
-                    diverged.add(j)
+                    self.diverged.add(j)
                     pending[j] = []
-        transfer(messages[mid])
+        return mid
 
-    lost = any(r["completed"] is not None and r["id"] not in done for r in requests.values())
-    complete_run = not lost and not blocked and all(pc[r] == len(program_of[r])
-                                                    for r in range(world))
-    out: list[Replay] = []
-    for j in range(k):
-        if j in diverged:
-            out.append(replay(trace, topo, scales[j], contention, record, computes[j]))
-            continue
+    def finish_collective(self, c: Collective) -> None:
+        """Run a built-in collective whose members have all posted: at each scale it starts
+        when the last arrives (and its ports are free) and costs what its algorithm costs."""
+        ends = tuple(self.collective_end(c, j, scale) for j, scale in enumerate(self.scales))
+        ports, zero = self.ports, self.zero
+        for r in c["ranks"]:
+            for klass in self.topo.links:
+                for way in ("out", "in"):
+                    ports[(r, way, klass)] = _latest(ports.get((r, way, klass), zero), ends)
+        for rid in c["requests"]:
+            self.complete(rid, ends)
+
+    def collective_end(self, c: Collective, j: int, scale: float) -> Stamp:
+        """When collective ``c`` ends at scale ``j``; notes who posted last, its span and the
+        bytes it moves."""
+        posted, requests = self.posted, self.requests
+        start = max(posted[rid][j] for rid in c["requests"])
+        last = max(c["requests"], key=lambda rid: (posted[rid][j][0], -requests[rid]["rank"]))
+        self.last_to_post[j][c["id"]] = requests[last]["rank"]
+        if self.contention:  # after what its members' ports carry already (an earlier async one)
+            start = max([start, *(self.ports.get((r, way, klass), self.zero)[j] for r in c["ranks"]
+                                  for klass in self.topo.links for way in ("out", "in"))])
+        cost = collective_cost(c["kind"], c["ranks"], [b * scale for b in c["size"]],
+                               [b * scale for b in c["bytes"]], c["root"], self.topo,
+                               self.contention)
+        end = _after(start, cost.latency + cost.transfer, cost.steps, cost.latency, cost.transfer)
+        if self.spans is not None:
+            self.spans[j][("c", c["id"])] = (start[0], end[0])
+        link_bytes = self.link_bytes[j]
+        for klass, nbytes in cost.link_bytes.items():
+            link_bytes[klass] = link_bytes.get(klass, 0.0) + nbytes
+        return end
+
+    def transfer(self, m: Message) -> None:
+        """Move message ``m``, ready once both its ends are posted: at each scale it starts when
+        its ports are free and ends α + bytes/β later."""
+        ready = _latest(self.posted[m["send"]], self.posted[m["recv"]])
+        starts: Sequence[Stamp]
+        if m["src"] == m["dst"]:
+            starts = ends = ready
+        else:
+            starts, ends = self.on_link(m, ready)
+        if self.spans is not None:
+            for j in range(self.k):
+                self.spans[j][("m", m["id"])] = (starts[j][0], ends[j][0])
+        self.complete(m["send"], ends)
+        self.complete(m["recv"], ends)
+
+    def on_link(self, m: Message, ready: Stamps) -> tuple[list[Stamp], Stamps]:
+        """Per scale, when message ``m`` between two ranks starts and ends; its ports are busy
+        until it is through them, and its link class carries its bytes."""
+        klass = self.topo.link_class(m["src"], m["dst"])
+        link = self.topo.links[klass]
+        out, into = (m["src"], "out", klass), (m["dst"], "in", klass)
+        was_out, was_in = self.ports.get(out, self.zero), self.ports.get(into, self.zero)
+        contention = self.contention
+        begun: list[Stamp] = []
+        frees, finish = [], []
+        for j, scale in enumerate(self.scales):
+            nbytes = m["bytes"] * scale
+            link_bytes = self.link_bytes[j]
+            link_bytes[klass] = link_bytes.get(klass, 0.0) + nbytes
+            start = max(ready[j], was_out[j], was_in[j]) if contention else ready[j]
+            busy, xfer = link.busy(nbytes), nbytes / link.beta
+            frees.append(_after(start, busy, 0, busy - xfer, xfer))
+            finish.append(_after(start, link.seconds(nbytes), 1, link.alpha, xfer))
+            begun.append(start)
+        if contention:
+            self.ports[out] = self.ports[into] = tuple(frees)
+        return begun, tuple(finish)
+
+    def results(self) -> list[Replay]:
+        """Each scale's :class:`Replay`: this walk's, or, for a scale whose schedule differs,
+        its own walk's."""
+        lost = any(r["completed"] is not None and r["id"] not in self.done
+                   for r in self.requests.values())
+        complete_run = not lost and not self.blocked and all(
+            self.pc[r] == len(self.program_of[r]) for r in range(self.world))
+        out: list[Replay] = []
+        for j in range(self.k):
+            if j in self.diverged:
+                out.append(replay(self.trace, self.topo, self.scales[j], self.contention,
+                                  self.spans is not None, self.computes[j]))
+                continue
+            ends = self.rank_ends(j)
+            last = max(ends, default=ZERO)
+            out.append(Replay(last[0], last[1], last[2], last[3], last[4], self.link_bytes[j],
+                              [e[0] for e in ends], self.last_to_post[j], complete_run,
+                              self.spans[j] if self.spans is not None else {}))
+        return out
+
+    def rank_ends(self, j: int) -> list[Stamp]:
+        """Per rank, at scale ``j``: when it finished, its clock or the last end of a request
+        it posted, whichever is later."""
         ends: list[Stamp] = []
-        for rank in range(world):
-            mine = [done[s.request][j] for s in program_of[rank]
+        done = self.done
+        for rank in range(self.world):
+            mine = [done[s.request][j] for s in self.program_of[rank]
                     if s.kind is StepKind.POST and s.request in done]
-            ends.append(max([clock[rank][j], *mine]))
-        last = max(ends, default=ZERO)
-        out.append(Replay(last[0], last[1], last[2], last[3], last[4], link_bytes[j],
-                          [e[0] for e in ends], last_to_post[j], complete_run,
-                          spans[j] if spans is not None else {}))
-    return out
+            ends.append(max([self.clock[rank][j], *mine]))
+        return ends
 
 
 def _latest(a: Stamps, b: Stamps) -> Stamps:
