@@ -11,7 +11,7 @@ which term dominates.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, NamedTuple, cast
 
@@ -112,45 +112,18 @@ class ModelSpec:
         unknown = sorted(set(table) - set(KEYS))
         if unknown:
             raise ModelError(f"[model]: unknown key(s) {', '.join(unknown)}; known: {', '.join(KEYS)}")
-        topology = table.get("topology", DEFAULT_TOPOLOGY)
-        if not isinstance(topology, str):
-            raise ModelError("[model] topology must be a topology's name, e.g. \"h100x8\"")
-        get_topology(topology)
-        sizes = table.get("sizes", list(DEFAULT_SIZES))
-        if not isinstance(sizes, list) or not sizes:
-            raise ModelError("[model] sizes must be a list such as [\"4KiB\", \"1MB\", \"1GB\"]")
-        tolerance = table.get("tolerance", 0.05)
-        if isinstance(tolerance, bool) or not isinstance(tolerance, int | float) or tolerance < 0:
-            raise ModelError("[model] tolerance must be a number >= 0 (0.05 is 5 %)")
-        contention = table.get("contention", True)
-        if not isinstance(contention, bool):
-            raise ModelError("[model] contention must be true or false")
-        cases = table.get("cases")
-        if cases is not None and (not isinstance(cases, list)
-                                  or not all(isinstance(c, str) for c in cases)):
-            raise ModelError("[model] cases must be a list of case names")
-        per_node = table.get("ranks_per_node")
-        if per_node is not None and (not isinstance(per_node, str) or not per_node):
-            raise ModelError("[model] ranks_per_node must name a case parameter, e.g. "
-                             "\"ranks_per_node\"")
-        parameters = table.get("parameters", [])
-        if not isinstance(parameters, list) or not all(isinstance(p, str) and p.isidentifier()
-                                                       for p in parameters):
-            raise ModelError("[model] parameters must list case parameter names, e.g. "
-                             "[\"microbatches\"]")
+        topology = _checked_topology(table.get("topology", DEFAULT_TOPOLOGY))
+        sizes = _checked_sizes(table.get("sizes", list(DEFAULT_SIZES)))
+        tolerance = _checked_tolerance(table.get("tolerance", 0.05))
+        contention = _checked_contention(table.get("contention", True))
+        cases = _checked_cases(table.get("cases"))
+        per_node = _checked_ranks_per_node(table.get("ranks_per_node"))
+        parameters = _checked_parameters(table.get("parameters", []))
         names = (*NAMES, *parameters)
-        advice = table.get("advice")
-        if advice is not None and (not isinstance(advice, dict) or set(advice) != {"en", "zh"}
-                                   or not all(isinstance(v, str) for v in advice.values())):
-            raise ModelError("[model] advice must be { en = \"...\", zh = \"...\" }")
-        floor = table.get("floor")
-        if floor is not None and (not isinstance(floor, dict) or set(floor) != {"time", "bytes"}):
-            raise ModelError("[model] floor must be { time = \"<formula>\", bytes = \"<formula>\" }")
+        advice = _checked_advice(table.get("advice"))
+        floor = _checked_floor(table.get("floor"))
         bound, compute = table.get("time_bound"), table.get("compute")
-        try:
-            modelled = tuple(parse_size(s) for s in sizes)
-        except SizeError as exc:
-            raise ModelError(f"[model] sizes: {exc}") from None
+        modelled = _parsed_sizes(sizes)
         return cls(topology, modelled,
                    Bound(bound, (*names, "c")) if bound is not None else None, float(tolerance),
                    table.get("collective", collective), contention,
@@ -171,6 +144,83 @@ class ModelSpec:
             raise ModelError(f"[model] ranks_per_node names the case parameter "
                              f"{self.ranks_per_node!r}: the case's params must give it")
         return topo.placed(params[self.ranks_per_node], world_size)
+
+
+def _checked_topology(topology: Any) -> str:
+    """``[model] topology``: a known topology's name."""
+    if not isinstance(topology, str):
+        raise ModelError("[model] topology must be a topology's name, e.g. \"h100x8\"")
+    get_topology(topology)
+    return topology
+
+
+def _checked_sizes(sizes: Any) -> list[Any]:
+    """``[model] sizes``: a non-empty list (its sizes parsed by :func:`_parsed_sizes`)."""
+    if not isinstance(sizes, list) or not sizes:
+        raise ModelError("[model] sizes must be a list such as [\"4KiB\", \"1MB\", \"1GB\"]")
+    return sizes
+
+
+def _parsed_sizes(sizes: list[Any]) -> tuple[int, ...]:
+    """``[model] sizes`` in bytes."""
+    try:
+        return tuple(parse_size(s) for s in sizes)
+    except SizeError as exc:
+        raise ModelError(f"[model] sizes: {exc}") from None
+
+
+def _checked_tolerance(tolerance: Any) -> int | float:
+    """``[model] tolerance``: a number >= 0."""
+    if isinstance(tolerance, bool) or not isinstance(tolerance, int | float) or tolerance < 0:
+        raise ModelError("[model] tolerance must be a number >= 0 (0.05 is 5 %)")
+    return tolerance
+
+
+def _checked_contention(contention: Any) -> bool:
+    """``[model] contention``: true or false."""
+    if not isinstance(contention, bool):
+        raise ModelError("[model] contention must be true or false")
+    return contention
+
+
+def _checked_cases(cases: Any) -> list[str] | None:
+    """``[model] cases``: a list of case names, if given."""
+    if cases is not None and (not isinstance(cases, list)
+                              or not all(isinstance(c, str) for c in cases)):
+        raise ModelError("[model] cases must be a list of case names")
+    return cases
+
+
+def _checked_ranks_per_node(per_node: Any) -> str | None:
+    """``[model] ranks_per_node``: a case parameter's name, if given."""
+    if per_node is not None and (not isinstance(per_node, str) or not per_node):
+        raise ModelError("[model] ranks_per_node must name a case parameter, e.g. "
+                         "\"ranks_per_node\"")
+    return per_node
+
+
+def _checked_parameters(parameters: Any) -> list[str]:
+    """``[model] parameters``: a list of case parameters' names (identifiers)."""
+    if not isinstance(parameters, list) or not all(isinstance(p, str) and p.isidentifier()
+                                                   for p in parameters):
+        raise ModelError("[model] parameters must list case parameter names, e.g. "
+                         "[\"microbatches\"]")
+    return parameters
+
+
+def _checked_advice(advice: Any) -> dict[str, str] | None:
+    """``[model] advice``: { en, zh } strings, if given."""
+    if advice is not None and (not isinstance(advice, dict) or set(advice) != {"en", "zh"}
+                               or not all(isinstance(v, str) for v in advice.values())):
+        raise ModelError("[model] advice must be { en = \"...\", zh = \"...\" }")
+    return advice
+
+
+def _checked_floor(floor: Any) -> dict[str, Any] | None:
+    """``[model] floor``: { time, bytes } (their formulas checked by :class:`Bound`), if given."""
+    if floor is not None and (not isinstance(floor, dict) or set(floor) != {"time", "bytes"}):
+        raise ModelError("[model] floor must be { time = \"<formula>\", bytes = \"<formula>\" }")
+    return floor
 
 
 class Sweep(NamedTuple):
@@ -309,6 +359,29 @@ def model_case(trace: SwitchTrace, run_size: int, spec: ModelSpec, case_name: st
     names = {size: spec.variables(n, size, topo, params) for size in spec.sizes}  # once each
     rows, replays = sweep(trace, topo, spec.sizes, run_size, spec.collective, spec.contention,
                           lambda size: names[size]["c"], record=True)
+    worst = _judge_rows(rows, spec, names, case_name)
+    model = _model_json(spec, topo, run_size, rows, case_name)
+    if spec.floor is not None:
+        model["floor"] = _floor(spec.floor, rows, names, spec.variables(n, run_size, topo, params),
+                                sent)
+    complete = all(row["complete"] for row in rows)
+    drawn = replays[list(spec.sizes).index(view_size(spec, model))]
+    if worst is None:
+        return CaseModel(model, complete, drawn=drawn)
+    return _too_slow(CaseModel(model, complete, drawn=drawn), spec, topo, n, worst,
+                     names[worst.row["size"]])
+
+
+class _Worst(NamedTuple):
+    """The row furthest over its bound, and that bound (s)."""
+
+    row: SizeRow
+    bound: float
+
+
+def _judge_rows(rows: list[SizeRow], spec: ModelSpec, names: dict[int, dict[str, float]],
+                case_name: str | None) -> _Worst | None:
+    """Set each row's ``bound_s`` and ``over``; the row furthest over its bound, if any."""
     worst: SizeRow | None = None
     worst_bound = 0.0
     for row in rows:
@@ -321,8 +394,15 @@ def model_case(trace: SwitchTrace, run_size: int, spec: ModelSpec, case_name: st
             if row["over"] and (worst is None
                                 or row["time_s"] / bound > worst["time_s"] / worst_bound):
                 worst, worst_bound = row, bound
+    return None if worst is None else _Worst(worst, worst_bound)
+
+
+def _model_json(spec: ModelSpec, topo: Topology, run_size: int, rows: list[SizeRow],
+                case_name: str | None) -> ModelJSON:
+    """The case's ``model`` (but its floor): the topology, how messages were scaled, its rows
+    and the bound."""
     sizes = ", ".join(format_size(s) for s in spec.sizes)
-    model: ModelJSON = {
+    return {
         "topology": topo.as_json(), "contention": spec.contention, "run_size": run_size,
         "scaled": {"en": f"Modelled at {sizes}: every message's bytes scaled by size / "
                          f"{run_size} B (this case's S).",
@@ -333,29 +413,28 @@ def model_case(trace: SwitchTrace, run_size: int, spec: ModelSpec, case_name: st
             "formula": spec.time_bound.formula, "tolerance": spec.tolerance,
             "judged": spec.judges(case_name)},
     }
-    if spec.floor is not None:
-        model["floor"] = _floor(spec.floor, rows, names, spec.variables(n, run_size, topo, params),
-                                sent)
-    complete = all(row["complete"] for row in rows)
-    drawn = replays[list(spec.sizes).index(view_size(spec, model))]
-    if worst is None:
-        return CaseModel(model, complete, drawn=drawn)
+
+
+def _too_slow(case: CaseModel, spec: ModelSpec, topo: Topology, n: int, worst: _Worst,
+              at: dict[str, float]) -> CaseModel:
+    """``case`` judged too slow at its worst row (``at``: the formulas' names at its size),
+    with the messages that say where, by how much, which term dominates and what helps."""
     assert spec.time_bound is not None  # a row is over its bound only where there is one
-    t, bound = worst["time_s"], worst_bound
+    t, bound = worst.row["time_s"], worst.bound
     over = 100 * (t / bound - 1)
-    why, why_zh, advice, advice_zh = _dominant(worst, topo)
+    why, why_zh, advice, advice_zh = _dominant(worst.row, topo)
     if spec.advice is not None:  # the exercise knows what helps better than the generic words
         advice, advice_zh = spec.advice
     where, where_zh = topo.described(n)
-    at = names[worst["size"]]
-    shown, size = spec.time_bound.shown(**at), format_size(worst["size"])
+    shown, size = spec.time_bound.shown(**at), format_size(worst.row["size"])
     tolerance = f"{100 * spec.tolerance:g} %"
     headline = (f"Too slow with {where}, S = {size}: your modelled time is {format_seconds(t)}, "
                 f"{over:.0f} % over the bound {shown} (tolerance {tolerance}).",
                 f"在 {where_zh}上、S = {size} 时太慢：你的建模时间为 {format_seconds(t)}，比上限 "
                 f"{shown}（容差 {tolerance}）多 {over:.0f} %。")
-    return CaseModel(model, complete, True, headline, (why, why_zh), (advice, advice_zh),
-                     worst, spec.time_bound.steps(**at), drawn)
+    return replace(case, too_slow=True, headline=headline, why=(why, why_zh),
+                   advice=(advice, advice_zh), worst=worst.row,
+                   bound_steps=spec.time_bound.steps(**at))
 
 
 def _floor(floor: Floor, rows: list[SizeRow], names: dict[int, dict[str, float]],
