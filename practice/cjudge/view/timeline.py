@@ -16,7 +16,8 @@ Only the graded call's traffic is drawn (what the bytes and the model count). At
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, NamedTuple
 
 from ..contract import values
 from ..contract.values import input_bytes
@@ -24,6 +25,7 @@ from ..contract.verdict_json import CaseResult
 from ..grading.facts import CaseFacts
 from ..model.case import ModelSpec, view_size
 from ..model.replay import Replay, Spans, replay
+from ..model.topology import Topology
 from ..switch.trace import Collective, Message, Request, Step, StepKind, SwitchTrace, programs
 from .buffers import label_chunks
 from .schema import (
@@ -104,75 +106,122 @@ def build_timeline(trace: SwitchTrace, spec: ModelSpec, run_size: int,
     trace is replayed here)."""
     world = trace["world_size"]
     graded = {r["id"]: r for r in trace["requests"] if r["graded"]}
-    everything = {r["id"]: r for r in trace["requests"]}
     size = size or int(spec.sizes[len(spec.sizes) // 2])
+    model = _model_view(trace, spec, run_size, size, params, drawn)
+    step, at_post, level = _steps(trace, graded)
+    messages = [m for m in trace["messages"] if m["send"] in graded and m["recv"] in graded]
+    collectives = [c for c in trace["collectives"] if all(r in graded for r in c["requests"])]
+    done = _modelled_done(messages, collectives, model.spans)
+    program_of = programs(trace, computes=False)  # the view draws no judge's functions
+    post_t, waits_out, lane_end = _clocks(program_of, graded, done, step)
+    msg_rows = sorted((_message_row(m, graded, step, model.spans) for m in messages),
+                      key=lambda m: (m["step"], m["id"]))
+    coll_rows = sorted((_collective_row(c, graded, step, model.spans) for c in collectives),
+                       key=lambda c: (c["step"], c["id"]))
+    pending = _pending_rows(graded, at_post, post_t)
+    deadlock = _deadlock_rows(trace, level)
+    critical = _critical_path(msg_rows, coll_rows, program_of, done, post_t, lane_end, model.topo,
+                              model.scale, graded, model.spans, model.last_to_post) \
+        if model.spans and all(e is not None for e in lane_end) else []
+    steps = max([0, *(m["step"] for m in msg_rows), *(c["step"] for c in coll_rows),
+                 *(p["step"] for p in pending)])
+    cut = _cut_rows(msg_rows, coll_rows, waits_out, pending)
+    ends = [e for e in lane_end if e is not None]
+    return {
+        "version": VERSION, "world_size": world, "time_unit": "ns",
+        "topology": model.topo.name, "size": size, "run_size": run_size, "scale": model.scale,
+        "modelled": model.modelled, "steps": steps, "end_t": _ns(max(ends)) if ends else None,
+        "groups": trace["groups"] if len(trace["groups"]) > 1 else [],
+        "lanes": _lane_rows(world, rank_states, level, lane_end), "messages": msg_rows,
+        "collectives": coll_rows, "waits": waits_out,
+        "pending": pending, "deadlock": deadlock, "critical": critical, "too_slow": too_slow,
+        "wrong": None, "cut": cut or False,
+        "refused": [{"rank": r["rank"], "kind": r["kind"], "line": r["line"]}
+                    for r in trace["refused"][:MAX_PENDING]],
+    }
+
+
+class _ModelView(NamedTuple):
+    """The model's side of a timeline: the topology and scale it is drawn at and, when the
+    case's ranks fit the topology, the replay's spans and who each collective waited for."""
+
+    topo: Topology
+    scale: float
+    modelled: bool
+    spans: Spans
+    last_to_post: dict[int, int]
+
+
+def _model_view(trace: SwitchTrace, spec: ModelSpec, run_size: int, size: int,
+                params: dict[str, Any] | None, drawn: Replay | None) -> _ModelView:
+    """The case's topology and scale at ``size``, and its replay there (``drawn``, or replayed
+    here) when its ranks fit the topology."""
+    world = trace["world_size"]
     scale = size / run_size if run_size >= 1 else 1.0
     topo = spec.topology_for(world, params)
-    spans: Spans = {}
-    last_to_post: dict[int, int] = {}
-    modelled = world <= topo.gpus_per_node * topo.nodes
-    if modelled:
-        if drawn is None:
-            compute = spec.variables(world, size, topo, params)["c"]
-            drawn = replay(trace, topo, scale, spec.contention, True, compute)
-        spans, last_to_post = drawn.spans, drawn.last_to_post
-    step, at_post, level = _steps(trace, graded)
+    if world > topo.gpus_per_node * topo.nodes:
+        return _ModelView(topo, scale, False, {}, {})
+    if drawn is None:
+        compute = spec.variables(world, size, topo, params)["c"]
+        drawn = replay(trace, topo, scale, spec.contention, True, compute)
+    return _ModelView(topo, scale, True, drawn.spans, drawn.last_to_post)
 
-    # each request's modelled completion, and each rank's clock at each post and wait
+
+def _modelled_done(messages: list[Message], collectives: list[Collective],
+                   spans: Spans) -> dict[int, float]:
+    """Each request's modelled completion: the end of its message's or collective's span."""
     done: dict[int, float] = {}
-    messages = [m for m in trace["messages"] if m["send"] in graded and m["recv"] in graded]
     for m in messages:
         if ("m", m["id"]) in spans:
             done[m["send"]] = done[m["recv"]] = spans[("m", m["id"])][1]
-    collectives = [c for c in trace["collectives"] if all(r in graded for r in c["requests"])]
     for c in collectives:
         if ("c", c["id"]) in spans:
             for rid in c["requests"]:
                 done[rid] = spans[("c", c["id"])][1]
-    program_of = programs(trace, computes=False)  # the view draws no judge's functions
-    post_t, waits_out, lane_end = _clocks(program_of, graded, done, step)
-    msg_rows = sorted((_message_row(m, graded, step, spans) for m in messages),
-                      key=lambda m: (m["step"], m["id"]))
-    coll_rows = sorted((_collective_row(c, graded, step, spans) for c in collectives),
-                       key=lambda c: (c["step"], c["id"]))
-    pending: list[PendingRow] = [{"rank": r["rank"], "kind": r["kind"], "peer": r["peer"], "tag": r["tag"],
-                "bytes": r["bytes"], "line": r["line"], "step": at_post.get(rid, 0) + 1,
-                "t": _ns(post_t.get(rid))}
-               for rid, r in sorted(graded.items()) if r["completed"] is None]
+    return done
+
+
+def _pending_rows(graded: dict[int, Request], at_post: dict[int, int],
+                  post_t: dict[int, float]) -> list[PendingRow]:
+    """The graded requests that never completed, with the step and time they were posted at."""
+    return [{"rank": r["rank"], "kind": r["kind"], "peer": r["peer"], "tag": r["tag"],
+             "bytes": r["bytes"], "line": r["line"], "step": at_post.get(rid, 0) + 1,
+             "t": _ns(post_t.get(rid))}
+            for rid, r in sorted(graded.items()) if r["completed"] is None]
+
+
+def _deadlock_rows(trace: SwitchTrace, level: list[int]) -> list[DeadlockRow]:
+    """The trace's deadlock edges: who waits on whom, for what and from which step."""
+    everything = {r["id"]: r for r in trace["requests"]}
     deadlock: list[DeadlockRow] = []
     for edge in trace["deadlock"]:
         req = everything.get(edge["request"])
         deadlock.append({"rank": edge["rank"], "on": edge["on"],
                          "kind": req["kind"] if req else None, "line": req["line"] if req else None,
                          "step": level[edge["rank"]] + 1})
+    return deadlock
 
-    critical = _critical_path(msg_rows, coll_rows, program_of, done, post_t, lane_end, topo,
-                              scale, graded, spans, last_to_post) \
-        if spans and all(e is not None for e in lane_end) else []
-    steps = max([0, *(m["step"] for m in msg_rows), *(c["step"] for c in coll_rows),
-                 *(p["step"] for p in pending)])
+
+def _cut_rows(msg_rows: list[MessageRow], coll_rows: list[CollectiveRow],
+              waits_out: list[WaitRow], pending: list[PendingRow]) -> dict[str, int]:
+    """Cut each kind of row to its limit, in place; how many there were of each kind cut."""
     cut: dict[str, int] = {}
+    rows: list[Any]
     for key, rows, limit in (("messages", msg_rows, MAX_MESSAGES),
                              ("collectives", coll_rows, MAX_COLLECTIVES),
                              ("waits", waits_out, MAX_WAITS), ("pending", pending, MAX_PENDING)):
         if len(rows) > limit:
             cut[key] = len(rows)
             del rows[limit:]
+    return cut
+
+
+def _lane_rows(world: int, rank_states: list[str] | None, level: list[int],
+               lane_end: list[float | None]) -> list[LaneRow]:
+    """Per rank, its lane: its state in the run, and the step and modelled time it ends at."""
     states = rank_states or [""] * world
-    lanes: list[LaneRow] = [{"rank": r, "state": states[r] if r < len(states) else "",
-              "end_step": level[r], "end_t": _ns(lane_end[r])} for r in range(world)]
-    ends = [e for e in lane_end if e is not None]
-    return {
-        "version": VERSION, "world_size": world, "time_unit": "ns",
-        "topology": topo.name, "size": size, "run_size": run_size, "scale": scale,
-        "modelled": modelled, "steps": steps, "end_t": _ns(max(ends)) if ends else None,
-        "groups": trace["groups"] if len(trace["groups"]) > 1 else [],
-        "lanes": lanes, "messages": msg_rows, "collectives": coll_rows, "waits": waits_out,
-        "pending": pending, "deadlock": deadlock, "critical": critical, "too_slow": too_slow,
-        "wrong": None, "cut": cut or False,
-        "refused": [{"rank": r["rank"], "kind": r["kind"], "line": r["line"]}
-                    for r in trace["refused"][:MAX_PENDING]],
-    }
+    return [{"rank": r, "state": states[r] if r < len(states) else "",
+             "end_step": level[r], "end_t": _ns(lane_end[r])} for r in range(world)]
 
 
 def _clocks(program_of: list[list[Step]], graded: dict[int, Request], done: dict[int, float],
@@ -241,7 +290,7 @@ def _ps(seconds: float) -> int:
 
 def _critical_path(msg_rows: list[MessageRow], coll_rows: list[CollectiveRow],
                    program_of: list[list[Step]], done: dict[int, float],
-                   post_t: dict[int, float], lane_end: list[float | None], topo: Any,
+                   post_t: dict[int, float], lane_end: list[float | None], topo: Topology,
                    scale: float, graded: dict[int, Request],
                    spans: dict[tuple[str, int], tuple[float, float]],
                    last_to_post: dict[int, int]) -> list[CriticalHop]:
@@ -253,83 +302,137 @@ def _critical_path(msg_rows: list[MessageRow], coll_rows: list[CollectiveRow],
     was waiting for the rank that posted it last, whose clock was the completion of a transfer it
     had waited for; one that started later waited for a port, freed by an earlier transfer.
     """
-    by_request: dict[int, tuple[str, int]] = {}
-    sides: dict[tuple[str, int], list[Request]] = {}
-    rows: dict[tuple[str, int], Any] = {}  # a message's or a collective's row
-    for m in msg_rows:
-        rows[("m", m["id"])] = m
-    for c in coll_rows:
-        rows[("c", c["id"])] = c
-    for rid, r in graded.items():
-        key = ("m", r["message"]) if r["message"] is not None else ("c", r["collective"])
-        if key in rows:
-            by_request[rid] = key
-            sides.setdefault(key, []).append(r)
-    # per rank, the transfers that hold its ports (port contention)
-    touching: dict[int, list[tuple[str, int]]] = {}
-    for key, row in rows.items():
-        for rank in ((row["src"], row["dst"]) if key[0] == "m" else row["ranks"]):
-            touching.setdefault(rank, []).append(key)
+    walk = _CriticalWalk(_Transfers.of(msg_rows, coll_rows, graded), program_of, done, post_t,
+                         topo, scale, spans)
+    return _hops(walk.chain(walk.last_transfer(lane_end)), last_to_post)
 
-    def close(a: float, b: float) -> bool:
-        return abs(a - b) <= 1e-9 * max(abs(a), abs(b), 1e-9)
 
-    def waited_before(rank: int, when_rid: int, at: float) -> tuple[str, int] | None:
+#: a message ("m", id) or a collective ("c", id) of the view
+_Key = tuple[str, int]
+
+
+def _close(a: float, b: float) -> bool:
+    """Whether two modelled times are the same but for rounding."""
+    return abs(a - b) <= 1e-9 * max(abs(a), abs(b), 1e-9)
+
+
+@dataclass
+class _Transfers:
+    """The view's messages and collectives as the critical path looks them up."""
+
+    rows: dict[_Key, Any]  # a message's or a collective's row
+    by_request: dict[int, _Key]  # a graded request -> the transfer it took part in
+    sides: dict[_Key, list[Request]]  # a transfer -> the requests that took part in it
+    touching: dict[int, list[_Key]]  # per rank, the transfers that hold its ports
+
+    @classmethod
+    def of(cls, msg_rows: list[MessageRow], coll_rows: list[CollectiveRow],
+           graded: dict[int, Request]) -> _Transfers:
+        """Index the rows of the view's messages and collectives and their graded requests."""
+        by_request: dict[int, _Key] = {}
+        sides: dict[_Key, list[Request]] = {}
+        rows: dict[_Key, Any] = {}
+        for m in msg_rows:
+            rows[("m", m["id"])] = m
+        for c in coll_rows:
+            rows[("c", c["id"])] = c
+        for rid, r in graded.items():
+            key = ("m", r["message"]) if r["message"] is not None else ("c", r["collective"])
+            if key in rows:
+                by_request[rid] = key
+                sides.setdefault(key, []).append(r)
+        touching: dict[int, list[_Key]] = {}
+        for key, row in rows.items():
+            for rank in ((row["src"], row["dst"]) if key[0] == "m" else row["ranks"]):
+                touching.setdefault(rank, []).append(key)
+        return cls(rows, by_request, sides, touching)
+
+
+@dataclass
+class _CriticalWalk:
+    """What the walk back along the critical path reads: the transfers, the ranks' programs
+    and the modelled clocks."""
+
+    transfers: _Transfers
+    program_of: list[list[Step]]
+    done: dict[int, float]
+    post_t: dict[int, float]
+    topo: Topology
+    scale: float
+    spans: Spans
+
+    def last_transfer(self, lane_end: list[float | None]) -> _Key | None:
+        """The transfer whose completion ended the last rank to finish."""
+        last = max(range(len(lane_end)), key=lambda r: (_ps(lane_end[r] or 0.0), -r))
+        end = lane_end[last] or 0.0
+        current = None
+        for action in self.program_of[last]:
+            rid = action.request
+            if rid in self.done and _close(self.done[rid], end) and rid in self.transfers.by_request:
+                current = self.transfers.by_request[rid]
+        return current
+
+    def chain(self, current: _Key | None) -> list[_Key]:
+        """The transfers from ``current`` back to the first it waited for, last first."""
+        chain: list[_Key] = []
+        seen: set[_Key] = set()
+        while current is not None and current not in seen and current in self.spans:
+            seen.add(current)
+            chain.append(current)
+            current = self.previous(current)
+        return chain
+
+    def previous(self, current: _Key) -> _Key | None:
+        """The transfer that ``current`` waited for: the one that set the clock of the rank
+        that posted it last, or the one that freed its port."""
+        start = self.spans[current][0]
+        posted = [(self.post_t.get(s["id"], 0.0), s) for s in self.transfers.sides.get(current, [])]
+        # on a tie, the sender: the path follows the data back to where it came from
+        ready, later = max(posted, key=lambda p: (_ps(p[0]), p[1]["kind"] == "send",
+                                                  -p[1]["rank"])) if posted else (0.0, None)
+        if start <= ready or _close(start, ready):
+            if ready > 0 and later is not None:
+                return self.waited_before(later["rank"], later["id"], ready)
+            return None
+        if current[0] == "m":  # it waited for a port: the transfer that freed it
+            return self.freed_port(self.transfers.rows[current], start)
+        return None
+
+    def waited_before(self, rank: int, when_rid: int, at: float) -> _Key | None:
         """The transfer whose completion set ``rank``'s clock to ``at`` before posting."""
         best = None
-        for action in program_of[rank]:
+        for action in self.program_of[rank]:
             if action.kind is StepKind.POST and action.request == when_rid:
                 break
-            if action.kind is StepKind.WAIT and action.request in done and \
-                    close(done[action.request], at):
-                best = by_request.get(action.request)
+            if action.kind is StepKind.WAIT and action.request in self.done and \
+                    _close(self.done[action.request], at):
+                best = self.transfers.by_request.get(action.request)
         return best
 
-    def freed_port(m: MessageRow, start: float) -> tuple[str, int] | None:
+    def freed_port(self, m: MessageRow, start: float) -> _Key | None:
         """The transfer whose end of port use let message ``m`` start at ``start``."""
+        topo, rows, touching = self.topo, self.transfers.rows, self.transfers.touching
         klass = topo.link_class(m["src"], m["dst"])
         for key in sorted(touching.get(m["src"], []) + touching.get(m["dst"], []),
                           key=lambda k: (rows[k]["step"], rows[k].get("src", -1),
                                          rows[k].get("dst", -1), k[0])):
             other = rows[key]
-            if other is m or key not in spans:
+            if other is m or key not in self.spans:
                 continue
             if key[0] == "m":
                 if topo.link_class(other["src"], other["dst"]) != klass or not (
                         other["src"] == m["src"] or other["dst"] == m["dst"]):
                     continue
-                free = spans[key][0] + other["bytes"] * scale / topo.links[klass].beta
+                free = self.spans[key][0] + other["bytes"] * self.scale / topo.links[klass].beta
             else:
-                free = spans[key][1]
-            if close(free, start):
+                free = self.spans[key][1]
+            if _close(free, start):
                 return key
         return None
 
-    last = max(range(len(lane_end)), key=lambda r: (_ps(lane_end[r] or 0.0), -r))
-    end = lane_end[last] or 0.0
-    current = None
-    for action in program_of[last]:
-        rid = action.request
-        if rid in done and close(done[rid], end) and rid in by_request:
-            current = by_request[rid]
-    chain: list[tuple[str, int]] = []
-    seen: set[tuple[str, int]] = set()
-    while current is not None and current not in seen and current in spans:
-        seen.add(current)
-        chain.append(current)
-        row = rows[current]
-        start = spans[current][0]
-        posted = [(post_t.get(s["id"], 0.0), s) for s in sides.get(current, [])]
-        # on a tie, the sender: the path follows the data back to where it came from
-        ready, later = max(posted, key=lambda p: (_ps(p[0]), p[1]["kind"] == "send",
-                                                  -p[1]["rank"])) if posted else (0.0, None)
-        nxt = None
-        if start <= ready or close(start, ready):
-            if ready > 0 and later is not None:
-                nxt = waited_before(later["rank"], later["id"], ready)
-        elif current[0] == "m":  # it waited for a port: the transfer that freed it
-            nxt = freed_port(row, start)
-        current = nxt
+
+def _hops(chain: list[_Key], last_to_post: dict[int, int]) -> list[CriticalHop]:
+    """The critical path's hops, first to last, from its chain walked back (last first)."""
     hops: list[CriticalHop] = []
     for k, i in reversed(chain):
         hop: CriticalHop = {"kind": "message" if k == "m" else "collective", "id": i}
