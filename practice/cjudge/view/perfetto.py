@@ -31,10 +31,14 @@ TRACKS = {"wait": (1, "waits"), "send": (100, "sends"), "recv": (200, "receives"
           "collective": (300, "collectives")}
 
 Span = tuple[float, float]
+#: a case's ``timeline`` as JSON (:class:`.schema.TimelineJSON`), as the CLI or the browser gives it
+View = dict[str, Any]
+#: one Chrome trace event
+Event = dict[str, Any]
 Clock = Callable[[dict[str, Any], str], Span | None]
 
 
-def _modelled(view: dict[str, Any]) -> Clock:
+def _modelled(view: View) -> Clock:
     end = view.get("end_t")
 
     def when(item: dict[str, Any], kind: str) -> Span | None:
@@ -44,7 +48,7 @@ def _modelled(view: dict[str, Any]) -> Clock:
     return when
 
 
-def _steps(view: dict[str, Any]) -> Clock:
+def _steps(view: View) -> Clock:
     def when(item: dict[str, Any], kind: str) -> Span | None:
         if kind == "wait":
             s1 = item["s1"] if item.get("s1") is not None else view["steps"]
@@ -74,13 +78,36 @@ def _line(line: int | None) -> str:
     return f" (line {line})" if line else ""
 
 
-def _clock_events(view: dict[str, Any], clock: str, when: Clock, index: int) -> list[dict[str, Any]]:
+#: a slice before it is placed on a track: its span, rank, kind, name and args
+_Slice = tuple[Span, int, str, str, dict[str, Any]]
+#: where each message's send and receive slices went: (kind, message id) -> pid, tid, middle ts
+_Placed = dict[tuple[str, int], tuple[int, int, float]]
+
+
+def _clock_events(view: View, clock: str, when: Clock, index: int) -> list[Event]:
     """Every event of one clock: slices, flows, instants and the tracks' names."""
     base = index * PID_STRIDE + 1
-    world = view["world_size"]
+    tracks = _Tracks()
+    events, placed = _placed_slices(_slices(view, when), base, tracks)
+    events += _flows(view, placed, index)
+    end = max((e["ts"] + e.get("dur", 0) for e in events), default=0.0)
+    events += _instants(view, base, end)
+    events.sort(key=lambda e: e["ts"])
+    label = "modelled time" if clock == "modelled" else f"dependency steps (1 step = {STEP_US:g} µs)"
+    return _track_names(view["world_size"], base, label, tracks) + events
+
+
+def _slices(view: View, when: Clock) -> list[_Slice]:
+    """The slices of one clock: each message's send and receive, each collective's member,
+    each wait (what the clock gives no span is left out)."""
+    return [*_message_slices(view, when), *_collective_slices(view, when), *_wait_slices(view, when)]
+
+
+def _message_slices(view: View, when: Clock) -> list[_Slice]:
+    """A send slice on the sender and a receive slice on the receiver per message."""
     critical = {(c["kind"], c["id"]) for c in view.get("critical", [])}
     scale = view.get("scale", 1.0)
-    slices: list[tuple[Span, int, str, str, dict[str, Any]]] = []  # span, rank, kind, name, args
+    slices: list[_Slice] = []
     for m in view["messages"]:
         args = {"id": m["id"], "bytes": m["bytes"], "modelled_bytes": round(m["bytes"] * scale),
                 "tag": m["tag"], "step": m["step"],
@@ -90,6 +117,13 @@ def _clock_events(view: dict[str, Any], clock: str, when: Clock, index: int) -> 
         if (span := when(m, "message")) is not None:
             slices.append((span, m["src"], "send", f"send → {m['dst']}", args))
             slices.append((span, m["dst"], "recv", f"recv ← {m['src']}", args))
+    return slices
+
+
+def _collective_slices(view: View, when: Clock) -> list[_Slice]:
+    """A slice per member rank of each collective, with that rank's bytes and line."""
+    critical = {(c["kind"], c["id"]) for c in view.get("critical", [])}
+    slices: list[_Slice] = []
     for c in view["collectives"]:
         if (span := when(c, "collective")) is not None:
             for i, rank in enumerate(c["ranks"]):
@@ -97,15 +131,27 @@ def _clock_events(view: dict[str, Any], clock: str, when: Clock, index: int) -> 
                     "id": c["id"], "bytes": c["bytes"][i], "ranks": c["ranks"], "root": c["root"],
                     "step": c["step"], "line": c["lines"][i] if c.get("lines") else c["line"],
                     "critical_path": ("collective", c["id"]) in critical}))
+    return slices
+
+
+def _wait_slices(view: View, when: Clock) -> list[_Slice]:
+    """A slice per wait on its rank, named for its line (and when it never ends)."""
+    slices: list[_Slice] = []
     for w in view["waits"]:
         if (span := when(w, "wait")) is not None:
             name = "wait" if w.get("t1") is not None or w.get("s1") is not None else \
                 "wait (never ends)"
             slices.append((span, w["rank"], "wait", name + _line(w["line"]),
                            {"line": w["line"], "steps": [w["s0"], w["s1"]]}))
-    tracks = _Tracks()
-    events: list[dict[str, Any]] = []
-    placed: dict[tuple[str, int], tuple[int, int, float]] = {}  # (kind, message id) -> pid, tid, ts
+    return slices
+
+
+def _placed_slices(slices: list[_Slice], base: int, tracks: _Tracks
+                   ) -> tuple[list[Event], _Placed]:
+    """The slices as complete events on their tracks, earliest (then longest) first; and where
+    each message's send and receive went."""
+    events: list[Event] = []
+    placed: _Placed = {}
     for span, rank, kind, name, args in sorted(slices, key=lambda s: (s[0][0], -s[0][1])):
         pid = base + rank
         tid = tracks.place(pid, kind, span)
@@ -113,6 +159,12 @@ def _clock_events(view: dict[str, Any], clock: str, when: Clock, index: int) -> 
                        "ts": span[0], "dur": span[1] - span[0], "args": args})
         if kind in ("send", "recv"):
             placed[(kind, args["id"])] = pid, tid, (span[0] + span[1]) / 2
+    return events, placed
+
+
+def _flows(view: View, placed: _Placed, index: int) -> list[Event]:
+    """A flow arrow from each placed message's send to its receive."""
+    events: list[Event] = []
     for m in view["messages"]:
         if ("send", m["id"]) in placed and ("recv", m["id"]) in placed:
             flow = {"name": "message", "cat": "message", "id": index * FLOW_STRIDE + m["id"],
@@ -121,7 +173,12 @@ def _clock_events(view: dict[str, Any], clock: str, when: Clock, index: int) -> 
                 pid, tid, ts = placed[(side, m["id"])]
                 events.append({**flow, "ph": ph, "pid": pid, "tid": tid, "ts": ts,
                                **({"bp": "e"} if ph == "f" else {})})
-    end = max((e["ts"] + e.get("dur", 0) for e in events), default=0.0)
+    return events
+
+
+def _instants(view: View, base: int, end: float) -> list[Event]:
+    """At ``end``, an instant per request that never completed and per deadlock edge."""
+    events: list[Event] = []
     for p in view.get("pending", []):
         events.append({"ph": "i", "s": "t", "name": f"{p['kind']} never completed{_line(p['line'])}",
                        "cat": "pending", "pid": base + p["rank"], "tid": TRACKS["wait"][0],
@@ -130,9 +187,12 @@ def _clock_events(view: dict[str, Any], clock: str, when: Clock, index: int) -> 
         events.append({"ph": "i", "s": "t", "name": f"deadlock: waits on rank {d['on']}",
                        "cat": "deadlock", "pid": base + d["rank"], "tid": TRACKS["wait"][0],
                        "ts": end, "args": d})
-    events.sort(key=lambda e: e["ts"])
-    label = "modelled time" if clock == "modelled" else f"dependency steps (1 step = {STEP_US:g} µs)"
-    names: list[dict[str, Any]] = []
+    return events
+
+
+def _track_names(world: int, base: int, label: str, tracks: _Tracks) -> list[Event]:
+    """The metadata events that name and order each rank's process and its tracks."""
+    names: list[Event] = []
     for rank in range(world):
         pid = base + rank
         names += [{"ph": "M", "name": "process_name", "pid": pid, "tid": 0,
@@ -145,7 +205,7 @@ def _clock_events(view: dict[str, Any], clock: str, when: Clock, index: int) -> 
                 names += [{"ph": "M", "name": "thread_name", "pid": pid, "tid": first + lane,
                            "args": {"name": title + (f" {lane + 1}" if lane else "")}}
                           for lane in range(len(ends))]
-    return names + events
+    return names
 
 
 def chrome_trace(case: dict[str, Any], title: str = "") -> dict[str, Any]:
