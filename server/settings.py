@@ -116,7 +116,7 @@ class Settings(BaseSettings):
     tmpfs_mb: int = 64  # a sandbox's writable /tmp
     cpu_quota: float = 0.0  # cores; 0 means all cores
     stdout_limit_bytes: int = 1 << 20  # what a submission may print, all ranks together
-    result_limit_bytes: int = RESULT_BYTES  # the runner's lines stay within the default
+    result_limit_bytes: int = RESULT_BYTES  # a job's records; its results' sizes come on top
     ready_timeout_s: float = 60.0  # how long a new sandbox may take to be ready
     runner_python: str | None = None  # the interpreter sandboxes run (PREFIX/bin/python)
     sandbox_start_attempts: int = 3  # failed starts in a row before submissions end judge_error

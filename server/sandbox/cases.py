@@ -43,7 +43,7 @@ class SandboxCases:
     def __call__(self, job: JobSpec, spec: CaseSpec) -> RawCase:
         if self.sandbox is None:
             self.sandbox = self.pool.take()
-            self.sandbox.send({"job": job, "cases": self.cases})
+            self.sandbox.send(job, self.cases)
         raw = self.sandbox.next_raw(time_limit_s(job))
         if raw is None:
             self.log = self.sandbox.log()

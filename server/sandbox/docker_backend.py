@@ -29,7 +29,7 @@ import docker
 
 from ..settings import Settings
 from .cgroups import counter
-from .channel import ChannelError, LineChannel, await_ready
+from .channel import ChannelError, FrameChannel, await_ready
 from .docker_engine import GONE, EngineError, attach, checked, connect
 from .drain import Drain
 from .launch import SANDBOX_ENV, RLimits
@@ -114,7 +114,7 @@ class DockerSandbox(Sandbox):
         result_r, result_w = os.pipe()
         output_r, output_w = os.pipe()
         self.stream.split(result_w, output_w)
-        self.channel = LineChannel(result_r, settings.result_limit_bytes)
+        self.channel = FrameChannel(result_r, settings.result_limit_bytes)
         self.output = Drain(os.fdopen(output_r, "rb"), LOG_KEEP, settings.stdout_limit_bytes,
                             self.kill)
         try:
@@ -128,8 +128,8 @@ class DockerSandbox(Sandbox):
         """Block until the runner says it is ready; ``SandboxError`` if it does not."""
         await_ready(self.channel, self.settings.ready_timeout_s, self.log, SandboxError)
 
-    def send(self, payload: dict[str, Any]) -> None:
-        """Give the runner its one job, at normal CPU weight. Stdin stays open: the container
+    def _give(self, payload: dict[str, Any]) -> None:
+        """Hand the runner its request, at normal CPU weight. Stdin stays open: the container
         ends itself when the attachment closes, so it cannot outlive a worker that dies."""
         line = json.dumps(payload).encode() + b"\n"
         checked("update", self.api.update_container, self.id, cpu_shares=RUN_CPU_SHARES)

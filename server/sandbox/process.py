@@ -15,8 +15,10 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from cjudge.contract.protocol import CaseSpec, JobSpec
+
 from .cgroups import Cgroup, Hierarchies, Limits
-from .channel import ChannelError, LineChannel, await_ready
+from .channel import ChannelError, FrameChannel, await_ready
 from .drain import Drain
 from .launch import RLimits, bwrap_argv, launcher_argv, plain_argv, runner_argv
 
@@ -40,7 +42,7 @@ class SandboxSpec:
     rlimits: RLimits
     tmpfs_bytes: int
     stdout_limit: int
-    result_limit: int
+    result_limit: int  # the result channel's allowance for a job's records (results come on top)
     ready_timeout_s: float
     python: str = sys.executable  # the interpreter the runner runs on
 
@@ -56,16 +58,22 @@ class Sandbox(ABC):
     "output_limit", "killed", or "tampered" when something in the sandbox broke the channel's
     protocol after the job was sent). Subclasses provide ``channel``, ``stop`` and the rest."""
 
-    channel: LineChannel
+    channel: FrameChannel
     stop: SandboxStop | None
 
     @abstractmethod
     def wait_ready(self) -> None:
         """Block until the runner says it is ready; ``SandboxError`` if it does not."""
 
+    def send(self, job: JobSpec, cases: list[CaseSpec]) -> None:
+        """Give the runner its one job. The channel's budget grows with the cases' sizes
+        (``values.result_budget``), and the runner, told the allowance, keeps within it."""
+        self.channel.expect(cases)
+        self._give({"job": job, "cases": cases, "record_bytes": self.channel.allowance})
+
     @abstractmethod
-    def send(self, payload: dict[str, Any]) -> None:
-        """Give the runner its one job."""
+    def _give(self, payload: dict[str, Any]) -> None:
+        """Hand the runner its job's request."""
 
     @abstractmethod
     def kill(self) -> None:
@@ -139,7 +147,7 @@ class SandboxProcess(Sandbox):
             raise
         finally:
             os.close(write_fd)
-        self.channel = LineChannel(read_fd, spec.result_limit)
+        self.channel = FrameChannel(read_fd, spec.result_limit)
         stdout, stderr = self.proc.stdout, self.proc.stderr
         assert isinstance(stdout, io.BufferedReader) and isinstance(stderr, io.BufferedReader)
         self.stdout = Drain(stdout, LOG_KEEP, spec.stdout_limit, self.kill)
@@ -160,8 +168,8 @@ class SandboxProcess(Sandbox):
             pass
         return self.log()
 
-    def send(self, payload: dict[str, Any]) -> None:
-        """Give the runner its one job (from a thread: a runner that does not read can't block)."""
+    def _give(self, payload: dict[str, Any]) -> None:
+        """Hand the runner its request (from a thread: a runner that does not read can't block)."""
         if self.cgroup:
             self.cgroup.set_priority(high=True)
         threading.Thread(target=self._send, args=(payload,), daemon=True).start()

@@ -1,5 +1,6 @@
 """The sandbox runner (``python -m cjudge.rank.runner``) as the sandboxes drive it: ready, one job,
-one result line per case on its own channel, and ``--end-with-stdin``."""
+one result frame per case on its own channel (read as the server reads it), and
+``--end-with-stdin``."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,8 +17,9 @@ import pytest
 
 from cjudge.grading.facts import CaseFacts
 from cjudge.grading.grade import grade_case, plan_cases
-from cjudge.rank.runner import result_line
+from cjudge.rank.runner import result_frame
 from cjudge.switch.core import empty_trace
+from server.sandbox.channel import FrameChannel
 from tests.grading.helpers import exercise
 
 PRACTICE = Path(__file__).parents[2] / "practice"
@@ -33,12 +36,23 @@ def runner(request: pytest.FixtureRequest) -> Iterator[tuple[subprocess.Popen, o
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.DEVNULL, env=env, pass_fds=(result_w,))
     os.close(result_w)
-    results = os.fdopen(result_r, "r", encoding="utf-8")
-    assert json.loads(results.readline()) == {"ready": True, "confinement_gaps": []}
+    results = Results(FrameChannel(result_r, 1 << 30))
+    assert results.next() == {"ready": True, "confinement_gaps": []}
     yield proc, results
     proc.kill()
     proc.wait()
-    results.close()
+    results.channel.close()
+
+
+class Results:
+    """The runner's result channel, read as the server reads it."""
+
+    def __init__(self, channel: FrameChannel) -> None:
+        self.channel = channel
+
+    def next(self, timeout_s: float = 120.0) -> dict | None:
+        """The next message; None once the channel closed."""
+        return self.channel.read(time.monotonic() + timeout_s)
 
 
 def send(proc: subprocess.Popen, code: str, time_limit_s: float = 5.0) -> list[str]:
@@ -56,10 +70,12 @@ def test_results_come_on_the_channel_and_prints_elsewhere(runner) -> None:
     proc, results = runner
     code = (Path(__file__).parents[2] / "exercises/ring-allreduce/solution.py").read_text()
     names = send(proc, "print('hello from rank')\n" + code)
-    raws = [json.loads(results.readline()) for _ in names]
+    raws = [results.next() for _ in names]
     assert [raw["name"] for raw in raws] == names
     assert all(rank["state"] == "returned" for raw in raws for rank in raw["ranks"])
-    assert results.readline() == ""  # one job, then the channel closes
+    assert all(rank["output"]["data"] == raw["ranks"][0]["output"]["data"]  # lists again
+               and isinstance(rank["output"]["data"], list) for raw in raws for rank in raw["ranks"])
+    assert results.next() is None  # one job, then the channel closes
     assert proc.wait(10) == 0
     assert b"ready" not in proc.stdout.read()  # the channel is not stdout
 
@@ -73,7 +89,7 @@ def test_end_with_stdin_stops_the_job_and_its_ranks(runner) -> None:
     proc.stdin.close()
     assert proc.wait(10) == 0
     assert time.monotonic() - begin < 5  # not the 60 s the case would take
-    assert results.readline() == ""
+    assert results.next() is None
     assert not alive(ranks, within_s=5)  # none outlives it
 
 
@@ -82,7 +98,7 @@ def test_without_the_flag_the_job_runs_to_its_end(runner) -> None:
     names = send(proc, SLOW, time_limit_s=2)
     wait_for_ranks(proc.pid)
     proc.stdin.close()
-    raw = json.loads(results.readline())
+    raw = results.next()
     assert raw["name"] == names[0] and raw["stop"] == "time_limit"
     assert proc.wait(10) == 0
 
@@ -123,10 +139,31 @@ def test_a_case_record_larger_than_its_room_is_cut_to_a_trace_limit_the_grader_r
            "stdout": "x" * 100_000, "ranks": [
                {"rank": r, "state": "returned", "output": huge, "error": None}
                for r in range(4)]}
-    assert json.loads(result_line(raw, 10 << 20)) == raw  # room enough: unchanged
-    line = result_line(raw, 200_000)
-    assert len(line) <= 200_000
-    cut = json.loads(line)
+    whole = b"".join(bytes(part) for part in result_frame(raw, 10 << 20))
+    assert len(whole) < 4 * 400_000 * 4 + 200_000  # the elements as bytes, not as JSON text
+    assert read_frames(whole) == [raw]  # room enough: unchanged
+    frame = b"".join(bytes(part) for part in result_frame(raw, 200_000))
+    assert len(frame) <= 200_000
+    [cut] = read_frames(frame)
     assert cut["stop"] == "trace_limit" and cut["trace"]["limit"] == "record"
     case = grade_case(CaseFacts.of(ex, spec, cut))
     assert case["verdict"] == "output_limit" and "larger than the judge keeps" in case["message"]
+
+
+def read_frames(data: bytes) -> list[dict]:
+    """The messages of ``data``, read as the server reads its channel."""
+    read_fd, write_fd = os.pipe()
+    writer = threading.Thread(target=write_all, args=(write_fd, data))
+    writer.start()
+    results, found = Results(FrameChannel(read_fd, 1 << 30)), []
+    while (message := results.next(5.0)) is not None:
+        found.append(message)
+    writer.join()
+    results.channel.close()
+    return found
+
+
+def write_all(fd: int, data: bytes) -> None:
+    """Write ``data`` into ``fd`` and close it."""
+    with open(fd, "wb") as out:
+        out.write(data)

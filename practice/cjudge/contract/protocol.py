@@ -29,8 +29,9 @@ def bilingual(kind: type[Exception], en: str, zh: str | None) -> Exception:
 
 RankState = Literal["starting", "running", "blocked", "returned", "failed", "killed"]
 Stop = Literal["deadlock", "time_limit", "output_limit", "memory_limit", "trace_limit"]
-#: bytes the result channel carries for one job (the server's ``result_limit_bytes`` by
-#: default): the runner keeps its lines within them
+#: bytes a sandbox's result channel carries for one job's records (the server's
+#: ``result_limit_bytes`` by default); the room of the cases' results comes on top of them
+#: (``values.result_budget``)
 RESULT_BYTES = 16 << 20
 
 

@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any, TypeGuard
 
 from ..switch.reduce import DTYPES as SWITCH_DTYPES
-from .protocol import CaseSpec, TensorData
+from .protocol import RESULT_BYTES, CaseSpec, TensorData
 
 #: how deep a result may nest (what :func:`encode` keeps, :func:`checked` accepts), and how many
 #: scalars and tensor elements it may hold in all
@@ -231,6 +231,20 @@ def input_bytes(case: CaseSpec, rank: int = 0) -> int:
              if isinstance(leaf, dict) and "fn" in leaf
              for item in (leaf.get("params") or {}).get("items", [])]
     return nbytes(value) + nbytes(items)
+
+
+def results_room(case: CaseSpec) -> int:
+    """Bytes a case's results may take on a sandbox's result channel (beyond its record): each
+    rank's as large as all the ranks' inputs together, as an all-gather's is."""
+    world = case["world_size"]
+    return world * sum(input_bytes(case, rank) for rank in range(world))
+
+
+def result_budget(cases: list[CaseSpec], allowance: int = RESULT_BYTES) -> int:
+    """What a job's result channel carries: the ``allowance`` for its records (traces, errors,
+    output) and the room of every case's results. The worker reads no more; the runner keeps
+    within it."""
+    return allowance + sum(results_room(case) for case in cases)
 
 
 def element_size(case: CaseSpec) -> int:

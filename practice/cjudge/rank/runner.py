@@ -3,9 +3,12 @@
 What a sandbox runs. It imports torch and the real runtime, announces ``{"ready": true,
 "confinement_gaps": [...]}`` on the result channel, then reads ONE job from stdin,
 ``{"job": JobSpec, "cases": [CaseSpec, ...]}``,
-and answers one :class:`~cjudge.contract.protocol.RawCase` JSON line per case on the result channel (a
-file descriptor of its own, never stdout, which carries whatever the learner prints). It knows no
-expected values: the trusted side grades each line (and may kill it after a failing case).
+and answers one :class:`~cjudge.contract.protocol.RawCase` per case on the result channel (a file
+descriptor of its own, never stdout, which carries whatever the learner prints). Each message is
+a frame (``switch.packed.framed``): a JSON skeleton with every result tensor's elements as raw
+bytes beside it. It knows no expected values: the trusted side grades each case (and may kill
+it after a failing case). What it sends stays within the job's budget, which grows with the
+cases' sizes (``values.result_budget``, ``record_bytes`` of the request for its allowance).
 One job per process: a warm pool keeps such processes started and waiting, each used for one
 submission only. With ``--end-with-stdin`` it exits as soon as stdin closes: as a container's
 PID 1 (the docker sandbox) that ends every process of the container once its worker lets go.
@@ -19,13 +22,17 @@ import os
 import signal
 import sys
 import threading
+from typing import BinaryIO
 
 from ..contract.protocol import RESULT_BYTES, CaseSpec, JobSpec, RawCase
+from ..contract.values import result_budget, results_room
 from ..real.confine import confinement_gaps
 from ..real.process_flags import set_dumpable
+from ..switch import packed
 from ..switch.core import unreported
 
-#: room kept for each case still to come (a line cut by :func:`result_line` is smaller)
+#: room kept for each case still to come, besides its results' (a frame cut by
+#: :func:`result_frame` is smaller)
 CASE_RESERVE = 128 << 10
 #: characters of the ranks' output kept in a cut line
 CUT_STDOUT = 8 << 10
@@ -52,11 +59,9 @@ def serve(result_fd: int, launcher: str, end_with_stdin: bool = False) -> int:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if launcher == "fork":
         start_zygote()  # before the job is read: no rank's memory ever holds the job's inputs
-    out = os.fdopen(result_fd, "w", buffering=1, encoding="utf-8")
+    out = os.fdopen(result_fd, "wb")
     # what the ranks cannot be confined by here, for the trusted side to log (see ``confine``)
-    ready = json.dumps({"ready": True, "confinement_gaps": confinement_gaps()})
-    out.write(ready + "\n")
-    room = RESULT_BYTES - len(ready) - 1
+    ready = _write(out, packed.framed({"ready": True, "confinement_gaps": confinement_gaps()}))
     line = sys.stdin.readline()
     if not line:
         return 0
@@ -65,27 +70,38 @@ def serve(result_fd: int, launcher: str, end_with_stdin: bool = False) -> int:
     request = json.loads(line)
     job: JobSpec = request["job"]
     cases: list[CaseSpec] = request["cases"]
+    room = result_budget(cases, request.get("record_bytes", RESULT_BYTES)) - ready
     for i, case in enumerate(cases):
-        line = result_line(run_case(job, case, launcher=launcher),
-                           room - CASE_RESERVE * (len(cases) - i - 1) - 1)
-        room -= len(line) + 1
-        out.write(line + "\n")
+        later = sum(CASE_RESERVE + results_room(c) for c in cases[i + 1:])
+        room -= _write(out, result_frame(run_case(job, case, launcher=launcher), room - later))
     out.close()
     return 0
 
 
-def result_line(raw: RawCase, room: int) -> str:
-    """The case's JSON line (ASCII), within ``room`` bytes: a case whose record is larger (a
-    flood of calls, huge results or errors) is reported stopped at the judge's record limit
+def _write(out: BinaryIO, frame: list[packed.Raw]) -> int:
+    """Write one frame now; its size in bytes."""
+    out.writelines(frame)
+    out.flush()
+    return _size(frame)
+
+
+def _size(frame: list[packed.Raw]) -> int:
+    """A frame's bytes."""
+    return sum(memoryview(part).nbytes for part in frame)
+
+
+def result_frame(raw: RawCase, room: int) -> list[packed.Raw]:
+    """The case's frame, within ``room`` bytes: a case whose record is larger (a flood of
+    calls, huge results or errors) is reported stopped at the judge's record limit
     (``trace_limit``), without its trace and results, so that the channel's budget is never
     what stops the job (the server would take that for tampering)."""
-    line = json.dumps(raw)
-    if len(line) <= room:
-        return line
+    frame = packed.framed(raw)
+    if _size(frame) <= room:
+        return frame
     cut = unreported(raw["name"], [r["state"] for r in raw["ranks"]], "trace_limit",
                      raw["wall_ms"], stdout=raw["stdout"][:CUT_STDOUT])
     cut["trace"]["limit"] = "record"
-    return json.dumps(cut)
+    return packed.framed(cut)
 
 
 def main() -> int:

@@ -5,11 +5,16 @@ the buffer, one tensor after another, in the machine's (little-endian) order, an
 skeleton ``{"shape", "dtype", "at": [offset, nbytes]}`` instead of ``"data"``; :func:`unpack`
 gives the elements back as lists. Only the skeleton is JSON: a rank's input and result cross
 the rank's channel and the simulated runtime's pipe this way, at memory speed.
+
+On a stream (a sandbox runner's result channel) one value is one frame, :func:`framed`: the
+line ``b"<skeleton bytes> <buffer bytes>\n"``, the skeleton (ASCII JSON), then the buffer.
 """
 
 from __future__ import annotations
 
+import json
 import math
+import re
 from array import array
 from collections.abc import Callable
 from typing import Any, TypeGuard
@@ -21,6 +26,10 @@ MAX_NESTING = 64
 #: each tensor's bytes start at a multiple of this (a tensor made over them is aligned)
 ALIGN = 8
 Raw = bytes | bytearray | memoryview
+#: a frame's first line: its skeleton's and its buffer's lengths in bytes (:func:`framed`)
+FRAME_HEAD = re.compile(rb"(0|[1-9][0-9]{0,14}) (0|[1-9][0-9]{0,14})\n")
+#: the longest first line a frame may have
+FRAME_HEAD_MAX = 32
 
 
 def is_packed(value: Any) -> bool:
@@ -64,6 +73,23 @@ def pack(value: Any) -> tuple[Any, list[Raw]]:
         return {k: walk(x) for k, x in v.items()}
 
     return walk(value), parts
+
+
+def framed(value: Any) -> list[Raw]:
+    """``value`` as one frame on a stream: its lengths' line, its skeleton, its buffer's parts."""
+    skeleton, parts = pack(value)
+    head = json.dumps(skeleton).encode()
+    size = sum(memoryview(p).nbytes for p in parts)
+    return [b"%d %d\n" % (len(head), size), head, *parts]
+
+
+def frame_lengths(line: bytes) -> tuple[int, int]:
+    """The skeleton's and the buffer's lengths a frame's first ``line`` (newline included)
+    says; :class:`ValueError` if it is no such line."""
+    found = FRAME_HEAD.fullmatch(line)
+    if found is None:
+        raise ValueError(f"not a frame's first line: {line[:FRAME_HEAD_MAX]!r}")
+    return int(found[1]), int(found[2])
 
 
 def as_list(view: memoryview, dtype: str) -> list[Any]:

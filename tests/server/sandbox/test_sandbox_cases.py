@@ -26,7 +26,7 @@ class FakeSandbox:
         self.case_stop = stop  # what the runtime reported stopping the case
         self.asked = 0
 
-    def send(self, payload: dict[str, Any]) -> None:
+    def send(self, job: dict[str, Any], cases: list[dict[str, Any]]) -> None:
         pass
 
     def next_raw(self, time_limit_s: float) -> dict[str, Any]:
