@@ -21,7 +21,7 @@ from _side_by_side import ROOT  # starts the zygote first, as the CLI does
 
 sys.path.insert(0, str(ROOT))
 
-from cjudge.grading.judge import judge_code  # noqa: E402
+from cjudge.grading.submission import judge_code  # noqa: E402
 from cjudge.real.runtime import run_case  # noqa: E402
 from cjudge.sim.runtime import run_case as run_sim_case  # noqa: E402
 from tests.real.scratch import ring_with_cases  # noqa: E402

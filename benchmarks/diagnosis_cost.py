@@ -25,7 +25,7 @@ from cjudge.real.zygote import start_zygote  # noqa: E402
 start_zygote()  # before any job is known, as the CLI does
 
 from cjudge.exercise.exercises import default_root, load_exercises  # noqa: E402
-from cjudge.grading.judge import judge_code  # noqa: E402
+from cjudge.grading.submission import judge_code  # noqa: E402
 from cjudge.real.runtime import run_case  # noqa: E402
 from cjudge.sim.runtime import run_case as simulated  # noqa: E402
 

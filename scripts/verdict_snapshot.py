@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "practice"))
 
 from cjudge.exercise.exercises import Exercise, default_root, load_exercises  # noqa: E402
-from cjudge.grading.judge import judge_code  # noqa: E402
+from cjudge.grading.submission import judge_code  # noqa: E402
 from cjudge.sim.runtime import run_case  # noqa: E402
 
 #: measured, so never the same twice

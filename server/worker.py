@@ -19,8 +19,8 @@ from sqlmodel import Session
 
 from cjudge.contract.verdict_json import CaseResult, VerdictJSON
 from cjudge.exercise.exercises import Exercise, load_exercises
-from cjudge.grading.judge import judge_code
 from cjudge.grading.judge_error import judge_error_verdict
+from cjudge.grading.submission import judge_code
 from cjudge.sim.runtime import run_case as simulated
 
 from . import course, health, jobqueue, outage

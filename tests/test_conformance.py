@@ -13,7 +13,7 @@ from __future__ import annotations
 import pytest
 
 from cjudge.exercise.exercises import default_root, load_exercises
-from cjudge.grading.judge import judge_code
+from cjudge.grading.submission import judge_code
 
 EXERCISES = load_exercises(default_root())
 SUBMISSIONS = [

@@ -11,7 +11,7 @@ import pytest
 
 from cjudge.contract.verdict_json import VerdictJSON, dumps, json_safe
 from cjudge.exercise.exercises import default_root, load_exercise
-from cjudge.grading.judge import judge_code
+from cjudge.grading.submission import judge_code
 from cjudge.sim.runtime import run_case
 
 

@@ -1,6 +1,6 @@
 """The switch behaves like gloo: every exercise's reference and wrong files, and the probes in
 ``probes/``, run on real torch + gloo (``gloo_run``) and on the judge's switch (the real runtime,
-graded by ``cjudge.grading.judge``), case by case.
+graded by ``cjudge.grading.submission``), case by case.
 
 Rank by rank: a rank that returned on gloo returned on the switch with the same output (the
 grader's tolerance); one that raised raised the same exception, message included (but for
@@ -43,7 +43,7 @@ from cjudge.contract.primitives import CANONICAL
 from cjudge.contract.protocol import CaseSpec, RawCase
 from cjudge.exercise.exercises import Exercise, default_root, load_exercises
 from cjudge.grading.grade import _compare, plan_cases
-from cjudge.grading.judge import judge_code
+from cjudge.grading.submission import judge_code
 from cjudge.real import runtime as runtime_real
 
 from .gloo_run import GlooCase, GlooRun

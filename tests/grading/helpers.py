@@ -8,7 +8,7 @@ import textwrap
 from cjudge.exercise.exercises import Exercise, default_root, load_exercises
 from cjudge.grading.facts import CaseFacts
 from cjudge.grading.grade import grade_case, plan_cases
-from cjudge.grading.judge import judge_code
+from cjudge.grading.submission import judge_code
 from cjudge.real.runtime import run_case
 from cjudge.sim.runtime import run_case as run_sim_case
 

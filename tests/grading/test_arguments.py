@@ -10,7 +10,7 @@ import pytest
 
 from cjudge.exercise.exercises import ExerciseError, default_root, load_exercise
 from cjudge.grading.grade import plan_cases
-from cjudge.grading.judge import judge_code
+from cjudge.grading.submission import judge_code
 from cjudge.real import runtime as runtime_real
 from cjudge.sim import runtime as runtime_sim
 

@@ -21,7 +21,7 @@ import pytest
 
 from cjudge.courses.results import headline
 from cjudge.exercise.exercises import default_root, load_exercises
-from cjudge.grading.judge import judge_code
+from cjudge.grading.submission import judge_code
 from cjudge.sim.runtime import run_case
 
 EXERCISES = load_exercises(default_root())

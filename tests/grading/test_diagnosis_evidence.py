@@ -13,7 +13,7 @@ from cjudge.grading.diagnosis import case, smallest
 from cjudge.grading.diagnosis.generic import generic_spec, worth_a_second_draw
 from cjudge.grading.diagnosis.values import same, shown_apart
 from cjudge.grading.grade import plan_cases
-from cjudge.grading.judge import judge_code
+from cjudge.grading.submission import judge_code
 from cjudge.sim.runtime import run_case
 from tests.grading.helpers import exercise
 

@@ -16,7 +16,7 @@ from rich.console import Console
 from cjudge.cli.render import show_result
 from cjudge.contract import values
 from cjudge.grading.grade import plan_cases
-from cjudge.grading.judge import judge_code
+from cjudge.grading.submission import judge_code
 from cjudge.sim.runtime import run_case
 from cjudge.switch.server import result_record
 

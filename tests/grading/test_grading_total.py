@@ -9,7 +9,7 @@ import logging
 import pytest
 
 from cjudge.contract import values
-from cjudge.grading import judge
+from cjudge.grading import submission
 from cjudge.grading.facts import CaseFacts
 from cjudge.grading.grade import grade_case, plan_cases
 from cjudge.switch.core import empty_trace
@@ -85,9 +85,9 @@ def test_a_grading_failure_is_the_judges_error_with_its_version(monkeypatch, cap
     def broken(*args, **kwargs):
         raise KeyError("the judge's bug")
 
-    monkeypatch.setattr(judge, "grade_case", broken)
-    with caplog.at_level(logging.ERROR, logger="cjudge.grading.judge"):
-        result = judge.judge_code(ex, RAISES, "learner.py", lambda job, s: raw_case(s, outputs),
+    monkeypatch.setattr(submission, "grade_case", broken)
+    with caplog.at_level(logging.ERROR, logger="cjudge.grading.submission"):
+        result = submission.judge_code(ex, RAISES, "learner.py", lambda job, s: raw_case(s, outputs),
                                   "sim", only_samples=True)
     assert result["verdict"] == "judge_error"
     assert "defect of the judge, not of your code" in result["message"]
@@ -104,7 +104,7 @@ def test_a_ranks_text_is_made_valid_utf8_where_it_enters_the_judge():
     def run_case(job, s):
         return dict(raw_case(s, outputs, error), stdout="[0] \ud83d\n")
 
-    result = judge.judge_code(ex, RAISES, "learner.py", run_case, "sim", only_samples=True)
+    result = submission.judge_code(ex, RAISES, "learner.py", run_case, "sim", only_samples=True)
     json.dumps(result, ensure_ascii=False).encode("utf-8")  # no lone surrogate: it prints
     assert result["verdict"] == "runtime_error"
     assert result["message"] == "rank 0, line 2 raised ValueError: bad \\ud800 text"

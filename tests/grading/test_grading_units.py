@@ -7,7 +7,7 @@ import pytest
 from cjudge.contract.primitives import allowed_ops, bytes_sent
 from cjudge.grading.facts import CaseFacts
 from cjudge.grading.grade import grade_case, plan_cases
-from cjudge.grading.judge import judge_code
+from cjudge.grading.submission import judge_code
 from cjudge.switch.core import empty_trace
 
 from .helpers import exercise

@@ -8,7 +8,7 @@ import textwrap
 
 import pytest
 
-from cjudge.grading.judge import judge_code
+from cjudge.grading.submission import judge_code
 from cjudge.sim.runtime import run_case
 
 from .helpers import exercise

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from cjudge.grading.judge import judge_code
+from cjudge.grading.submission import judge_code
 from cjudge.sim.runtime import run_case
 
 from .helpers import exercise

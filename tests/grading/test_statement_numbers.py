@@ -9,7 +9,7 @@ import math
 import pytest
 
 from cjudge.contract.values import TOLERANCE
-from cjudge.grading.judge import judge_code
+from cjudge.grading.submission import judge_code
 
 from .helpers import exercise, run_sim_case
 

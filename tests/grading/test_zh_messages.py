@@ -11,7 +11,7 @@ import re
 import pytest
 
 from cjudge.exercise.exercises import default_root, load_exercises
-from cjudge.grading.judge import judge_code
+from cjudge.grading.submission import judge_code
 from cjudge.grading.torch_zh import in_chinese
 from cjudge.model.topology import load_topologies
 from cjudge.sim.runtime import run_case

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from cjudge.grading.judge import judge_code
+from cjudge.grading.submission import judge_code
 from cjudge.real.runtime import run_case
 
 from .corpus import FILES, case_named, exercise_of, gloo_outcomes, gloo_record, header, on_gloo

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from cjudge.contract.primitives import CANONICAL
-from cjudge.grading.judge import judge_code
+from cjudge.grading.submission import judge_code
 from cjudge.sim.runtime import run_case
 from tests.grading.helpers import exercise
 

@@ -7,7 +7,7 @@ import pytest
 
 from cjudge.contract.verdicts import Verdict
 from cjudge.exercise.exercises import default_root, load_exercises
-from cjudge.grading.judge import judge_code
+from cjudge.grading.submission import judge_code
 from cjudge.model.case import FLOOR_SLACK, Floor, ModelSpec, model_case
 from cjudge.model.reference import ring_all_reduce
 from cjudge.sim.runtime import run_case

@@ -10,7 +10,7 @@ from pathlib import Path
 from cjudge.exercise.exercises import default_root, load_exercise
 from cjudge.grading.facts import CaseFacts
 from cjudge.grading.grade import grade_case, plan_cases
-from cjudge.grading.judge import judge_code
+from cjudge.grading.submission import judge_code
 from cjudge.real.runtime import run_case as run_real_case
 from cjudge.sim.runtime import run_case
 

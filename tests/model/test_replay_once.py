@@ -13,7 +13,7 @@ from cjudge.contract.values import input_bytes
 from cjudge.exercise.exercises import default_root, load_exercises
 from cjudge.grading.facts import CaseFacts
 from cjudge.grading.grade import grade_case, plan_cases
-from cjudge.grading.judge import judge_code
+from cjudge.grading.submission import judge_code
 from cjudge.model import reference as ref
 from cjudge.model import replay as replay_module
 from cjudge.model.case import view_size

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from cjudge.grading.judge import judge_code
+from cjudge.grading.submission import judge_code
 from cjudge.real.runtime import run_case
 from cjudge.sim.runtime import run_case as run_sim_case
 from cjudge.switch.core import Limits

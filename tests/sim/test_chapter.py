@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from cjudge.exercise.exercises import default_root, load_exercises
-from cjudge.grading.judge import judge_code
+from cjudge.grading.submission import judge_code
 from cjudge.sim.runtime import run_case
 
 from .helpers import calls, data, run

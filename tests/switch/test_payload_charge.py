@@ -10,7 +10,7 @@ import pytest
 
 from cjudge.exercise.exercises import default_root, load_exercises
 from cjudge.grading.grade import plan_cases
-from cjudge.grading.judge import judge_code
+from cjudge.grading.submission import judge_code
 from cjudge.kit import pieces
 from cjudge.sim.runtime import run_case
 from cjudge.switch.core import Switch

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from cjudge.contract.verdict_json import dumps
 from cjudge.exercise.exercises import PRIVATE_FILES, default_root, load_exercises
-from cjudge.grading.judge import judge_code
+from cjudge.grading.submission import judge_code
 from cjudge.sim import runtime as runtime_sim
 
 if sys.argv[1:] == ["--raw"]:

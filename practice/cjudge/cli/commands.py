@@ -157,7 +157,7 @@ def grade_file(ex: Exercise, path: Path, launcher: str, seed: int | None, sample
                all_cases: bool, on_case: Callable[[CaseResult], None] | None = None) -> VerdictJSON:
     """The verdict JSON for the learner's file at ``path`` on real torch; the simulated
     runtime explores a failure (the reference's run, the smallest failing case)."""
-    from ..grading.judge import judge_code
+    from ..grading.submission import judge_code
     from ..sim.runtime import run_case as simulated
 
     runtime = "torch" if launcher == "fork" else "torch-torchrun"
@@ -235,7 +235,7 @@ def cmd_solution(ex: Exercise) -> int:
 
 def _simulated(ex: Exercise, path: Path) -> str:
     """The verdict of ``path`` on the simulated runtime (the browser's)."""
-    from ..grading.judge import judge_code
+    from ..grading.submission import judge_code
     from ..sim.runtime import run_case
 
     return judge_code(ex, path.read_text(encoding="utf-8"), path.name, run_case,

@@ -35,7 +35,7 @@ def _torch_rows() -> list[tuple[str, bool, str]]:
 
 
 def _smoke(exercises: dict[str, Exercise]) -> tuple[str, bool, str]:
-    from ..grading.judge import judge_code
+    from ..grading.submission import judge_code
     from ..real.runtime import run_case
 
     ex = next(iter(exercises.values()))

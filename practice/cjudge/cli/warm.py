@@ -47,7 +47,7 @@ READY_S = 120.0  # how long a caller waits for a warm judge it started to answer
 #: environment or the terminal when imported; ``cli.commands`` and ``cli.workspace`` do, so
 #: each child imports those itself)
 PRELOAD = ("rich.console", "rich.markdown", "rich.table", "rich.syntax", "rich.progress",
-           "cjudge.real.runtime", "cjudge.real.zygote", "cjudge.sim.runtime", "cjudge.grading.judge",
+           "cjudge.real.runtime", "cjudge.real.zygote", "cjudge.sim.runtime", "cjudge.grading.submission",
            "cjudge.grading.grade", "cjudge.exercise.exercises", "cjudge.view.timeline", "cjudge.cli.render",
            "cjudge.cli.trace_view", "cjudge.cli.authoring")
 

@@ -23,7 +23,7 @@ def other_draws(ex: Exercise, code: str, filename: str, want: str,
                 seeds: list[int]) -> list[tuple[int, str]]:
     """(seed, verdict) of each draw whose verdict on the simulated runtime is not ``want``.
     Only the verdict counts, so each draw stops at its first failing case."""
-    from ..grading.judge import judge_code  # not at import: the CLI reads DRAWS for its help
+    from ..grading.submission import judge_code  # not at import: the CLI reads DRAWS for its help
     from ..sim.runtime import run_case
 
     verdicts = ((seed, judge_code(ex, code, filename, run_case, "sim", seed=seed)["verdict"])

@@ -3,7 +3,7 @@ view's ``timeline`` and, for a too-slow case, the critical path that timeline fo
 its message (``model.slow``).
 
 Grading (``cjudge.grading.grade.grade_case``) decides the verdict and draws nothing; every front door
-that shows a case calls :func:`present_case` on it once (``judge.judge_code`` for the CLI, the
+that shows a case calls :func:`present_case` on it once (``submission.judge_code`` for the CLI, the
 server and the browser). The smallest-case search, which compares verdicts only, does not.
 """
 

@@ -15,7 +15,7 @@ from sqlalchemy import update
 from sqlalchemy.exc import StatementError
 
 from cjudge.exercise.exercises import default_root, load_exercise
-from cjudge.grading.judge import judge_code
+from cjudge.grading.submission import judge_code
 from cjudge.sim.runtime import run_case
 from server import jobqueue
 from server.api.app import create_app

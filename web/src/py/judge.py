@@ -23,7 +23,7 @@ from cjudge.contract.verdict_json import dumps
 from cjudge.exercise.exercises import load_exercises
 from cjudge.grading.facts import CaseFacts
 from cjudge.grading.grade import grade_case, plan_cases, summarize
-from cjudge.grading.judge import judge_code
+from cjudge.grading.submission import judge_code
 from cjudge.switch.core import unreported
 from cjudge.view.present import present_case
 
