@@ -116,6 +116,7 @@ def test_two_node_bound_names():
     {"topology": "dgx9000"}, {"sizes": []}, {"sizes": ["1 parsec"]}, {"tolerance": -1},
     {"tolerance": True}, {"contention": "yes"}, {"time_bound": "__import__('os')"},
     {"colour": "blue"}, {"advice": "overlap"}, {"advice": {"en": "overlap"}},
+    {"collective": 3}, {"floor": {"time": 1, "bytes": "S"}}, {"time_bound": ["n"]},
 ])
 def test_bad_model_tables_are_refused(table):
     with pytest.raises(ModelError):

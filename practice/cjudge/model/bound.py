@@ -31,7 +31,7 @@ _UNITS = ("S", "alpha", "beta", "alpha_inter", "beta_inter", "c")
 class Bound:
     """A parsed bound: ``Bound("2*(n-1)*alpha + 2*(n-1)/n*S/beta")(n=8, S=1e6, ...)``."""
 
-    def __init__(self, formula: str, names: tuple[str, ...] = NAMES) -> None:
+    def __init__(self, formula: object, names: tuple[str, ...] = NAMES) -> None:
         if not isinstance(formula, str) or len(formula) > 500:
             raise ModelError("a time bound is a formula string of at most 500 characters")
         self.formula, self.names = formula, names

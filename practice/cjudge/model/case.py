@@ -10,7 +10,7 @@ which term dominates.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, NamedTuple, cast
@@ -83,7 +83,7 @@ class ModelSpec:
     floor: Floor | None = None
 
     def variables(self, n: int, size: float, topo: Topology,
-                  params: dict[str, Any] | None) -> dict[str, float]:
+                  params: Mapping[str, int | str] | None) -> dict[str, float]:
         """The formulas' names at one modelled size: n, S, the topology's, the declared case
         parameters, and ``c`` (the compute seconds per call)."""
         names: dict[str, float] = {"n": n, "S": size, **topo.params()}
@@ -103,7 +103,8 @@ class ModelSpec:
         return self.time_bound is not None and self.models(case_name)
 
     @classmethod
-    def from_table(cls, table: dict[str, Any] | None, collective: str | None = None) -> ModelSpec:
+    def from_table(cls, table: Mapping[str, object] | None, collective: str | None = None
+                   ) -> ModelSpec:
         """Read ``[model]`` (None: the defaults); :class:`ModelError` names a bad key or value.
 
         ``collective`` (the exercise's built-in, canonical) is the default for ``collective``.
@@ -126,14 +127,14 @@ class ModelSpec:
         modelled = _parsed_sizes(sizes)
         return cls(topology, modelled,
                    Bound(bound, (*names, "c")) if bound is not None else None, float(tolerance),
-                   table.get("collective", collective), contention,
+                   _checked_collective(table.get("collective", collective)), contention,
                    tuple(cases) if cases is not None else None, per_node,
                    Bound(compute, names) if compute is not None else None, tuple(parameters),
                    (advice["en"], advice["zh"]) if advice is not None else None,
                    Floor(Bound(floor["time"], (*names, "c")), Bound(floor["bytes"], (*names, "c")))
                    if floor is not None else None)
 
-    def topology_for(self, world_size: int, params: dict[str, Any] | None = None,
+    def topology_for(self, world_size: int, params: Mapping[str, int | str] | None = None,
                      extra_topologies: Path | None = None) -> Topology:
         """The topology a case runs on: with ``ranks_per_node``, its ranks placed as the case's
         ``params`` say (:meth:`Topology.placed`); :class:`ModelError` when they do not say."""
@@ -216,7 +217,15 @@ def _checked_advice(advice: Any) -> dict[str, str] | None:
     return advice
 
 
-def _checked_floor(floor: Any) -> dict[str, Any] | None:
+def _checked_collective(collective: object) -> str | None:
+    """``[model] collective``: the built-in collective the exercise replaces, by name, if any."""
+    if collective is not None and not isinstance(collective, str):
+        raise ModelError("[model] collective must be a built-in collective's name, e.g. "
+                         "\"all_reduce\"")
+    return collective
+
+
+def _checked_floor(floor: object) -> Mapping[str, object] | None:
     """``[model] floor``: { time, bytes } (their formulas checked by :class:`Bound`), if given."""
     if floor is not None and (not isinstance(floor, dict) or set(floor) != {"time", "bytes"}):
         raise ModelError("[model] floor must be { time = \"<formula>\", bytes = \"<formula>\" }")
@@ -342,7 +351,7 @@ def _dominant(row: SizeRow, topo: Topology) -> tuple[str, str, str, str]:
 
 
 def model_case(trace: SwitchTrace, run_size: int, spec: ModelSpec, case_name: str | None = None,
-               extra_topologies: Path | None = None, params: dict[str, Any] | None = None,
+               extra_topologies: Path | None = None, params: Mapping[str, int | str] | None = None,
                sent: list[int] | None = None) -> CaseModel:
     """Replay a finished case's ``trace`` at ``spec``'s sizes and judge it against the bound.
 

@@ -79,7 +79,7 @@ class Topology:
             raise ModelError(f"topology {self.name!r} has {self.gpus_per_node} GPUs in one node; "
                              f"a case with {world_size} ranks needs a topology with several nodes")
 
-    def placed(self, ranks_per_node: int, world_size: int) -> Topology:
+    def placed(self, ranks_per_node: object, world_size: int) -> Topology:
         """The same machine with ``ranks_per_node`` ranks on each node (rank r on node
         r // ranks_per_node), as many nodes as ``world_size`` ranks fill: the links stay, a time
         bound's ``g`` becomes ``ranks_per_node``."""
