@@ -17,8 +17,13 @@ overlaps need), so they nest as the format requires.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, NamedTuple, NotRequired, TypedDict
+
+from .schema import CollectiveRow, MessageRow, TimelineJSON, WaitRow
+
+if TYPE_CHECKING:
+    from ..contract.verdict_json import CaseResult
 
 #: one dependency step on the ``steps`` clock, in µs
 STEP_US = 1.0
@@ -31,30 +36,69 @@ TRACKS = {"wait": (1, "waits"), "send": (100, "sends"), "recv": (200, "receives"
           "collective": (300, "collectives")}
 
 Span = tuple[float, float]
-#: a case's ``timeline`` as JSON (:class:`.schema.TimelineJSON`), as the CLI or the browser gives it
-View = dict[str, Any]
-#: one Chrome trace event
-Event = dict[str, Any]
-Clock = Callable[[dict[str, Any], str], Span | None]
 
 
-def _modelled(view: View) -> Clock:
+class Clock(NamedTuple):
+    """Where a clock places a transfer (a message or a collective) and a wait: a span, or None
+    when it gives it none."""
+
+    transfer: Callable[[MessageRow | CollectiveRow], Span | None]
+    wait: Callable[[WaitRow], Span | None]
+
+
+class ChromeEvent(TypedDict):
+    """One Chrome trace event: a complete slice (``X``), a flow's start or end (``s``, ``f``),
+    an instant (``i``) or a metadata event naming a process or track (``M``)."""
+
+    ph: str
+    name: str
+    cat: NotRequired[str]
+    pid: int
+    tid: int
+    ts: NotRequired[float]  # µs; a metadata event has none
+    dur: NotRequired[float]
+    id: NotRequired[int]  # a flow's
+    bp: NotRequired[str]  # a flow end's binding point
+    s: NotRequired[str]  # an instant's scope
+    args: Mapping[str, object]
+
+
+class TraceInfo(TypedDict):
+    """The trace's ``otherData``: what it shows of which case."""
+
+    title: str
+    case: str
+    verdict: str
+    world_size: int
+    clocks: list[str]
+    topology: str | None
+    modelled_size_bytes: int | None
+    cut: dict[str, int] | bool | None
+
+
+class ChromeTrace(TypedDict):
+    """A Chrome trace-event JSON file."""
+
+    traceEvents: list[ChromeEvent]
+    displayTimeUnit: str
+    otherData: TraceInfo
+
+
+def _modelled(view: TimelineJSON) -> Clock:
     end = view.get("end_t")
 
-    def when(item: dict[str, Any], kind: str) -> Span | None:
-        t0 = item.get("t0")
-        t1 = item.get("t1") if item.get("t1") is not None else end if kind == "wait" else None
+    def span(t0: float | None, t1: float | None) -> Span | None:
         return None if t0 is None or t1 is None else (t0 / 1000, t1 / 1000)
-    return when
+    return Clock(lambda item: span(item.get("t0"), item.get("t1")),
+                 lambda w: span(w.get("t0"), w["t1"] if w.get("t1") is not None else end))
 
 
-def _steps(view: View) -> Clock:
-    def when(item: dict[str, Any], kind: str) -> Span | None:
-        if kind == "wait":
-            s1 = item["s1"] if item.get("s1") is not None else view["steps"]
-            return item["s0"] * STEP_US, max(s1, item["s0"]) * STEP_US
-        return (item["step"] - 1) * STEP_US, item["step"] * STEP_US
-    return when
+def _steps(view: TimelineJSON) -> Clock:
+    def wait(w: WaitRow) -> Span:
+        s1 = w.get("s1")
+        last = view["steps"] if s1 is None else s1
+        return w["s0"] * STEP_US, max(last, w["s0"]) * STEP_US
+    return Clock(lambda item: ((item["step"] - 1) * STEP_US, item["step"] * STEP_US), wait)
 
 
 class _Tracks:
@@ -79,12 +123,12 @@ def _line(line: int | None) -> str:
 
 
 #: a slice before it is placed on a track: its span, rank, kind, name and args
-_Slice = tuple[Span, int, str, str, dict[str, Any]]
+_Slice = tuple[Span, int, str, str, dict[str, object]]
 #: where each message's send and receive slices went: (kind, message id) -> pid, tid, middle ts
 _Placed = dict[tuple[str, int], tuple[int, int, float]]
 
 
-def _clock_events(view: View, clock: str, when: Clock, index: int) -> list[Event]:
+def _clock_events(view: TimelineJSON, clock: str, when: Clock, index: int) -> list[ChromeEvent]:
     """Every event of one clock: slices, flows, instants and the tracks' names."""
     base = index * PID_STRIDE + 1
     tracks = _Tracks()
@@ -97,35 +141,35 @@ def _clock_events(view: View, clock: str, when: Clock, index: int) -> list[Event
     return _track_names(view["world_size"], base, label, tracks) + events
 
 
-def _slices(view: View, when: Clock) -> list[_Slice]:
+def _slices(view: TimelineJSON, when: Clock) -> list[_Slice]:
     """The slices of one clock: each message's send and receive, each collective's member,
     each wait (what the clock gives no span is left out)."""
     return [*_message_slices(view, when), *_collective_slices(view, when), *_wait_slices(view, when)]
 
 
-def _message_slices(view: View, when: Clock) -> list[_Slice]:
+def _message_slices(view: TimelineJSON, when: Clock) -> list[_Slice]:
     """A send slice on the sender and a receive slice on the receiver per message."""
     critical = {(c["kind"], c["id"]) for c in view.get("critical", [])}
     scale = view.get("scale", 1.0)
     slices: list[_Slice] = []
     for m in view["messages"]:
-        args = {"id": m["id"], "bytes": m["bytes"], "modelled_bytes": round(m["bytes"] * scale),
-                "tag": m["tag"], "step": m["step"],
-                "line": m["line"], "recv_line": m["recv_line"],
-                "critical_path": ("message", m["id"]) in critical,
-                **{k: m[k] for k in ("chunk", "group", "t0", "t1") if m.get(k) is not None}}
-        if (span := when(m, "message")) is not None:
+        args: dict[str, object] = {
+            "id": m["id"], "bytes": m["bytes"], "modelled_bytes": round(m["bytes"] * scale),
+            "tag": m["tag"], "step": m["step"], "line": m["line"], "recv_line": m["recv_line"],
+            "critical_path": ("message", m["id"]) in critical,
+            **{k: m[k] for k in ("chunk", "group", "t0", "t1") if m.get(k) is not None}}
+        if (span := when.transfer(m)) is not None:
             slices.append((span, m["src"], "send", f"send → {m['dst']}", args))
             slices.append((span, m["dst"], "recv", f"recv ← {m['src']}", args))
     return slices
 
 
-def _collective_slices(view: View, when: Clock) -> list[_Slice]:
+def _collective_slices(view: TimelineJSON, when: Clock) -> list[_Slice]:
     """A slice per member rank of each collective, with that rank's bytes and line."""
     critical = {(c["kind"], c["id"]) for c in view.get("critical", [])}
     slices: list[_Slice] = []
     for c in view["collectives"]:
-        if (span := when(c, "collective")) is not None:
+        if (span := when.transfer(c)) is not None:
             for i, rank in enumerate(c["ranks"]):
                 slices.append((span, rank, "collective", c["kind"], {
                     "id": c["id"], "bytes": c["bytes"][i], "ranks": c["ranks"], "root": c["root"],
@@ -134,11 +178,11 @@ def _collective_slices(view: View, when: Clock) -> list[_Slice]:
     return slices
 
 
-def _wait_slices(view: View, when: Clock) -> list[_Slice]:
+def _wait_slices(view: TimelineJSON, when: Clock) -> list[_Slice]:
     """A slice per wait on its rank, named for its line (and when it never ends)."""
     slices: list[_Slice] = []
     for w in view["waits"]:
-        if (span := when(w, "wait")) is not None:
+        if (span := when.wait(w)) is not None:
             name = "wait" if w.get("t1") is not None or w.get("s1") is not None else \
                 "wait (never ends)"
             slices.append((span, w["rank"], "wait", name + _line(w["line"]),
@@ -147,38 +191,41 @@ def _wait_slices(view: View, when: Clock) -> list[_Slice]:
 
 
 def _placed_slices(slices: list[_Slice], base: int, tracks: _Tracks
-                   ) -> tuple[list[Event], _Placed]:
+                   ) -> tuple[list[ChromeEvent], _Placed]:
     """The slices as complete events on their tracks, earliest (then longest) first; and where
     each message's send and receive went."""
-    events: list[Event] = []
+    events: list[ChromeEvent] = []
     placed: _Placed = {}
     for span, rank, kind, name, args in sorted(slices, key=lambda s: (s[0][0], -s[0][1])):
         pid = base + rank
         tid = tracks.place(pid, kind, span)
         events.append({"ph": "X", "name": name, "cat": kind, "pid": pid, "tid": tid,
                        "ts": span[0], "dur": span[1] - span[0], "args": args})
-        if kind in ("send", "recv"):
-            placed[(kind, args["id"])] = pid, tid, (span[0] + span[1]) / 2
+        if kind in ("send", "recv") and isinstance(message := args["id"], int):
+            placed[(kind, message)] = pid, tid, (span[0] + span[1]) / 2
     return events, placed
 
 
-def _flows(view: View, placed: _Placed, index: int) -> list[Event]:
+def _flows(view: TimelineJSON, placed: _Placed, index: int) -> list[ChromeEvent]:
     """A flow arrow from each placed message's send to its receive."""
-    events: list[Event] = []
+    events: list[ChromeEvent] = []
     for m in view["messages"]:
         if ("send", m["id"]) in placed and ("recv", m["id"]) in placed:
-            flow = {"name": "message", "cat": "message", "id": index * FLOW_STRIDE + m["id"],
-                    "args": {"bytes": m["bytes"], "tag": m["tag"]}}
+            args = {"bytes": m["bytes"], "tag": m["tag"]}
             for ph, side in (("s", "send"), ("f", "recv")):
                 pid, tid, ts = placed[(side, m["id"])]
-                events.append({**flow, "ph": ph, "pid": pid, "tid": tid, "ts": ts,
-                               **({"bp": "e"} if ph == "f" else {})})
+                event: ChromeEvent = {"name": "message", "cat": "message",
+                                      "id": index * FLOW_STRIDE + m["id"], "args": args, "ph": ph,
+                                      "pid": pid, "tid": tid, "ts": ts}
+                if ph == "f":
+                    event["bp"] = "e"
+                events.append(event)
     return events
 
 
-def _instants(view: View, base: int, end: float) -> list[Event]:
+def _instants(view: TimelineJSON, base: int, end: float) -> list[ChromeEvent]:
     """At ``end``, an instant per request that never completed and per deadlock edge."""
-    events: list[Event] = []
+    events: list[ChromeEvent] = []
     for p in view.get("pending", []):
         events.append({"ph": "i", "s": "t", "name": f"{p['kind']} never completed{_line(p['line'])}",
                        "cat": "pending", "pid": base + p["rank"], "tid": TRACKS["wait"][0],
@@ -190,9 +237,9 @@ def _instants(view: View, base: int, end: float) -> list[Event]:
     return events
 
 
-def _track_names(world: int, base: int, label: str, tracks: _Tracks) -> list[Event]:
+def _track_names(world: int, base: int, label: str, tracks: _Tracks) -> list[ChromeEvent]:
     """The metadata events that name and order each rank's process and its tracks."""
-    names: list[Event] = []
+    names: list[ChromeEvent] = []
     for rank in range(world):
         pid = base + rank
         names += [{"ph": "M", "name": "process_name", "pid": pid, "tid": 0,
@@ -208,7 +255,7 @@ def _track_names(world: int, base: int, label: str, tracks: _Tracks) -> list[Eve
     return names
 
 
-def chrome_trace(case: dict[str, Any], title: str = "") -> dict[str, Any]:
+def chrome_trace(case: CaseResult, title: str = "") -> ChromeTrace:
     """The Chrome trace-event JSON of one case of a verdict (its ``timeline``); ValueError when
     the case has no timeline to export."""
     view = case.get("timeline")
