@@ -2,33 +2,31 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, cast
-
 from rich.console import Console
 from rich.table import Table
 
 from ..contract.units import format_seconds, format_size
+from ..contract.verdict_json import CaseResult, Sample, VerdictJSON
 from ..contract.verdicts import label, title
 
 STYLE = {"accepted": "green", "wrong_answer": "red", "over_budget": "yellow", "too_slow": "yellow",
          "deadlock": "magenta", "time_limit": "magenta", "forbidden_primitive": "red"}
 
 
-def _bytes(case: dict[str, Any]) -> str:
+def _bytes(case: CaseResult) -> str:
     sent = case["bytes_sent"]
     return f"{max(sent) if sent else 0}/{case['bytes_bound']}"
 
 
-def modelled(case: dict[str, Any]) -> str:
+def modelled(case: CaseResult) -> str:
     """A case's modelled times per size, e.g. ``4 KiB 70 µs · 1 MB 73.9 µs`` ("" if none)."""
-    model = case.get("model") or {}
+    model = case.get("model")
     return " · ".join(f"{format_size(r['size'])} {format_seconds(r['time_s'])}"
-                      + (f" (bound {format_seconds(r['bound_s'])})" if r.get("bound_s") else "")
-                      for r in model.get("sizes", []))
+                      + (f" (bound {format_seconds(bound)})" if (bound := r.get("bound_s")) else "")
+                      for r in (model.get("sizes", []) if model else []))
 
 
-def memory(case: dict[str, Any], lang: str = "en") -> str:
+def memory(case: CaseResult, lang: str = "en") -> str:
     """A case's memory bound, e.g. ``memory 2/2 gathered layers`` ("" if it has none)."""
     held = case.get("memory")
     if not held:
@@ -37,7 +35,7 @@ def memory(case: dict[str, Any], lang: str = "en") -> str:
     return f"{'内存' if lang == 'zh' else 'memory'} {held['peak']}/{held['bound']} {what}"
 
 
-def case_line(case: dict[str, Any]) -> str:
+def case_line(case: CaseResult) -> str:
     """One case as a plain line: name, ranks, verdict, max bytes sent over the bound, time,
     modelled times and the memory bound."""
     per_rank = " ".join(str(b) for b in case["bytes_sent"])
@@ -47,12 +45,12 @@ def case_line(case: dict[str, Any]) -> str:
             + (f"  modelled {model}" if model else "") + (f"  {held}" if held else ""))
 
 
-def message(item: Mapping[str, Any], lang: str) -> str:
+def message(item: CaseResult | VerdictJSON, lang: str) -> str:
     """The learner-facing message of a case or a whole result in ``lang``."""
-    return cast(str, item.get("message_zh" if lang == "zh" else "message", ""))
+    return item.get("message_zh", "") if lang == "zh" else item.get("message", "")
 
 
-def show_case(console: Console, case: dict[str, Any], lang: str) -> None:
+def show_case(console: Console, case: CaseResult, lang: str) -> None:
     """Print one case as soon as it is graded (the cases so far, on long suites)."""
     if console.is_terminal:
         style = STYLE.get(case["verdict"], "red")
@@ -63,20 +61,20 @@ def show_case(console: Console, case: dict[str, Any], lang: str) -> None:
         console.print(case_line(case), markup=False, highlight=False)
 
 
-def _values(data: list[Any], most: int = 12) -> str:
+def _values(data: list[object], most: int = 12) -> str:
     """A tensor's elements as ``[1, 2, …]``, at most ``most`` of them."""
     shown = ", ".join(f"{v:g}" if isinstance(v, float) else str(v) for v in data[:most])
     return f"[{shown}{', …' if len(data) > most else ''}]"
 
 
-def smallest_lines(case: dict[str, Any], lang: str) -> list[str]:
+def smallest_lines(case: CaseResult, lang: str) -> list[str]:
     """The smallest case that fails as ``case`` does (``smallest``): its message, then each
     rank's input, result and expected values where they are tensors."""
     small = case.get("smallest")
     if not small:
         return []
     lines = [message(small, lang)]
-    sample = small.get("sample") or {}
+    sample = small.get("sample") or Sample(inputs=[], outputs=[], expected=[])
     for rank, (x, got, want) in enumerate(zip(sample.get("inputs", []), sample.get("outputs", []),
                                               sample.get("expected", []), strict=False)):
         if not all(isinstance(v, dict) and "data" in v for v in (x, got, want)):
@@ -88,7 +86,7 @@ def smallest_lines(case: dict[str, Any], lang: str) -> list[str]:
     return lines
 
 
-def show_result(console: Console, result: Mapping[str, Any], lang: str) -> None:
+def show_result(console: Console, result: VerdictJSON, lang: str) -> None:
     """The whole verdict: per-case table, then the first failure's message and details."""
     if console.is_terminal and result["cases"]:
         table = Table(title=f"{result['exercise']} — {result['runtime']}")
@@ -116,10 +114,11 @@ def show_result(console: Console, result: Mapping[str, Any], lang: str) -> None:
     else:
         console.print(f"verdict: {head}", markup=False, highlight=False)
     failing = next((c for c in result["cases"] if c["verdict"] != "accepted"), None)
-    for detail in (failing or {}).get("details", []):
-        console.print(detail.rstrip(), markup=False, highlight=False)
-    for line in smallest_lines(failing or {}, lang):
-        console.print(line, markup=False, highlight=False)
+    if failing is not None:
+        for detail in failing.get("details", []):
+            console.print(detail.rstrip(), markup=False, highlight=False)
+        for line in smallest_lines(failing, lang):
+            console.print(line, markup=False, highlight=False)
     if result.get("skipped"):
         names = ", ".join(result["skipped"])
         console.print(("未运行的用例：" if lang == "zh" else "not run after the failure: ") + names,

@@ -10,18 +10,17 @@ blindness) and never the only cue; every arrow carries its details as a ``<title
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from html import escape
 from pathlib import Path
-from typing import Any
 
 from rich.console import Console
 from rich.table import Table
 
 from ..contract.units import format_seconds, format_size
-from ..contract.verdict_json import dumps
+from ..contract.verdict_json import CaseResult, VerdictJSON, dumps
 from ..view.perfetto import chrome_trace
+from ..view.schema import TimelineJSON
 
 #: at most this many steps are tabulated (the SVG draws them all)
 MAX_COLUMNS = 48
@@ -30,10 +29,9 @@ BLUE, ORANGE, VERMILLION, SKY, GREY = "#0072B2", "#E69F00", "#D55E00", "#56B4E9"
 LEFT, TOP, LANE, COL = 64, 44, 48, 84
 
 
-def pick_case(result: Mapping[str, Any], name: str | None = None) -> dict[str, Any] | None:
+def pick_case(result: VerdictJSON, name: str | None = None) -> CaseResult | None:
     """The case to draw: ``name``, else the first that failed, else the one with most ranks."""
-    cases: list[dict[str, Any]] = [c for c in result.get("cases", [])
-                                   if isinstance(c.get("timeline"), dict)]
+    cases = [c for c in result.get("cases", []) if isinstance(c.get("timeline"), dict)]
     if name is not None:
         return next((c for c in cases if c["name"] == name), None)
     failing = [c for c in cases if c["verdict"] != "accepted"]
@@ -46,7 +44,7 @@ def _bytes(n: int) -> str:
     return format_size(n).replace(" ", "")
 
 
-def cells(view: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
+def cells(view: TimelineJSON) -> tuple[list[str], list[list[str]]]:
     """(header, one row per rank) of the rank × step table, as plain text."""
     steps = min(view["steps"], MAX_COLUMNS)
     world = view["world_size"]
@@ -77,12 +75,12 @@ def cells(view: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
     return header, rows
 
 
-def notes(view: dict[str, Any], lang: str = "en") -> list[str]:
+def notes(view: TimelineJSON, lang: str = "en") -> list[str]:
     """The lines under the table: the model, the critical path, the wrong chunk, a cut."""
     zh = lang == "zh"
     out = []
-    if view.get("end_t") is not None:
-        t = format_seconds(view["end_t"] / 1e9)
+    if (end_t := view.get("end_t")) is not None:
+        t = format_seconds(end_t / 1e9)
         out.append(f"建模时间 {t}（{view['topology']}，S = {format_size(view['size'])}）" if zh else
                    f"modelled time {t} on {view['topology']} at S = {format_size(view['size'])}")
     if view["critical"] and view.get("too_slow"):
@@ -98,13 +96,13 @@ def notes(view: dict[str, Any], lang: str = "en") -> list[str]:
     if view["steps"] > MAX_COLUMNS:
         out.append(f"（只显示前 {MAX_COLUMNS} 步，共 {view['steps']} 步）" if zh else
                    f"(first {MAX_COLUMNS} of {view['steps']} steps shown)")
-    if view.get("cut"):
-        what = ", ".join(f"{k}: {v}" for k, v in view["cut"].items())
+    if isinstance(cut := view.get("cut"), dict) and cut:
+        what = ", ".join(f"{k}: {v}" for k, v in cut.items())
         out.append(f"（数据已截断；原有 {what}）" if zh else f"(cut: the run had {what})")
     return out
 
 
-def print_trace(console: Console, case: dict[str, Any], lang: str = "en") -> None:
+def print_trace(console: Console, case: CaseResult, lang: str = "en") -> None:
     """The case's rank × step table: rich on a terminal, plain aligned text when piped."""
     view = case["timeline"]
     title = f"{case['name']}: {case['verdict']}"
@@ -139,7 +137,7 @@ class _Canvas:
     height: int
 
     @classmethod
-    def of(cls, view: dict[str, Any]) -> _Canvas:
+    def of(cls, view: TimelineJSON) -> _Canvas:
         """The canvas for ``view``: room on the right for a deadlock's edges and a wrong mark."""
         world, steps = view["world_size"], max(view["steps"], 1)
         room = (260 if view["deadlock"] else 0) + (170 if view.get("wrong") else 0)
@@ -186,7 +184,7 @@ def _svg_axes(c: _Canvas) -> list[str]:
     return out
 
 
-def _svg_waits(view: dict[str, Any], c: _Canvas) -> list[str]:
+def _svg_waits(view: TimelineJSON, c: _Canvas) -> list[str]:
     """A grey band over each rank's wait (to the end when it never ends)."""
     out = []
     for w in view["waits"]:
@@ -198,7 +196,7 @@ def _svg_waits(view: dict[str, Any], c: _Canvas) -> list[str]:
     return out
 
 
-def _svg_collectives(view: dict[str, Any], c: _Canvas) -> list[str]:
+def _svg_collectives(view: TimelineJSON, c: _Canvas) -> list[str]:
     """A band over each collective's ranks at its step, named above it."""
     out = []
     for k in view["collectives"]:
@@ -212,20 +210,22 @@ def _svg_collectives(view: dict[str, Any], c: _Canvas) -> list[str]:
     return out
 
 
-def _svg_messages(view: dict[str, Any], c: _Canvas) -> list[str]:
+def _svg_messages(view: TimelineJSON, c: _Canvas) -> list[str]:
     """An arrow per message, labelled with its bytes: orange on a too-slow run's critical path,
     vermillion for the last receive before a wrong element, its details as its title."""
     critical = {k["id"] for k in view["critical"] if k["kind"] == "message"}
-    wrong = view.get("wrong") or {}
+    wrong = view.get("wrong")
+    last_recv = wrong.get("last_recv") if wrong else None
     out = []
     for m in view["messages"]:
         x1, x2 = c.x(m["step"] - 1) + 8, c.x(m["step"]) - 8
         y1, y2 = c.y(m["src"]), c.y(m["dst"])
         crit = m["id"] in critical and view.get("too_slow")
-        last = m["id"] == wrong.get("last_recv")
+        last = m["id"] == last_recv
         colour, head = (ORANGE, "crit") if crit else (VERMILLION, "dead") if last else (BLUE, "msg")
-        times = (f", modelled {m['t0'] / 1e3:.3g}–{m['t1'] / 1e3:.3g} µs"
-                 if m["t0"] is not None else "")
+        t0, t1 = m["t0"], m["t1"]  # modelled together
+        times = f", modelled {t0 / 1e3:.3g}–{t1 / 1e3:.3g} µs" if t0 is not None and t1 is not None \
+            else ""
         tip = (f"rank {m['src']} → rank {m['dst']}: {m['bytes']} B, tag {m['tag']}, sent at line "
                f"{m['line']}, received at line {m['recv_line']}, step {m['step']}{times}")
         out.append(f'<g class="msg"><title>{escape(tip)}</title><line x1="{x1}" y1="{y1}" '
@@ -236,7 +236,7 @@ def _svg_messages(view: dict[str, Any], c: _Canvas) -> list[str]:
     return out
 
 
-def _svg_wrong(view: dict[str, Any], c: _Canvas) -> list[str]:
+def _svg_wrong(view: TimelineJSON, c: _Canvas) -> list[str]:
     """A wrong answer's mark after the last step, on the rank with the first wrong element."""
     wrong = view.get("wrong")
     if not wrong:
@@ -248,7 +248,7 @@ def _svg_wrong(view: dict[str, Any], c: _Canvas) -> list[str]:
             f'y="{yy + 4}" fill="{VERMILLION}">✗ index {wrong["index"]}{chunk}</text></g>']
 
 
-def _svg_deadlock(view: dict[str, Any], c: _Canvas) -> list[str]:
+def _svg_deadlock(view: TimelineJSON, c: _Canvas) -> list[str]:
     """A dashed vermillion edge from each deadlocked rank to the rank it waits on."""
     base = c.x(c.steps) + 16
     out = []
@@ -264,7 +264,7 @@ def _svg_deadlock(view: dict[str, Any], c: _Canvas) -> list[str]:
     return out
 
 
-def _svg_legend(view: dict[str, Any], c: _Canvas) -> list[str]:
+def _svg_legend(view: TimelineJSON, c: _Canvas) -> list[str]:
     """The legend along the bottom: only the colours the drawing uses."""
     legend = [(BLUE, "message (size)"), (GREY, "waiting")]
     if view["critical"] and view.get("too_slow"):
@@ -276,7 +276,7 @@ def _svg_legend(view: dict[str, Any], c: _Canvas) -> list[str]:
             for i, (colour, text) in enumerate(legend)]
 
 
-def svg(view: dict[str, Any], title: str = "") -> str:
+def svg(view: TimelineJSON, title: str = "") -> str:
     """The timeline as a standalone SVG (x: step; each arrow's modelled times in its title)."""
     c = _Canvas.of(view)
     out = [*_svg_head(c, title), *_svg_axes(c), *_svg_waits(view, c), *_svg_collectives(view, c),
@@ -285,7 +285,7 @@ def svg(view: dict[str, Any], title: str = "") -> str:
     return "\n".join(out) + "\n"
 
 
-def show_trace(console: Console, result: Mapping[str, Any], table: bool, svg_file: Path | None,
+def show_trace(console: Console, result: VerdictJSON, table: bool, svg_file: Path | None,
                lang: str = "en", perfetto_file: Path | None = None) -> None:
     """``--trace``, ``--svg`` and ``--perfetto``: the picked case's table, SVG and/or Chrome
     trace-event JSON (for ui.perfetto.dev)."""
