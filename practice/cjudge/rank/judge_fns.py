@@ -16,7 +16,7 @@ converters.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from ..contract.protocol import TensorData, bilingual
@@ -86,15 +86,18 @@ def _tensor_data(label: str, to_data: Callable[[Any], TensorData | None], arg: A
     return data
 
 
-def _items(value: dict[str, Any], request: Request) -> Iterator[Any]:
+def _items(value: Mapping[str, object], request: Request) -> Iterator[Any]:
     """A generator's items, one request each."""
-    for _ in range(int(value.get("count", 0))):
+    count = value.get("count", 0)
+    if not isinstance(count, (int, float, str)):  # the switch copies it from the grader's params
+        raise TypeError(f"a generator's count must be a number, not {count!r}")
+    for _ in range(int(count)):
         yield request(b"", str(value.get("dtype", "float32")), [0], None, None)
 
 
-def _call(name: str, label: str, value: dict[str, Any], request: Request,
-          to_data: Callable[[Any], TensorData | None], args: tuple[Any, ...],
-          kwargs: dict[str, Any]) -> Any:
+def _call(name: str, label: str, value: Mapping[str, object], request: Request,
+          to_data: Callable[[Any], TensorData | None], args: tuple[object, ...],
+          kwargs: dict[str, object]) -> Any:
     """One call of the judge function ``name`` with the learner's arguments, checked against
     its parameters: a tensor, then at most a list of integers; a pair's two tensors; nothing."""
     params = SIGNATURES[name]
@@ -114,7 +117,7 @@ def _call(name: str, label: str, value: dict[str, Any], request: Request,
 
 
 def _call_pair(name: str, label: str, request: Request, to_data: Callable[[Any], TensorData | None],
-               bound: dict[str, Any]) -> Any:
+               bound: dict[str, object]) -> Any:
     """A pair's call (``functions.PAIRS``): both tensors, of one dtype, in one payload (the
     first's length as the extra); the output shaped as the last, else by :data:`OUTPUT_SHAPES`."""
     params = SIGNATURES[name]
@@ -131,7 +134,7 @@ def _call_pair(name: str, label: str, request: Request, to_data: Callable[[Any],
     return request(payload, data["dtype"], list(data["shape"]), extra, shape)
 
 
-def make(value: dict[str, Any], port: Any, tensor: Callable[[TensorData], Any],
+def make(value: Mapping[str, object], port: Any, tensor: Callable[[TensorData], Any],
          to_data: Callable[[Any], TensorData | None],
          line: Callable[[], int | None]) -> Any:
     """The callable the learner receives for the handle ``value``: each call a ``compute``
@@ -140,7 +143,8 @@ def make(value: dict[str, Any], port: Any, tensor: Callable[[TensorData], Any],
     name, handle, label = value.get("fn"), value.get("handle"), str(value.get("label", ""))
     if name == MEMORY and isinstance(handle, int) and not isinstance(handle, bool):
         return SymmetricMemory(value, port, tensor, to_data, line)
-    if name not in SIGNATURES or isinstance(handle, bool) or not isinstance(handle, int):
+    if not isinstance(name, str) or name not in SIGNATURES or isinstance(handle, bool) \
+            or not isinstance(handle, int):
         raise bilingual(ValueError, f"the judge has no function {name!r}",
                         f"评测机没有函数 {name!r}")
     params = SIGNATURES[name]
