@@ -11,8 +11,9 @@ import argparse
 import json
 import sys
 import textwrap
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, TypedDict
 
 from rich.console import Console
 
@@ -22,6 +23,7 @@ from ..contract.values import input_bytes
 from ..exercise.exercises import Exercise
 from ..model.case import crossing, sweep
 from ..model.reference import REFERENCES
+from ..model.schema import SizeRow
 from ..model.topology import THIS_MACHINE, ModelError, Topology, get_topology
 from ..switch.trace import SwitchTrace
 from . import workspace
@@ -31,6 +33,37 @@ from .model_table import RATIO_NOTE, fit_width, show
 
 #: the RawCase key that carries the switch's trace
 SWITCH_KEY: Final = "trace"
+
+
+class Series(TypedDict):
+    """One algorithm's modelled rows, a reference's or the learner's file's."""
+
+    label: str
+    kind: str  # "reference" or "learner"
+    run_size: int  # the run's S, from which its messages are scaled
+    rows: list[SizeRow]  # one per size
+
+
+class Crossing(TypedDict):
+    """The size at which the first two references take equal time."""
+
+    a: str
+    b: str
+    size: float
+
+
+class SweepDoc(TypedDict):
+    """``judge.py model``'s document (its ``--json``): each algorithm modelled at each size."""
+
+    exercise: str
+    collective: str | None
+    ranks: int
+    topology: Mapping[str, object]  # ``Topology.as_json``
+    contention: bool
+    sizes: list[int]
+    series: list[Series]
+    crossings: list[Crossing]
+    notes: list[str]
 
 
 def fitted() -> Path:
@@ -58,7 +91,7 @@ def add_parser(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
 
 
 def learner_trace(exercise: Exercise, path: Path, world_size: int
-                  ) -> tuple[SwitchTrace, int, dict[str, Any]] | None:
+                  ) -> tuple[SwitchTrace, int, dict[str, int | str]] | None:
     """The switch's trace of ``path`` run on the simulated runtime, that case's S and params.
 
     The case is the exercise's case with ``world_size`` ranks (else its largest). None when the
@@ -86,7 +119,7 @@ def reference_traces(exercise: Exercise, n: int) -> dict[str, tuple[SwitchTrace,
 
 
 def build(exercise: Exercise, file: Path | None, topo: Topology, sizes: list[int], n: int,
-          contention: bool) -> dict[str, Any]:
+          contention: bool) -> SweepDoc:
     """The sweep as a document: series of rows, crossings of the first two references."""
     kind = CANONICAL.get(exercise.builtin)
     traces = reference_traces(exercise, n)
@@ -101,11 +134,11 @@ def build(exercise: Exercise, file: Path | None, topo: Topology, sizes: list[int
             n = mine[0]["world_size"]
             if exercise.model.ranks_per_node is not None:  # placed as the case places them
                 topo = topo.placed(mine[2][exercise.model.ranks_per_node], n)
-    series = [{"label": label, "kind": "learner" if label.endswith("(yours)") else "reference",
+    series: list[Series] = [{"label": label, "kind": "learner" if label.endswith("(yours)") else "reference",
                "run_size": run, "rows": sweep(trace, topo, sizes, run, kind, contention).rows}
               for label, (trace, run) in traces.items()]
     refs = [(label, t) for label, t in traces.items() if not label.endswith("(yours)")]
-    crossings = []
+    crossings: list[Crossing] = []
     if len(refs) >= 2 and sizes:
         (la, a), (lb, b) = refs[0], refs[1]
         where = crossing(a, b, topo, sizes[0], sizes[-1], contention)
@@ -116,7 +149,7 @@ def build(exercise: Exercise, file: Path | None, topo: Topology, sizes: list[int
             "notes": notes}
 
 
-def render(doc: dict[str, Any], console: Console) -> None:
+def render(doc: SweepDoc, console: Console) -> None:
     """The table (:mod:`.model_table`), then what its numbers mean, crossings and notes, all
     at the width the output must fit."""
     topo = doc["topology"]

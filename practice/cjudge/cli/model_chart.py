@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from matplotlib.figure import Figure
 
 from ..contract.units import format_size
 
+if TYPE_CHECKING:  # model imports this module
+    from .model import SweepDoc
 
-def draw(doc: dict[str, Any], path: Path) -> None:
+
+def draw(doc: SweepDoc, path: Path) -> None:
     """Write the chart to ``path`` (SVG or PNG, by its suffix), crossings marked."""
     fig = Figure(figsize=(9, 5.5), layout="constrained")
     ax = fig.subplots()
@@ -27,8 +31,8 @@ def draw(doc: dict[str, Any], path: Path) -> None:
     ax.set_xlabel("size S (bytes)")
     ax.set_ylabel("modelled time (µs)")
     topo = doc["topology"]
-    links = ", ".join(f"{k}: α = {topo[k]['alpha_us']:g} µs, β = {topo[k]['beta_GBps']:g} GB/s"
-                      for k in ("intra", "inter") if k in topo)
+    links = ", ".join(f"{k}: α = {link['alpha_us']:g} µs, β = {link['beta_GBps']:g} GB/s"
+                      for k in ("intra", "inter") if isinstance(link := topo.get(k), Mapping))
     ax.set_title(f"{doc['exercise']} ({doc['collective']}), {doc['ranks']} ranks on "
                  f"{topo['name']} ({links})" + ("" if doc["contention"] else ", contention-free"),
                  fontsize=10)

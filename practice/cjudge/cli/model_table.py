@@ -4,7 +4,7 @@ block of rows per size (an algorithm a row), so no value is ever split over line
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rich import box
 from rich.cells import cell_len
@@ -14,6 +14,10 @@ from rich.table import Table
 from rich.text import Text
 
 from ..contract.units import format_seconds, format_size
+from ..model.schema import SizeRow
+
+if TYPE_CHECKING:  # model imports this module
+    from .model import SweepDoc
 
 #: a column per algorithm, headers whole; the same, headers wrapped to the values' width; a
 #: row per size and algorithm
@@ -30,7 +34,7 @@ def fit_width(console: Console) -> int | None:
         else None
 
 
-def wide_cells(doc: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
+def wide_cells(doc: SweepDoc) -> tuple[list[str], list[list[str]]]:
     """The header and body with a column per algorithm: per size, each one's time and busbw,
     the fastest, and the first one's time over the fastest's."""
     head = ["size"]
@@ -52,7 +56,7 @@ def wide_cells(doc: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
     return head, body
 
 
-def tall_cells(doc: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
+def tall_cells(doc: SweepDoc) -> tuple[list[str], list[list[str]]]:
     """The header and body with a row per size and algorithm: its steps, time, busbw and time
     over the fastest's; the size only on each block's first row."""
     head = ["size", "algorithm", "steps", "time", "busbw GB/s", "× fastest"]
@@ -69,12 +73,12 @@ def tall_cells(doc: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
     return head, body
 
 
-def _fastest(rows: list[dict[str, Any]]) -> int:
+def _fastest(rows: list[SizeRow]) -> int:
     """The index of the fastest row (the first of equals, to the model's precision)."""
     return min(range(len(rows)), key=lambda k: (round(rows[k]["time_s"], 15), k))
 
 
-def table(doc: dict[str, Any], heading: str, layout: str, plain: bool) -> Table:
+def table(doc: SweepDoc, heading: str, layout: str, plain: bool) -> Table:
     """The sweep as a rich table in a :data:`LAYOUTS` layout, ``plain`` without a box (for a
     pipe). Only headers and algorithm names ever wrap, never a value."""
     tall = layout == "tall"
@@ -91,7 +95,7 @@ def table(doc: dict[str, Any], heading: str, layout: str, plain: bool) -> Table:
     return grid
 
 
-def show(doc: dict[str, Any], heading: str, console: Console) -> bool:
+def show(doc: SweepDoc, heading: str, console: Console) -> bool:
     """Print the sweep's table in the first of :data:`LAYOUTS` that fits the width; whether
     that was the tall one."""
     width, plain = fit_width(console), not console.is_terminal
