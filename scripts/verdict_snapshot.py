@@ -57,6 +57,10 @@ def timeline(view: dict[str, Any]) -> dict[str, Any]:
     out = dict(view)
     for key, kind in (("messages", "message"), ("collectives", "collective")):
         out[key] = [{**row, "id": names[(kind, row["id"])]} for row in view[key]]
+    # a message's group by its members: groups are numbered in the order the ranks' threads
+    # happened to create them
+    out["messages"] = [{**row, "group": view["groups"][row["group"]]} if "group" in row else row
+                       for row in out["messages"]]
     for key in ("messages", "collectives", "pending", "refused", "waits", "deadlock"):
         out[key] = sorted(out[key], key=lambda row: json.dumps(row, sort_keys=True))
     out["groups"] = sorted(view["groups"])  # numbered in the order the ranks created them
