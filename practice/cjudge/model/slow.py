@@ -15,8 +15,7 @@ posted them, say which ranks and steps make the run long; their shape names the 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..switch.trace import Request, SwitchTrace
 from ..view.schema import TimelineJSON
@@ -29,6 +28,34 @@ OVERLAP = ("Post each step's send and receive together (isend and irecv, then wa
            "把每一步的发送和接收同时发出（isend 和 irecv，再等待两者）：这样每一步只花一次消息的时间。")
 
 
+class Hop(NamedTuple):
+    """One transfer on the critical path: a message (``src`` → ``dst``) or a collective
+    (``kind``), its step, the line that posted it and, where the path runs through one rank's
+    wait, that rank."""
+
+    step: int
+    line: int | None
+    src: int | None = None
+    dst: int | None = None
+    recv_line: int | None = None
+    kind: str = ""
+    waited: int | None = None
+
+
+def _hops(timeline: TimelineJSON) -> list[Hop]:
+    """The timeline's critical path as hops, in order (those its rows do not hold are left out)."""
+    messages = {m["id"]: m for m in timeline.get("messages", [])}
+    collectives = {c["id"]: c for c in timeline.get("collectives", [])}
+    hops: list[Hop] = []
+    for hop in timeline.get("critical") or []:
+        waited = hop.get("rank")
+        if hop["kind"] == "message" and (m := messages.get(hop["id"])) is not None:
+            hops.append(Hop(m["step"], m["line"], m["src"], m["dst"], m["recv_line"], waited=waited))
+        elif hop["kind"] == "collective" and (c := collectives.get(hop["id"])) is not None:
+            hops.append(Hop(c["step"], c["line"], kind=c["kind"], waited=waited))
+    return hops
+
+
 def _count(value: float) -> str:
     return str(round(value)) if abs(value - round(value)) < 1e-9 else f"{value:.3g}"
 
@@ -38,37 +65,37 @@ def _span(first: int, last: int) -> tuple[str, str]:
             (f"steps {first}–{last}", f"第 {first}–{last} 步"))
 
 
-def _groups(hops: list[dict[str, Any]]) -> list[tuple[str, str]]:
+def _groups(hops: list[Hop]) -> list[tuple[str, str]]:
     """Consecutive hops posted by one line, each as (English, Chinese)."""
-    runs: list[list[dict[str, Any]]] = []
+    runs: list[list[Hop]] = []
     for hop in hops:
-        if runs and runs[-1][-1].get("line") == hop.get("line") and \
-                ("src" in hop) == ("src" in runs[-1][-1]):
+        if runs and runs[-1][-1].line == hop.line and \
+                (hop.src is None) == (runs[-1][-1].src is None):
             runs[-1].append(hop)
         else:
             runs.append([hop])
     out = []
     for run in runs:
-        line = run[0].get("line")
+        line = run[0].line
         at, at_zh = (f"line {line}: ", f"第 {line} 行：") if line else ("", "")
-        span, span_zh = _span(run[0]["step"], run[-1]["step"])
-        if "src" not in run[0]:  # collectives
+        span, span_zh = _span(run[0].step, run[-1].step)
+        if run[0].src is None:  # collectives
             # as the learner calls them: symm.barrier, not the switch's symm_barrier
-            kinds = ", ".join(dict.fromkeys(h["kind"].replace("symm_", "symm.", 1) for h in run))
-            waited = {h.get("waited") for h in run}  # the rank the path runs through
-            whose, whose_zh = (f"rank {run[0]['waited']}'s ", f"rank {run[0]['waited']} 的 ") \
+            kinds = ", ".join(dict.fromkeys(h.kind.replace("symm_", "symm.", 1) for h in run))
+            waited = {h.waited for h in run}  # the rank the path runs through
+            whose, whose_zh = (f"rank {run[0].waited}'s ", f"rank {run[0].waited} 的 ") \
                 if len(waited) == 1 and None not in waited else ("", "")
             out.append((f"{at}{whose}{kinds} ({span})", f"{at_zh}{whose_zh}{kinds}（{span_zh}）"))
             continue
-        parts = [[run[0]["src"], run[0]["dst"]]]  # chains of ranks, each with its repeats
+        parts = [[run[0].src, run[0].dst]]  # chains of ranks, each with its repeats
         repeats = [1]
         for prev, hop in zip(run, run[1:], strict=False):
-            if (hop["src"], hop["dst"]) == (prev["src"], prev["dst"]) and len(parts[-1]) == 2:
+            if (hop.src, hop.dst) == (prev.src, prev.dst) and len(parts[-1]) == 2:
                 repeats[-1] += 1
-            elif hop["src"] == prev["dst"] and repeats[-1] == 1:
-                parts[-1].append(hop["dst"])
+            elif hop.src == prev.dst and repeats[-1] == 1:
+                parts[-1].append(hop.dst)
             else:
-                parts.append([hop["src"], hop["dst"]])
+                parts.append([hop.src, hop.dst])
                 repeats.append(1)
         ranks = ", ".join(" → ".join(map(str, p)) + (f" ×{k}" if k > 1 else "")
                           for p, k in zip(parts, repeats, strict=True))
@@ -109,24 +136,24 @@ def _one_at_a_time(timeline: TimelineJSON) -> bool:
                                for before, (start, _) in zip(spans, spans[1:], strict=False))
 
 
-def _pattern(hops: list[dict[str, Any]], bound_steps: float, serialised: set[int],
+def _pattern(hops: list[Hop], bound_steps: float, serialised: set[int],
              alone: bool, allowed: tuple[str, ...]
              ) -> tuple[tuple[str, str], tuple[str, str] | None]:
     """The pattern the hops show, (English, Chinese), and the advice it calls for, if any.
     ``alone``: no two transfers of the run overlap in time."""
-    if len(hops) < 2 or any("src" not in h for h in hops) or len(hops) <= bound_steps:
+    if len(hops) < 2 or any(h.src is None for h in hops) or len(hops) <= bound_steps:
         return ("", ""), None
     pairs = list(zip(hops, hops[1:], strict=False))
-    ranks = [hops[0]["src"], *(h["dst"] for h in hops)]
+    ranks = [hops[0].src, *(h.dst for h in hops)]
     bound, many = _count(bound_steps), len(hops)
-    if all(b["src"] == a["dst"] for a, b in pairs) and len(set(ranks)) == len(ranks):
+    if all(b.src == a.dst for a, b in pairs) and len(set(ranks)) == len(ranks):
         return ((f"A chain: each transfer waits for the one before, {many} in a row through "
                  f"{len(ranks)} ranks, where the bound pays for {bound}.",
                  f"这是一条链：每次传输都要等前一次完成，{len(ranks)} 个 rank 之间连续 "
                  f"{many} 次，而上限只计 {bound} 次。"), None)
     for end, way, way_zh, far in (("dst", "into", "进入", "src"), ("src", "out of", "离开", "dst")):
-        if len({h[end] for h in hops}) == 1 and len({h[far] for h in hops}) == many:
-            rank = hops[0][end]
+        if len({getattr(h, end) for h in hops}) == 1 and len({getattr(h, far) for h in hops}) == many:
+            rank = getattr(hops[0], end)
             return ((f"Every transfer on it goes {way} rank {rank}, whose port takes one at a "
                      f"time: {many} in a row where the bound pays for {bound}.",
                      f"其中每次传输都{way_zh} rank {rank}，而它的端口一次只能传一条：连续 "
@@ -137,10 +164,10 @@ def _pattern(hops: list[dict[str, Any]], bound_steps: float, serialised: set[int
                  f"任何时刻都只有一次传输在进行：每次传输都要等前一次完成，连续 {many} 次，而上限"
                  f"只计 {bound} 次。"), None)
     for a, b in pairs:  # a rank that sends and receives in turn, on the path between them
-        if b["dst"] == a["src"] and a["src"] in serialised:  # its send, then its receive
-            rank, first, then = a["src"], ("send", a["line"]), ("receive", b["recv_line"])
-        elif b["src"] == a["dst"] and a["dst"] in serialised:  # its receive, then its send
-            rank, first, then = a["dst"], ("receive", a["recv_line"]), ("send", b["line"])
+        if b.dst == a.src and a.src in serialised:  # its send, then its receive
+            rank, first, then = a.src, ("send", a.line), ("receive", b.recv_line)
+        elif b.src == a.dst and a.dst in serialised:  # its receive, then its send
+            rank, first, then = a.dst, ("receive", a.recv_line), ("send", b.line)
         else:
             continue
         zh = {"send": "发送", "receive": "接收"}
@@ -230,11 +257,7 @@ def explain(case: CaseModel, timeline: TimelineJSON, trace: SwitchTrace,
     """The too_slow message of ``case`` with what its timeline's critical path shows: the
     ranks, steps and lines on it, the pattern, and the advice the pattern calls for when the
     exercise allows it (else the exercise's own)."""
-    rows: dict[tuple[str, int], Mapping[str, Any]] = {
-        ("message", m["id"]): m for m in timeline.get("messages", [])}
-    rows.update({("collective", c["id"]): c for c in timeline.get("collectives", [])})
-    hops = [{**rows[(c["kind"], c["id"])], **({"waited": c["rank"]} if "rank" in c else {})}
-            for c in timeline.get("critical") or [] if (c["kind"], c["id"]) in rows]
+    hops = _hops(timeline)
     if not hops:
         return case.composed()
     groups = _groups(hops)
