@@ -3,7 +3,9 @@ CLI, the server, the web app and course exports read."""
 
 from __future__ import annotations
 
-from typing import Any, NotRequired, TypedDict
+from typing import NotRequired, TypedDict
+
+from .topology import TopologyJSON
 
 
 class Words(TypedDict):
@@ -54,7 +56,7 @@ class ModelJSON(TypedDict):
     topology, against its bound and floor; or, for a case the ``[model]`` section does not
     list, ``modelled`` false and a note that says so."""
 
-    topology: NotRequired[dict[str, Any]]  # its name, GPUs, nodes and links
+    topology: NotRequired[TopologyJSON]  # its name, GPUs, nodes and links
     contention: NotRequired[bool]
     run_size: NotRequired[int]  # the case's S in the run, from which messages are scaled
     scaled: NotRequired[Words]  # how the run's messages were scaled

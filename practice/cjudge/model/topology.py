@@ -10,14 +10,35 @@ machine" from a fitted sweep, kept outside the repository.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import NotRequired, TypedDict
 
 from ..contract.units import format_seconds
 
 INTRA, INTER = "intra", "inter"
+
+
+class LinkJSON(TypedDict):
+    """A link class in the catalog's units: µs and GB/s."""
+
+    alpha_us: float
+    beta_GBps: float
+    gap_us: float
+
+
+class TopologyJSON(TypedDict):
+    """A catalog entry (``topologies.json``), as a case's ``model`` also shows it."""
+
+    name: str
+    title: str
+    gpus_per_node: int
+    nodes: int
+    intra: LinkJSON
+    inter: NotRequired[LinkJSON]  # a machine of more than one node
+    source: NotRequired[str]  # written last, after the links
 CATALOG = resources.files("cjudge.model") / "topologies.json"
 #: the name a fitted machine is saved under (``judge.py bench``)
 THIS_MACHINE = "this-machine"
@@ -44,7 +65,7 @@ class Link:
         """α + bytes/β."""
         return self.alpha + nbytes / self.beta
 
-    def as_json(self) -> dict[str, float]:
+    def as_json(self) -> LinkJSON:
         """In the catalog's units: µs (to the ps) and GB/s (GB = 1e9 B)."""
         return {"alpha_us": round(self.alpha * 1e6, 6), "beta_GBps": self.beta / 1e9,
                 "gap_us": round(self.gap * 1e6, 6)}
@@ -118,11 +139,15 @@ class Topology:
         return {"alpha": intra.alpha, "beta": intra.beta, "alpha_inter": inter.alpha,
                 "beta_inter": inter.beta, "g": float(self.gpus_per_node)}
 
-    def as_json(self) -> dict[str, object]:
+    def as_json(self) -> TopologyJSON:
         """The catalog entry (also what a case's ``model`` shows)."""
-        return {"name": self.name, "title": self.title, "gpus_per_node": self.gpus_per_node,
-                "nodes": self.nodes, **{k: v.as_json() for k, v in self.links.items()},
-                "source": self.source}
+        out: TopologyJSON = {"name": self.name, "title": self.title,
+                             "gpus_per_node": self.gpus_per_node, "nodes": self.nodes,
+                             "intra": self.links[INTRA].as_json()}
+        if INTER in self.links:
+            out["inter"] = self.links[INTER].as_json()
+        out["source"] = self.source
+        return out
 
 
 def _link(entry: object, where: str) -> Link:
@@ -138,7 +163,7 @@ def _link(entry: object, where: str) -> Link:
     return Link(alpha, beta, gap)
 
 
-def topology_from_json(name: str, entry: dict[str, Any]) -> Topology:
+def topology_from_json(name: str, entry: Mapping[str, object]) -> Topology:
     """One catalog entry as a :class:`Topology`; :class:`ModelError` says what is wrong."""
     links = {INTRA: _link(entry.get(INTRA), f"topology {name}.{INTRA}")}
     if INTER in entry:

@@ -15,7 +15,7 @@ Only the graded call's traffic is drawn (what the bytes and the model count). At
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -98,7 +98,7 @@ def _steps(trace: SwitchTrace, graded: dict[int, Request]) -> tuple[dict[int, in
 
 def build_timeline(trace: SwitchTrace, spec: ModelSpec, run_size: int,
                    size: int | None = None, rank_states: list[str] | None = None,
-                   too_slow: bool = False, params: dict[str, Any] | None = None,
+                   too_slow: bool = False, params: Mapping[str, int | str] | None = None,
                    drawn: Replay | None = None) -> TimelineJSON:
     """The ``timeline`` of one case from its switch trace (see the module's docstring);
     ``params``: the case's, which may place its ranks on nodes and set the compute charge;
@@ -153,7 +153,7 @@ class _ModelView(NamedTuple):
 
 
 def _model_view(trace: SwitchTrace, spec: ModelSpec, run_size: int, size: int,
-                params: dict[str, Any] | None, drawn: Replay | None) -> _ModelView:
+                params: Mapping[str, int | str] | None, drawn: Replay | None) -> _ModelView:
     """The case's topology and scale at ``size``, and its replay there (``drawn``, or replayed
     here) when its ranks fit the topology."""
     world = trace["world_size"]
