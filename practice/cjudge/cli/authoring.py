@@ -11,7 +11,7 @@ import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, TypedDict
 
 from rich.console import Console
 from rich.table import Table
@@ -21,6 +21,9 @@ from ..exercise.exercises import ID_RE, Exercise, ExerciseError, is_draft, load_
 from .exits import OK, REJECTED, USAGE, error, invocation
 from .scaffold import MARK, write_draft
 from .suggest import unknown_exercise
+
+if TYPE_CHECKING:  # commands is imported when an exercise is graded, not with this module
+    from .commands import CheckRow
 
 GRADER_HELP = {
     "make_inputs": "make_inputs(case, rng): every rank's input tensor from the seeded rng",
@@ -145,7 +148,16 @@ def show_steps(console: Console, exercise_id: str, steps: list[Step]) -> None:
         console.print(f"  {i}. {s.file} ({s.what}): {state}", markup=False)
 
 
-def check_folder(console: Console | None, folder: Path, launcher: str, draws: int) -> dict[str, Any]:
+class FolderReport(TypedDict):
+    """``judge.py check``'s report on one exercise folder (an item of its ``--json``)."""
+
+    id: str
+    steps: list[dict[str, object]]  # each a :class:`Step` as a dict, while some are left
+    files: list[CheckRow]
+    problems: int
+
+
+def check_folder(console: Console | None, folder: Path, launcher: str, draws: int) -> FolderReport:
     """What is left in ``folder``, and once written its proof (each file also under ``draws``
     more seeds on the simulation): ``{"id", "steps", "files", "problems"}`` (steps are shown
     only while some are left); shown on ``console`` as it goes unless that is None (``--json``)."""
@@ -153,7 +165,7 @@ def check_folder(console: Console | None, folder: Path, launcher: str, draws: in
 
     grading = "reference accepted, starter not, wrong files as declared"
     steps, exercise = writing_steps(folder)
-    files: list[dict[str, Any]] = []
+    files: list[CheckRow] = []
     if exercise is None or not all(s.done for s in steps):
         steps += [Step("(grading)", grading, False, "runs once the steps above are done"),
                   _draft_step(folder)]

@@ -7,7 +7,7 @@ import shutil
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 from rich.console import Console
 from rich.markdown import Markdown
@@ -78,12 +78,27 @@ LIST_COLUMNS = (("#", "#"), ("exercise", "练习"), ("level", "难度"), ("ranks
                 ("cases", "用例"), ("yours", "你的结果"))
 
 
-def list_rows(exercises: dict[str, Exercise], lang: str) -> list[dict[str, Any]]:
+class ListRow(TypedDict):
+    """An exercise as ``list`` shows it (and ``list --json`` writes it)."""
+
+    track: str | None
+    number: int  # within its track, from 1
+    id: str
+    title: str
+    chapter: list[str]  # keys of ``CHAPTER``
+    level: str | None  # a key of ``DIFFICULTIES``
+    ranks: list[int]  # its cases' world sizes
+    cases: int
+    after: list[str]  # its prerequisites
+    yours: str | None  # your last verdict, "started", or None
+
+
+def list_rows(exercises: dict[str, Exercise], lang: str) -> list[ListRow]:
     """The catalog as ``list`` shows it: by track, numbered 1, 2, … within each track (the
     ``order`` fields sort, the numbers never skip), with your last verdict; the title in
     ``lang``, the chapter's sections and the level as their keys."""
     state = workspace.load_state()
-    rows: list[dict[str, Any]] = []
+    rows: list[ListRow] = []
     number: dict[str | None, int] = {}
     for ex in catalog_order(exercises):
         number[ex.track] = number.get(ex.track, 0) + 1
@@ -274,15 +289,25 @@ def check_rows(ex: Exercise, launcher: str,
     return rows
 
 
+class CheckRow(TypedDict):
+    """One file of an exercise's proof: the verdict it should get, the one it got, whether
+    that is what was wanted, and its message."""
+
+    file: str
+    expected: str
+    got: str
+    ok: bool
+    message: str
+
+
 def check_exercise(ex: Exercise, launcher: str, console: Console | None,
-                   draws: int = DRAWS) -> list[dict[str, Any]]:
+                   draws: int = DRAWS) -> list[CheckRow]:
     """Prove one exercise on both runtimes, and under ``draws`` more seeds on the simulation:
     reference accepted, starter not, each wrong file its declared verdict; each file's
     ``{"file", "expected", "got", "ok", "message"}``, shown on ``console`` unless that is
     None."""
-    rows: list[dict[str, Any]] = [
-        dict(zip(("file", "expected", "got", "ok", "message"), row, strict=True))
-        for row in check_rows(ex, launcher, draws)]
+    rows = [CheckRow(file=file, expected=want, got=got, ok=ok, message=message)
+            for file, want, got, ok, message in check_rows(ex, launcher, draws)]
     if console is None:
         return rows
     seeds = draw_seeds(ex, draws)

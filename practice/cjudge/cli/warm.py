@@ -33,7 +33,7 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 PRACTICE = Path(__file__).resolve().parents[2]
 KERNEL = PRACTICE / "cjudge"
@@ -54,6 +54,16 @@ PRELOAD = ("rich.console", "rich.markdown", "rich.table", "rich.syntax", "rich.p
 
 class Refused(Exception):
     """No warm judge can serve this call (the caller then runs the command itself)."""
+
+
+class WarmRequest(TypedDict):
+    """A call to the warm judge (:func:`run_warm` sends it, :func:`serve` runs it): the
+    caller's arguments, directory, environment and umask."""
+
+    argv: list[str]
+    cwd: str
+    env: dict[str, str]
+    umask: int
 
 
 def wanted(argv: list[str]) -> bool:
@@ -108,8 +118,8 @@ def run_warm(argv: list[str]) -> int:
         if sock is None:
             raise Refused(f"the warm judge did not start (its log: {path.with_suffix('.log')})")
     with sock:
-        request = {"argv": argv, "cwd": os.getcwd(), "env": dict(os.environ),
-                   "umask": _umask()}
+        request: WarmRequest = {"argv": argv, "cwd": os.getcwd(), "env": dict(os.environ),
+                                "umask": _umask()}
         try:
             socket.send_fds(sock, [json.dumps(request).encode() + b"\n"], [0, 1, 2])
         except OSError as exc:
@@ -271,7 +281,7 @@ def _fork_child(conn: socket.socket, listener: socket.socket) -> None:
     conn.close()
 
 
-def _child(conn: socket.socket, fds: list[int], request: dict[str, Any]) -> int:
+def _child(conn: socket.socket, fds: list[int], request: WarmRequest) -> int:
     """Become the caller's ``judge.py``: its descriptors, directory, environment; run, report."""
     for signum in (signal.SIGCHLD, signal.SIGTERM):
         signal.signal(signum, signal.SIG_DFL)
