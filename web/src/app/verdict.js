@@ -126,7 +126,7 @@
  *   against its bound and floor; or, for a case the `[model]` section does not list, `modelled`
  *   false and a note that says so.
  * @typedef {object} ModelJSON
- * @property {Object<string, any>} [topology] its name, GPUs, nodes and links
+ * @property {TopologyJSON} [topology] its name, GPUs, nodes and links
  * @property {boolean} [contention]
  * @property {number} [run_size] the case's S in the run, from which messages are scaled
  * @property {Words} [scaled] how the run's messages were scaled
@@ -135,6 +135,26 @@
  * @property {FloorJSON} [floor]
  * @property {boolean} [modelled] false for a case the exercise's [model] cases do not list
  * @property {Words} [note] why it is not modelled
+ */
+
+/**
+ * A catalog entry (`topologies.json`), as a case's `model` also shows it.
+ * @typedef {object} TopologyJSON
+ * @property {string} name
+ * @property {string} title
+ * @property {number} gpus_per_node
+ * @property {number} nodes
+ * @property {LinkJSON} intra
+ * @property {LinkJSON} [inter] a machine of more than one node
+ * @property {string} [source] written last, after the links
+ */
+
+/**
+ * A link class in the catalog's units: µs and GB/s.
+ * @typedef {object} LinkJSON
+ * @property {number} alpha_us
+ * @property {number} beta_GBps
+ * @property {number} gap_us
  */
 
 /**
