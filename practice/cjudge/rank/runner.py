@@ -71,8 +71,9 @@ def serve(result_fd: int, launcher: str, end_with_stdin: bool = False) -> int:
     job: JobSpec = request["job"]
     cases: list[CaseSpec] = request["cases"]
     room = result_budget(cases, request.get("record_bytes", RESULT_BYTES)) - ready
-    for i, case in enumerate(cases):
-        later = sum(CASE_RESERVE + results_room(c) for c in cases[i + 1:])
+    later = sum(CASE_RESERVE + results_room(c) for c in cases)  # kept for the cases after this
+    for case in cases:
+        later -= CASE_RESERVE + results_room(case)
         room -= _write(out, result_frame(run_case(job, case, launcher=launcher), room - later))
     out.close()
     return 0
