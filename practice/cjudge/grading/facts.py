@@ -3,18 +3,21 @@
 A runtime's record (``RawCase``) becomes :class:`CaseFacts` once; grading decides the verdict
 from them (``grading.grade_case``), the diagnosis puts the cause into words and the view draws
 them (``view.present_case``), each reading the same facts instead of recomputing them: the bytes
-and messages each rank sent against its bound, every rank's expected result, and the case's one
-replay of the cost model.
+and messages each rank sent against its bound, every rank's expected result, the case's one
+replay of the cost model and its one schedule (steps, modelled clocks, the critical path).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, NamedTuple
 
 from ..contract.protocol import CaseSpec, RawCase
+from ..contract.values import input_bytes
 from ..exercise.exercises import Exercise
-from ..model.case import CaseModel
+from ..model.case import CaseModel, view_size
+from ..model.schedule import Schedule, case_schedule
 from ..switch.accounting import bytes_per_rank
 from .chunks import Summary
 
@@ -76,6 +79,16 @@ class CaseFacts:
         bounds = bound if isinstance(bound, list) else [bound] * spec["world_size"]
         limit = exercise.time_limit_s if time_limit_s is None else time_limit_s
         return cls(exercise, spec, raw, sent, messages, bounds, isinstance(bound, list), limit)
+
+    @cached_property
+    def schedule(self) -> Schedule:
+        """The case's one schedule at the size the trace view draws (the worst over the bound,
+        else the middle size), with its critical path: from grading's replay when it made one
+        (so read it once grading has decided), else replayed here once."""
+        model, modelled = self.exercise.model, self.modelled
+        return case_schedule(self.raw["trace"], model, input_bytes(self.spec),
+                             view_size(model, modelled.model if modelled else None),
+                             self.spec["params"], modelled.drawn if modelled else None)
 
     @property
     def expected(self) -> list[Any]:

@@ -23,6 +23,7 @@ from ..contract.verdict_json import CaseResult, MemoryUse, Sample, VerdictJSON
 from ..contract.verdicts import Verdict
 from ..exercise.exercises import Case, Exercise
 from ..kit.where import FreedDead
+from ..model import slow
 from ..model.case import model_case
 from ..model.steps import steps_per_rank
 from ..switch import symm
@@ -403,7 +404,8 @@ def _grade_finished(facts: CaseFacts) -> tuple[tuple[Verdict, str, str], MemoryU
             log.error("%s, case %s: the replay is incomplete", exercise.id, spec["name"])
             verdict, (en, zh) = Verdict.JUDGE_ERROR, INCOMPLETE_MODEL
         elif verdict is Verdict.ACCEPTED and modelled.too_slow:
-            verdict, en, zh = Verdict.TOO_SLOW, modelled.message, modelled.message_zh
+            verdict, (en, zh) = Verdict.TOO_SLOW, slow.explain(
+                modelled, facts.schedule, raw["trace"], exercise.allowed)
     if verdict is Verdict.ACCEPTED:  # too_slow names the critical path first
         verdict, en, zh = _check_messages(exercise, spec, facts.messages,
                                           steps_per_rank(raw["trace"])) or (verdict, en, zh)

@@ -1,8 +1,9 @@
-"""Why a ``too_slow`` run is slow, from the critical path of its timeline.
+"""Why a ``too_slow`` run is slow, from the critical path of its schedule.
 
-The timeline (``cjudge.view.timeline``) walks back from the last rank to finish through the
-transfers each one waited for, at the size the bound judged worst. Its hops, with the lines that
-posted them, say which ranks and steps make the run long; their shape names the pattern:
+The case's schedule (:mod:`.schedule`, :mod:`.critical`) walks back from the last rank to finish
+through the transfers each one waited for, at the size the bound judged worst. Its hops, with
+the lines that posted them, say which ranks and steps make the run long; their shape names the
+pattern:
 
 * **a chain**: each transfer forwards what the one before brought, through distinct ranks, more
   of them in a row than the bound allows;
@@ -15,45 +16,18 @@ posted them, say which ranks and steps make the run long; their shape names the 
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any
 
 from ..switch.trace import Request, SwitchTrace
-from ..view.schema import TimelineJSON
 from .case import CaseModel
+from .critical import Hop
+from .schedule import Schedule
 
 #: at most this many groups of hops are named (the first ones and the last)
 MAX_GROUPS = 4
 OVERLAP = ("Post each step's send and receive together (isend and irecv, then wait on both): a "
            "step then costs one message time.",
            "把每一步的发送和接收同时发出（isend 和 irecv，再等待两者）：这样每一步只花一次消息的时间。")
-
-
-class Hop(NamedTuple):
-    """One transfer on the critical path: a message (``src`` → ``dst``) or a collective
-    (``kind``), its step, the line that posted it and, where the path runs through one rank's
-    wait, that rank."""
-
-    step: int
-    line: int | None
-    src: int | None = None
-    dst: int | None = None
-    recv_line: int | None = None
-    kind: str = ""
-    waited: int | None = None
-
-
-def _hops(timeline: TimelineJSON) -> list[Hop]:
-    """The timeline's critical path as hops, in order (those its rows do not hold are left out)."""
-    messages = {m["id"]: m for m in timeline.get("messages", [])}
-    collectives = {c["id"]: c for c in timeline.get("collectives", [])}
-    hops: list[Hop] = []
-    for hop in timeline.get("critical") or []:
-        waited = hop.get("rank")
-        if hop["kind"] == "message" and (m := messages.get(hop["id"])) is not None:
-            hops.append(Hop(m["step"], m["line"], m["src"], m["dst"], m["recv_line"], waited=waited))
-        elif hop["kind"] == "collective" and (c := collectives.get(hop["id"])) is not None:
-            hops.append(Hop(c["step"], c["line"], kind=c["kind"], waited=waited))
-    return hops
 
 
 def _count(value: float) -> str:
@@ -126,14 +100,6 @@ def _serialised(trace: SwitchTrace) -> set[int]:
         else:
             pending.discard(req["id"])
     return {r for r, k in kinds.items() if len(k) == 2 and r not in overlapped}
-
-
-def _one_at_a_time(timeline: TimelineJSON) -> bool:
-    """Whether no two transfers of the timeline overlap in modelled time."""
-    spans = sorted((t0, t1) for m in timeline.get("messages", [])
-                   if (t0 := m["t0"]) is not None and (t1 := m["t1"]) is not None)
-    return bool(spans) and all(start >= before[1] - 1e-6 * max(before[1], 1.0)
-                               for before, (start, _) in zip(spans, spans[1:], strict=False))
 
 
 def _pattern(hops: list[Hop], bound_steps: float, serialised: set[int],
@@ -252,12 +218,12 @@ def _waited_at_once(rank: int, mine: list[Any], graded: dict[int, Request],
             f"行）：传输与 {name} 调用没有重叠。")
 
 
-def explain(case: CaseModel, timeline: TimelineJSON, trace: SwitchTrace,
+def explain(case: CaseModel, schedule: Schedule, trace: SwitchTrace,
             allowed: tuple[str, ...]) -> tuple[str, str]:
-    """The too_slow message of ``case`` with what its timeline's critical path shows: the
+    """The too_slow message of ``case`` with what its schedule's critical path shows: the
     ranks, steps and lines on it, the pattern, and the advice the pattern calls for when the
     exercise allows it (else the exercise's own)."""
-    hops = _hops(timeline)
+    hops = schedule.critical
     if not hops:
         return case.composed()
     groups = _groups(hops)
@@ -268,8 +234,8 @@ def explain(case: CaseModel, timeline: TimelineJSON, trace: SwitchTrace,
         path = (f"Its critical path is {len(hops)} transfers one after another: "
                 f"{'; '.join(g[0] for g in groups)}.",
                 f"关键路径是先后相继的 {len(hops)} 次传输：{'；'.join(g[1] for g in groups)}。")
-    pattern, advice = _pattern(hops, case.bound_steps, _serialised(trace),
-                               _one_at_a_time(timeline), allowed)
+    pattern, advice = _pattern(hops, case.bound_steps, _serialised(trace), schedule.alone,
+                               allowed)
     if case.worst and case.worst["compute_s"]:  # the judge's functions cost time on the critical path
         pattern = _computes_pattern(trace) or pattern
     if pattern[0]:
