@@ -249,16 +249,9 @@ class SwitchServer:
 
     def _read(self, conn: _Conn) -> None:
         try:
-            data = conn.sock.recv(1 << 20)
+            conn.frames.extend(conn.reader.read(conn.sock))
         except (BlockingIOError, InterruptedError):
             return
-        except OSError:
-            data = b""
-        if not data:
-            self._drop(conn, None)
-            return
-        try:
-            conn.frames.extend(conn.reader.feed(data))
         except FrameTooLarge as exc:
             if _a_result(exc.header):  # a result too large for the judge: its limit, not a fault
                 self._drop(conn, judge_limit(str(exc), f"帧超过了评测机的上限（{exc}）"))
@@ -267,6 +260,9 @@ class SwitchServer:
             return
         except MalformedFrame as exc:
             self._drop(conn, _broken(str(exc), f"通道上的字节不是有效的帧（{exc}）"))
+            return
+        except OSError:  # the channel ended
+            self._drop(conn, None)
             return
         self._serve(conn)
 

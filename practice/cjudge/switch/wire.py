@@ -21,6 +21,8 @@ MAX_HEADER = 1 << 20
 #: socket buffers asked for on both ends of a channel (the system may grant less): a
 #: megabyte's frame then crosses in one write and one read, not in a dozen wake-ups
 SOCKET_BUFFER = 4 << 20
+#: bytes the judge reads at once before a payload (lengths, headers, small payloads)
+_READ = 1 << 16
 #: a frame's header as it arrives: a JSON object, its fields checked by whoever reads it (the
 #: judge: ``server.checked``)
 Header = dict[str, object]
@@ -87,35 +89,91 @@ def _header(head: bytes | bytearray) -> Header:
 
 
 class FrameReader:
-    """Frames out of a byte stream fed in pieces (the judge's non-blocking reads)."""
+    """Frames out of a byte stream fed in pieces (the judge's non-blocking reads). A frame's
+    payload is received straight into a buffer of its own, grown as its bytes arrive (a length
+    the rank merely claims reserves nothing)."""
 
     def __init__(self, max_payload: int) -> None:
         self.max_payload = max_payload
-        self._buffer = bytearray()
+        self._buffer = bytearray()  # bytes before a payload: lengths and headers
+        self._header: Header | None = None  # the frame whose payload is arriving
+        self._size = 0  # its payload's length
+        self._body = bytearray()  # its payload so far, ``_got`` bytes of it
+        self._got = 0
+
+    def read(self, sock: Any) -> list[tuple[Header, bytes]]:
+        """Every whole frame one read from the non-blocking ``sock`` completes; EOF raises
+        :class:`ConnectionError`, a socket with nothing to read :class:`BlockingIOError`."""
+        if self._header is None:
+            data = sock.recv(_READ)
+            if not data:
+                raise ConnectionError("the rank closed its channel")
+            return self.feed(data)
+        self._room()
+        with memoryview(self._body) as view:
+            got = sock.recv_into(view[self._got:])
+        if not got:
+            raise ConnectionError("the rank closed its channel")
+        self._got += got
+        return self.feed(b"")
 
     def feed(self, data: bytes) -> list[tuple[Header, bytes]]:
         """Every whole frame ``data`` completes; :class:`MalformedFrame` on bad bytes."""
-        self._buffer += data
-        frames = []
-        while len(self._buffer) >= _HEAD.size:
-            head_len, body_len = _HEAD.unpack_from(self._buffer)
-            if head_len > MAX_HEADER:
-                raise MalformedFrame(f"a frame's header of {head_len} bytes is over the limits")
-            if len(self._buffer) < _HEAD.size + head_len:
-                break
-            if body_len > self.max_payload:  # said by its header, read first
-                raise FrameTooLarge(
-                    f"a frame of {body_len} bytes is over the judge's limit ({self.max_payload} "
-                    "bytes)", _header(self._buffer[_HEAD.size:_HEAD.size + head_len]))
-            end = _HEAD.size + head_len + body_len
-            if len(self._buffer) < end:
-                break
-            with memoryview(self._buffer) as view:  # one copy of the payload, not two
-                head = bytes(view[_HEAD.size:_HEAD.size + head_len])
-                payload = bytes(view[_HEAD.size + head_len:end])
-            frames.append((_header(head), payload))
-            del self._buffer[:end]
-        return frames
+        frames: list[tuple[Header, bytes]] = []
+        rest = memoryview(data)
+        while True:
+            if self._header is not None:
+                rest = self._fill(rest)
+                if self._got < self._size:
+                    return frames
+                frames.append((self._header, self._take()))
+                continue
+            self._buffer += rest
+            rest = memoryview(b"")
+            if not self._start():
+                return frames
+            rest, self._buffer = memoryview(bytes(self._buffer)), bytearray()
+
+    def _start(self) -> bool:
+        """Begin the frame whose lengths and header ``_buffer`` starts with; whether it could
+        (``_buffer`` then holds what follows the header)."""
+        if len(self._buffer) < _HEAD.size:
+            return False
+        head_len, body_len = _HEAD.unpack_from(self._buffer)
+        if head_len > MAX_HEADER:
+            raise MalformedFrame(f"a frame's header of {head_len} bytes is over the limits")
+        if len(self._buffer) < _HEAD.size + head_len:
+            return False
+        header = _header(self._buffer[_HEAD.size:_HEAD.size + head_len])
+        if body_len > self.max_payload:  # said by its header, read first
+            raise FrameTooLarge(f"a frame of {body_len} bytes is over the judge's limit "
+                                f"({self.max_payload} bytes)", header)
+        del self._buffer[:_HEAD.size + head_len]
+        self._header, self._size, self._body, self._got = header, body_len, bytearray(), 0
+        return True
+
+    def _room(self) -> None:
+        """Grow the payload's buffer to hold more of it: twice what has arrived, at least
+        :data:`_READ`, at most the payload."""
+        if len(self._body) == self._got:
+            grown = min(self._size, max(2 * self._got, _READ))
+            self._body += bytes(grown - len(self._body))
+
+    def _fill(self, data: memoryview) -> memoryview:
+        """Copy what of ``data`` belongs to the payload arriving into it; the rest."""
+        while data and self._got < self._size:
+            self._room()
+            n = min(len(data), len(self._body) - self._got)
+            self._body[self._got:self._got + n] = data[:n]
+            self._got += n
+            data = data[n:]
+        return data
+
+    def _take(self) -> bytes:
+        """The payload that arrived whole (its buffer, not a copy); ready for the next frame."""
+        body, self._header, self._body = self._body, None, bytearray()
+        # the buffer, never written again, is read as bytes by the switch (no copy)
+        return cast(bytes, body) if self._size else b""
 
 
 def decode(message: bytes, max_payload: int = 1 << 30) -> tuple[Header, bytes]:
