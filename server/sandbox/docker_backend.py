@@ -12,7 +12,6 @@ values never enter the container: the worker grades outside.
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import socket
@@ -26,6 +25,7 @@ from docker.types import ContainerConfig, HostConfig, LogConfig, Ulimit
 from requests.exceptions import RequestException
 
 import docker
+from cjudge.switch import packed
 
 from ..settings import Settings
 from .cgroups import counter
@@ -128,12 +128,11 @@ class DockerSandbox(Sandbox):
         """Block until the runner says it is ready; ``SandboxError`` if it does not."""
         await_ready(self.channel, self.settings.ready_timeout_s, self.log, SandboxError)
 
-    def _give(self, payload: dict[str, Any]) -> None:
+    def _give(self, frame: list[packed.Raw]) -> None:
         """Hand the runner its request, at normal CPU weight. Stdin stays open: the container
         ends itself when the attachment closes, so it cannot outlive a worker that dies."""
-        line = json.dumps(payload).encode() + b"\n"
         checked("update", self.api.update_container, self.id, cpu_shares=RUN_CPU_SHARES)
-        threading.Thread(target=self._send, args=(line,), daemon=True).start()
+        threading.Thread(target=self._send, args=(frame,), daemon=True).start()
 
     def _protocol_broken(self, exc: ChannelError) -> None:
         """A garbled channel is reported as the judge's fault here (retried)."""
@@ -210,9 +209,10 @@ class DockerSandbox(Sandbox):
             pass
         self.removed.set()
 
-    def _send(self, line: bytes) -> None:
+    def _send(self, frame: list[packed.Raw]) -> None:
         try:
-            self.stream.write(line)
+            for part in frame:
+                self.stream.write(part)
         except OSError:
             pass  # the container is gone; next_raw sees that on the result channel
 

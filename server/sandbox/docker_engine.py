@@ -67,7 +67,7 @@ class Attachment:
         self.keep = keep  # docker-py's stream over ``sock``: its answer closes it when collected
         self.thread: threading.Thread | None = None
 
-    def write(self, data: bytes) -> None:
+    def write(self, data: bytes | bytearray | memoryview) -> None:
         """Send ``data`` to the container's stdin."""
         self.sock.sendall(data)
 

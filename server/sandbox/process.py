@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-import json
 import os
 import signal
 import socket
@@ -16,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from cjudge.contract.protocol import CaseSpec, JobSpec
+from cjudge.switch import packed
 
 from .cgroups import Cgroup, Hierarchies, Limits
 from .channel import ChannelError, FrameChannel, await_ready
@@ -69,11 +69,12 @@ class Sandbox(ABC):
         """Give the runner its one job. The channel's budget grows with the cases' sizes
         (``values.result_budget``), and the runner, told the allowance, keeps within it."""
         self.channel.expect(cases)
-        self._give({"job": job, "cases": cases, "record_bytes": self.channel.allowance})
+        self._give(packed.framed({"job": job, "cases": cases,
+                                  "record_bytes": self.channel.allowance}))
 
     @abstractmethod
-    def _give(self, payload: dict[str, Any]) -> None:
-        """Hand the runner its job's request."""
+    def _give(self, frame: list[packed.Raw]) -> None:
+        """Hand the runner its job's request: one frame, the inputs' elements as bytes."""
 
     @abstractmethod
     def kill(self) -> None:
@@ -168,11 +169,11 @@ class SandboxProcess(Sandbox):
             pass
         return self.log()
 
-    def _give(self, payload: dict[str, Any]) -> None:
+    def _give(self, frame: list[packed.Raw]) -> None:
         """Hand the runner its request (from a thread: a runner that does not read can't block)."""
         if self.cgroup:
             self.cgroup.set_priority(high=True)
-        threading.Thread(target=self._send, args=(payload,), daemon=True).start()
+        threading.Thread(target=self._send, args=(frame,), daemon=True).start()
 
     def kill(self) -> None:
         """Kill every process of the sandbox (safe to call from any thread, repeatedly)."""
@@ -222,11 +223,11 @@ class SandboxProcess(Sandbox):
         killed = status < 0 or status > 128  # a signal; bwrap reports one as 128 + signal
         return "killed" if killed else None
 
-    def _send(self, payload: dict[str, Any]) -> None:
+    def _send(self, frame: list[packed.Raw]) -> None:
         stdin = self.proc.stdin
         assert stdin is not None  # Popen(stdin=PIPE)
         try:
-            stdin.write(json.dumps(payload).encode() + b"\n")
+            stdin.writelines(frame)
             stdin.close()
         except (BrokenPipeError, ValueError, OSError):
             pass  # the runner is gone; run() sees that on the result channel

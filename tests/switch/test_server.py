@@ -3,19 +3,22 @@
 
 from __future__ import annotations
 
+import os
 import socket
 import struct
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from cjudge.switch import shm
 from cjudge.switch.core import Limits, Switch
 from cjudge.switch.server import SCHEMA, SwitchServer
-from cjudge.switch.wire import encode, read_frame
+from cjudge.switch.trace import recorded_bytes
+from cjudge.switch.wire import encode, read_frame, read_hello
 
 ALL = frozenset({"send", "recv", "all_reduce"})
 
@@ -28,25 +31,43 @@ class Rank:
         self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self.sock.connect(str(path))
         self.sock.settimeout(5)
-        assert self.call("hello", rank=rank) == {"ok": True}
+        self.send("hello", rank=rank)
+        hello, self.fd = self.polled(lambda: read_hello(self.sock))
+        self.segment = None if self.fd is None else shm.Segment(self.fd, hello["area"])
+        assert hello == {"ok": True, "area": server.area if self.segment else 0}
 
     def send(self, request: str, payload: bytes = b"", **fields: Any) -> None:
         self.sock.sendall(encode({"request": request, **fields}, payload))
 
-    def call(self, request: str, payload: bytes = b"", **fields: Any) -> dict[str, Any]:
-        self.send(request, payload, **fields)
-        answer: list[dict[str, Any]] = []
-        reader = threading.Thread(target=lambda: answer.append(read_frame(self.sock)[0]))
+    def polled(self, read: Callable[[], Any]) -> Any:
+        """What ``read`` returns, the judge polled meanwhile."""
+        answer: list[Any] = []
+        reader = threading.Thread(target=lambda: answer.append(read()))
         reader.start()
         while reader.is_alive():
             self.server.poll(0.01)
         return answer[0]
 
+    def exchange(self, request: str, payload: bytes = b"",
+                 **fields: Any) -> tuple[dict[str, Any], bytes]:
+        """A request and its reply: header and payload (from the shared area, if there)."""
+        self.send(request, payload, **fields)
+        header, data = self.polled(lambda: read_frame(self.sock))
+        if self.segment is not None:
+            self.segment.replied()
+            if "shm" in header:
+                data = self.segment.reply(header.pop("shm"))
+        return header, bytes(data)
+
+    def call(self, request: str, payload: bytes = b"", **fields: Any) -> dict[str, Any]:
+        return self.exchange(request, payload, **fields)[0]
+
 
 @pytest.fixture
 def served(tmp_path: Path) -> Iterator[tuple[SwitchServer, Path]]:
+    """A world of one whose replies all travel in their frames (no shared segment)."""
     path = tmp_path / "switch.sock"
-    server = SwitchServer(path, Switch(1, ALL, limits=Limits(held_bytes=64 << 20)))
+    server = SwitchServer(path, Switch(1, ALL, limits=Limits(held_bytes=64 << 20)), area=0)
     yield server, path
     server.close()
 
@@ -188,3 +209,80 @@ def test_a_request_past_the_judges_frame_limit_is_the_judges_limit(tmp_path: Pat
         assert [server.records[r]["error"]["kind"] for r in (1, 2)] == ["exception"] * 2
     finally:
         server.close()
+
+
+@pytest.fixture
+def pair(tmp_path: Path) -> Iterator[tuple[Rank, Rank, SwitchServer]]:
+    """Two ranks in their graded calls, each with its shared segment."""
+    path = tmp_path / "switch.sock"
+    server = SwitchServer(path, Switch(2, ALL))
+    ranks = Rank(server, path, 0), Rank(server, path, 1)
+    if any(r.segment is None for r in ranks):
+        pytest.skip("no memfd segments on this system")
+    for r in ranks:
+        r.call("begin")
+    yield *ranks, server
+    server.close()
+
+
+def post_send(rank: Rank, at: list[int], handle: int = 1) -> dict[str, Any]:
+    return rank.call("post_send", handle=handle, quiet=False, group=0, dst=1, tag=0,
+                     dtype="float32", line=1, api="send", shm=at)
+
+
+def test_a_payload_sent_through_shared_memory_is_the_switchs_once_sent(
+        pair: tuple[Rank, Rank, SwitchServer]):
+    """Copy on send: what rank 0 writes into its area after the judge answered its post changes
+    neither what rank 1 receives nor what the trace counts and records."""
+    sender, receiver, server = pair
+    sent = bytes(range(256)) * 256  # 64 KiB: recorded in the trace
+    assert sender.segment is not None
+    at = sender.segment.place([sent])
+    assert post_send(sender, at) == {"ok": 1}
+    assert sender.segment.place([bytes(len(sent))]) == at  # the area reused: zeros over it
+    receiver.call("post_recv", handle=1, quiet=False, group=0, src=0, tag=0,
+                  capacity=len(sent), dtype="float32", line=2, api="recv")
+    header, data = receiver.exchange("wait", handle=1)
+    assert header == {"ok": True, "src": 0} and data == sent
+    message = server.switch.trace()["messages"][0]
+    assert message["bytes"] == len(sent) and recorded_bytes(message["data"]) == sent
+
+
+def test_a_reply_payload_travels_in_the_receivers_area(pair: tuple[Rank, Rank, SwitchServer]):
+    sender, receiver, _ = pair
+    assert sender.segment is not None
+    post_send(sender, sender.segment.place([b"\x01" * 1024]))
+    receiver.send("post_recv", handle=1, quiet=True, group=0, src=0, tag=0, capacity=1024,
+                  dtype="float32", line=2, api="recv")
+    receiver.send("wait", handle=1)
+    header, data = receiver.polled(lambda: read_frame(receiver.sock))
+    assert header == {"ok": True, "src": 0, "shm": [0, 1024]} and data == b""
+
+
+@pytest.mark.parametrize("at", [[0, 0], [shm.MIN_AREA - 8, 16], [-1, 8], [0, True], "0 8",
+                                [0, 8, 8]])
+def test_a_place_outside_the_rank_area_is_refused_and_the_channel_goes_on(
+        pair: tuple[Rank, Rank, SwitchServer], at: Any):
+    sender, _, server = pair
+    assert "malformed" in post_send(sender, at)["error"]
+    assert 0 not in server.switch.finished
+    assert sender.segment is not None
+    assert post_send(sender, sender.segment.place([bytes(8)]), handle=2) == {"ok": 2}
+
+
+def test_a_payload_in_both_the_frame_and_the_area_is_refused(
+        pair: tuple[Rank, Rank, SwitchServer]):
+    sender, _, _ = pair
+    answer = sender.call("post_send", b"\x00" * 8, handle=1, quiet=False, group=0, dst=1, tag=0,
+                         dtype="float32", line=1, api="send", shm=[0, 8])
+    assert "malformed" in answer["error"]
+
+
+def test_a_rank_can_neither_shrink_nor_grow_its_segment(pair: tuple[Rank, Rank, SwitchServer]):
+    """Its size is sealed: the judge's reads and writes never meet a shorter file, and the
+    rank's shared memory never grows past its two areas."""
+    sender, _, server = pair
+    assert sender.fd is not None
+    for size in (0, 4 * server.area):
+        with pytest.raises(PermissionError):
+            os.ftruncate(sender.fd, size)

@@ -2,13 +2,15 @@
 
 What a sandbox runs. It imports torch and the real runtime, announces ``{"ready": true,
 "confinement_gaps": [...]}`` on the result channel, then reads ONE job from stdin,
-``{"job": JobSpec, "cases": [CaseSpec, ...]}``,
+``{"job": JobSpec, "cases": [CaseSpec, ...]}``, as a frame (its inputs' elements as bytes),
 and answers one :class:`~cjudge.contract.protocol.RawCase` per case on the result channel (a file
 descriptor of its own, never stdout, which carries whatever the learner prints). Each message is
 a frame (``switch.packed.framed``): a JSON skeleton with every result tensor's elements as raw
-bytes beside it. It knows no expected values: the trusted side grades each case (and may kill
-it after a failing case). What it sends stays within the job's budget, which grows with the
-cases' sizes (``values.result_budget``, ``record_bytes`` of the request for its allowance).
+bytes beside it. Tensors stay bytes here, from the request to the ranks and from the ranks to
+the result channel: never a list of numbers (``packed.as_view``). It knows no expected values:
+the trusted side grades each case (and may kill it after a failing case). What it sends stays
+within the job's budget, which grows with the cases' sizes (``values.result_budget``,
+``record_bytes`` of the request for its allowance).
 One job per process: a warm pool keeps such processes started and waiting, each used for one
 submission only. With ``--end-with-stdin`` it exits as soon as stdin closes: as a container's
 PID 1 (the docker sandbox) that ends every process of the container once its worker lets go.
@@ -62,19 +64,20 @@ def serve(result_fd: int, launcher: str, end_with_stdin: bool = False) -> int:
     out = os.fdopen(result_fd, "wb")
     # what the ranks cannot be confined by here, for the trusted side to log (see ``confine``)
     ready = _write(out, packed.framed({"ready": True, "confinement_gaps": confinement_gaps()}))
-    line = sys.stdin.readline()
-    if not line:
+    frame = packed.read_frame(sys.stdin.buffer)
+    if frame is None:
         return 0
     if end_with_stdin:
         threading.Thread(target=_exit_when_stdin_closes, daemon=True).start()
-    request = json.loads(line)
+    request = packed.unpack(json.loads(frame[0]), frame[1], packed.as_view)
     job: JobSpec = request["job"]
     cases: list[CaseSpec] = request["cases"]
     room = result_budget(cases, request.get("record_bytes", RESULT_BYTES)) - ready
     later = sum(CASE_RESERVE + results_room(c) for c in cases)  # kept for the cases after this
     for case in cases:
         later -= CASE_RESERVE + results_room(case)
-        room -= _write(out, result_frame(run_case(job, case, launcher=launcher), room - later))
+        raw = run_case(job, case, launcher=launcher, elements=packed.as_view)
+        room -= _write(out, result_frame(raw, room - later))
     out.close()
     return 0
 

@@ -12,6 +12,7 @@ store, no connection between ranks: nothing but this channel leaves the rank.
 from __future__ import annotations
 
 import ctypes
+import os
 import signal
 import socket
 import sys
@@ -26,8 +27,8 @@ import torch.distributed as dist
 from ..contract.primitives import blocks_of, check_sizes, equal_blocks, row_elements, same_shapes, split_rows
 from ..contract.protocol import TensorData, bilingual
 from ..rank.learner import ForbiddenPrimitive, caller_line
-from ..switch import packed
-from ..switch.wire import EndRecord, Reply, head_of, read_frame
+from ..switch import packed, shm
+from ..switch.wire import EndRecord, Reply, head_of, read_frame, read_hello
 
 BACKEND = "judge"
 #: payload bytes of quiet posts a rank holds back before it sends them anyway
@@ -55,6 +56,7 @@ class ChannelPort:
         self._held_bytes = 0
         self._writing = False  # inside ``send``, ``hold`` or ``_flush``: the alarm waits
         self._armed = False  # an alarm is set to send what is held (``_on_alarm``)
+        self.segment: shm.Segment | None = None  # shared with the judge, once it said hello
         signal.signal(signal.SIGALRM, self._on_alarm)
         # the alarm restarts the system calls it lands in: torch's threads and C++ code need
         # not retry an EINTR the learner never caused (Python retries its own either way)
@@ -65,7 +67,7 @@ class ChannelPort:
         after the quiet posts held back (one write, one wake-up of the judge, for all)."""
         self._writing = True
         try:
-            self._held += _frame(header, parts)
+            self._held += self._frame(header, parts)
             self._flush()
         finally:
             self._writing = False
@@ -76,7 +78,7 @@ class ChannelPort:
         meanwhile; past :data:`HELD_BYTES` held it goes now."""
         self._writing = True
         try:
-            self._held += _frame(header, (payload,))
+            self._held += self._frame(header, (payload,))
             self._held_bytes += memoryview(payload).nbytes
             if self._held_bytes > HELD_BYTES:
                 self._flush()
@@ -84,6 +86,26 @@ class ChannelPort:
                 self._arm()
         finally:
             self._writing = False
+
+    def _frame(self, header: Mapping[str, object],
+               parts: Sequence[packed.Raw]) -> list[memoryview]:
+        """A request's frame, its payload placed in the shared segment if it fits there."""
+        at = None if self.segment is None else self.segment.place(parts)
+        if at is None:  # in the frame: a copy, as the tensor may change before it is sent
+            return _frame(header, [p if isinstance(p, bytes) else bytes(p) for p in parts])
+        return _frame({**header, shm.FIELD: at}, ())
+
+    def hello(self) -> None:
+        """Join the switch as this rank; map the segment it shares with this rank, if any."""
+        self.send({"request": "hello", "rank": self.rank}, ())
+        header, fd = read_hello(self.sock)
+        if "error" in header:
+            raise bilingual(RuntimeError, header["error"], header.get("zh"))
+        if fd is not None:
+            try:
+                self.segment = shm.Segment(fd, header.get("area", 0))
+            finally:
+                os.close(fd)
 
     def _arm(self) -> None:
         self._armed = True
@@ -108,12 +130,16 @@ class ChannelPort:
             if sent:
                 out[0] = out[0][sent:]
 
-    def call(self, request: str, payload: bytes = b"", parts: Sequence[packed.Raw] = (),
+    def call(self, request: str, payload: packed.Raw = b"", parts: Sequence[packed.Raw] = (),
              **fields: Any) -> tuple[Reply, bytearray]:
         """One request (its payload ``payload``, or ``parts``) and its reply; the switch's
         refusal raised as torch would raise it."""
         self.send({"request": request, **fields}, parts or (payload,))
         header, data = read_frame(self.sock)
+        if self.segment is not None:
+            self.segment.replied()
+            if "shm" in header:  # the reply's payload is in the judge's area
+                data = self.segment.reply(header["shm"])
         if "error" in header:
             if "forbidden" in header:
                 raise ForbiddenPrimitive(header["forbidden"], self.allowed, header.get("api"))
@@ -132,7 +158,7 @@ class ChannelPort:
             frame = frame.f_back
         return caller_line(self.filename), api or ""
 
-    def post(self, request: str, op_kind: str, payload: bytes, **fields: Any) -> int:
+    def post(self, request: str, op_kind: str, payload: packed.Raw, **fields: Any) -> int:
         """Post a request under the rank's next number, without waiting for an answer: what the
         switch refuses is raised at the number's ``test`` or ``wait``. A call the exercise
         forbids waits for the switch's refusal, so that it fails at the call."""
@@ -148,7 +174,7 @@ class ChannelPort:
     def new_group(self, ranks: Sequence[int]) -> int:
         return cast(int, self.call("new_group", ranks=list(ranks))[0]["ok"])
 
-    def post_send(self, group: int, dst: int, tag: int, payload: bytes, dtype: str) -> int:
+    def post_send(self, group: int, dst: int, tag: int, payload: packed.Raw, dtype: str) -> int:
         line, api = self.where()
         return self.post("post_send", "send", payload, group=group, dst=dst, tag=tag,
                          dtype=dtype, line=line, api=api or "ProcessGroup.send")
@@ -159,7 +185,8 @@ class ChannelPort:
                          capacity=capacity, dtype=dtype, line=line,
                          api=api or "ProcessGroup.recv")
 
-    def post_collective(self, group: int, kind: str, payload: bytes, dtype: str, method: str = "",
+    def post_collective(self, group: int, kind: str, payload: packed.Raw, dtype: str,
+                        method: str = "",
                         op: str | None = None, root: int | None = None,
                         splits: list[int] | None = None, *, line: int | None = None,
                         api: str | None = None) -> int:
@@ -178,7 +205,7 @@ class ChannelPort:
         header, data = self.call("wait", handle=handle, line=line)
         return header["src"], data  # type: ignore[return-value]  # the frame's bytearray, not copied
 
-    def compute(self, handle: int, payload: bytes, dtype: str, shape: list[int],
+    def compute(self, handle: int, payload: packed.Raw, dtype: str, shape: list[int],
                 args: list[int] | None, line: int | None) -> bytes:
         _, data = self.call("compute", payload, handle=handle, dtype=dtype, shape=shape,
                             args=args, line=line)
@@ -211,12 +238,18 @@ def _frame(header: Mapping[str, object], parts: Sequence[packed.Raw]) -> list[me
     return [memoryview(b) for b in (head_of(header, size), *parts) if len(b)]
 
 
-def _bytes(t: torch.Tensor) -> bytes:
-    """A contiguous tensor's memory."""
-    return ctypes.string_at(t.data_ptr(), t.numel() * t.element_size()) if t.numel() else b""
+def _bytes(t: torch.Tensor) -> packed.Raw:
+    """A contiguous tensor's memory: a view of it that keeps it alive (the port copies it when
+    it posts it), or a copy for a dtype numpy lacks."""
+    if not t.numel():
+        return b""
+    try:
+        return t.detach().reshape(-1).numpy().data.cast("B")
+    except TypeError:  # bfloat16, say
+        return ctypes.string_at(t.data_ptr(), t.numel() * t.element_size())
 
 
-def payload_of(t: torch.Tensor) -> bytes:
+def payload_of(t: torch.Tensor) -> packed.Raw:
     """The tensor's elements in row-major order (strides respected)."""
     return _bytes(t.detach().contiguous())
 
@@ -226,7 +259,7 @@ def _raw(t: torch.Tensor) -> torch.Tensor:
     return t.as_strided((t.numel(),), (1,))
 
 
-def raw_payload(t: torch.Tensor) -> bytes:
+def raw_payload(t: torch.Tensor) -> packed.Raw:
     """gloo's view of a tensor's memory (strides ignored)."""
     return _bytes(_raw(t.detach()))
 
@@ -367,7 +400,7 @@ class JudgeGroup(dist.ProcessGroup):
 
     # ---- collectives -------------------------------------------------------------------------
 
-    def _post(self, kind: str, payload: bytes, dtype: torch.dtype, done: Callable[[bytes], None],
+    def _post(self, kind: str, payload: packed.Raw, dtype: torch.dtype, done: Callable[[bytes], None],
               method: str, **kw: Any) -> JudgeWork:
         handle = self.port.post_collective(self.gid, kind, payload, _name(dtype), method, **kw)
         return JudgeWork(self.port, handle, done)

@@ -22,8 +22,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import cast
 
+from ..contract import values
 from ..contract.protocol import CaseSpec, JobSpec, RankError, RankReport, RawCase, Stop
 from ..rank.learner import exit_error
+from ..switch import shm
 from ..switch.core import Switch
 from ..switch.ending import ended, start_clock
 from ..switch.server import SwitchServer
@@ -167,7 +169,8 @@ def _run(job: JobSpec, case: CaseSpec, job_dir: Path, outputs: RankOutputs,
          launcher: str) -> RawCase:
     """Launch the case's ranks, serve them the switch, kill them; what happened."""
     switch = Switch.for_case(job, case)
-    server = SwitchServer(job_dir / "switch.sock", switch)
+    server = SwitchServer(job_dir / "switch.sock", switch,
+                          area=shm.area_for(values.input_bytes(case)))
     start = time.monotonic()
     ranks = LAUNCHERS[launcher](job_dir, case["world_size"])
     if isinstance(ranks, ZygoteLauncher):

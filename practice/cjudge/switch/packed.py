@@ -7,7 +7,8 @@ gives the elements back as lists. Only the skeleton is JSON: a rank's input and 
 the rank's channel and the simulated runtime's pipe this way, at memory speed.
 
 On a stream (a sandbox runner's result channel) one value is one frame, :func:`framed`: the
-line ``b"<skeleton bytes> <buffer bytes>\n"``, the skeleton (ASCII JSON), then the buffer.
+line ``b"<skeleton bytes> <buffer bytes>\n"``, the skeleton (ASCII JSON), then the buffer;
+:func:`read_frame` reads one from a blocking stream, :func:`split_frame` from bytes.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import math
 import re
 from array import array
 from collections.abc import Callable
-from typing import Any, TypeGuard
+from typing import Any, BinaryIO, TypeGuard
 
 from .reduce import DTYPES
 
@@ -90,6 +91,36 @@ def frame_lengths(line: bytes) -> tuple[int, int]:
     if found is None:
         raise ValueError(f"not a frame's first line: {line[:FRAME_HEAD_MAX]!r}")
     return int(found[1]), int(found[2])
+
+
+def read_frame(stream: BinaryIO) -> tuple[bytes, memoryview] | None:
+    """The next frame of a blocking ``stream``: its skeleton and its buffer; None at the
+    stream's end; :class:`ValueError` for bytes that are no frame or a frame cut short."""
+    line = stream.readline(FRAME_HEAD_MAX)
+    if not line:
+        return None
+    skeleton, size = frame_lengths(line)
+    data = stream.read(skeleton + size)  # a buffered stream reads it all, unless it ends
+    if len(data) != skeleton + size:
+        raise ValueError(f"a frame cut short after {len(data)} of {skeleton + size} bytes")
+    return data[:skeleton], memoryview(data)[skeleton:]
+
+
+def split_frame(data: Raw) -> tuple[bytes, memoryview]:
+    """The skeleton and the buffer of the one whole frame ``data`` holds; :class:`ValueError`
+    if it holds anything else."""
+    whole = memoryview(data).cast("B")
+    newline = bytes(whole[:FRAME_HEAD_MAX]).find(b"\n") + 1
+    skeleton, size = frame_lengths(bytes(whole[:newline]))
+    if newline + skeleton + size != whole.nbytes:
+        raise ValueError(f"a frame of {newline + skeleton + size} bytes in {whole.nbytes}")
+    return bytes(whole[newline:newline + skeleton]), whole[newline + skeleton:]
+
+
+def as_view(view: memoryview, dtype: str) -> memoryview:
+    """A tensor's elements as they lie in the buffer (no copy): what a value that is packed
+    again (a frame passed on) keeps."""
+    return view
 
 
 def as_list(view: memoryview, dtype: str) -> list[Any]:

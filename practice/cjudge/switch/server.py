@@ -9,6 +9,7 @@ rank's channel, and both are the rank's own ``runtime_error``.
 
 from __future__ import annotations
 
+import os
 import selectors
 import socket
 import struct
@@ -21,9 +22,9 @@ from typing import TypedDict, cast
 
 from ..contract import values
 from ..contract.protocol import RankError
-from . import packed
+from . import packed, shm
 from .core import Forbidden, Switch, SwitchError
-from .wire import EndRecord, FrameReader, FrameTooLarge, Header, MalformedFrame, Reply, head_of, widen
+from .wire import EndRecord, FrameReader, FrameTooLarge, Header, MalformedFrame, Reply, encode, head_of, widen
 
 _INT, _OPT_INT, _STR, _OPT_STR, _LIST, _OPT_LIST = "int", "int?", "str", "str?", "list", "list?"
 _OPT_BOOL = "bool?"
@@ -165,6 +166,12 @@ def _broken(why: str, why_zh: str) -> RankError:
                      message_zh=f"评测机无法读取该 rank 的通道：{why_zh}")
 
 
+def _close_segment(conn: _Conn) -> None:
+    if conn.segment is not None:
+        os.close(conn.segment)
+        conn.segment = None
+
+
 @dataclass(eq=False)
 class _Conn:
     sock: socket.socket
@@ -180,13 +187,15 @@ class _Conn:
     writing: bool = False  # registered for writability (not readability): replies are queued
     #: the rank's own request numbers -> the switch's request, or why the switch refused it
     handles: dict[int, int | SwitchError] = field(default_factory=dict)
+    segment: int | None = None  # the rank's shared segment (``shm``), once it said hello
 
 
 class SwitchServer:
-    """Serves one case's switch to its ranks over ``path``; poll it from the judge's loop."""
+    """Serves one case's switch to its ranks over ``path``; poll it from the judge's loop.
+    ``area``: the bytes of each area of a rank's shared segment (``shm``; 0: none)."""
 
-    def __init__(self, path: Path, switch: Switch) -> None:
-        self.switch = switch
+    def __init__(self, path: Path, switch: Switch, area: int = shm.MIN_AREA) -> None:
+        self.switch, self.area = switch, area
         self.pids: list[int] | None = None  # each rank's process id, once the launcher knows
         self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self.listener.bind(str(path))
@@ -232,6 +241,8 @@ class SwitchServer:
         for key in list(self.selector.get_map().values()):
             key.fileobj.close()  # type: ignore[union-attr]  # only sockets are registered
         self.selector.close()
+        for conn in self.by_rank.values():
+            _close_segment(conn)
 
     # ---- internals -------------------------------------------------------------------------
 
@@ -283,6 +294,8 @@ class SwitchServer:
             if conn.waiting is not None:
                 raise BadRequest("a request arrived while the rank waits",
                                  "rank 在等待期间又发来了请求")
+            if shm.FIELD in header:
+                payload = self._shared(conn, header[shm.FIELD], payload)
             if op.startswith("post_"):
                 self._post(conn, op, f, payload)
             elif op in self._handlers:
@@ -305,7 +318,28 @@ class SwitchServer:
             raise BadRequest(f"rank {rank} cannot join")
         conn.rank = rank
         self.by_rank[rank] = conn
-        self._reply(conn, {"ok": True})
+        conn.segment = shm.create(self.area) if self.area else None
+        if conn.segment is None:
+            self._reply(conn, {"ok": True, "area": 0})
+            return
+        frame = encode({"ok": True, "area": self.area})  # the first reply: the socket takes it
+        try:
+            sent = socket.send_fds(conn.sock, [frame], [conn.segment])
+        except OSError:
+            sent = 0
+        if sent != len(frame):
+            self._drop(conn, _broken("its channel refused the judge's greeting",
+                                     "它的通道拒绝了评测机的问候"))
+
+    def _shared(self, conn: _Conn, at: object, payload: bytes) -> bytes:
+        """A request's payload copied out of the rank's shared area (its own from then on)."""
+        try:
+            if conn.segment is None or payload:
+                raise ValueError("a payload both in the frame and in shared memory, or no segment")
+            return shm.taken(conn.segment, self.area, at)
+        except ValueError as exc:
+            raise BadRequest(f"a request's payload is malformed: {exc}",
+                             f"请求的数据格式错误：{exc}") from None
 
     def _post(self, conn: _Conn, op: str, f: Fields, payload: bytes) -> None:
         """A post under the rank's own request number. A quiet one gets no reply: what the
@@ -413,6 +447,9 @@ class SwitchServer:
             return
         if conn.sock.fileno() < 0:
             return
+        at = None if conn.segment is None else shm.given(conn.segment, self.area, payload)
+        if at is not None:
+            header, payload = {**header, "shm": at}, b""
         head = head_of(header, len(payload))
         conn.out.extend(memoryview(part) for part in (head, payload) if part)
         conn.queued += len(head) + len(payload)
@@ -449,6 +486,7 @@ class SwitchServer:
         if conn.sock.fileno() >= 0:
             self.selector.unregister(conn.sock)
             conn.sock.close()
+        _close_segment(conn)
         self.switch.hold(-conn.queued)
         conn.out.clear()
         conn.queued = 0

@@ -37,6 +37,8 @@ class Reply(TypedDict, total=False):
     zh: str
     forbidden: str  # the refused call's kind, when it is not allowed
     api: str | None
+    shm: list[int]  # the payload's place in the judge's shared area, not in the frame (``shm``)
+    area: int  # ``hello``'s answer: each shared area's bytes (0: none; the segment beside it)
 
 
 class EndRecord(TypedDict):
@@ -190,6 +192,18 @@ def read_frame(sock: Any) -> tuple[Reply, bytearray]:
     head_len, body_len = _HEAD.unpack(head)
     header = cast(Reply, json.loads(_recv_exactly(sock, head_len)))
     return header, _recv_exactly(sock, body_len)
+
+
+def read_hello(sock: Any) -> tuple[Reply, int | None]:
+    """The judge's answer to ``hello`` and the descriptor of the rank's shared segment sent
+    with it (None if none came)."""
+    head, fds, _, _ = socket.recv_fds(sock, _HEAD.size, 1)
+    if not head:
+        raise ConnectionError("the judge closed the channel")
+    head_len, body_len = _HEAD.unpack(head + _recv_exactly(sock, _HEAD.size - len(head)))
+    header = cast(Reply, json.loads(_recv_exactly(sock, head_len)))
+    _recv_exactly(sock, body_len)
+    return header, fds[0] if fds else None
 
 
 def _recv_exactly(sock: Any, n: int) -> bytearray:

@@ -1,5 +1,6 @@
-"""Real sizes through the sandbox: the ring all-reduce's reference accepted at 8 ranks of 4 MiB,
-its results crossing the runner's channel as bytes within a budget grown with the cases."""
+"""Real sizes through the sandbox: the ring all-reduce's reference accepted at 8 ranks of 16 MiB,
+its inputs and results crossing the runner's channels as bytes (never lists of numbers, which
+would not fit the sandbox's memory) within a budget grown with the cases."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from server.sandbox.cgroups import discover
 from server.settings import Settings
 from tests.real.scratch import ring_with_cases
 
-MIB4 = 1 << 20  # float32 elements in 4 MiB
+MIB16 = 1 << 22  # float32 elements in 16 MiB
 SEED = 7
 
 
@@ -31,8 +32,8 @@ class OnePool:
 
 
 @pytest.mark.needs_sandbox
-def test_the_reference_is_accepted_at_8_ranks_of_4_mib_in_the_sandbox(tmp_path: Path) -> None:
-    ex = ring_with_cases(tmp_path, [(8, MIB4)])
+def test_the_reference_is_accepted_at_8_ranks_of_16_mib_in_the_sandbox(tmp_path: Path) -> None:
+    ex = ring_with_cases(tmp_path, [(8, MIB16)])
     hier = discover()
     sandbox = SandboxProcess(spec_from(Settings(sandbox="bwrap"), hier), hier)
     try:
@@ -40,12 +41,14 @@ def test_the_reference_is_accepted_at_8_ranks_of_4_mib_in_the_sandbox(tmp_path: 
         runner = sandbox_cases(ex, SEED, OnePool(sandbox))  # type: ignore[arg-type]
         result = judge_code(ex, ex.solution, "solution.py", runner, RUNTIME, seed=SEED,
                             all_cases=True, cases=runner.cases)
-        assert sandbox.stop is None, sandbox.log()
-        # what crossed: the results' 32 MiB as bytes (as JSON text, about 150 MB), more than
+        # within the sandbox's memory: 128 MiB of inputs and as much of results, each rank's
+        # as a list of floats would be 8 times its bytes
+        assert sandbox.stop is None and sandbox.oom_kills() == 0, sandbox.log()
+        # what crossed: the results' 128 MiB as bytes (as JSON text, about 600 MB), more than
         # the fixed allowance for records alone would have let through
-        assert RESULT_BYTES < 8 * 4 * MIB4 < sandbox.channel.total < 8 * 4 * MIB4 + RESULT_BYTES
+        assert RESULT_BYTES < 8 * 4 * MIB16 < sandbox.channel.total < 8 * 4 * MIB16 + RESULT_BYTES
         assert sandbox.channel.limit == result_budget(runner.cases)
     finally:
         sandbox.close()
     assert [c["verdict"] for c in result["cases"]] == ["accepted", "accepted"], result["message"]
-    assert result["cases"][1]["bytes_sent"] == [2 * 7 * MIB4 // 8 * 4] * 8
+    assert result["cases"][1]["bytes_sent"] == [2 * 7 * MIB16 // 8 * 4] * 8

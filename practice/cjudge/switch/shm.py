@@ -1,0 +1,121 @@
+"""A rank's shared-memory segment with the judge: payloads cross it instead of the channel.
+
+The judge makes one segment per rank (:func:`create`: a memfd sealed at its size, so that neither
+side can shrink or grow it) and hands it to the rank with its answer to ``hello``. The segment is
+two areas of ``area`` bytes. In the first the rank writes a request's payload (:meth:`Segment.place`)
+and its frame names it, ``"shm": [offset, size]``; the judge copies it out when it handles the
+request (:func:`taken`, ``os.pread``): from then on the bytes are the switch's, whatever the rank
+writes there later (copy on send). In the second the judge writes a reply's payload
+(:func:`given`) and the rank copies it out when it reads the reply. The judge never maps the
+segment, so nothing a rank does to it can fault the judge.
+
+A rank reuses its area once a reply arrives: the judge handles a rank's frames in order, so every
+frame sent before the request answered has been copied out by then. A payload that does not fit
+travels in its frame, as it did without a segment.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import mmap
+import os
+from collections.abc import Sequence
+from typing import Any
+
+#: a request's or reply's field naming its payload's place in the segment: [offset, size]
+FIELD = "shm"
+#: each area's size: at least this, the case's input bytes a rank if more, at most ``MAX_AREA``
+MIN_AREA = 8 << 20
+MAX_AREA = 64 << 20
+#: where a placed payload starts: a multiple of this (a cache line)
+ALIGN = 64
+_SEALS = fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW | fcntl.F_SEAL_SEAL
+
+
+def area_for(input_bytes: int) -> int:
+    """Each area's size in a case whose ranks hold ``input_bytes`` of input each."""
+    return min(max(MIN_AREA, input_bytes), MAX_AREA)
+
+
+def create(area: int) -> int | None:
+    """A sealed segment of two areas of ``area`` bytes (the judge's side); its descriptor, or
+    None where the system makes none (the channel then carries every payload)."""
+    try:
+        fd = os.memfd_create("cjudge-channel", os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
+    except OSError:
+        return None
+    try:
+        os.ftruncate(fd, 2 * area)
+        fcntl.fcntl(fd, fcntl.F_ADD_SEALS, _SEALS)
+    except OSError:
+        os.close(fd)
+        return None
+    return fd
+
+
+def _place(at: Any, area: int) -> tuple[int, int]:
+    """``at`` checked to be ``[offset, size]`` of a non-empty range inside an area."""
+    if not isinstance(at, list) or len(at) != 2 or not all(
+            isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in at) \
+            or not 0 < at[1] <= area - at[0]:
+        raise ValueError(f"a payload's place {str(at)[:40]} is not inside the shared area")
+    return at[0], at[1]
+
+
+def taken(fd: int, area: int, at: Any) -> bytes:
+    """A request's payload copied out of the rank's area at ``at`` (from the rank: checked,
+    :class:`ValueError` if it is no place in the area)."""
+    offset, size = _place(at, area)
+    data = os.pread(fd, size, offset)
+    if len(data) != size:
+        raise ValueError("the shared area ended early")
+    return data
+
+
+def given(fd: int, area: int, payload: bytes) -> list[int] | None:
+    """Write a reply's payload into the judge's area; its place, or None if it does not fit
+    (it then travels in the reply's frame)."""
+    size = len(payload)
+    if not 0 < size <= area:
+        return None
+    try:
+        written = os.pwrite(fd, payload, area)
+    except OSError:
+        return None
+    return [0, size] if written == size else None
+
+
+class Segment:
+    """The rank's side of its segment, mapped (before the rank is confined: a confined rank
+    maps nothing shared)."""
+
+    def __init__(self, fd: int, area: int) -> None:
+        self.area = area
+        self._memory = mmap.mmap(fd, 2 * area)
+        self._view = memoryview(self._memory)
+        self._used = 0
+
+    def place(self, parts: Sequence[Any]) -> list[int] | None:
+        """Copy a payload (``parts`` one after another) into the rank's area; its place, or
+        None if it is empty or does not fit in what is left until the next reply."""
+        views = [memoryview(p).cast("B") for p in parts]
+        size = sum(v.nbytes for v in views)
+        start = -(-self._used // ALIGN) * ALIGN
+        if not size or start + size > self.area:
+            return None
+        at = start
+        for v in views:
+            self._view[at:at + v.nbytes] = v
+            at += v.nbytes
+        self._used = at
+        return [start, size]
+
+    def reply(self, at: Any) -> bytearray:
+        """A reply's payload copied out of the judge's area (the area is reused at the next
+        reply); :class:`ValueError` if ``at`` is no place in it."""
+        offset, size = _place(at, self.area)
+        return bytearray(self._view[self.area + offset:self.area + offset + size])
+
+    def replied(self) -> None:
+        """A reply arrived: the judge has copied out every payload placed so far."""
+        self._used = 0
