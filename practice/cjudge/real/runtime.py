@@ -25,7 +25,7 @@ from typing import cast
 from ..contract import values
 from ..contract.protocol import CaseSpec, JobSpec, RankError, RankReport, RawCase, Stop
 from ..rank.learner import exit_error
-from ..switch import shm
+from ..switch import packed, shm
 from ..switch.core import Switch
 from ..switch.ending import ended, start_clock
 from ..switch.server import SwitchServer
@@ -152,24 +152,26 @@ def _reports(server: SwitchServer, exits: dict[int, int], stop: Stop | None) -> 
     return switch.reports(reports, stop)
 
 
-def run_case(job: JobSpec, case: CaseSpec, launcher: str = "fork") -> RawCase:
-    """Run one case on real ranks and report what happened, without judging it."""
+def run_case(job: JobSpec, case: CaseSpec, launcher: str = "fork",
+             elements: packed.Elements = packed.as_list) -> RawCase:
+    """Run one case on real ranks and report what happened, without judging it; its result
+    tensors' elements made ``elements`` (``packed.as_view``: left as bytes, to pass on)."""
     world = case["world_size"]
     job_dir = _job_dir()
     try:
         (job_dir / "job.json").write_text(json.dumps({**job,
                                                       "memory_headroom": memory_headroom(case)}))
         with RankOutputs(job_dir, world) as outputs:
-            return _run(job, case, job_dir, outputs, launcher)
+            return _run(job, case, job_dir, outputs, launcher, elements)
     finally:
         shutil.rmtree(job_dir, ignore_errors=True)
 
 
 def _run(job: JobSpec, case: CaseSpec, job_dir: Path, outputs: RankOutputs,
-         launcher: str) -> RawCase:
+         launcher: str, elements: packed.Elements) -> RawCase:
     """Launch the case's ranks, serve them the switch, kill them; what happened."""
     switch = Switch.for_case(job, case)
-    server = SwitchServer(job_dir / "switch.sock", switch,
+    server = SwitchServer(job_dir / "switch.sock", switch, elements,
                           area=shm.area_for(values.input_bytes(case)))
     start = time.monotonic()
     ranks = LAUNCHERS[launcher](job_dir, case["world_size"])

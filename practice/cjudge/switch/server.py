@@ -113,9 +113,11 @@ def _a_result(header: Header) -> bool:
         return False
 
 
-def result_record(header: Header, payload: bytes = b"") -> EndRecord:
+def result_record(header: Header, payload: bytes = b"",
+                  elements: packed.Elements = packed.as_list) -> EndRecord:
     """A rank's end-of-call record (output or error) checked, or a record of why it is not;
-    its tensors' elements may be packed in ``payload`` (``packed``)."""
+    its tensors' elements may be packed in ``payload`` (``packed``), and are made ``elements``
+    (lists of numbers, or views of the bytes for a record that is passed on packed)."""
     output, error = header.get("output"), header.get("error")
     if error is not None:
         if not isinstance(error, dict) or not all(
@@ -134,7 +136,8 @@ def result_record(header: Header, payload: bytes = b"") -> EndRecord:
             clean["message_zh"] = error["message_zh"][:20000]
         return {"output": None, "error": clean}
     try:
-        return {"output": packed.unpack(values.checked(output), payload), "error": None}
+        return {"output": packed.unpack(values.checked(output), payload, elements),
+                "error": None}
     except values.Uncomparable as exc:  # the learner's to fix: say what, in both languages
         return {"output": None, "error": RankError(kind="exception", type="OverflowError",
                                                    message=exc.en, message_zh=exc.zh,
@@ -194,8 +197,10 @@ class SwitchServer:
     """Serves one case's switch to its ranks over ``path``; poll it from the judge's loop.
     ``area``: the bytes of each area of a rank's shared segment (``shm``; 0: none)."""
 
-    def __init__(self, path: Path, switch: Switch, area: int = shm.MIN_AREA) -> None:
+    def __init__(self, path: Path, switch: Switch,
+                 elements: packed.Elements = packed.as_list, area: int = shm.MIN_AREA) -> None:
         self.switch, self.area = switch, area
+        self.elements = elements  # what the ranks' result tensors become (``result_record``)
         self.pids: list[int] | None = None  # each rank's process id, once the launcher knows
         self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self.listener.bind(str(path))
@@ -416,7 +421,7 @@ class SwitchServer:
         """The rank's last word, once: its result, which ends its graded call, or its error
         (which may come before the graded call began: the learner's file failed to load)."""
         s = self.switch
-        record = result_record(header, payload)
+        record = result_record(header, payload, self.elements)
         if rank in self.records or (not s.graded[rank] and record["error"] is None):
             raise BadRequest("a rank ends once, with a result only after its graded call began",
                              "rank 只能结束一次，且只有在被评测的调用开始之后才能给出结果")
