@@ -13,7 +13,7 @@ import operator
 import time
 from array import array
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 try:
     import numpy as np
@@ -120,28 +120,28 @@ def _reduce_slice(op: str, parts: list[bytes], typecode: str, kind: int) -> arra
 
 
 def _reduce_numpy(op: str, parts: list[bytes], count: int, typecode: str, kind: int) -> bytes:
-    """The same reduction, vectorized: numpy's float32 and float64 arithmetic rounds as
-    ``array`` does, its integers wrap as :func:`_wrap` does; ``min``/``max`` keep Python's
-    choice between a NaN and a number (the first argument unless the second compares less or
-    greater)."""
+    """The same reduction, vectorized and in one buffer (the result, nothing beside it):
+    numpy's float32 and float64 arithmetic rounds as ``array`` does, its integers wrap as
+    :func:`_wrap` does; ``min``/``max`` keep Python's choice between a NaN and a number (the
+    first argument unless the second compares less or greater)."""
     arrays = [np.frombuffer(p, dtype=typecode, count=count) for p in parts]  # same codes
-    acc = arrays[0]
+    out = bytearray(memoryview(parts[0])[:count * arrays[0].itemsize])
+    acc = np.frombuffer(out, dtype=typecode, count=count)
     with np.errstate(all="ignore"):
         for values in arrays[1:]:
-            if op == "min":
-                acc = np.where(values < acc, values, acc)
-            elif op == "max":
-                acc = np.where(values > acc, values, acc)
+            if op in ("min", "max"):
+                np.copyto(acc, values, where=values < acc if op == "min" else values > acc)
             else:
-                acc = _NUMPY_OPS[op](acc, values)
+                _NUMPY_OPS[op](acc, values, out=acc)
             if kind == 0:
-                acc = (acc != 0).astype("u1")
+                np.not_equal(acc, 0, out=acc)
         if op == "avg":
-            acc = acc / np.asarray(len(arrays), dtype=acc.dtype)
-    return acc.tobytes()
+            np.divide(acc, np.asarray(len(arrays), dtype=acc.dtype), out=acc)
+    # the buffer, never written again, is read as bytes by the switch (no copy)
+    return cast(bytes, out)
 
 
-_NUMPY_OPS: dict[str, Callable[[Any, Any], Any]] = {
-    "sum": operator.add, "avg": operator.add, "product": operator.mul,
-    "band": operator.and_, "bor": operator.or_, "bxor": operator.xor,
-}
+_NUMPY_OPS: dict[str, Any] = {
+    "sum": np.add, "avg": np.add, "product": np.multiply,
+    "band": np.bitwise_and, "bor": np.bitwise_or, "bxor": np.bitwise_xor,
+} if np is not None else {}
