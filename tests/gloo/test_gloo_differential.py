@@ -42,7 +42,8 @@ import pytest
 from cjudge.contract.primitives import CANONICAL
 from cjudge.contract.protocol import CaseSpec, RawCase
 from cjudge.exercise.exercises import Exercise, default_root, load_exercises
-from cjudge.grading.grade import _compare, plan_cases
+from cjudge.grading.compare import compare
+from cjudge.grading.grade import plan_cases
 from cjudge.grading.submission import judge_code
 from cjudge.real import runtime as runtime_real
 
@@ -167,7 +168,7 @@ def _differences(ex: Exercise, case: CaseSpec, gloo: GlooCase, verdict: str,
             if g.output is None or s["output"] is None:
                 if (g.output, s["output"]) != (None, None):
                     diffs.append(f"{at}: gloo output {g.output}, switch output {s['output']}")
-            elif (wrong := _compare(ex, case, g.rank, s["output"], g.output)) is not None:
+            elif (wrong := compare(ex, case, g.rank, s["output"], g.output)) is not None:
                 diffs.append(f"{at}, switch against gloo: {wrong[0]}")
         elif g.state == "failed" and g.error is not None and (
                 err.get("type") != g.error[0] or

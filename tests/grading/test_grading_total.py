@@ -71,7 +71,7 @@ def test_a_failing_grader_hook_drops_its_diagnosis_not_the_verdict(hook, monkeyp
         raise ZeroDivisionError("a grader's bug")
 
     monkeypatch.setattr(ex.grader, hook, broken)
-    with caplog.at_level(logging.ERROR, logger="cjudge.grading.grade"):
+    with caplog.at_level(logging.ERROR, logger="cjudge.grading.compare"):
         case = grade_case(CaseFacts.of(ex, spec, raw_case(spec, outputs)))
     assert case["verdict"] == "wrong_answer"
     assert case["message"].startswith(f"case {spec['name']}, rank 0: first wrong element at "

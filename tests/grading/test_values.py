@@ -9,7 +9,7 @@ import pytest
 
 from cjudge.contract import values
 from cjudge.contract.protocol import CaseSpec, JobSpec
-from cjudge.grading.grade import _compare
+from cjudge.grading.compare import compare
 from cjudge.model.case import ModelSpec, model_case
 from cjudge.real import runtime as runtime_real
 from cjudge.sim import runtime as runtime_sim
@@ -108,7 +108,7 @@ def test_unknown_objects_are_named_not_raised():
 def _message(got, want) -> str | None:
     ex = exercise("ring-allreduce")
     spec = case([tensor([0.0])])
-    wrong = _compare(ex, spec, 0, got, want)
+    wrong = compare(ex, spec, 0, got, want)
     return wrong.message()[0] if wrong else None
 
 

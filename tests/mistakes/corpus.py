@@ -31,7 +31,8 @@ from pathlib import Path
 
 from cjudge.contract.protocol import CaseSpec
 from cjudge.exercise.exercises import Exercise, default_root, load_exercises
-from cjudge.grading.grade import _compare, plan_cases
+from cjudge.grading.compare import compare
+from cjudge.grading.grade import plan_cases
 
 HERE = Path(__file__).parent
 FILES = sorted(HERE.glob("*/*.py"))
@@ -85,7 +86,7 @@ def on_gloo(ex: Exercise, code: str, filename: str, case: CaseSpec) -> str:
         return gloo.outcome
     wants = ex.grader.expected(case["params"], case["world_size"], case["inputs"])
     ranks = DEFINED[ex.id](case) if ex.id in DEFINED else range(case["world_size"])
-    wrong = [r for r in ranks if _compare(ex, case, r, gloo.ranks[r].output, wants[r])]
+    wrong = [r for r in ranks if compare(ex, case, r, gloo.ranks[r].output, wants[r])]
     return "wrong" if wrong else "right"
 
 

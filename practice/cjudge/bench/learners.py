@@ -28,7 +28,8 @@ import torch.distributed as dist
 from ..contract import values
 from ..contract.protocol import CaseSpec, TensorData
 from ..exercise.exercises import Exercise, default_root, load_exercises
-from ..grading.grade import _compare, plan_cases
+from ..grading.compare import compare
+from ..grading.grade import plan_cases
 from ..rank import judge_fns
 from ..rank.learner import MODULE_PREFIX, compile_learner, exec_learner
 from ..real.group_lifecycle import group_owned_by_judge
@@ -163,7 +164,7 @@ def case_series(spec: LearnerSpec, collective: Collective, ctx: RankCtx) -> Seri
         case, port, args = prepare(bufs.inp.numel() * bufs.inp.element_size())
         got = values.encode(call(port, args), _to_data)
         want = exercise.grader.expected(case["params"], ctx.world, case["inputs"])[ctx.rank]
-        return 0 if _compare(exercise, case, ctx.rank, got, want) is None else 1
+        return 0 if compare(exercise, case, ctx.rank, got, want) is None else 1
 
     return Series(spec.exercise, "learner", collective, run, lambda raw, bufs: None, check)
 

@@ -15,6 +15,7 @@ from typing import Any, NamedTuple
 
 from ..contract.protocol import CaseSpec, RawCase
 from ..contract.values import input_bytes
+from ..contract.verdict_json import MemoryUse
 from ..exercise.exercises import Exercise
 from ..model.case import CaseModel, view_size
 from ..model.schedule import Schedule, case_schedule
@@ -68,6 +69,9 @@ class CaseFacts:
     #: the wrong answer's parts, when grading wrote the case's message from them (a result
     #: that differs; not a race, a rank's failure or a stop)
     wrong: WrongAnswer | None = field(default=None)
+    #: the grader's memory count (its peak against its bound), when it counts memory and the
+    #: count succeeded on a correct run
+    memory: MemoryUse | None = field(default=None)
 
     @classmethod
     def of(cls, exercise: Exercise, spec: CaseSpec, raw: RawCase,

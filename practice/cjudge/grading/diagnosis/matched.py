@@ -15,7 +15,7 @@ from typing import Any
 from ...contract import values
 from ...contract.protocol import CaseSpec, RawCase
 from ...switch.trace import SwitchTrace
-from ..grade import _compare
+from ..compare import compare
 from .said import algorithm
 from .structure import structural
 
@@ -100,7 +100,7 @@ def _first_wrong_rank(exercise: Any, spec: CaseSpec, raw: RawCase) -> int | None
     wants = exercise.grader.expected(spec["params"], spec["world_size"], spec["inputs"])
     for report, want in zip(raw["ranks"], wants, strict=True):
         if report["state"] == "returned" and \
-                _compare(exercise, spec, report["rank"], report["output"], want):
+                compare(exercise, spec, report["rank"], report["output"], want):
             return int(report["rank"])
     return None
 
