@@ -2,11 +2,11 @@
 
 ``run_case`` forks a child process per case, and the child runs the ranks as threads with the
 simulated ``torch`` installed, watches them (finished, deadlocked, printing too much, past the
-time limit) and sends the :class:`RawCase` back: JSON, the ranks' result tensors as raw bytes
-after it (``switch.packed``). A thread cannot be killed, and a trace
-hook can neither stop a rank stuck in C code (``time.sleep``, a huge ``sum``) nor survive a
-learner's ``sys.settrace``: ending the child process stops everything, every time, and keeps the
-parent's ``sys.modules`` and ``sys.stdout`` untouched. The child reports on its own at the time
+time limit) and sends the :class:`RawCase` back as one frame (``packed.framed``, as a sandbox
+runner's reports): JSON, the ranks' result tensors as raw bytes beside it. A thread cannot be
+killed, and a trace hook can neither stop a rank stuck in C code (``time.sleep``, a huge
+``sum``) nor survive a learner's ``sys.settrace``: ending the child process stops everything,
+every time, and keeps the parent's ``sys.modules`` and ``sys.stdout`` untouched. The child reports on its own at the time
 limit; if it cannot (a rank holding the interpreter), the parent kills it a little later.
 """
 
@@ -16,7 +16,6 @@ import json
 import os
 import select
 import signal
-import struct
 import sys
 import threading
 import time
@@ -35,7 +34,6 @@ from .rank import install_modules, run_rank
 #: how long the parent waits past the time limit for the child's own report before killing it
 KILL_GRACE_S = 2.0
 _POLL_S = 0.1
-_LENGTH = struct.Struct("<Q")  # the answer's JSON's length, before the JSON
 
 
 class Answer(TypedDict, total=False):
@@ -60,7 +58,7 @@ def run_case(job: JobSpec, case: CaseSpec) -> RawCase:
             except BaseException:  # the judge's own fault: say so instead of dying silently
                 answer = Answer(crash=traceback.format_exc())
             with os.fdopen(write_fd, "wb") as out:
-                out.writelines(_packed(answer))
+                out.writelines(packed.framed(answer))
         finally:
             os._exit(0)
     os.close(write_fd)
@@ -82,25 +80,11 @@ def run_case(job: JobSpec, case: CaseSpec) -> RawCase:
     return answer["raw"]
 
 
-def _packed(answer: Answer) -> list[packed.Raw]:
-    """The child's answer as bytes: its JSON's length, the JSON, the result tensors' bytes."""
-    raw = answer.get("raw")
-    outputs, parts = packed.pack([r["output"] for r in raw["ranks"]] if raw else [])
-    wire = {**answer, "raw": {**raw, "ranks": [{**r, "output": o} for r, o in zip(
-        raw["ranks"], outputs, strict=True)]}} if raw else answer  # results as packed
-    head = json.dumps(wire).encode()
-    return [_LENGTH.pack(len(head)), head, *parts]
-
-
 def _unpacked(data: bytes) -> Answer:
-    """The child's answer from its bytes (each result's elements as the sim's ``array`` gave
+    """The child's answer from its frame (each result's elements as the sim's ``array`` gave
     them: booleans stay 0 and 1)."""
-    size = _LENGTH.unpack_from(data)[0]
-    answer: Answer = json.loads(data[_LENGTH.size:_LENGTH.size + size])  # as _packed wrote it
-    payload = memoryview(data)[_LENGTH.size + size:]
-    if "raw" in answer:
-        for report in answer["raw"]["ranks"]:
-            report["output"] = packed.unpack(report["output"], payload, _as_stored)
+    skeleton, payload = packed.split_frame(data)
+    answer: Answer = packed.unpack(json.loads(skeleton), payload, _as_stored)  # as framed
     return answer
 
 
