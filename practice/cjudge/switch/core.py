@@ -869,6 +869,14 @@ class Switch:
         them completes: under gloo they would hang, and the deadlock names the calls."""
         return all(_call(q) == _call(reqs[0]) for q in reqs[1:])
 
+    def _reduced(self, reqs: list[_Req], dtype: str, op: str) -> bytes:
+        """The reduction of every member's payload, made in the first one's buffer where it
+        can be: the payloads are the switch's own, and no longer needed once reduced."""
+        payloads = [q.payload for q in reqs]
+        for q in reqs:  # the result replaces them (``_complete``)
+            q.payload = b""
+        return reduce_bytes(op, payloads, dtype, self.deadline, spend_first=True)
+
     def _results(self, reqs: list[_Req], members: list[int]) -> list[bytes]:
         first = reqs[0].record
         kind, n = first["kind"], len(reqs)
@@ -882,9 +890,9 @@ class Switch:
                               "各 rank 的张量大小不同（" + "、".join(str(len(p)) for p in payloads)
                               + " 字节）")
         if kind == "all_reduce":
-            return [reduce_bytes(op, payloads, dtype, self.deadline)] * n
+            return [self._reduced(reqs, dtype, op)] * n
         if kind == "reduce":
-            return [reduce_bytes(op, payloads, dtype, self.deadline) if i == root else b"" for i in range(n)]
+            return [self._reduced(reqs, dtype, op) if i == root else b"" for i in range(n)]
         if kind == "reduce_scatter":
             blocks = [equal_blocks(p, n) for p in payloads]
             return [reduce_bytes(op, [b[i] for b in blocks], dtype, self.deadline) for i in range(n)]

@@ -74,9 +74,11 @@ def values_of(payload: bytes, dtype: str) -> list[Any] | None:
     return values.tolist()
 
 
-def reduce_bytes(op: str, parts: list[bytes], dtype: str, deadline: float | None = None) -> bytes:
+def reduce_bytes(op: str, parts: list[bytes], dtype: str, deadline: float | None = None,
+                 spend_first: bool = False) -> bytes:
     """The elementwise ``op`` of equally long contributions (raw bytes), in the given order;
-    :class:`OutOfTime` once ``time.monotonic()`` passes ``deadline``."""
+    :class:`OutOfTime` once ``time.monotonic()`` passes ``deadline``. ``spend_first``: the
+    caller gives up ``parts[0]``; if it is a bytearray the result may be made in it."""
     if op not in OPS:
         raise ReduceError(f"ReduceOp.{op.upper()} is not supported by this judge")
     typecode, size, kind = DTYPES.get(dtype, ("", 0, -1))
@@ -93,7 +95,7 @@ def reduce_bytes(op: str, parts: list[bytes], dtype: str, deadline: float | None
                           + "); every rank must pass the same size")
     count = len(parts[0]) // size
     if np is not None:
-        return _reduce_numpy(op, parts, count, typecode, kind)
+        return _reduce_numpy(op, parts, count, typecode, kind, spend_first)
     out = array(typecode)
     for start in range(0, count, SLICE):
         if deadline is not None and time.monotonic() > deadline:
@@ -119,16 +121,20 @@ def _reduce_slice(op: str, parts: list[bytes], typecode: str, kind: int) -> arra
     return acc
 
 
-def _reduce_numpy(op: str, parts: list[bytes], count: int, typecode: str, kind: int) -> bytes:
+def _reduce_numpy(op: str, parts: list[bytes], count: int, typecode: str, kind: int,
+                  spend_first: bool) -> bytes:
     """The same reduction, vectorized and in one buffer (the result, nothing beside it):
     numpy's float32 and float64 arithmetic rounds as ``array`` does, its integers wrap as
     :func:`_wrap` does; ``min``/``max`` keep Python's choice between a NaN and a number (the
     first argument unless the second compares less or greater)."""
-    arrays = [np.frombuffer(p, dtype=typecode, count=count) for p in parts]  # same codes
-    out = bytearray(memoryview(parts[0])[:count * arrays[0].itemsize])
+    first, nbytes = parts[0], count * np.dtype(typecode).itemsize
+    own = spend_first and all(p is not first for p in parts[1:])
+    out = first if isinstance(first, bytearray) and own else bytearray(memoryview(first)[:nbytes])
+    del out[nbytes:]
     acc = np.frombuffer(out, dtype=typecode, count=count)
+    rest = [np.frombuffer(p, dtype=typecode, count=count) for p in parts[1:]]  # same codes
     with np.errstate(all="ignore"):
-        for values in arrays[1:]:
+        for values in rest:
             if op in ("min", "max"):
                 np.copyto(acc, values, where=values < acc if op == "min" else values > acc)
             else:
@@ -136,7 +142,7 @@ def _reduce_numpy(op: str, parts: list[bytes], count: int, typecode: str, kind: 
             if kind == 0:
                 np.not_equal(acc, 0, out=acc)
         if op == "avg":
-            np.divide(acc, np.asarray(len(arrays), dtype=acc.dtype), out=acc)
+            np.divide(acc, np.asarray(len(parts), dtype=acc.dtype), out=acc)
     # the buffer, never written again, is read as bytes by the switch (no copy)
     return cast(bytes, out)
 
