@@ -22,29 +22,19 @@ from typing import Any, NoReturn
 import torch
 
 from ..contract import values
-from ..contract.protocol import CaseSpec, JobSpec, TensorData
+from ..contract.protocol import JobSpec, TensorData
 from ..rank.learner import classify_error, compile_learner, exec_learner, graded_call, learner_function
 from ..switch.wire import EndRecord, widen
 from . import cuda_noop
 from .c10d_ops import route_c10d_ops
 from .confine import confine_rank
 from .group_lifecycle import group_owned_by_judge
+from .headroom import MEMORY_HEADROOM
 from .judge_group import ChannelPort, install, payload_of
 from .outputs import redirect_output
 
 #: a rank may write at most this much to any file (its output is cut at the job's limit anyway)
 FILE_SIZE_LIMIT = 64 * 2**20
-#: memory a rank may allocate beyond what it holds once the group exists (a MemoryError past
-#: it), at least; a case with larger inputs gives its ranks more (:func:`memory_headroom`)
-MEMORY_HEADROOM = 2**30
-#: a rank's headroom in its case's input bytes: its input, what it receives, its result, the
-#: copies its channel makes of them, and the learner's own buffers
-HEADROOM_INPUTS = 16
-
-
-def memory_headroom(case: CaseSpec) -> int:
-    """The memory a rank of ``case`` may allocate: scaled with its input's bytes."""
-    return max(MEMORY_HEADROOM, HEADROOM_INPUTS * values.input_bytes(case))
 DTYPES = {"float32": torch.float32, "float64": torch.float64, "int64": torch.int64,
           "int32": torch.int32, "int8": torch.int8, "bool": torch.bool}
 

@@ -1,7 +1,7 @@
 """The real runtime: every case's ranks as processes running real torch.distributed, each
 rank's process group a channel to the judge's switch.
 
-The judge imports torch once, then for each case has its zygote (``zygote``) fork
+For each case the judge has its zygote (``zygote``, which imported torch once) fork
 ``world_size`` ranks (the environment torchrun would give them) or, with ``launcher="torchrun"``,
 starts them through torchrun. It serves them the case's switch (``switch.server``) until they
 all finish, deadlock, print too much or pass the time limit, then kills and reaps every one.
@@ -29,8 +29,8 @@ from ..switch import packed, shm
 from ..switch.core import Switch
 from ..switch.ending import ended, start_clock
 from ..switch.server import SwitchServer
+from .headroom import memory_headroom
 from .outputs import RankOutputs
-from .rank import memory_headroom
 from .zygote import ZygoteLauncher
 
 POLL_S = 0.004

@@ -5,6 +5,10 @@ inputs: a rank's code could read its peers' inputs there instead of receiving th
 :class:`Zygote` is forked once, before the judge learns any job (the runner and the CLI start it
 first thing), and forks each case's ranks on request: nothing of any job was ever in its memory.
 Each rank then gets only its own input, from the switch, when its graded call starts.
+
+Torch is imported by the zygote, after its fork, not by the judge: the judge's process holds
+the switch and the case, not torch's 190 MiB. :func:`start_zygote` returns once the zygote is
+ready to fork, torch imported.
 """
 
 from __future__ import annotations
@@ -19,11 +23,7 @@ import sys
 import time
 from pathlib import Path
 
-from . import rank as rank_real  # imports torch: once, in the judge, before any rank is forked
-from .c10d_ops import route_c10d_ops
-from .confine import seccomp_filter
 from .huge_pages import collapse_anonymous_memory
-from .judge_group import register_backend
 from .process_flags import die_with
 
 ZYGOTE_REAP_S = 0.002  # while ranks live, how often the zygote looks for those that exited
@@ -67,7 +67,8 @@ def fork_ranks(job_dir: Path, world: int) -> list[int]:
                 _close_inherited_fds()
                 os.setpgid(0, pids[0] if pids else 0)
                 os.environ.update(env, RANK=str(rank), LOCAL_RANK=str(rank))
-                rank_real.rank_main(job_dir, rank, world)
+                from .rank import rank_main  # imported already (``ready_to_fork``)
+                rank_main(job_dir, rank, world)
             finally:
                 os._exit(70)
         os.setpgid(pid, pids[0] if pids else pid)
@@ -79,7 +80,13 @@ def ready_to_fork() -> None:
     """Do here, once, what every rank would otherwise do alike after its fork, and make forks
     cheap: the ``judge`` backend registered, ``torch.ops.c10d`` routed, the seccomp filter
     built; every object so far frozen out of the garbage collector (a rank's full collection
-    would otherwise write to, and so copy, every page it inherits); memory in huge pages."""
+    would otherwise write to, and so copy, every page it inherits); memory in huge pages.
+    Torch is imported here (in the zygote: see the module's doc)."""
+    from . import rank  # noqa: F401 - torch and everything a rank runs, imported once
+    from .c10d_ops import route_c10d_ops
+    from .confine import seccomp_filter
+    from .judge_group import register_backend
+
     register_backend()
     route_c10d_ops()
     seccomp_filter()
@@ -92,6 +99,7 @@ def _zygote_main(requests: int, replies: int) -> None:
     """Fork the ranks each request asks for; report every child that exits; end with EOF.
     While no rank is alive it sleeps until the next request."""
     ready_to_fork()
+    os.write(replies, b'{"ready": true}\n')
     buffer, alive = b"", 0
     while True:
         ready, _, _ = select.select([requests], [], [], ZYGOTE_REAP_S if alive else None)
@@ -138,6 +146,9 @@ class Zygote:
         os.close(replies)
         self._buffer = b""
         self.exits: dict[int, int] = {}  # pid -> wait status, as the zygote reported them
+        self._ready = False
+        while not self._ready:  # torch imported, the zygote prepared
+            self.collect(timeout=None)
 
     def launch(self, job_dir: Path, world: int) -> list[int]:
         """Have the zygote fork one case's ranks; their pids."""
@@ -161,6 +172,8 @@ class Zygote:
         for reply in map(json.loads, lines):
             if "exit" in reply:
                 self.exits[reply["exit"]] = reply["status"]
+            elif "ready" in reply:
+                self._ready = True
             else:
                 pids = reply["pids"]
         return pids
