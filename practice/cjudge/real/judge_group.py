@@ -131,11 +131,12 @@ class ChannelPort:
                 out[0] = out[0][sent:]
 
     def call(self, request: str, payload: packed.Raw = b"", parts: Sequence[packed.Raw] = (),
-             **fields: Any) -> tuple[Reply, bytearray]:
+             **fields: Any) -> tuple[Reply, bytearray | memoryview]:
         """One request (its payload ``payload``, or ``parts``) and its reply; the switch's
         refusal raised as torch would raise it."""
         self.send({"request": request, **fields}, parts or (payload,))
-        header, data = read_frame(self.sock)
+        header, framed = read_frame(self.sock)
+        data: bytearray | memoryview = framed
         if self.segment is not None:
             self.segment.replied()
             if "shm" in header:  # the reply's payload is in the judge's area
@@ -203,13 +204,16 @@ class ChannelPort:
 
     def wait(self, handle: int, line: int | None = None) -> tuple[int | None, bytes]:
         header, data = self.call("wait", handle=handle, line=line)
-        return header["src"], data  # type: ignore[return-value]  # the frame's bytearray, not copied
+        # the frame's bytearray, or a view of the shared area that the caller's ``done`` copies
+        # out before the rank's next request
+        return header["src"], data  # type: ignore[return-value]
 
     def compute(self, handle: int, payload: packed.Raw, dtype: str, shape: list[int],
                 args: list[int] | None, line: int | None) -> bytes:
         _, data = self.call("compute", payload, handle=handle, dtype=dtype, shape=shape,
                             args=args, line=line)
-        return data  # type: ignore[return-value]  # the frame's bytearray, not copied
+        # the frame's bytearray as it is; the shared area copied (the caller keeps it)
+        return bytes(data) if isinstance(data, memoryview) else data  # type: ignore[return-value]
 
     def begin(self) -> TensorData | None:
         """The rank's case input, each tensor's ``data`` a tensor over the reply's bytes."""
@@ -264,12 +268,12 @@ def raw_payload(t: torch.Tensor) -> packed.Raw:
     return _bytes(_raw(t.detach()))
 
 
-def _values(data: bytes | bytearray, dtype: torch.dtype) -> torch.Tensor:
+def _values(data: packed.Raw, dtype: torch.dtype) -> torch.Tensor:
     """The whole elements of ``data`` (a received buffer is used in place, not copied)."""
     count = len(data) // dtype.itemsize
     if not count:
         return torch.empty(0, dtype=dtype)
-    buffer = data if isinstance(data, bytearray) else bytearray(data)
+    buffer = data if isinstance(data, (bytearray, memoryview)) else bytearray(data)
     return torch.frombuffer(buffer, dtype=dtype, count=count)
 
 

@@ -110,11 +110,12 @@ class Segment:
         self._used = at
         return [start, size]
 
-    def reply(self, at: Any) -> bytearray:
-        """A reply's payload copied out of the judge's area (the area is reused at the next
-        reply); :class:`ValueError` if ``at`` is no place in it."""
+    def reply(self, at: Any) -> memoryview:
+        """A reply's payload where it lies in the judge's area, uncopied: valid until the rank's
+        next request (the judge then reuses the area); :class:`ValueError` if ``at`` is no
+        place in it."""
         offset, size = _place(at, self.area)
-        return bytearray(self._view[self.area + offset:self.area + offset + size])
+        return self._view[self.area + offset:self.area + offset + size]
 
     def replied(self) -> None:
         """A reply arrived: the judge has copied out every payload placed so far."""
