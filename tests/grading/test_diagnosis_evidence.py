@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from cjudge.grading.diagnosis import smallest
+from cjudge.grading.diagnosis import divergence, smallest
 from cjudge.grading.diagnosis.generic import generic_spec, worth_a_second_draw
 from cjudge.grading.diagnosis.values import same, shown_apart
 from cjudge.grading.grade import plan_cases
@@ -70,6 +70,25 @@ def test_a_coincidence_of_the_sample_is_not_the_cause() -> None:
     assert "as it was passed in" not in got["message"] and "原样未变" not in got["message_zh"]
     assert "the gelu goes between the two matmuls" in got["message"]
     assert "gelu 应在两次矩阵乘之间" in got["message_zh"]
+
+
+def test_a_coincidence_of_a_payload_is_not_the_cause() -> None:
+    """alltoall-p2p's sample gives rank 0 an x that starts with 0: a send of the result's
+    unwritten zeros reads there as its element 0, "another piece of the buffer". A generic
+    draw does not repeat it, so the payload is shown by its values."""
+    path = MISTAKES / "alltoall_p2p" / "sends_from_the_result.py"
+    ex = exercise("alltoall-p2p")
+    sample = plan_cases(ex, only_samples=True)[0]
+    mine = run_case(ex.job_spec(path.read_text(encoding="utf-8"), path.name), sample)
+    ref = run_case(ex.job_spec(ex.solution, "solution.py"), sample)
+    recognised = divergence.explain(ex, sample, mine["trace"], ref["trace"])
+    shown = divergence.explain(ex, sample, mine["trace"], ref["trace"], recognise=False)
+    assert recognised is not None and "another piece of the buffer" in recognised.en
+    assert shown is not None and not shown.named and "another piece" not in shown.en
+    got = first_failing("alltoall-p2p", path, explore=run_case)
+    assert "another piece of the buffer" not in got["message"]
+    assert "缓冲区的另一段" not in got["message_zh"]
+    assert "it sends [0] to rank 1, where the direct exchange sends [1]" in got["message"]
 
 
 def test_a_generic_draw_keeps_the_case_and_changes_its_values() -> None:

@@ -6,7 +6,8 @@ from that mechanism (its ``# names:`` lines, asserted by :mod:`.test_mistakes`, 
    match at the exercise's tolerance (``diagnosis.values.same``); the fault after them is named.
 2. A draw without coincidences: the failing case's evidence is rerun on a generic draw
    (``diagnosis.generic``); a recognition the sample's values fake is dropped (identity weights,
-   a gradient twice its parameters), one that holds on any draw (a scale by n) is kept.
+   a gradient twice its parameters, an unwritten 0 read as the input's element 0), one that
+   holds on any draw (a scale by n) is kept.
 3. What the judge's functions were given (``diagnosis.given``): another microbatch's or layer's
    input, a buffer used before the request that fills it completed.
 4. over_budget by collective kind and by loads (``budget.against_reference``), never a load
@@ -24,6 +25,7 @@ PATTERNS: dict[int, list[str]] = {
     1: ["allreduce_compose/last_bits_then_mean.py", "ring_allreduce/last_bits_then_mean.py",
         "sequence_parallel/last_bits_then_no_norm.py", "tp_mlp/last_bits_then_mean.py"],
     2: ["tp_mlp/gelu_after_all_reduce.py", "zero1_step/averages_twice.py",
+        "alltoall_p2p/sends_from_the_result.py",
         "allreduce_compose/divides_before_exchange.py", "bucketed_allreduce/averages_twice.py"],
     3: ["pipeline_1f1b/backward_gets_latest_stash.py",
         "pipeline_gpipe/computes_before_irecv_waited.py",

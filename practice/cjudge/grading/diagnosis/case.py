@@ -8,7 +8,7 @@ from __future__ import annotations
 import functools
 import logging
 from collections.abc import Callable
-from typing import Any, NamedTuple, TypeVar
+from typing import Any, NamedTuple, Protocol, TypeVar
 
 from ...contract.protocol import CaseSpec, JobSpec, RawCase
 from ...contract.units import plural
@@ -28,7 +28,6 @@ from .waits import never_waited
 RunCase = Callable[[JobSpec, CaseSpec], RawCase]
 #: (the reference's runner, the learner's runner for a second draw, the learner's job)
 Runs = tuple[RunCase | None, RunCase | None, JobSpec | None]
-Compare = Callable[[Any, CaseSpec, SwitchTrace, SwitchTrace], Cause | None]
 T = TypeVar("T")
 log = logging.getLogger(__name__)
 
@@ -69,6 +68,15 @@ def _append(result: CaseResult, en: str, zh: str) -> None:
     result["message"], result["message_zh"] = f"{first} {en}", f"{first_zh}{zh}"
 
 
+class Compare(Protocol):
+    """Where a run departs from the reference's (:func:`.divergence.explain`,
+    :func:`.calls.explain`): its payload or input recognised as another value unless
+    ``recognise`` is False."""
+
+    def __call__(self, exercise: Any, spec: CaseSpec, learner: SwitchTrace,
+                 reference: SwitchTrace, recognise: bool = True) -> Cause | None: ...
+
+
 class Found(NamedTuple):
     """The evidence's cause of a wrong answer, and what becomes of the grader's hint (its
     reading of the first wrong element): it stays in place (``keep``) where every exchange
@@ -84,10 +92,10 @@ def _on_generic_values(exercise: Any, spec: CaseSpec, raw: RawCase, ref: RawCase
                        compare: Compare, runs: Runs) -> Cause | None:
     """``cause`` (what ``compare`` found on the case) as a draw without coincidences confirms it
     (:mod:`.generic`): unchanged where the generic draw departs too and is recognised alike;
-    without its recognition of the input where the generic draw's is not recognised, or only
-    by what holds on any draw (a coincidence of the case's values); None where the generic
-    draw does not depart at all (the case's values made the departure). Unchanged when the
-    learner's code cannot be rerun."""
+    without its recognition of the payload or input (a chunk, a piece, another call's input)
+    where the generic draw's is not recognised, or only by what holds on any draw (a
+    coincidence of the case's values); None where the generic draw does not depart at all (the
+    case's values made the departure). Unchanged when the learner's code cannot be rerun."""
     run, rerun, job = runs
     if run is None or rerun is None or job is None or not worth_a_second_draw(exercise, spec):
         return cause
@@ -99,11 +107,11 @@ def _on_generic_values(exercise: Any, spec: CaseSpec, raw: RawCase, ref: RawCase
     again = compare(exercise, drawn, mine["trace"], ref_drawn["trace"])
     if again is None:
         return None
-    if cause.named and compare is calls.explain and (not again.named or again == calls.explain(
+    if cause.named and (not again.named or again == compare(
             exercise, drawn, mine["trace"], ref_drawn["trace"], recognise=False)):
-        # the generic draw recognises nothing of the input, or only what holds on any draw (a
-        # scale): the case's recognition is its values' coincidence
-        return calls.explain(exercise, spec, raw["trace"], ref["trace"], recognise=False)
+        # the generic draw recognises nothing of the payload or input, or only what holds on
+        # any draw (a scale, a missed wait): the case's recognition is its values' coincidence
+        return compare(exercise, spec, raw["trace"], ref["trace"], recognise=False)
     return cause
 
 

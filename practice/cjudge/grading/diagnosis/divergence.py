@@ -105,18 +105,22 @@ def _seen_before(send: Send, mine: list[Send], ref: list[Send], algo: str) -> tu
 
 
 def explain(exercise: Any, spec: CaseSpec, learner: SwitchTrace,
-            reference: SwitchTrace) -> Cause | None:
+            reference: SwitchTrace, recognise: bool = True) -> Cause | None:
     """Where the learner's run first departs from the reference's, in the exercise's terms:
-    a buffer sent before the receive into it was waited on, or the step that differs. None when
-    the reference sends nothing or every message matched."""
+    a buffer sent before the receive into it was waited on, or the step that differs (its
+    payload recognised as a chunk, a piece or an earlier send unless ``recognise`` is False:
+    the recognition was a coincidence of the case's values). None when the reference sends
+    nothing or every message matched."""
     found = first_departure(learner, reference, graded_dtype(spec))
-    return describe(exercise, spec, learner, reference, found) if found is not None else None
+    return describe(exercise, spec, learner, reference, found, recognise) \
+        if found is not None else None
 
 
 def describe(exercise: Any, spec: CaseSpec, learner: SwitchTrace, reference: SwitchTrace,
-             found: tuple[Send, Send | None]) -> Cause | None:
+             found: tuple[Send, Send | None], recognise: bool = True) -> Cause | None:
     """:func:`explain`'s words for the departure ``found`` (:func:`first_departure`'s); None
-    when the reference sends nothing."""
+    when the reference sends nothing. Without ``recognise``, the learner's payload is shown by
+    its values only: the reference's side and the phase are read as always."""
     ref_sends = sends(reference)
     if not any(ref_sends):
         return None
@@ -133,11 +137,15 @@ def describe(exercise: Any, spec: CaseSpec, learner: SwitchTrace, reference: Swi
     before, before_zh = _matched_before(read, want, phase, step, ref_sends, world, (algo, algo_zh))
     where = f"{phase[0]} step {step}" if phase else f"{ordinal(step)} send"
     where_zh = f"{phase[1]} 第 {step} 步" if phase else f"第 {step} 次发送"
-    again = _seen_before(send, sends(learner)[send.rank], ref_sends[send.rank], algo)
-    ours, ours_zh = _ours(read, send, learner, world, (where, where_zh), again)
+    again = _seen_before(send, sends(learner)[send.rank], ref_sends[send.rank], algo) \
+        if recognise else ("", "")
+    ours, ours_zh = _ours(read if recognise else None, send, learner, world, (where, where_zh),
+                          again)
     theirs, theirs_zh = _theirs(read, want, world, (algo, algo_zh))
-    piece, piece_zh = _pieces(read, send, want, spec["inputs"], (algo, algo_zh))
-    index = _index(read, send, want, spec) if ring or "ranks_per_node" in spec["params"] else None
+    piece, piece_zh = _pieces(read, send, want, spec["inputs"], (algo, algo_zh)) \
+        if recognise else ("", "")
+    index = _index(read, send, want, spec) \
+        if recognise and (ring or "ranks_per_node" in spec["params"]) else None
     if index is not None:
         piece, piece_zh = piece + index.en, piece_zh + index.zh
     return Cause(f"{before}your run first departs from {algo} at {ours}, where {theirs}{piece}",
