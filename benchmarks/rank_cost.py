@@ -7,8 +7,8 @@ Two measures, each taken with the zygote's ``ready_to_fork`` (judge backend regi
 memory in huge pages) and with it skipped, in fresh processes, interleaved:
 
 * ``suite``: the ring-allreduce reference's cases on real ranks; the CPU of the zygote and every
-  rank it forked (``RUSAGE_CHILDREN`` once the zygote is reaped), less the preparation the
-  zygote did once (timed again in this process), per rank;
+  rank it forked (``RUSAGE_CHILDREN`` once the zygote is reaped), less what the zygote did
+  once, its torch import and its preparation (timed again in this process), per rank;
 * ``fork``: a bare fork of the prepared (or not) process that exits at once, and one that runs
   a full garbage collection first, as a learner's allocating code may: wall ms per child.
 """
@@ -64,10 +64,13 @@ def measure(prepared: bool) -> dict[str, float]:
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     ranks = sum(spec["world_size"] for spec in specs)
     before = time.process_time()
+    import cjudge.real.rank  # noqa: F401 - torch, which the zygote imported once too
+    imported = time.process_time()
     zygote.ready_to_fork()  # what the zygote did once (a no-op unprepared); then bare forks
-    prep_s = time.process_time() - before
+    prep_s = time.process_time() - imported
+    zygote_s = time.process_time() - before
     return {"prep_ms": prep_s * 1000,
-            "rank_ms": (usage.ru_utime + usage.ru_stime - prep_s) / ranks * 1000,
+            "rank_ms": (usage.ru_utime + usage.ru_stime - zygote_s) / ranks * 1000,
             "sys_ms": usage.ru_stime / ranks * 1000,
             "fork_ms": _fork_ms(lambda: None), "fork_gc_ms": _fork_ms(gc.collect)}
 

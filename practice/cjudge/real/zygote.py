@@ -80,9 +80,7 @@ def ready_to_fork() -> None:
     """Do here, once, what every rank would otherwise do alike after its fork, and make forks
     cheap: the ``judge`` backend registered, ``torch.ops.c10d`` routed, the seccomp filter
     built; every object so far frozen out of the garbage collector (a rank's full collection
-    would otherwise write to, and so copy, every page it inherits); memory in huge pages.
-    Torch is imported here (in the zygote: see the module's doc)."""
-    from . import rank  # noqa: F401 - torch and everything a rank runs, imported once
+    would otherwise write to, and so copy, every page it inherits); memory in huge pages."""
     from .c10d_ops import route_c10d_ops
     from .confine import seccomp_filter
     from .judge_group import register_backend
@@ -98,6 +96,8 @@ def ready_to_fork() -> None:
 def _zygote_main(requests: int, replies: int) -> None:
     """Fork the ranks each request asks for; report every child that exits; end with EOF.
     While no rank is alive it sleeps until the next request."""
+    from . import rank  # noqa: F401 - torch and all a rank runs: here, once, not in the judge
+
     ready_to_fork()
     os.write(replies, b'{"ready": true}\n')
     buffer, alive = b"", 0
