@@ -16,6 +16,8 @@ from .facts import CaseFacts
 from .grade import PlannedCase, check_compiles, grade_case, lazy_cases, summarize
 
 RunCase = Callable[[JobSpec, CaseSpec], RawCase]
+#: what a front door shows beside a graded case: ``present_case`` adds its timeline in place
+Present = Callable[[CaseFacts, CaseResult], None]
 log = logging.getLogger(__name__)
 
 
@@ -23,7 +25,7 @@ def judge_code(exercise: Exercise, code: str, filename: str, run_case: RunCase, 
                seed: int | None = None, only_samples: bool = False, all_cases: bool = False,
                on_case: Callable[[CaseResult], None] | None = None,
                cases: list[CaseSpec] | None = None, explore: RunCase | None = None,
-               reference: RunCase | None = None) -> VerdictJSON:
+               reference: RunCase | None = None, present: Present = present_case) -> VerdictJSON:
     """The verdict JSON for ``code``, running each case with ``run_case`` (a runtime's).
 
     Cases (``cases`` if planned already with ``seed``, else planned here, each one's inputs
@@ -35,7 +37,8 @@ def judge_code(exercise: Exercise, code: str, filename: str, run_case: RunCase, 
     is part of that evidence, and the first failing case gets the smallest case that fails the
     same way (``smallest``). Without ``explore``, ``reference`` (the simulated runtime, where
     only the reference's code runs: the server's sandboxed learner) gives the diagnosis the
-    reference's run all the same.
+    reference's run all the same. ``present`` adds what a case shows beside its verdict (its
+    timeline); a front door that draws it only when asked (the browser) keeps the facts instead.
     """
     seed = exercise.seed if seed is None else seed
     error = check_compiles(code, filename)
@@ -52,7 +55,7 @@ def judge_code(exercise: Exercise, code: str, filename: str, run_case: RunCase, 
             continue
         spec = case.make()
         raw = valid_text(run_case(job, spec))  # the ranks' text, where it enters the judge
-        results.append(_graded(exercise, job, spec, raw, explore or reference, explore))
+        results.append(_graded(exercise, job, spec, raw, explore or reference, explore, present))
         if raw["stdout"]:
             output.append(f"--- {spec['name']} ---\n{raw['stdout']}")
         if on_case is not None:
@@ -68,13 +71,13 @@ def judge_code(exercise: Exercise, code: str, filename: str, run_case: RunCase, 
 
 
 def _graded(exercise: Exercise, job: JobSpec, spec: CaseSpec, raw: RawCase, evidence: RunCase | None,
-            rerun: RunCase | None) -> CaseResult:
+            rerun: RunCase | None, present: Present = present_case) -> CaseResult:
     """One case's result from the ranks' text, its message naming the cause (``evidence``: the
     runtime that runs the reference beside it); ``judge_error`` where grading itself fails."""
     try:
         facts = CaseFacts.of(exercise, spec, raw)
         result = grade_case(facts)
-        present_case(facts, result)
+        present(facts, result)
     except Exception as exc:  # noqa: BLE001 - the judge's defect: say so, blame nobody
         return _judge_error(exercise, spec, raw, exc)
     explain(facts, result, evidence, job, rerun=rerun)  # a judge error has no cause to find in it
