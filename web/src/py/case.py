@@ -42,6 +42,20 @@ def settled(answer: Any) -> Any:
     return run_sync(answer) if isawaitable(answer) else answer
 
 
+_compiled: dict[tuple[str, str], types.CodeType] = {}
+
+
+def compiled(code: str, filename: str) -> types.CodeType:
+    """The learner's file compiled (``compile_learner``), once for every case of a run: the
+    latest file only is kept, and since every compile here goes through this, ``linecache``
+    still holds that file's lines for its tracebacks."""
+    key = (code, filename)
+    if key not in _compiled:
+        _compiled.clear()
+        _compiled[key] = compile_learner(code, filename)
+    return _compiled[key]
+
+
 class Aborted(BaseException):
     """The case is over while this rank still runs: unwind, communicate no more."""
 
@@ -61,7 +75,7 @@ class BrowserCase:
         self.limit_s = time_limit_s(job)
         self.code: types.CodeType | None = None
         try:
-            self.code = compile_learner(job["code"], job["filename"])
+            self.code = compiled(job["code"], job["filename"])
         except (SyntaxError, ValueError) as exc:  # as runtime_sim: every rank fails, none runs
             error = learner_error(exc, job["filename"])
             self.reports = [RankReport(rank=r, state="failed", output=None, error=error)
@@ -74,7 +88,10 @@ class BrowserCase:
         return self.raw is not None
 
     def start(self) -> None:
-        """The ranks start now: the time limit counts from here."""
+        """The ranks start now: the time limit counts from here. They share one fresh simulated
+        torch, as the simulated runtime's threads of one case do (a rank's calls find their rank
+        by its context)."""
+        install_modules()
         self.started = time.monotonic()
         self.deadline = start_clock(self.switch, self.job, self.started)
 
@@ -122,7 +139,6 @@ class BrowserCase:
 
     def run_rank(self, rank: int, scheduler: Any) -> None:
         """Run ``rank`` here to its end (call it with ``callPromising``)."""
-        install_modules()  # a fresh simulated torch; ranks sharing an interpreter route by context
         port = StackPort(self, rank, scheduler)
         try:
             report = run_rank(self.job, rank, port, self.code, self.capture)
