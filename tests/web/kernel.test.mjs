@@ -111,9 +111,16 @@ j.EXERCISES.update({k: dataclasses.replace(v, time_limit_s=v.time_limit_s * ${TI
     });
     after(() => hub?.worker?.terminate());
 
+    // each case's run view is drawn when the page asks for it (cjudge_web.judge.timeline)
     const judge = async (arg) => {
       const [id, path] = arg.split(":");
-      return JSON.parse(await hub.judge(kernel.judge, id, readFileSync(path, "utf8"), false));
+      const result = JSON.parse(await hub.judge(kernel.judge, id, readFileSync(path, "utf8"), false));
+      for (const c of result.cases) {
+        assert.equal(c.timeline, undefined, `${c.name}: drawn before it was asked for`);
+        const view = JSON.parse(kernel.timeline(id, c.name));
+        if (view !== null) c.timeline = view;
+      }
+      return result;
     };
 
     for (const arg of files) {

@@ -215,6 +215,9 @@ function drawShown() {
       onRunAll: () => act("all"),
       onSubmit: () => act("submit"),
       onPerfetto: current && ((c) => openInPerfetto(() => runner.perfetto(c, `${current.id} · ${c.name}`), traceFileName(current.id, c.name))),
+      // a browser run's case views are drawn by the runner when shown (timeline.js)
+      loadTimeline: shown.local && current ? (c) => runner.timeline(current.id, c.name) : null,
+      final: shown.result.verdict !== "running",
       local: shown.local,
       official: shown.official,
       next: shown.official && shown.result.verdict === "accepted" ? nextExercise() : null,

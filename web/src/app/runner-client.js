@@ -72,8 +72,8 @@ async function download(onBytes, signal) {
 }
 
 export class RunnerClient {
-  #traces = new Map(); // request id -> its answer's handler
-  #nextTrace = 0;
+  #asked = new Map(); // request id -> its answer's handler (perfetto, timeline)
+  #nextAsk = 0;
 
   /**
    * @param {(state: string, detail?: any) => void} onStatus  loading ({loaded, total} bytes while
@@ -127,7 +127,7 @@ export class RunnerClient {
           this.onStatus("ready", data.mode);
           resolve();
         } else if (data.type === "failed") fail({ error: data.error });
-        else if (data.type === "perfetto") this.#traces.get(data.id)?.(data);
+        else if (data.type === "perfetto" || data.type === "timeline") this.#asked.get(data.id)?.(data);
         else this.job?.onMessage(data);
       };
     });
@@ -189,21 +189,35 @@ export class RunnerClient {
 
   #restart() {
     this.worker?.terminate();
+    for (const answer of [...this.#asked.values()]) answer({ error: "the runner was restarted" });
     this.ready = this.#start();
     this.ready.catch(() => {});
   }
 
   /** The Chrome trace-event JSON (text) of a graded case `c`, made by the kernel in the worker. */
-  async perfetto(c, title) {
+  perfetto(c, title) {
+    return this.#ask({ type: "perfetto", case: c, title }, (data) => data.trace);
+  }
+
+  /**
+   * The run view (`timeline`) of case `name` of the latest run (of `exercise`), drawn by the kernel in the worker
+   * when the page shows it; null when the worker no longer keeps that run (cjudge_web.judge).
+   */
+  timeline(exercise, name) {
+    return this.#ask({ type: "timeline", exercise, name }, (data) => data.timeline);
+  }
+
+  /** Ask the worker `request`; resolves with `answer(data)` of its reply, rejects on its error. */
+  async #ask(request, answer) {
     await this.ready;
-    const id = this.#nextTrace++;
+    const id = this.#nextAsk++;
     return new Promise((resolve, reject) => {
-      this.#traces.set(id, (data) => {
-        this.#traces.delete(id);
+      this.#asked.set(id, (data) => {
+        this.#asked.delete(id);
         if (data.error) reject(new Error(data.error));
-        else resolve(data.trace);
+        else resolve(answer(data));
       });
-      this.worker.postMessage({ type: "perfetto", id, case: c, title });
+      this.worker.postMessage({ id, ...request });
     });
   }
 

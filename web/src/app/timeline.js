@@ -50,6 +50,8 @@ const S = {
   textCut: { en: "… and {more} more", zh: "……还有 {more} 条" },
   aggregated: { en: "{count} messages: drawn per sender and receiver over step ranges.", zh: "{count} 条消息：按发送方、接收方和步数区间合并绘制。" },
   noView: { en: "No run view: {error}", zh: "没有运行视图：{error}" },
+  drawing: { en: "Drawing the run view…", zh: "正在绘制运行视图……" },
+  notKept: { en: "This run's view is no longer kept: run again to see it.", zh: "这次运行的视图已不再保留：再运行一次即可查看。" },
   hint: { en: "Hover an arrow for its details; click it to jump to the line that sent it.", zh: "把鼠标移到箭头上查看详情；点击可跳到发送它的代码行。" },
   hintTouch: { en: "Tap an arrow for its details and to jump to the line that sent it.", zh: "点按箭头查看详情，并跳到发送它的代码行。" },
   carries: { en: ", chunk {chunk} holding ranks {holds}", zh: "，第 {chunk} 块，含 rank {holds} 的数据" },
@@ -326,20 +328,50 @@ function textList(view) {
  * when the case failed; it is drawn when first opened. options.onLine(line) moves the cursor.
  */
 export function timelineView(c, options = {}) {
-  const view = c.timeline;
-  if (!view) return null;
-  const panel = h("details.timeline", { "data-case": c.name, open: c.verdict !== "accepted" || null },
-    h("summary", {}, say("title", { name: c.name }), view.error ? "" : h("span.muted", {}, ` — ${say("summary", { ranks: view.world_size, messages: view.messages.length, steps: view.steps })}`)));
+  if (!c.timeline && !options.loadTimeline) return null;
+  const summary = h("summary", {}, say("title", { name: c.name }));
+  const panel = h("details.timeline", { "data-case": c.name, open: c.verdict !== "accepted" || null }, summary);
+  const counted = (view) => {
+    if (view && !view.error) summary.append(h("span.muted", {}, ` — ${say("summary", { ranks: view.world_size, messages: view.messages.length, steps: view.steps })}`));
+  };
   let built = false;
-  const build = () => {
+  const build = async () => {
     if (built || !panel.open) return;
     built = true;
+    let view = c.timeline;
+    if (!view) {
+      const note = h("p.muted.tl-drawing", {}, say("drawing"));
+      panel.append(note);
+      view = await laterTimeline(c, options.loadTimeline).catch((error) => ({ error: error.message }));
+      note.remove();
+      if (!view) return panel.append(h("p.muted", {}, say("notKept")));
+    }
     if (view.error) return panel.append(h("p.muted", {}, say("noView", { error: view.error })));
     renderTimeline(panel, view, { ...options, perfetto: options.onPerfetto && (() => options.onPerfetto(c)) });
   };
+  if (c.timeline) counted(c.timeline);
+  else if (options.final) laterTimeline(c, options.loadTimeline).then(counted, () => {}); // the summary's counts, after the verdict
   panel.addEventListener("toggle", build);
   queueMicrotask(build);
   return panel;
+}
+
+/** Asked for once per case: `load(c)` draws a local run's case view in the runner (null: not kept). */
+const asked = new WeakMap();
+
+/**
+ * The view of case `c` of a browser run, drawn by the runner when the page first shows it (not
+ * while the cases run: an accepted case's panel is closed); kept as `c.timeline` once drawn, as a
+ * server's verdict carries it, which Perfetto's export reads.
+ */
+function laterTimeline(c, load) {
+  if (!asked.has(c)) {
+    asked.set(c, load(c).then((view) => {
+      if (view) c.timeline = view;
+      return view;
+    }));
+  }
+  return asked.get(c);
 }
 
 /** Draw `view` into `root` (appended): controls, the diagram, legend, notes, the text list. */

@@ -52,6 +52,10 @@ const handlers = {
   async perfetto({ id, case: graded, title }) {
     postMessage({ type: "perfetto", id, trace: kernel.perfetto(JSON.stringify(graded), title) });
   },
+  // a case's run view, drawn when the page shows it (cjudge_web.judge.timeline); null: not kept
+  async timeline({ id, exercise, name }) {
+    postMessage({ type: "timeline", id, timeline: JSON.parse(kernel.timeline(exercise, name)) });
+  },
   async timeout({ exercise, samples, name, graded }) {
     const result = kernel.timed_out(exercise, samples, name, JSON.stringify(graded));
     postMessage({ type: "done", result: JSON.parse(result) });
@@ -62,7 +66,7 @@ onmessage = async ({ data }) => {
   try {
     await handlers[data.type](data);
   } catch (error) {
-    const type = { boot: "failed", perfetto: "perfetto" }[data.type] ?? "error";
+    const type = { boot: "failed", perfetto: "perfetto", timeline: "timeline" }[data.type] ?? "error";
     // a Python error's message may be empty here: its type (KeyError) still says something
     postMessage({ type, id: data.id, error: error?.message || error?.type || String(error) });
   }
