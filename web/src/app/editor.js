@@ -45,6 +45,7 @@ export function createEditor(parent, { onChange, keys = [], readOnly = false, la
     }),
   ];
   const view = new EditorView({ parent });
+  let marked = {}; // the text and the diagnostics last marked on it
   return {
     view,
     get code() {
@@ -68,6 +69,11 @@ export function createEditor(parent, { onChange, keys = [], readOnly = false, la
           const from = m.column ? Math.min(line.from + m.column - 1, line.to) : line.from;
           return { from, to: Math.max(line.to, from), severity: m.severity ?? "error", message: m.message };
         });
+      // the same marks on the same text again (a redraw while a run goes on): nothing to do, and
+      // a transaction would make the editor read the page's layout at once
+      const key = JSON.stringify(diagnostics);
+      if (view.state.doc === marked.doc && key === marked.key) return;
+      marked = { doc: view.state.doc, key };
       view.dispatch(setDiagnostics(view.state, diagnostics));
     },
     /**

@@ -8,7 +8,7 @@ import { currentLang, messages, pick, setLang, shortcut, t } from "./i18n.js";
 import { setupLayout, showResultTab, showTab } from "./layout.js";
 import { renderMarkdown } from "./markdown.js";
 import { renderPast } from "./past.js";
-import { diagnostics, renderResult, renderStatus, setVerdictTitles, verdictBadge } from "./results.js";
+import { diagnostics, renderResult, renderStatus, retick, setVerdictTitles, verdictBadge } from "./results.js";
 import { RunnerClient, Stopped } from "./runner-client.js";
 import { openInPerfetto, traceFileName } from "../runner/perfetto.js";
 import { drawAll, on, state, update } from "./state.js";
@@ -319,7 +319,7 @@ async function runTests(samples) {
   let ticking = null; // the case running now: its elapsed time against its limit
   const draw = () => showFor(id, { heading, sampleOnly: samples, local: true, result: pending("running", "exercise.running", cases, { ticking }) });
   show({ status: () => t("exercise.running") });
-  const timer = setInterval(() => ticking && draw(), 250);
+  const timer = setInterval(() => ticking && !(state.current?.id === id && retick($("results"), ticking)) && draw(), 250);
   busy(id, +1);
   try {
     const result = await runner.run(id, editor.code, samples, {

@@ -241,6 +241,18 @@ function ticker(ticking) {
 }
 
 /**
+ * The running case's elapsed time in `root` (drawn there by renderResult) brought up to date in
+ * place, rather than drawing the whole result again four times a second; false when `root`
+ * shows none.
+ */
+export function retick(root, ticking) {
+  const shown = root.querySelector(".result p.ticking");
+  if (!shown) return false;
+  shown.replaceWith(ticker(ticking));
+  return true;
+}
+
+/**
  * Render a verdict JSON (browser run or the server's) into `root`.
  * options: heading (its source), sampleOnly (a Run sample: not the verdict), onLine(line)
  * (moves the cursor), onRunAll / onSubmit (offered after a sample passes), local (a browser run:
