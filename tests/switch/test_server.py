@@ -286,3 +286,25 @@ def test_a_rank_can_neither_shrink_nor_grow_its_segment(pair: tuple[Rank, Rank, 
     for size in (0, 4 * server.area):
         with pytest.raises(PermissionError):
             os.ftruncate(sender.fd, size)
+
+
+def test_no_request_is_read_while_a_reply_waits_to_be_read(tmp_path: Path):
+    """Rank 0's input (16 MiB) waits in the judge for rank 0 to read it: meanwhile the judge
+    reads no rank's requests (it would hold their payloads too) until rank 0 has read."""
+    path = tmp_path / "switch.sock"
+    big = {"shape": [4 << 20], "dtype": "float32", "data": bytes(16 << 20)}
+    server = SwitchServer(path, Switch(2, ALL, inputs=[big, big]), area=0)
+    try:
+        reader, other = Rank(server, path, 0), Rank(server, path, 1)
+        reader.send("begin")
+        other.send("begin")
+        for _ in range(20):
+            server.poll(0.01)
+        assert server.switch.graded == [True, False]
+        header, data = read_frame_polling(server, reader)
+        assert len(data) == 16 << 20
+        for _ in range(20):
+            server.poll(0.01)
+        assert server.switch.graded == [True, True]
+    finally:
+        server.close()

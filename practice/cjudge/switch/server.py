@@ -13,6 +13,7 @@ import os
 import selectors
 import socket
 import struct
+import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -221,7 +222,11 @@ class SwitchServer:
         self.pids = pids
 
     def poll(self, timeout: float) -> None:
-        """Accept, read and answer whatever is ready within ``timeout``."""
+        """Accept, read and answer whatever is ready within ``timeout``. While a reply waits in
+        the judge for its rank to read it, no rank's requests are read: the judge never holds
+        a large result and the ranks' next large payloads at once (the rank is blocked reading
+        its reply, so the wait is short)."""
+        held_back = False
         for key, events in self.selector.select(timeout):
             if key.fileobj is self.listener:
                 self._accept()
@@ -230,8 +235,13 @@ class SwitchServer:
             if events & selectors.EVENT_WRITE:
                 self._flush(conn)
             if events & selectors.EVENT_READ:
-                self._read(conn)
+                if not any(c.out for c in self.by_rank.values()):
+                    self._read(conn)
+                else:
+                    held_back = True
         self._answer_woken()
+        if held_back:  # readable, not read: the next select would return at once
+            time.sleep(timeout / 4)
 
     def joined(self) -> bool:
         """Whether every rank has connected."""
