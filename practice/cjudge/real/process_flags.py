@@ -1,4 +1,4 @@
-"""Per-process flags the judge sets through Linux's prctl(2)."""
+"""Per-process flags the judge sets through Linux's prctl(2), and glibc's malloc's."""
 
 from __future__ import annotations
 
@@ -9,12 +9,22 @@ import signal
 PR_SET_PDEATHSIG = 1
 PR_SET_DUMPABLE = 4
 PR_SET_NO_NEW_PRIVS = 38
+M_MMAP_THRESHOLD = -3
+#: buffers this large or larger get memory of their own from the system, returned when freed
+LARGE_BUFFER = 4 << 20
 LIBC = ctypes.CDLL(None, use_errno=True)  # also for the syscalls glibc has no wrapper for
 
 
 def _prctl(option: int, value: int) -> None:
     if LIBC.prctl(option, value, 0, 0, 0) != 0:
         raise OSError(ctypes.get_errno(), f"prctl({option}, {value})")
+
+
+def give_back_large_buffers() -> None:
+    """Have glibc map every buffer of :data:`LARGE_BUFFER` or more on its own, so that freeing
+    it returns it to the system (its default threshold grows up to 32 MiB with use: payloads
+    freed in the heap stay resident). For the judge, after its zygote is forked."""
+    LIBC.mallopt(M_MMAP_THRESHOLD, LARGE_BUFFER)
 
 
 def set_dumpable(dumpable: bool) -> None:

@@ -31,6 +31,7 @@ from ..switch.ending import ended, start_clock
 from ..switch.server import SwitchServer
 from .headroom import memory_headroom
 from .outputs import RankOutputs
+from .process_flags import give_back_large_buffers
 from .zygote import ZygoteLauncher
 
 POLL_S = 0.004
@@ -175,6 +176,7 @@ def _run(job: JobSpec, case: CaseSpec, job_dir: Path, outputs: RankOutputs,
                           area=shm.area_for(values.input_bytes(case)))
     start = time.monotonic()
     ranks = LAUNCHERS[launcher](job_dir, case["world_size"])
+    give_back_large_buffers()  # in the judge only: the zygote exists by now
     if isinstance(ranks, ZygoteLauncher):
         server.expect(ranks.pids)
     try:
