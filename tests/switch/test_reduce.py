@@ -1,5 +1,5 @@
-"""Reductions over raw bytes (cjudge/switch/reduce.py): numpy's in one buffer, as pure
-Python's, and the first contribution spent only when the caller gives it up."""
+"""Reductions over raw bytes (cjudge/switch/reduce.py): numpy's as pure Python's, each made in
+one buffer, the first contribution itself only when the caller gives it up."""
 
 from __future__ import annotations
 
@@ -22,8 +22,13 @@ def test_numpy_reduces_as_pure_python_does(op: str, monkeypatch: pytest.MonkeyPa
     assert bytes(vectorized) == reduce.reduce_bytes(op, PARTS, "float32")
 
 
-@pytest.mark.skipif(reduce.np is None, reason="numpy is not installed")
-def test_the_first_contribution_is_spent_only_when_given_up():
+@pytest.mark.parametrize("vectorized", [True, False])
+def test_the_first_contribution_is_spent_only_when_given_up(
+        vectorized: bool, monkeypatch: pytest.MonkeyPatch):
+    if not vectorized:
+        monkeypatch.setattr(reduce, "np", None)
+    elif reduce.np is None:
+        pytest.skip("numpy is not installed")
     kept = [bytearray(p) for p in PARTS]
     result = reduce.reduce_bytes("sum", kept, "float32")
     assert result is not kept[0] and kept == PARTS

@@ -77,8 +77,9 @@ def values_of(payload: bytes, dtype: str) -> list[Any] | None:
 def reduce_bytes(op: str, parts: list[bytes], dtype: str, deadline: float | None = None,
                  spend_first: bool = False) -> bytes:
     """The elementwise ``op`` of equally long contributions (raw bytes), in the given order;
-    :class:`OutOfTime` once ``time.monotonic()`` passes ``deadline``. ``spend_first``: the
-    caller gives up ``parts[0]``; if it is a bytearray the result may be made in it."""
+    :class:`OutOfTime` once ``time.monotonic()`` passes ``deadline``. The result is made in
+    one buffer: ``parts[0]`` itself if the caller gives it up (``spend_first``) and it is a
+    bytearray, else a copy of it."""
     if op not in OPS:
         raise ReduceError(f"ReduceOp.{op.upper()} is not supported by this judge")
     typecode, size, kind = DTYPES.get(dtype, ("", 0, -1))
@@ -94,15 +95,21 @@ def reduce_bytes(op: str, parts: list[bytes], dtype: str, deadline: float | None
                           + ", ".join(str(len(p) // size) for p in parts)
                           + "); every rank must pass the same size")
     count = len(parts[0]) // size
+    first = parts[0]
+    own = spend_first and all(p is not first for p in parts[1:])
+    out = first if isinstance(first, bytearray) and own else \
+        bytearray(memoryview(first)[:count * size])
+    del out[count * size:]
     if np is not None:
-        return _reduce_numpy(op, parts, count, typecode, kind, spend_first)
-    out = array(typecode)
-    for start in range(0, count, SLICE):
-        if deadline is not None and time.monotonic() > deadline:
-            raise OutOfTime
-        out += _reduce_slice(op, [p[start * size:min(start + SLICE, count) * size]
-                                  for p in parts], typecode, kind)
-    return out.tobytes()
+        _reduce_numpy(op, out, parts[1:], count, typecode, kind)
+    else:
+        for start in range(0, count, SLICE):
+            if deadline is not None and time.monotonic() > deadline:
+                raise OutOfTime
+            at = slice(start * size, min(start + SLICE, count) * size)
+            out[at] = _reduce_slice(op, [p[at] for p in parts], typecode, kind).tobytes()
+    # the buffer, never written again, is read as bytes by the switch (no copy)
+    return cast(bytes, out)
 
 
 def _reduce_slice(op: str, parts: list[bytes], typecode: str, kind: int) -> array[Any]:
@@ -121,20 +128,15 @@ def _reduce_slice(op: str, parts: list[bytes], typecode: str, kind: int) -> arra
     return acc
 
 
-def _reduce_numpy(op: str, parts: list[bytes], count: int, typecode: str, kind: int,
-                  spend_first: bool) -> bytes:
-    """The same reduction, vectorized and in one buffer (the result, nothing beside it):
-    numpy's float32 and float64 arithmetic rounds as ``array`` does, its integers wrap as
-    :func:`_wrap` does; ``min``/``max`` keep Python's choice between a NaN and a number (the
-    first argument unless the second compares less or greater)."""
-    first, nbytes = parts[0], count * np.dtype(typecode).itemsize
-    own = spend_first and all(p is not first for p in parts[1:])
-    out = first if isinstance(first, bytearray) and own else bytearray(memoryview(first)[:nbytes])
-    del out[nbytes:]
-    acc = np.frombuffer(out, dtype=typecode, count=count)
-    rest = [np.frombuffer(p, dtype=typecode, count=count) for p in parts[1:]]  # same codes
+def _reduce_numpy(op: str, out: bytearray, rest: list[bytes], count: int, typecode: str,
+                  kind: int) -> None:
+    """The same reduction, vectorized, into ``out`` (the first contribution): numpy's float32
+    and float64 arithmetic rounds as ``array`` does, its integers wrap as :func:`_wrap` does;
+    ``min``/``max`` keep Python's choice between a NaN and a number (the first argument
+    unless the second compares less or greater)."""
+    acc = np.frombuffer(out, dtype=typecode, count=count)  # same codes
     with np.errstate(all="ignore"):
-        for values in rest:
+        for values in (np.frombuffer(p, dtype=typecode, count=count) for p in rest):
             if op in ("min", "max"):
                 np.copyto(acc, values, where=values < acc if op == "min" else values > acc)
             else:
@@ -142,9 +144,7 @@ def _reduce_numpy(op: str, parts: list[bytes], count: int, typecode: str, kind: 
             if kind == 0:
                 np.not_equal(acc, 0, out=acc)
         if op == "avg":
-            np.divide(acc, np.asarray(len(parts), dtype=acc.dtype), out=acc)
-    # the buffer, never written again, is read as bytes by the switch (no copy)
-    return cast(bytes, out)
+            np.divide(acc, np.asarray(len(rest) + 1, dtype=acc.dtype), out=acc)
 
 
 _NUMPY_OPS: dict[str, Any] = {
