@@ -4,7 +4,6 @@ one result frame per case on its own channel (read as the server reads it), and
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -18,6 +17,7 @@ import pytest
 from cjudge.grading.facts import CaseFacts
 from cjudge.grading.grade import grade_case, plan_cases
 from cjudge.rank.runner import result_frame
+from cjudge.switch import packed
 from cjudge.switch.core import empty_trace
 from server.sandbox.channel import FrameChannel
 from tests.grading.helpers import exercise
@@ -61,7 +61,8 @@ def send(proc: subprocess.Popen, code: str, time_limit_s: float = 5.0) -> list[s
     job = ex.job_spec(code, "learner.py")
     job["time_limit_s"] = time_limit_s
     cases = plan_cases(ex, only_samples=True)
-    proc.stdin.write(json.dumps({"job": job, "cases": cases}).encode() + b"\n")
+    proc.stdin.write(b"".join(bytes(part) for part in packed.framed({"job": job,
+                                                                     "cases": cases})))
     proc.stdin.flush()
     return [case["name"] for case in cases]
 
