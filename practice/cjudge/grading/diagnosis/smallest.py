@@ -23,9 +23,11 @@ from .case import explain
 from .generic import drawn_inputs
 
 RunCase = Callable[[JobSpec, CaseSpec], RawCase]
-#: the whole search's wall-clock budget, and each candidate's time limit
-BUDGET_S = 1.0
-CANDIDATE_LIMIT_S = 0.5
+#: the whole search's wall-clock budget, and each candidate's time limit: safety nets against a
+#: file that spins on small cases, far above what a candidate takes (milliseconds on the
+#: simulated runtime), so that which case is found does not depend on the machine's load
+BUDGET_S = 5.0
+CANDIDATE_LIMIT_S = 1.0
 MAX_TRIES = 12
 #: failures a smaller case can show "the same way" (a time limit would cost its whole limit)
 SEARCHED = {"wrong_answer", "runtime_error", "deadlock"}
