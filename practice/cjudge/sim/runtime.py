@@ -6,8 +6,9 @@ time limit) and sends the :class:`RawCase` back as one frame (``packed.framed``,
 runner's reports): JSON, the ranks' result tensors as raw bytes beside it. A thread cannot be
 killed, and a trace hook can neither stop a rank stuck in C code (``time.sleep``, a huge
 ``sum``) nor survive a learner's ``sys.settrace``: ending the child process stops everything,
-every time, and keeps the parent's ``sys.modules`` and ``sys.stdout`` untouched. The child reports on its own at the time
-limit; if it cannot (a rank holding the interpreter), the parent kills it a little later.
+every time, and keeps the parent's ``sys.modules`` and ``sys.stdout`` untouched. The child
+reports on its own at the time limit; if it cannot (a rank holding the interpreter), the parent
+kills it a little later.
 """
 
 from __future__ import annotations
