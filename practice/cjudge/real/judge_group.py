@@ -244,12 +244,13 @@ def _frame(header: Mapping[str, object], parts: Sequence[packed.Raw]) -> list[me
 
 def _bytes(t: torch.Tensor) -> packed.Raw:
     """A contiguous tensor's memory: a view of it that keeps it alive (the port copies it when
-    it posts it), or a copy for a dtype numpy lacks."""
+    it posts it), or a copy for a dtype numpy lacks or where numpy is not installed (torch
+    does not need it)."""
     if not t.numel():
         return b""
     try:
         return t.detach().reshape(-1).numpy().data.cast("B")
-    except TypeError:  # bfloat16, say
+    except (TypeError, RuntimeError):  # bfloat16, say; RuntimeError: "Numpy is not available"
         return ctypes.string_at(t.data_ptr(), t.numel() * t.element_size())
 
 
