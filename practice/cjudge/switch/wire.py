@@ -122,37 +122,40 @@ class FrameReader:
     def feed(self, data: bytes) -> list[tuple[Header, bytes]]:
         """Every whole frame ``data`` completes; :class:`MalformedFrame` on bad bytes."""
         frames: list[tuple[Header, bytes]] = []
-        rest = memoryview(data)
+        self._buffer += data
+        pos = 0  # what of ``_buffer`` is used: cut once at the end, not per frame
         while True:
             if self._header is not None:
-                rest = self._fill(rest)
+                with memoryview(self._buffer) as view:
+                    pos += self._fill(view[pos:])
                 if self._got < self._size:
-                    return frames
+                    break
                 frames.append((self._header, self._take()))
                 continue
-            self._buffer += rest
-            rest = memoryview(b"")
-            if not self._start():
-                return frames
-            rest, self._buffer = memoryview(bytes(self._buffer)), bytearray()
+            after = self._start(pos)
+            if after is None:
+                break
+            pos = after
+        del self._buffer[:pos]
+        return frames
 
-    def _start(self) -> bool:
-        """Begin the frame whose lengths and header ``_buffer`` starts with; whether it could
-        (``_buffer`` then holds what follows the header)."""
-        if len(self._buffer) < _HEAD.size:
-            return False
-        head_len, body_len = _HEAD.unpack_from(self._buffer)
+    def _start(self, pos: int) -> int | None:
+        """Begin the frame whose lengths and header ``_buffer`` holds at ``pos``; where its
+        payload starts, or None while they have not all arrived."""
+        if len(self._buffer) - pos < _HEAD.size:
+            return None
+        head_len, body_len = _HEAD.unpack_from(self._buffer, pos)
         if head_len > MAX_HEADER:
             raise MalformedFrame(f"a frame's header of {head_len} bytes is over the limits")
-        if len(self._buffer) < _HEAD.size + head_len:
-            return False
-        header = _header(self._buffer[_HEAD.size:_HEAD.size + head_len])
+        begin = pos + _HEAD.size
+        if len(self._buffer) < begin + head_len:
+            return None
+        header = _header(self._buffer[begin:begin + head_len])
         if body_len > self.max_payload:  # said by its header, read first
             raise FrameTooLarge(f"a frame of {body_len} bytes is over the judge's limit "
                                 f"({self.max_payload} bytes)", header)
-        del self._buffer[:_HEAD.size + head_len]
         self._header, self._size, self._body, self._got = header, body_len, bytearray(), 0
-        return True
+        return begin + int(head_len)
 
     def _room(self) -> None:
         """Grow the payload's buffer to hold more of it: twice what has arrived, at least
@@ -161,15 +164,16 @@ class FrameReader:
             grown = min(self._size, max(2 * self._got, _READ))
             self._body += bytes(grown - len(self._body))
 
-    def _fill(self, data: memoryview) -> memoryview:
-        """Copy what of ``data`` belongs to the payload arriving into it; the rest."""
-        while data and self._got < self._size:
+    def _fill(self, data: memoryview) -> int:
+        """Copy what of ``data`` belongs to the payload arriving into it; how many bytes."""
+        used = 0
+        while used < len(data) and self._got < self._size:
             self._room()
-            n = min(len(data), len(self._body) - self._got)
-            self._body[self._got:self._got + n] = data[:n]
+            n = min(len(data) - used, len(self._body) - self._got)
+            self._body[self._got:self._got + n] = data[used:used + n]
             self._got += n
-            data = data[n:]
-        return data
+            used += n
+        return used
 
     def _take(self) -> bytes:
         """The payload that arrived whole (its buffer, not a copy); ready for the next frame."""
