@@ -45,6 +45,19 @@ PROCESS_GROUP_METHODS: dict[str, str] = {
     "barrier": "barrier",
 }
 
+#: a call's other names -> the one name every runtime records for it (the switch renames a
+#: call as it enters the record): torch's names by version (2.13 forwards the learner's
+#: ``reduce_scatter_tensor`` to ``reduce_scatter_single``, which is what the real runtime sees;
+#: ``_reduce_scatter_base`` is its name before 1.13) and a process group's method's two names
+ALIASES: dict[str, str] = {
+    "reduce_scatter_single": "reduce_scatter_tensor",
+    "_reduce_scatter_base": "reduce_scatter_tensor",
+    "all_gather_single": "all_gather_into_tensor",
+    "_all_gather_base": "all_gather_into_tensor",
+    "ProcessGroup.reduce_scatter_single": "ProcessGroup._reduce_scatter_base",
+    "ProcessGroup.all_gather_single": "ProcessGroup._allgather_base",
+}
+
 #: canonical ops that are point-to-point
 P2P_OPS = frozenset({"send", "recv"})
 
@@ -65,6 +78,18 @@ DISPLAY: dict[str, str] = {
     "symm_write": "symm.write",
     "symm_barrier": "symm.barrier",
 }
+
+
+def call_name(api: str, kind: str) -> str:
+    """A recorded call as every message names it: the torch.distributed function the learner
+    called, when it names a call of the switch's ``kind``; a process group's method with the
+    kind beside it; else the kind's one name (never free text a rank reported)."""
+    if CANONICAL.get(api) == kind or (api == "batch_isend_irecv" and kind in P2P_OPS):
+        return api
+    if api.startswith("ProcessGroup.") and \
+            PROCESS_GROUP_METHODS.get(api.removeprefix("ProcessGroup.")) == kind:
+        return f"{api} ({kind})"
+    return DISPLAY.get(kind, "?")
 
 
 def allowed_ops(names: list[str]) -> frozenset[str]:

@@ -11,6 +11,7 @@ import types
 from collections.abc import Callable
 from typing import Any
 
+from ..contract.primitives import ALIASES
 from . import collectives, cuda, distributed, dtypes, factories, functional, p2p, rng
 from .errors import UnsupportedAttribute
 from .tensor import Device, Size, Tensor
@@ -73,6 +74,9 @@ def modules() -> dict[str, types.ModuleType]:
     for module, names in _DIST_NAMES.items():
         for name in names:
             setattr(dist, name, getattr(module, name))
+    for alias, name in ALIASES.items():  # torch's other names of a call, by version
+        if "." not in alias:
+            setattr(dist, alias, getattr(dist, name))
     vars(dist)["__getattr__"] = _missing("torch.distributed")
 
     torch = types.ModuleType("torch", "Simulated torch (cjudge.sim): a pure-Python subset.")

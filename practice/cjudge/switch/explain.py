@@ -12,7 +12,7 @@ from __future__ import annotations
 from itertools import groupby
 from typing import Any, TypedDict
 
-from ..contract.primitives import DISPLAY, P2P_OPS
+from ..contract.primitives import P2P_OPS, call_name
 from ..contract.protocol import RankReport
 from .trace import Request, SwitchTrace, WaitEdge
 
@@ -22,7 +22,7 @@ class Blocked(TypedDict):
 
     rank: int
     kind: str  # the switch's kind of call (recv, send, all_reduce, ...)
-    api: str  # the call as the learner wrote it
+    api: str  # the call as every message names it (``primitives.call_name``)
     line: int | None  # where the call was posted
     #: where the rank waits on it (``req.wait()``; a blocking call's: its own line), if known
     waited: int | None
@@ -110,7 +110,8 @@ def _blocked(trace: SwitchTrace) -> list[Blocked]:
     for edge in trace["deadlock"]:
         req = requests[edge["request"]]
         entry = out.setdefault(edge["rank"], Blocked(
-            rank=edge["rank"], kind=req["kind"], api=req["api"], line=req["line"],
+            rank=edge["rank"], kind=req["kind"], api=call_name(req["api"], req["kind"]),
+            line=req["line"],
             waited=waited.get(req["id"]), on=[],
             any_source=req["kind"] in P2P_OPS and req["peer"] is None))
         entry["on"].append(edge["on"])
@@ -199,10 +200,8 @@ def _collective(group: list[Blocked], ranks: list[RankReport],
     """Ranks blocked in the same collective, line and set of absent members."""
     first = group[0]
     who, who_zh = _who([b["rank"] for b in group])
-    name = DISPLAY.get(first["kind"], first["kind"])
-    call = name if first["api"] in (name, first["kind"]) else f"{name} ({first['api']})"
     one = len(group) == 1
-    waits, waits_zh = _waits_in(first, call, "its" if one else "their")
+    waits, waits_zh = _waits_in(first, first["api"], "its" if one else "their")
     other = next((blocked[p] for p in first["on"]
                   if p in blocked and blocked[p]["kind"] not in P2P_OPS), None)
     if other is not None:
@@ -401,7 +400,8 @@ def _waiting(trace: SwitchTrace) -> list[Blocked]:
             on = [m for m in trace["groups"][req["group"]]
                   if (req["group"], req["kind"], m) not in arrived]
         out.setdefault(req["rank"], Blocked(
-            rank=req["rank"], kind=req["kind"], api=req["api"], line=req["line"],
+            rank=req["rank"], kind=req["kind"], api=call_name(req["api"], req["kind"]),
+            line=req["line"],
             waited=waited.get(req["id"]), on=on,
             any_source=req["kind"] in P2P_OPS and req["peer"] is None))
     return [out[r] for r in sorted(out)]
@@ -420,8 +420,12 @@ def stuck_message(trace: SwitchTrace, ranks: list[RankReport], limit: float) -> 
     en, zh = f"{who} still computing after the {limit:g} s limit", \
         f"{who_zh} 在 {limit:g} 秒限制后仍在计算"
     calls, calls_zh = [], []
-    for (api, line), group in groupby(sorted((r for r in running if r in last), key=lambda r: (
-            last[r]["api"], last[r]["line"] or 0)), key=lambda r: (last[r]["api"], last[r]["line"])):
+
+    def called(r: int) -> tuple[str, int]:
+        return call_name(last[r]["api"], last[r]["kind"]), last[r]["line"] or 0
+
+    for (api, line), group in groupby(sorted((r for r in running if r in last), key=called),
+                                      key=called):
         them, them_zh = _who(list(group))
         at, at_zh = _at(line)
         calls.append(f"{them} last called {api}{at}")

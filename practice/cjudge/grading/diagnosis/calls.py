@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ...contract.primitives import DISPLAY
+from ...contract.primitives import DISPLAY, call_name
 from ...contract.protocol import CaseSpec
 from ...contract.units import plural
 from ...contract.values import close, element_matches
@@ -54,7 +54,7 @@ def calls(trace: SwitchTrace) -> list[list[Call]]:
         if req["graded"] and req["kind"] not in ("send", "recv") and req["kind"] in DISPLAY:
             rank = req["rank"]
             out[rank].append(Call(rank, len(out[rank]), req["kind"],
-                                  req["api"] or DISPLAY[req["kind"]], inputs.get(req["id"]),
+                                  call_name(req["api"], req["kind"]), inputs.get(req["id"]),
                                   req["line"], req["id"], elements(req)))
     return out
 
