@@ -211,11 +211,10 @@ def test_a_request_past_the_judges_frame_limit_is_the_judges_limit(tmp_path: Pat
         server.close()
 
 
-@pytest.fixture
-def pair(tmp_path: Path) -> Iterator[tuple[Rank, Rank, SwitchServer]]:
-    """Two ranks in their graded calls, each with its shared segment."""
+def two_ranks(tmp_path: Path, switch: Switch) -> Iterator[tuple[Rank, Rank, SwitchServer]]:
+    """Two ranks of ``switch`` in their graded calls, each with its shared segment."""
     path = tmp_path / "switch.sock"
-    server = SwitchServer(path, Switch(2, ALL))
+    server = SwitchServer(path, switch)
     ranks = Rank(server, path, 0), Rank(server, path, 1)
     if any(r.segment is None for r in ranks):
         pytest.skip("no memfd segments on this system")
@@ -223,6 +222,18 @@ def pair(tmp_path: Path) -> Iterator[tuple[Rank, Rank, SwitchServer]]:
         r.call("begin")
     yield *ranks, server
     server.close()
+
+
+@pytest.fixture
+def pair(tmp_path: Path) -> Iterator[tuple[Rank, Rank, SwitchServer]]:
+    """Two ranks in their graded calls, each with its shared segment."""
+    yield from two_ranks(tmp_path, Switch(2, ALL))
+
+
+@pytest.fixture
+def unrecorded(tmp_path: Path) -> Iterator[tuple[Rank, Rank, SwitchServer]]:
+    """Two ranks as in ``pair``, of a switch that records no payload's values."""
+    yield from two_ranks(tmp_path, Switch(2, ALL, limits=Limits(recorded_values=0)))
 
 
 def post_send(rank: Rank, at: list[int], handle: int = 1) -> dict[str, Any]:
@@ -246,6 +257,59 @@ def test_a_payload_sent_through_shared_memory_is_the_switchs_once_sent(
     assert header == {"ok": True, "src": 0} and data == sent
     message = server.switch.trace()["messages"][0]
     assert message["bytes"] == len(sent) and recorded_bytes(message["data"]) == sent
+
+
+def post_recv(rank: Rank, handle: int, capacity: int) -> dict[str, Any]:
+    return rank.call("post_recv", handle=handle, quiet=False, group=0, src=0, tag=0,
+                     capacity=capacity, dtype="float32", line=2, api="recv")
+
+
+def test_a_send_meeting_a_posted_receive_goes_straight_into_the_receivers_area(
+        unrecorded: tuple[Rank, Rank, SwitchServer]):
+    """Rank 1's receives are posted: the judge copies each of rank 0's payloads from rank 0's
+    area into rank 1's as it handles the post (there before rank 1 waits), each in a place of
+    its own, and rank 0's later writes change neither what rank 1 receives nor what is
+    counted; the switch keeps no copy."""
+    sender, receiver, server = unrecorded
+    assert sender.segment is not None and receiver.segment is not None
+    sent = [bytes(range(256)) * 64, bytes(range(255, -1, -1)) * 32]
+    for handle, payload in enumerate(sent, 1):
+        assert post_recv(receiver, handle, len(payload)) == {"ok": handle}
+        at = sender.segment.place([payload])
+        assert post_send(sender, at, handle) == {"ok": handle}
+        sender.segment.place([bytes(len(payload))])  # the area reused: zeros over it
+        assert sender.exchange("wait", handle=handle) == ({"ok": True, "src": None}, b"")
+    assert server.switch.held == 0
+    handed = server.by_rank[1].handed  # by the switch's receive, in order
+    places = [list(handed[request]) for request in sorted(handed)]
+    assert places[0][0] + len(sent[0]) <= places[1][0]
+    assert [bytes(receiver.segment.reply(at)) for at in places] == sent  # before any wait
+    for handle, at in enumerate(places, 1):
+        receiver.send("wait", handle=handle)
+        header, data = receiver.polled(lambda: read_frame(receiver.sock))
+        receiver.segment.replied()
+        assert header == {"ok": True, "src": 0, "shm": at} and data == b""
+    messages = server.switch.trace()["messages"]
+    assert [m["bytes"] for m in messages] == [len(p) for p in sent]
+
+
+def test_a_reply_payload_is_written_beside_a_payload_handed_in_before_it(
+        unrecorded: tuple[Rank, Rank, SwitchServer]):
+    """Rank 1's receive got rank 0's payload in its area; an all_reduce's result then comes
+    back to rank 1 before it waits on that receive: in a place of its own, the receive's
+    payload intact."""
+    sender, receiver, _ = unrecorded
+    assert sender.segment is not None and receiver.segment is not None
+    sent = b"\x07" * 4096
+    post_recv(receiver, 1, len(sent))
+    post_send(sender, sender.segment.place([sent]))
+    ones = struct.pack("<1024f", *[1.0] * 1024)
+    for rank in (sender, receiver):
+        rank.send("post_collective", ones, handle=2, quiet=True, group=0, kind="all_reduce",
+                  dtype="float32", line=3, api="all_reduce", op="sum", root=None, splits=None)
+    assert sender.exchange("wait", handle=2)[1] == struct.pack("<1024f", *[2.0] * 1024)
+    assert receiver.exchange("wait", handle=2)[1] == struct.pack("<1024f", *[2.0] * 1024)
+    assert receiver.exchange("wait", handle=1) == ({"ok": True, "src": 0}, sent)
 
 
 def test_a_reply_payload_travels_in_the_receivers_area(pair: tuple[Rank, Rank, SwitchServer]):

@@ -16,13 +16,14 @@ switch then performs it (reductions in group order) and completes every member's
 from __future__ import annotations
 
 import time
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ..contract import values
-from ..contract.primitives import DISPLAY, P2P_OPS, blocks_of, bytes_sent, equal_blocks
-from ..contract.protocol import CaseSpec, JobSpec, RankError, RankReport, RankState, RawCase, Stop, TensorData
+from ..contract.primitives import ALIASES, DISPLAY, P2P_OPS, blocks_of, bytes_sent, equal_blocks
+from ..contract.protocol import CaseSpec, JobSpec, RankError, RankReport, Stop, TensorData
 from . import functions, symm
 from .accounting import charged
 from .reduce import DTYPES, OPS, OutOfTime, ReduceError, itemsize, reduce_bytes, values_of
@@ -112,15 +113,24 @@ def empty_trace(world: int) -> SwitchTrace:
     return Switch(world, frozenset()).trace()
 
 
-def unreported(name: str, states: Sequence[RankState], stop: Stop | None, wall_ms: float,
-               error: RankError | None = None, stdout: str = "") -> RawCase:
-    """The record of a case whose ranks could not report (killed at a limit, dead, or cut at
-    the judge's record limit): each rank in its state of ``states``, with ``error`` and no
-    output, and the trace of a case in which nothing reached the switch."""
-    ranks = [RankReport(rank=r, state=state, output=None, error=error)
-             for r, state in enumerate(states)]
-    return RawCase(name=name, ranks=ranks, trace=empty_trace(len(ranks)), stdout=stdout,
-                   stop=stop, wall_ms=wall_ms)
+class Parcel(ABC):
+    """A send's payload still where its rank put it (the real runtime: the rank's shared area),
+    copied as the switch handles the post, so that the rank's later writes change nothing sent:
+    into the switch's own bytes, or straight to the receiver (``Switch._copied``)."""
+
+    @abstractmethod
+    def __len__(self) -> int:
+        """The payload's bytes."""
+
+    @abstractmethod
+    def take(self) -> bytes:
+        """The payload, copied out: the switch's from now on."""
+
+    @abstractmethod
+    def hand(self, rank: int, request: int) -> bool:
+        """Copy the payload straight to ``rank``, for the reply that gives it the result of its
+        receive ``request`` (which the send meets; its result is then empty); whether it
+        could."""
 
 
 @dataclass(eq=False)
@@ -181,6 +191,8 @@ class Switch:
     limits: Limits = field(default_factory=Limits)
     #: ``time.monotonic()`` at which the case's time limit passes, once the runtime knows it
     deadline: float | None = None
+    #: the time limit the ranks run under, once their clock started (``ending.start_clock``)
+    limit_s: float | None = None
     #: the case's dtype, at whose width a narrower floating-point payload is charged
     #: (``accounting.charged``; None: as sent)
     charge_dtype: str | None = None
@@ -420,25 +432,44 @@ class Switch:
 
     # ---- posting ---------------------------------------------------------------------------
 
-    def post_send(self, rank: int, group: int, dst: int, tag: int, payload: bytes, dtype: str,
-                  line: int | None, api: str) -> int:
+    def post_send(self, rank: int, group: int, dst: int, tag: int, payload: bytes | Parcel,
+                  dtype: str, line: int | None, api: str) -> int:
         """Post a send of ``payload`` to global rank ``dst``; never blocks."""
         req = self._new(rank, "send", group, dst, tag, len(payload), dtype, line, api, payload)
         req.record["sent"] = self._charged(len(payload), dtype) if req.record["graded"] else 0
+        recv = self._meet(req, group, dst, tag)
+        if isinstance(payload, Parcel):
+            req.payload = self._copied(req, payload, recv)
         if req.record["graded"] and self._outputs:  # what a judge's function made, if it did
-            made = self._outputs.get((rank, functions.digest(payload)))
+            made = self._outputs.get((rank, functions.digest(req.payload)))
             if made is not None:
                 req.record["carries"] = made
+        if recv is None:
+            self._sends.setdefault((group, dst, tag), []).append(req)
+        else:
+            self._match(req, recv)
+        return req.record["id"]
+
+    def _meet(self, send: _Req, group: int, dst: int, tag: int) -> _Req | None:
+        """The oldest posted receive ``send`` fits, taken off its queue; None if none does."""
         queue = self._recvs.get((group, dst, tag), [])
         for i, recv in enumerate(queue):
-            if recv.record["peer"] in (None, rank) and \
-                    recv.record["graded"] == req.record["graded"]:
-                del queue[i]
-                self._match(req, recv)
-                break
-        else:
-            self._sends.setdefault((group, dst, tag), []).append(req)
-        return req.record["id"]
+            if recv.record["peer"] in (None, send.rank) and \
+                    recv.record["graded"] == send.record["graded"]:
+                return queue.pop(i)
+        return None
+
+    def _copied(self, send: _Req, parcel: Parcel, recv: _Req | None) -> bytes:
+        """The switch's copy of a parcel: empty once handed straight to the receiver (one
+        copy, not two), which it is when the send meets a posted receive with room for it and
+        nothing of its bytes is recorded (values, digests); else taken."""
+        size, graded = len(parcel), send.record["graded"]
+        recorded_here = graded and (bool(self._outputs) or any(self._functions)
+                                    or size <= self._recordable)
+        if recv is not None and size <= recv.record["bytes"] and not recorded_here and \
+                parcel.hand(recv.rank, recv.record["id"]):
+            return b""
+        return parcel.take()
 
     def post_recv(self, rank: int, group: int, src: int | None, tag: int, capacity: int,
                   dtype: str, line: int | None, api: str) -> int:
@@ -601,6 +632,8 @@ class Switch:
         race = self._memory.race() if self._memory is not None else None
         if race is not None:
             out["race"] = race
+        if self.limit_s is not None:
+            out["limit_s"] = self.limit_s
         if self.flooded:
             out["limit"] = "requests"
         elif self.late:
@@ -664,7 +697,7 @@ class Switch:
                 "函数被调用之前等待模块级别的通信完成（之前发出的通信不会与函数内部的通信匹配）"))
 
     def _new(self, rank: int, kind: str, group: int, peer: int | None, tag: int, nbytes: int,
-             dtype: str, line: int | None, api: str, payload: bytes = b"",
+             dtype: str, line: int | None, api: str, payload: bytes | Parcel = b"",
              check: Callable[[], None] | None = None) -> _Req:
         """Validate and record a request (refusing a forbidden one, recording the refusal).
         Every post counts toward the request cap, refused or not."""
@@ -673,6 +706,7 @@ class Switch:
         graded = self.graded[rank]
         if not isinstance(api, str) or len(api) > 100:
             api = kind
+        api = ALIASES.get(api, api)  # one name for a call, whatever torch or runtime made it
         if line is not None and (isinstance(line, bool) or not isinstance(line, int)):
             line = None
         self._admit(rank, kind, api, line, graded)
@@ -688,7 +722,7 @@ class Switch:
                          graded=graded, posted=self.t, completed=None, message=None,
                          collective=None)
         self._requests.append(record)
-        req = _Req(record, payload, charge=charge)
+        req = _Req(record, b"" if isinstance(payload, Parcel) else payload, charge=charge)
         self._held += charge
         self._reqs[record["id"]] = req
         return req
@@ -782,21 +816,21 @@ class Switch:
                           recv=r["id"], matched=self.t)
         self._messages.append(message)
         s["message"] = r["message"] = message["id"]
-        payload = send.payload
+        payload, size = send.payload, s["bytes"]  # empty if handed to the receiver already
         if s["graded"] and any(self._functions):  # what a judge's function may be given
             self._delivered[(r["rank"], functions.digest(payload))] = message["id"]
-        if s["graded"] and len(payload) <= self._recordable:
+        if s["graded"] and size <= self._recordable:
             data = recorded(payload, s["dtype"])
             if data is not None:
                 message["data"] = data
-                self._recordable -= max(len(payload), 1)
+                self._recordable -= max(size, 1)
         self._complete(send)
-        if len(payload) > r["bytes"]:
+        if size > r["bytes"]:
             self._complete(recv, src=s["rank"], error=SwitchError(
-                f"Received data size doesn't match expected size: {len(payload)} vs "
+                f"Received data size doesn't match expected size: {size} vs "
                 f"{r['bytes']} bytes (rank {s['rank']} sent more than the receiving tensor "
                 "holds). Is there a mismatch between the sent and the received tensors?",
-                f"接收的数据大小与预期不符：{len(payload)} 对 {r['bytes']} 字节（rank {s['rank']} "
+                f"接收的数据大小与预期不符：{size} 对 {r['bytes']} 字节（rank {s['rank']} "
                 "发送的数据多于接收张量的容量）。发送和接收的张量大小是否不一致？"))
         else:
             self._complete(recv, payload, s["rank"])

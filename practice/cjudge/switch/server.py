@@ -24,7 +24,7 @@ from typing import TypedDict, cast
 from ..contract import values
 from ..contract.protocol import RankError
 from . import packed, shm
-from .core import Forbidden, Switch, SwitchError
+from .core import Forbidden, Parcel, Switch, SwitchError
 from .wire import EndRecord, FrameReader, FrameTooLarge, Header, MalformedFrame, Reply, encode, head_of, widen
 
 _INT, _OPT_INT, _STR, _OPT_STR, _LIST, _OPT_LIST = "int", "int?", "str", "str?", "list", "list?"
@@ -192,6 +192,38 @@ class _Conn:
     #: the rank's own request numbers -> the switch's request, or why the switch refused it
     handles: dict[int, int | SwitchError] = field(default_factory=dict)
     segment: int | None = None  # the rank's shared segment (``shm``), once it said hello
+    #: the rank's area as the judge fills it (``shm.room``): payloads sends handed straight in
+    #: (``_Parcel.hand``), by the switch's receive whose result each is, and what replies named
+    #: there, the rank's to read until it sends its next request
+    handed: dict[int, tuple[int, int]] = field(default_factory=dict)
+    lent: list[tuple[int, int]] = field(default_factory=list)
+
+
+class _Parcel(Parcel):
+    """A send's payload in its rank's shared area, as the switch copies it (``core.Parcel``)."""
+
+    def __init__(self, server: SwitchServer, segment: int, at: tuple[int, int]) -> None:
+        self.server, self.segment, self.at = server, segment, at
+
+    def __len__(self) -> int:
+        return self.at[1]
+
+    def take(self) -> bytes:
+        return shm.taken(self.segment, self.at)
+
+    def hand(self, rank: int, request: int) -> bool:
+        conn = self.server.by_rank.get(rank)
+        if conn is None or conn.segment is None:
+            return False
+        offset = self.server.room(conn, len(self))
+        if offset is None:
+            return False
+        try:
+            shm.handed(self.segment, self.at, conn.segment, offset, self.server.area)
+        except OSError:  # no copy in the kernel here: the switch takes it
+            return False
+        conn.handed[request] = (offset, len(self))
+        return True
 
 
 class SwitchServer:
@@ -306,14 +338,17 @@ class SwitchServer:
                     raise BadRequest("the first request must be hello")
                 self._hello(conn, f["rank"])
                 return
+            conn.lent.clear()  # the rank read its replies before it sent this
             if conn.waiting is not None:
                 raise BadRequest("a request arrived while the rank waits",
                                  "rank 在等待期间又发来了请求")
-            if shm.FIELD in header:
-                payload = self._shared(conn, header[shm.FIELD], payload)
+            parcel = self._parcel(conn, header[shm.FIELD], payload) if shm.FIELD in header \
+                else None
             if op.startswith("post_"):
-                self._post(conn, op, f, payload)
+                self._post(conn, op, f, payload if parcel is None else parcel)
             elif op in self._handlers:
+                if parcel is not None:
+                    payload = parcel.take()
                 self._reply(conn, *self._handlers[op](conn, conn.rank, f, header, payload))
             else:
                 raise BadRequest(f"request {op} is not expected now", f"此时不应发送请求 {op}")
@@ -346,17 +381,18 @@ class SwitchServer:
             self._drop(conn, _broken("its channel refused the judge's greeting",
                                      "它的通道拒绝了评测机的问候"))
 
-    def _shared(self, conn: _Conn, at: object, payload: bytes) -> bytes:
-        """A request's payload copied out of the rank's shared area (its own from then on)."""
+    def _parcel(self, conn: _Conn, at: object, payload: bytes) -> _Parcel:
+        """A request's payload in the rank's shared area at ``at`` (checked), to be copied out
+        as the request is handled (the switch's from then on)."""
         try:
             if conn.segment is None or payload:
                 raise ValueError("a payload both in the frame and in shared memory, or no segment")
-            return shm.taken(conn.segment, self.area, at)
+            return _Parcel(self, conn.segment, shm.span(at, self.area))
         except ValueError as exc:
             raise BadRequest(f"a request's payload is malformed: {exc}",
                              f"请求的数据格式错误：{exc}") from None
 
-    def _post(self, conn: _Conn, op: str, f: Fields, payload: bytes) -> None:
+    def _post(self, conn: _Conn, op: str, f: Fields, payload: bytes | _Parcel) -> None:
         """A post under the rank's own request number. A quiet one gets no reply: what the
         switch refused is answered at the number's ``test`` or ``wait``; a loud one (a call the
         rank expects to be refused) is answered now."""
@@ -374,6 +410,8 @@ class SwitchServer:
                 made = s.post_recv(rank, f["group"], f["src"], f["tag"], f["capacity"],
                                    f["dtype"], f["line"], f["api"])
             else:
+                if isinstance(payload, _Parcel):
+                    payload = payload.take()
                 made = s.post_collective(rank, f["group"], f["kind"], payload, f["dtype"],
                                          line=f["line"], api=f["api"], op=f["op"],
                                          root=f["root"], splits=f["splits"])
@@ -413,7 +451,7 @@ class SwitchServer:
         if not self.switch.wait(rank, made, f["line"]):
             conn.waiting = made
             return {}, b""
-        return self._outcome(rank, made)
+        return self._outcome(conn, made)
 
     def _begin(self, conn: _Conn, rank: int, f: Fields, header: Header,
                payload: bytes) -> tuple[Reply, bytes]:
@@ -441,9 +479,16 @@ class SwitchServer:
         s.finish(rank, "failed" if record["error"] else "returned")
         return {"ok": True}, b""
 
-    def _outcome(self, rank: int, handle: int) -> tuple[Reply, bytes]:
-        src, data = self.switch.result(rank, handle)
-        return {"ok": True, "src": src}, data
+    def _outcome(self, conn: _Conn, handle: int) -> tuple[Reply, bytes]:
+        """A done request's reply: its result, or where a send handed it in the rank's area."""
+        assert conn.rank is not None  # a rank's request
+        src, data = self.switch.result(conn.rank, handle)
+        reply = Reply(ok=True, src=src)
+        at = conn.handed.pop(handle, None)
+        if at is not None:
+            reply["shm"] = list(at)
+            conn.lent.append(at)
+        return reply, data
 
     def _answer_woken(self) -> None:
         woken, self.switch.woken = self.switch.woken, []
@@ -453,7 +498,7 @@ class SwitchServer:
                 continue
             handle, conn.waiting = conn.waiting, None
             try:
-                self._reply(conn, *self._outcome(rank, handle))
+                self._reply(conn, *self._outcome(conn, handle))
             except SwitchError as exc:
                 self._reply(conn, {"error": exc.en, "zh": exc.zh})
 
@@ -462,7 +507,7 @@ class SwitchServer:
             return
         if conn.sock.fileno() < 0:
             return
-        at = None if conn.segment is None else shm.given(conn.segment, self.area, payload)
+        at = None if conn.segment is None or not payload else self._given(conn, payload)
         if at is not None:
             header, payload = {**header, "shm": at}, b""
         head = head_of(header, len(payload))
@@ -470,6 +515,19 @@ class SwitchServer:
         conn.queued += len(head) + len(payload)
         self.switch.hold(len(head) + len(payload))
         self._flush(conn)
+
+    def room(self, conn: _Conn, size: int) -> int | None:
+        """Where ``size`` bytes fit in the rank's area now (``shm.room``); None if nowhere."""
+        return shm.room([*conn.handed.values(), *conn.lent], size, self.area)
+
+    def _given(self, conn: _Conn, payload: bytes) -> list[int] | None:
+        """A reply's payload written into the rank's area where it has room; its place."""
+        assert conn.segment is not None
+        offset = self.room(conn, len(payload))
+        at = None if offset is None else shm.given(conn.segment, self.area, payload, offset)
+        if at is not None:
+            conn.lent.append((at[0], at[1]))
+        return at
 
     def _flush(self, conn: _Conn) -> None:
         """Send what the socket takes of the queued replies; once they are all sent, serve the

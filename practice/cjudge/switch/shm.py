@@ -9,9 +9,16 @@ writes there later (copy on send). In the second the judge writes a reply's payl
 (:func:`given`) and the rank copies it out when it reads the reply. The judge never maps the
 segment, so nothing a rank does to it can fault the judge.
 
+A send that meets a posted receive skips the judge's own copy: as it handles the post, the judge
+copies the payload from the sender's area straight into the receiver's (:func:`handed`, in the
+kernel), where it waits for the reply that completes the receive to name it; the sender's later
+writes change nothing there either. The judge places what it writes in a rank's area beside
+what the rank may still read there (:func:`room`).
+
 A rank reuses its area once a reply arrives: the judge handles a rank's frames in order, so every
-frame sent before the request answered has been copied out by then. A payload that does not fit
-travels in its frame, as it did without a segment.
+frame sent before the request answered has been copied out by then; and a reply's payload is the
+rank's to read until its next request. A payload that does not fit travels in its frame, as it
+did without a segment.
 """
 
 from __future__ import annotations
@@ -19,7 +26,7 @@ from __future__ import annotations
 import fcntl
 import mmap
 import os
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 #: a request's or reply's field naming its payload's place in the segment: [offset, size]
@@ -53,7 +60,7 @@ def create(area: int) -> int | None:
     return fd
 
 
-def _place(at: Any, area: int) -> tuple[int, int]:
+def span(at: Any, area: int) -> tuple[int, int]:
     """``at`` checked to be ``[offset, size]`` of a non-empty range inside an area."""
     if not isinstance(at, list) or len(at) != 2 or not all(
             isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in at) \
@@ -62,27 +69,49 @@ def _place(at: Any, area: int) -> tuple[int, int]:
     return at[0], at[1]
 
 
-def taken(fd: int, area: int, at: Any) -> bytes:
-    """A request's payload copied out of the rank's area at ``at`` (from the rank: checked,
-    :class:`ValueError` if it is no place in the area)."""
-    offset, size = _place(at, area)
+def taken(fd: int, at: tuple[int, int]) -> bytes:
+    """A request's payload copied out of the rank's area at ``at`` (a :func:`span`)."""
+    offset, size = at
     data = os.pread(fd, size, offset)
     if len(data) != size:
         raise ValueError("the shared area ended early")
     return data
 
 
-def given(fd: int, area: int, payload: bytes) -> list[int] | None:
-    """Write a reply's payload into the judge's area; its place, or None if it does not fit
-    (it then travels in the reply's frame)."""
+def room(used: Iterable[tuple[int, int]], size: int, area: int) -> int | None:
+    """Where ``size`` bytes fit in the judge's area of a segment beside the ranges ``used``
+    (``(offset, size)`` each): the lowest such offset (aligned), or None if nowhere."""
+    at = 0
+    for start, length in sorted(used):
+        if at + size <= start:
+            break
+        at = max(at, -(-(start + length) // ALIGN) * ALIGN)
+    return at if at + size <= area else None
+
+
+def handed(fd: int, at: tuple[int, int], to: int, offset: int, area: int) -> None:
+    """Copy a request's payload from the rank's area at ``at`` (a :func:`span`) into the judge's
+    area of the segment ``to`` (another rank's) at ``offset``, in the kernel: one copy."""
+    start, size = at
+    done = 0
+    while done < size:
+        moved = os.copy_file_range(fd, to, size - done, start + done, area + offset + done)
+        if not moved:
+            raise OSError("the shared area ended early")
+        done += moved
+
+
+def given(fd: int, area: int, payload: bytes, offset: int) -> list[int] | None:
+    """Write a reply's payload into the judge's area at ``offset``; its place, or None if it
+    does not fit (it then travels in the reply's frame)."""
     size = len(payload)
-    if not 0 < size <= area:
+    if not 0 < size <= area - offset:
         return None
     try:
-        written = os.pwrite(fd, payload, area)
+        written = os.pwrite(fd, payload, area + offset)
     except OSError:
         return None
-    return [0, size] if written == size else None
+    return [offset, size] if written == size else None
 
 
 class Segment:
@@ -114,7 +143,7 @@ class Segment:
         """A reply's payload where it lies in the judge's area, uncopied: valid until the rank's
         next request (the judge then reuses the area); :class:`ValueError` if ``at`` is no
         place in it."""
-        offset, size = _place(at, self.area)
+        offset, size = span(at, self.area)
         return self._view[self.area + offset:self.area + offset + size]
 
     def replied(self) -> None:
