@@ -140,10 +140,10 @@ def test_a_case_record_larger_than_its_room_is_cut_to_a_trace_limit_the_grader_r
            "stdout": "x" * 100_000, "ranks": [
                {"rank": r, "state": "returned", "output": huge, "error": None}
                for r in range(4)]}
-    whole = b"".join(bytes(part) for part in result_frame(raw, 10 << 20))
+    whole = b"".join(bytes(part) for part in result_frame(ex.job_spec("", "learner.py"), raw, 10 << 20))
     assert len(whole) < 4 * 400_000 * 4 + 200_000  # the elements as bytes, not as JSON text
     assert read_frames(whole) == [raw]  # room enough: unchanged
-    frame = b"".join(bytes(part) for part in result_frame(raw, 200_000))
+    frame = b"".join(bytes(part) for part in result_frame(ex.job_spec("", "learner.py"), raw, 200_000))
     assert len(frame) <= 200_000
     [cut] = read_frames(frame)
     assert cut["stop"] == "trace_limit" and cut["trace"]["limit"] == "record"

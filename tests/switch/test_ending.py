@@ -11,7 +11,7 @@ from cjudge.grading.grade import grade_case, plan_cases
 from cjudge.real.runtime import run_case as run_real
 from cjudge.sim.runtime import run_case as run_sim
 from cjudge.switch.core import Switch
-from cjudge.switch.ending import Ended, clamped, ended, report_due, start_clock
+from cjudge.switch.ending import Ended, clamped, ended, report_due, start_clock, unreported
 from tests.grading.helpers import EXERCISES
 
 JOB = {"time_limit_s": 5.0}
@@ -90,6 +90,16 @@ def test_a_stop_message_names_the_limit_the_case_ran_under():
     job = clamped(ex.job_spec("def ring_all_reduce(t):\n    while True:\n        pass\n",
                               "learner.py"), 0.5)
     raw = run_sim(job, spec)
-    case = grade_case(CaseFacts.of(ex, spec, raw, job["time_limit_s"]))
+    assert raw["trace"]["limit_s"] == 0.5  # the record says which limit it ran under
+    case = grade_case(CaseFacts.of(ex, spec, raw))
     assert case["verdict"] == "time_limit"
     assert case["message"].endswith("after the 0.5 s limit")
+
+
+def test_a_case_that_could_not_report_is_recorded_under_its_jobs_limit():
+    ex = EXERCISES["ring-allreduce"]
+    spec = plan_cases(ex, only_samples=True)[0]
+    job = clamped(ex.job_spec("", "learner.py"), 0.25)
+    raw = unreported(job, spec["name"], ["running"] * spec["world_size"], "time_limit", 250.0)
+    assert raw["trace"]["limit_s"] == 0.25
+    assert grade_case(CaseFacts.of(ex, spec, raw))["message"].endswith("after the 0.25 s limit")

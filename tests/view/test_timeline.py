@@ -98,7 +98,6 @@ def test_a_bug_in_the_view_never_changes_a_verdict():
         model = None  # not a ModelSpec: building the view fails
 
     facts = CaseFacts(Broken(), {"inputs": [{"shape": [1], "dtype": "float32"}]},
-                      {"trace": {}, "ranks": []}, sent=[], messages=[], bounds=[], per_rank=False,
-                      time_limit_s=1.0)
+                      {"trace": {}, "ranks": []}, sent=[], messages=[], bounds=[], per_rank=False)
     out = tl.case_timeline(facts, {"verdict": "accepted"})
     assert set(out) == {"version", "error"}

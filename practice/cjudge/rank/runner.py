@@ -31,7 +31,7 @@ from ..contract.values import result_budget, results_room
 from ..real.confine import confinement_gaps
 from ..real.process_flags import set_dumpable
 from ..switch import packed
-from ..switch.core import unreported
+from ..switch.ending import unreported
 
 #: room kept for each case still to come, besides its results' (a frame cut by
 #: :func:`result_frame` is smaller)
@@ -77,7 +77,7 @@ def serve(result_fd: int, launcher: str, end_with_stdin: bool = False) -> int:
     for case in cases:
         later -= CASE_RESERVE + results_room(case)
         raw = run_case(job, case, launcher=launcher, elements=packed.as_view)
-        room -= _write(out, result_frame(raw, room - later))
+        room -= _write(out, result_frame(job, raw, room - later))
     out.close()
     return 0
 
@@ -94,15 +94,15 @@ def _size(frame: list[packed.Raw]) -> int:
     return sum(memoryview(part).nbytes for part in frame)
 
 
-def result_frame(raw: RawCase, room: int) -> list[packed.Raw]:
-    """The case's frame, within ``room`` bytes: a case whose record is larger (a flood of
-    calls, huge results or errors) is reported stopped at the judge's record limit
+def result_frame(job: JobSpec, raw: RawCase, room: int) -> list[packed.Raw]:
+    """The frame of ``job``'s case, within ``room`` bytes: a case whose record is larger (a
+    flood of calls, huge results or errors) is reported stopped at the judge's record limit
     (``trace_limit``), without its trace and results, so that the channel's budget is never
     what stops the job (the server would take that for tampering)."""
     frame = packed.framed(raw)
     if _size(frame) <= room:
         return frame
-    cut = unreported(raw["name"], [r["state"] for r in raw["ranks"]], "trace_limit",
+    cut = unreported(job, raw["name"], [r["state"] for r in raw["ranks"]], "trace_limit",
                      raw["wall_ms"], stdout=raw["stdout"][:CUT_STDOUT])
     cut["trace"]["limit"] = "record"
     return packed.framed(cut)

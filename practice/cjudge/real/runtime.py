@@ -117,6 +117,7 @@ def _watch(job: JobSpec, server: SwitchServer, outputs: RankOutputs,
         if switch.deadline is None and server.joined():
             start_clock(switch, job, now)
         if switch.deadline is None and now - launched > STARTUP_LIMIT_S:
+            start_clock(switch, job, now)  # the record names the limit the ranks had
             return "time_limit"
         end = ended(switch, now, outputs.total() > job["output_limit_bytes"])
         if end is not None:

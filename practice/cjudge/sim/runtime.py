@@ -26,8 +26,8 @@ from typing import Any, TypedDict
 from ..contract.protocol import CaseSpec, JobSpec, RankError, RankReport, RankState, RawCase, Stop
 from ..rank.learner import compile_learner, exit_error, learner_error
 from ..switch import packed
-from ..switch.core import Switch, unreported
-from ..switch.ending import ended, report_due, start_clock
+from ..switch.core import Switch
+from ..switch.ending import ended, report_due, start_clock, unreported
 from ..switch.threads import ThreadSwitch
 from .capture import Capture, Router
 from .rank import install_modules, run_rank
@@ -70,9 +70,9 @@ def run_case(job: JobSpec, case: CaseSpec) -> RawCase:
     status = os.waitpid(pid, 0)[1]
     wall_ms = (time.monotonic() - start) * 1000
     if data is None:
-        return _ended(case, wall_ms, "running", None, "time_limit")
+        return _ended(job, case, wall_ms, "running", None, "time_limit")
     if not data:
-        return _ended(case, wall_ms, "failed",
+        return _ended(job, case, wall_ms, "failed",
                       exit_error(status, ("the ranks' process", "各 rank 的进程"),
                                  ("before the case ended", "在用例结束之前")), None)
     answer = _unpacked(data)
@@ -109,10 +109,10 @@ def _read_until(fd: int, deadline: float) -> bytes | None:
         os.close(fd)
 
 
-def _ended(case: CaseSpec, wall_ms: float, state: RankState, error: RankError | None,
-           stop: Stop | None) -> RawCase:
+def _ended(job: JobSpec, case: CaseSpec, wall_ms: float, state: RankState,
+           error: RankError | None, stop: Stop | None) -> RawCase:
     """The report of a child that could not report: killed at the time limit, or dead."""
-    return unreported(case["name"], [state] * case["world_size"], stop, wall_ms, error)
+    return unreported(job, case["name"], [state] * case["world_size"], stop, wall_ms, error)
 
 
 def run_case_here(job: JobSpec, case: CaseSpec) -> RawCase:

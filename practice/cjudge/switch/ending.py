@@ -9,15 +9,18 @@ reduction or a judge's function run past the deadline (``time_limit``), every ra
 hang because of it), or the deadline passed (``time_limit``). The deadline counts from the
 moment the ranks start (:func:`start_clock`); whoever waits for a case's report from outside
 (the simulated runtime's parent, the server's worker, the page's watchdog) waits until
-:func:`report_due`, a slack of its own past the limit.
+:func:`report_due`, a slack of its own past the limit. The switch's record says which limit its
+ranks ran under, and a case whose ranks could not report gets its record from
+:func:`unreported`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..contract.protocol import JobSpec, Stop
-from .core import Switch
+from ..contract.protocol import JobSpec, RankError, RankReport, RankState, RawCase, Stop
+from .core import Switch, empty_trace
 
 
 @dataclass(frozen=True)
@@ -38,14 +41,30 @@ def clamped(job: JobSpec, most_s: float) -> JobSpec:
 
 
 def start_clock(switch: Switch, job: JobSpec, now: float) -> float:
-    """The ranks start at ``now``: the switch's deadline (a reduction stops there), returned."""
-    switch.deadline = now + time_limit_s(job)
+    """The ranks start at ``now``: the switch's deadline (a reduction stops there), returned;
+    its record says which limit they ran under."""
+    switch.limit_s = time_limit_s(job)
+    switch.deadline = now + switch.limit_s
     return switch.deadline
 
 
 def report_due(job: JobSpec, start: float, slack_s: float) -> float:
     """When a host that started a case at ``start`` stops waiting for its report."""
     return start + time_limit_s(job) + slack_s
+
+
+def unreported(job: JobSpec, name: str, states: Sequence[RankState], stop: Stop | None,
+               wall_ms: float, error: RankError | None = None, stdout: str = "") -> RawCase:
+    """The record of ``job``'s case ``name`` whose ranks could not report (killed at a limit,
+    dead, or cut at the judge's record limit): each rank in its state of ``states``, with
+    ``error`` and no output, and the trace of a case in which nothing reached the switch, under
+    ``job``'s time limit."""
+    ranks = [RankReport(rank=r, state=state, output=None, error=error)
+             for r, state in enumerate(states)]
+    trace = empty_trace(len(ranks))
+    trace["limit_s"] = time_limit_s(job)
+    return RawCase(name=name, ranks=ranks, trace=trace, stdout=stdout, stop=stop,
+                   wall_ms=wall_ms)
 
 
 def ended(switch: Switch, now: float, printed_too_much: bool) -> Ended | None:

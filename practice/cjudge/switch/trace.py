@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import binascii
 from enum import IntEnum
+from operator import itemgetter
 from typing import Any, Literal, NamedTuple, NotRequired, TypedDict
 
 from .reduce import DTYPES, values_of
@@ -34,7 +35,9 @@ class Request(TypedDict):
     sent: int  # bytes this rank sends for the call (``primitives.bytes_sent``): what is graded
     dtype: str
     line: int | None  # the learner's line that made the call (reported by the rank: display only)
-    api: str  # what the learner called, e.g. "isend", "ProcessGroup.allreduce"
+    #: what the learner called, e.g. "isend", "ProcessGroup.allreduce"; a name torch gives the
+    #: same call under another (``reduce_scatter_single``) is recorded as one (``ALIASES``)
+    api: str
     graded: bool  # made inside the graded call (rules and byte accounting apply)
     posted: int  # switch time of the post
     completed: int | None  # switch time it completed (None: never)
@@ -187,6 +190,9 @@ class SwitchTrace(TypedDict):
     #: the size of the whole record ("record": the runner cut it), or the case's time, which a
     #: reduction or a judge's function would have passed ("time")
     limit: NotRequired[Literal["requests", "record", "time"]]
+    #: the time limit the ranks ran under (the exercise's, or a diagnosis run's shorter one),
+    #: present once their clock started or when the runtime reports a case that could not
+    limit_s: NotRequired[float]
 
 
 class StepKind(IntEnum):
@@ -208,21 +214,27 @@ class Step(NamedTuple):
     wait: Wait | None = None
 
 
+#: a step's place in its program: by t, then kind, request and units (its first four fields)
+_ORDER = itemgetter(0, 1, 2, 3)
+
+
 def programs(trace: SwitchTrace, computes: bool = True) -> list[list[Step]]:
     """Per rank, its *program order* (see the module): its graded requests by ``posted``, its
     waits on them by ``begin`` and, with ``computes``, its graded calls of the judge's functions
     by ``t``. What the cost model replays and the trace view draws."""
+    # each kind looked up once: an enum member's lookup is slow, and a trace has many steps
+    posts, waits, computing = StepKind.POST, StepKind.WAIT, StepKind.COMPUTE
     graded = {r["id"] for r in trace["requests"] if r["graded"]}
     out: list[list[Step]] = [[] for _ in range(trace["world_size"])]
     for r in trace["requests"]:
         if r["graded"]:
-            out[r["rank"]].append(Step(r["posted"], StepKind.POST, r["id"]))
+            out[r["rank"]].append(Step(r["posted"], posts, r["id"]))
     for w in trace["waits"]:
         if w["request"] in graded:
-            out[w["rank"]].append(Step(w["begin"], StepKind.WAIT, w["request"], wait=w))
+            out[w["rank"]].append(Step(w["begin"], waits, w["request"], wait=w))
     for c in trace.get("computes", []) if computes else []:
         if c.get("graded", True):
-            out[c["rank"]].append(Step(c["t"], StepKind.COMPUTE, -1, c.get("units", 1)))
+            out[c["rank"]].append(Step(c["t"], computing, -1, c.get("units", 1)))
     for program in out:
-        program.sort(key=lambda step: (step.t, step.kind, step.request, step.units))
+        program.sort(key=_ORDER)
     return out
