@@ -5,9 +5,10 @@
 For every exercise, every case of its reference runs once on the simulated runtime; then each
 case's trace is modelled with the exercise's own ``[model]`` (``model_case``: its topology, its
 sizes, its listed cases only), ``--repeat`` times. Prints per exercise the sim's run time, the
-model's (median), its share (goal ≤ 5 %) and the trace walks per modelled case (one, unless a
-size's transfer order differs). Then the 64-rank ring's reference trace on 8 × 8 H100: every size
-in one walk against one replay per size.
+model's (median), its share (goal ≤ 5 %) and the trace walks per modelled case (one: sizes
+whose transfer order differs go on apart from where they part, within that walk). Then the
+64-rank ring's reference trace on 8 × 8 H100: every size in one walk against one replay per
+size.
 """
 
 from __future__ import annotations

@@ -51,12 +51,17 @@ def test_one_walk_gives_what_one_replay_per_size_gives(trace, topology, contenti
     assert [dataclasses.asdict(r) for r in together] == [dataclasses.asdict(r) for r in alone]
 
 
-def test_a_scale_whose_order_differs_is_walked_again_and_only_it():
+def test_a_scale_whose_order_differs_goes_on_apart_in_the_same_walk():
     """On two nodes, the 16-rank ring's transfers become ready in another order at 4 KiB than
-    at 1 GB: that scale is walked a second time, so the numbers stay those of its own order."""
+    at 1 GB: from where they part, that scale goes on from the walk's state on its own, so the
+    trace is walked once and the numbers (spans too) stay those of its own order."""
+    trace, topo, scales = ref.ring_all_reduce(16, 16000), get_topology("h100x8x2"), [0.256, 62.5,
+                                                                                     62500]
     before = replay_module.WALKS[0]
-    replay_sizes(ref.ring_all_reduce(16, 16000), get_topology("h100x8x2"), [0.256, 62.5, 62500])
-    assert replay_module.WALKS[0] - before == 2
+    together = replay_sizes(trace, topo, scales, record=True)
+    assert replay_module.WALKS[0] - before == 1
+    alone = [replay(trace, topo, s, record=True) for s in scales]
+    assert [dataclasses.asdict(r) for r in together] == [dataclasses.asdict(r) for r in alone]
     before = replay_module.WALKS[0]
     replay_sizes(ref.ring_all_reduce(8, 8000), get_topology("h100x8"), [0.512, 125, 125000])
     assert replay_module.WALKS[0] - before == 1

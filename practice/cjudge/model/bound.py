@@ -12,7 +12,8 @@ from __future__ import annotations
 import ast
 import math
 import operator
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from typing import cast
 
 from ..contract.units import format_seconds
 from .topology import ModelError
@@ -40,6 +41,7 @@ class Bound:
         except SyntaxError as exc:
             raise ModelError(f"time bound {formula!r} is not a formula: {exc.msg}") from None
         self._check(self._tree)
+        self._value = _compiled(self._tree)
 
     def _check(self, node: ast.AST) -> None:
         if isinstance(node, ast.Constant):
@@ -65,7 +67,7 @@ class Bound:
     def __call__(self, **values: float) -> float:
         """Seconds, for these values of the names."""
         try:
-            return float(self._eval(self._tree, values))
+            return float(self._value(values))
         except (ArithmeticError, ValueError, KeyError) as exc:
             raise ModelError(f"time bound {self.formula!r} cannot be evaluated: {exc}") from None
 
@@ -119,21 +121,42 @@ class Bound:
         return format_seconds(self._eval(node, values))
 
     def _eval(self, node: ast.AST, values: dict[str, float]) -> float:
-        if isinstance(node, ast.Constant):
-            assert isinstance(node.value, int | float)  # _check admits numbers only
-            return node.value
-        if isinstance(node, ast.Name):
-            return values[node.id]
-        if isinstance(node, ast.BinOp):
-            left, right = self._eval(node.left, values), self._eval(node.right, values)
-            if isinstance(node.op, ast.Pow) and abs(right) > 64:
-                raise ValueError("exponent too large")
-            return _BINARY[type(node.op)](left, right)
-        if isinstance(node, ast.UnaryOp):
-            value = self._eval(node.operand, values)
-            return -value if isinstance(node.op, ast.USub) else value
-        assert isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
-        return _FUNCTIONS[node.func.id](*(self._eval(a, values) for a in node.args))
+        """A part of the formula, for these values (what :meth:`shown` prints)."""
+        return _compiled(node)(values)
+
+
+#: a checked formula, or a part of one, as a function of the names' values
+_Compiled = Callable[[Mapping[str, float]], float]
+
+
+def _compiled(node: ast.AST) -> _Compiled:
+    """A checked formula's tree as nested closures: made once, then evaluated at every size
+    without walking the tree again."""
+    if isinstance(node, ast.Constant):
+        value = node.value
+        assert isinstance(value, int | float)  # _check admits numbers only
+        return lambda values: value
+    if isinstance(node, ast.Name):
+        name = node.id
+        return lambda values: values[name]
+    if isinstance(node, ast.BinOp):
+        left, right, op = _compiled(node.left), _compiled(node.right), _BINARY[type(node.op)]
+        if isinstance(node.op, ast.Pow):
+            return lambda values: _power(left(values), right(values))
+        return lambda values: op(left(values), right(values))
+    if isinstance(node, ast.UnaryOp):
+        operand = _compiled(node.operand)
+        return (lambda values: -operand(values)) if isinstance(node.op, ast.USub) else operand
+    assert isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+    function, args = _FUNCTIONS[node.func.id], [_compiled(a) for a in node.args]
+    return lambda values: function(*(a(values) for a in args))
+
+
+def _power(base: float, exponent: float) -> float:
+    """``base ** exponent``, refused for an exponent over 64 (a formula may not run for long)."""
+    if abs(exponent) > 64:
+        raise ValueError("exponent too large")
+    return cast(float, base ** exponent)
 
 
 def _has_unit(node: ast.AST) -> bool:

@@ -48,7 +48,10 @@ class Cost:
 
 
 def _slowest(topo: Topology, pairs: list[tuple[int, int]], nbytes: float) -> Link:
-    return max((topo.link(a, b) for a, b in pairs), key=lambda link: link.seconds(nbytes))
+    """The slowest link among ``pairs`` for ``nbytes``: of their link classes (each once, in
+    the order the pairs first use them), the first that takes longest."""
+    classes = dict.fromkeys(topo.link_class(a, b) for a, b in pairs)
+    return max((topo.links[klass] for klass in classes), key=lambda link: link.seconds(nbytes))
 
 
 def _ring(topo: Topology, ranks: list[int], steps: int, chunk: float) -> Cost:

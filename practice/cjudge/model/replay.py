@@ -35,13 +35,18 @@ from __future__ import annotations
 import heapq
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
+from typing import NamedTuple
 
 from ..switch.trace import Collective, Message, Request, Step, StepKind, SwitchTrace, programs
 from .costs import collective_cost
-from .topology import Topology
+from .topology import Link, Topology
 
 #: the kinds of a symmetric-memory load and store (``switch.symm``)
 SYMM = frozenset({"symm_read", "symm_write"})
+#: a program step's kinds, looked up once (an enum member's lookup is slow, and the walk makes
+#: one per step)
+_POST, _WAIT, _COMPUTE = StepKind.POST, StepKind.WAIT, StepKind.COMPUTE
 
 #: a modelled time and its critical path: (seconds, steps, latency seconds, bandwidth seconds,
 #: compute seconds)
@@ -87,7 +92,7 @@ def _program_of(trace: SwitchTrace) -> list[list[Step]]:
     out = programs(trace)
     if kinds:
         out = [_symm_waits([s for s in program
-                            if s.kind is not StepKind.WAIT or s.request not in kinds], kinds)
+                            if s.kind is not _WAIT or s.request not in kinds], kinds)
                for program in out]
     return out
 
@@ -100,14 +105,14 @@ def _symm_waits(program: list[Step], kinds: dict[int, str]) -> list[Step]:
     loads: list[int] = []
     stores: list[int] = []
     for step in program:
-        kind = kinds.get(step.request) if step.kind is StepKind.POST else None
+        kind = kinds.get(step.request) if step.kind is _POST else None
         if kind == "symm_read":
             loads.append(step.request)
         elif kind == "symm_write":
-            out += [Step(step.t, StepKind.WAIT, r) for r in loads]
+            out += [Step(step.t, _WAIT, r) for r in loads]
             loads, stores = [], [*stores, step.request]
-        elif step.kind is not StepKind.WAIT:
-            out += [Step(step.t, StepKind.WAIT, r) for r in loads + stores]
+        elif step.kind is not _WAIT:
+            out += [Step(step.t, _WAIT, r) for r in loads + stores]
             loads, stores = [], []
         out.append(step)
     return out
@@ -142,39 +147,100 @@ def replay_sizes(trace: SwitchTrace, topo: Topology, scales: Sequence[float],
     For a fixed schedule every time is affine in the scale, so the walk carries one stamp per
     scale through the same program steps. The schedule is fixed but for one choice: which ready
     transfer takes the ports next, by ready time, which may differ between scales. So each scale
-    keeps its own queue of ready transfers; where a scale's next transfer is not the first
-    scale's, its schedule differs, and that scale alone is walked again (never for a trace whose
-    order does not depend on the size, as a ring's).
+    keeps its own queue of ready transfers; where the scales' next transfers differ, their
+    schedules part, and the walk goes on from there as one walk per group of scales that agree
+    (never for a trace whose order does not depend on the size, as a ring's).
     """
     WALKS[0] += 1
     computes = computes if computes is not None else [0.0] * len(scales)
-    walk = _Walk(trace, topo, scales, contention, computes, record)
+    walk = _Walk(_Parts.of(trace, topo, contention, record), scales, computes)
     walk.walk()
-    return walk.results()
+    return [walk.result(j) for j in range(len(scales))]
+
+
+class _Wire(NamedTuple):
+    """A message between two ranks as the walk moves it: its ports, link class and link."""
+
+    out: tuple[int, str, str]  # the sender's egress port
+    into: tuple[int, str, str]  # the receiver's ingress port
+    klass: str
+    link: Link
+
+    @classmethod
+    def between(cls, topo: Topology, src: int, dst: int) -> _Wire:
+        """The wire from rank ``src`` to rank ``dst`` on ``topo``."""
+        klass = topo.link_class(src, dst)
+        return cls((src, "out", klass), (dst, "in", klass), klass, topo.links[klass])
+
+
+@dataclass
+class _Parts:
+    """A trace's graded parts as a walk reads them, shared by every walk of it: each modelled
+    message's and collective's requests, each message's place in the queues and its wire."""
+
+    trace: SwitchTrace
+    topo: Topology
+    contention: bool
+    record: bool
+    requests: dict[int, Request]
+    messages: dict[int, Message]
+    program_of: list[list[Step]]
+    posts: list[list[int]]  # per rank, the requests it posts, in program order
+    message_of: dict[int, Message]  # a request -> the modelled message it is an end of
+    collective_of: dict[int, Collective]  # a request -> the collective it is a member of
+    order: dict[int, tuple[int, int, int, int]]  # a message -> its ends' places in the programs
+    wires: dict[int, _Wire]  # a message between two ranks -> its wire
+
+    @classmethod
+    def of(cls, trace: SwitchTrace, topo: Topology, contention: bool, record: bool) -> _Parts:
+        """Index ``trace``'s graded requests, messages and collectives."""
+        topo.check(trace["world_size"])
+        requests = {r["id"]: r for r in trace["requests"] if r["graded"]}
+        messages = {m["id"]: m for m in trace["messages"]
+                    if m["send"] in requests and m["recv"] in requests}
+        collectives = {c["id"]: c for c in trace["collectives"]}
+        message_of: dict[int, Message] = {}
+        collective_of: dict[int, Collective] = {}
+        for rid, r in requests.items():
+            if r["message"] is not None and r["message"] in messages:
+                message_of[rid] = messages[r["message"]]
+            elif r["collective"] is not None and r["collective"] in collectives:
+                collective_of[rid] = collectives[r["collective"]]
+        program_of = _program_of(trace)
+        place = {step.request: (rank, i) for rank, program in enumerate(program_of)
+                 for i, step in enumerate(program) if step.kind is _POST}
+        posts = [[step.request for step in program if step.kind is _POST]
+                 for program in program_of]
+        order: dict[int, tuple[int, int, int, int]] = {}
+        wires: dict[int, _Wire] = {}
+        between: dict[tuple[int, int], _Wire] = {}  # (src, dst) -> its wire, made once
+        for mid, m in messages.items():
+            (src, at), (dst, at_dst) = place[m["send"]], place[m["recv"]]
+            order[mid] = (at, src, at_dst, dst)
+            pair = (m["src"], m["dst"])
+            if pair[0] != pair[1]:
+                if pair not in between:
+                    between[pair] = _Wire.between(topo, *pair)
+                wires[mid] = between[pair]
+        return cls(trace, topo, contention, record, requests, messages, program_of, posts,
+                   message_of, collective_of, order, wires)
 
 
 class _Walk:
-    """One walk of a trace at every scale at once (:func:`replay_sizes`): the trace's graded
-    parts, and the clocks, ports and queues its steps share, one stamp per scale."""
+    """A walk of a trace at several scales at once (:func:`replay_sizes`): the clocks, ports
+    and queues its steps share, one stamp per scale. Where the scales' schedules part, it hands
+    its state on to one walk per group of scales that agree (:meth:`part`)."""
 
-    def __init__(self, trace: SwitchTrace, topo: Topology, scales: Sequence[float],
-                 contention: bool, computes: Sequence[float], record: bool) -> None:
+    def __init__(self, parts: _Parts, scales: Sequence[float], computes: Sequence[float]) -> None:
         k = len(scales)
-        self.trace, self.topo, self.scales, self.k = trace, topo, scales, k
-        self.contention, self.computes = contention, computes
-        self.spans: list[Spans] | None = [{} for _ in range(k)] if record else None
-        self.world = world = trace["world_size"]
-        topo.check(world)
-        self.requests: dict[int, Request] = {r["id"]: r for r in trace["requests"] if r["graded"]}
-        self.messages: dict[int, Message] = {
-            m["id"]: m for m in trace["messages"]
-            if m["send"] in self.requests and m["recv"] in self.requests}
-        self.collectives: dict[int, Collective] = {c["id"]: c for c in trace["collectives"]}
-        self.program_of = program_of = _program_of(trace)
+        self.parts, self.scales, self.computes, self.k = parts, scales, computes, k
+        self.spans: list[Spans] | None = [{} for _ in range(k)] if parts.record else None
+        self.world = world = parts.trace["world_size"]
         self.zero: Stamps = (ZERO,) * k
         self.clock: list[Stamps] = [self.zero] * world
         self.pc = [0] * world
         self.posted: dict[int, Stamps] = {}
+        self.ready: dict[int, Stamps] = {}  # a queued message -> when both its ends were posted
         self.done: dict[int, Stamps] = {}
         self.arrived: dict[int, int] = {}
         self.blocked: dict[int, int] = {}  # request id -> the rank waiting for it
@@ -183,58 +249,99 @@ class _Walk:
         self.link_bytes: list[dict[str, float]] = [{} for _ in range(k)]
         self.last_to_post: list[dict[int, int]] = [{} for _ in range(k)]
         self.pending: list[list[_Ready]] = [[] for _ in range(k)]  # per scale, ready transfers
-        self.diverged: set[int] = set()  # the scales whose schedule differs from the first's
-        self.place = {step.request: (rank, i) for rank, program in enumerate(program_of)
-                      for i, step in enumerate(program) if step.kind is StepKind.POST}
         self.runnable = list(range(world))
+        #: where the schedules parted: each scale's walk from there and its index in it
+        self.parted: list[tuple[_Walk, int]] = []
 
     def walk(self) -> None:
         """Run the ranks until each ends or waits, start the next ready transfer, and again,
-        until no transfer is ready."""
-        runnable = self.runnable
+        until no transfer is ready or the scales' next transfers differ."""
+        runnable, pending = self.runnable, self.pending
         while True:
             while runnable:
                 self.run(runnable.pop())
-            mid = self.next_transfer()
-            if mid is None:
-                break
-            self.transfer(self.messages[mid])
+            if not pending[0]:
+                return
+            mid = pending[0][0][2]
+            for queue in pending:
+                if queue[0][2] != mid:
+                    self.part()
+                    return
+            for queue in pending:
+                heapq.heappop(queue)
+            self.transfer(mid)
+
+    def part(self) -> None:
+        """The scales take different transfers next: each group of scales that take the same
+        one goes on in a walk of its own from this walk's state."""
+        groups: dict[int, list[int]] = {}
+        for j, queue in enumerate(self.pending):
+            groups.setdefault(queue[0][2], []).append(j)
+        parted: dict[int, tuple[_Walk, int]] = {}
+        for group in groups.values():
+            child = self.taken(group)
+            child.walk()
+            parted.update({j: (child, i) for i, j in enumerate(group)})
+        self.parted = [parted[j] for j in range(self.k)]
+
+    def taken(self, group: list[int]) -> _Walk:
+        """A walk of the scales ``group`` that starts where this one stands."""
+        child = _Walk(self.parts, [self.scales[j] for j in group],
+                      [self.computes[j] for j in group])
+
+        def pick(stamps: Stamps) -> Stamps:
+            return tuple(stamps[j] for j in group)
+
+        child.clock = [pick(c) for c in self.clock]
+        child.pc = self.pc.copy()
+        child.posted = {rid: pick(s) for rid, s in self.posted.items()}
+        child.ready = {mid: pick(s) for mid, s in self.ready.items()}
+        child.done = {rid: pick(s) for rid, s in self.done.items()}
+        child.arrived, child.blocked = self.arrived.copy(), self.blocked.copy()
+        child.ports = {port: pick(s) for port, s in self.ports.items()}
+        child.link_bytes = [self.link_bytes[j].copy() for j in group]
+        child.last_to_post = [self.last_to_post[j].copy() for j in group]
+        child.pending = [self.pending[j].copy() for j in group]
+        child.runnable = self.runnable.copy()
+        if self.spans is not None:
+            child.spans = [self.spans[j].copy() for j in group]
+        return child
 
     def run(self, rank: int) -> None:
         """Run ``rank``'s program from where it is until it ends or waits for an unfinished
         request."""
-        program, pc, clock, done = self.program_of[rank], self.pc, self.clock, self.done
-        while pc[rank] < len(program):
-            step = program[pc[rank]]
-            rid = step.request
-            if step.kind is StepKind.COMPUTE:
-                clock[rank] = tuple(_after(c, w * step.units, 0, 0.0, 0.0, w * step.units)
-                                    for c, w in zip(clock[rank], self.computes, strict=True))
-            elif step.kind is StepKind.WAIT:
+        program, done, computes = self.parts.program_of[rank], self.done, self.computes
+        pc, clock = self.pc[rank], self.clock[rank]
+        while pc < len(program):
+            _, kind, rid, units, _ = program[pc]
+            if kind is _COMPUTE:
+                clock = tuple((c[0] + w * units, c[1], c[2], c[3], c[4] + w * units)
+                              for c, w in zip(clock, computes, strict=True))
+            elif kind is _WAIT:
                 if rid not in done:
                     self.blocked[rid] = rank
-                    return
-                clock[rank] = _latest(clock[rank], done[rid])
+                    break
+                clock = _latest(clock, done[rid])
             else:
-                self.posted[rid] = clock[rank]
-                self.post(self.requests[rid])
-            pc[rank] += 1
+                self.posted[rid] = clock
+                self.post(rid)
+            pc += 1
+        self.pc[rank], self.clock[rank] = pc, clock
 
-    def post(self, req: Request) -> None:
+    def post(self, rid: int) -> None:
         """A posted request: its message is queued once both its ends are posted; its
         collective is run once its last member arrives."""
-        if req["message"] is not None and req["message"] in self.messages:
-            m = self.messages[req["message"]]
-            posted = self.posted
-            if m["send"] in posted and m["recv"] in posted:
-                ready = _latest(posted[m["send"]], posted[m["recv"]])
-                (src, at), (dst, at_dst) = self.place[m["send"]], self.place[m["recv"]]
-                for j in range(self.k):
-                    if j not in self.diverged:
-                        heapq.heappush(self.pending[j],
-                                       (ready[j][0], (at, src, at_dst, dst), m["id"]))
-        elif req["collective"] is not None and req["collective"] in self.collectives:
-            c = self.collectives[req["collective"]]
+        parts, posted = self.parts, self.posted
+        m = parts.message_of.get(rid)
+        if m is not None:
+            send, recv = m["send"], m["recv"]
+            if send in posted and recv in posted:
+                mid, order = m["id"], parts.order[m["id"]]
+                self.ready[mid] = ready = _latest(posted[send], posted[recv])
+                for queue, stamp in zip(self.pending, ready, strict=True):
+                    heapq.heappush(queue, (stamp[0], order, mid))
+        elif rid in parts.collective_of:
+            c = parts.collective_of[rid]
             self.arrived[c["id"]] = self.arrived.get(c["id"], 0) + 1
             if self.arrived[c["id"]] == len(c["ranks"]):
                 self.finish_collective(c)
@@ -245,29 +352,13 @@ class _Walk:
         if rid in self.blocked:
             self.runnable.append(self.blocked.pop(rid))
 
-    def next_transfer(self) -> int | None:
-        """The message the first scale starts next (None: none is ready); a scale whose next
-        one is another has a schedule of its own and leaves the walk."""
-        pending = self.pending
-        if not pending[0]:
-            return None
-        mid = heapq.heappop(pending[0])[2]
-        for j in range(1, self.k):
-            if j not in self.diverged:
-                if pending[j][0][2] == mid:
-                    heapq.heappop(pending[j])
-                else:  # this scale takes another transfer first: its schedule differs
-                    self.diverged.add(j)
-                    pending[j] = []
-        return mid
-
     def finish_collective(self, c: Collective) -> None:
         """Run a built-in collective whose members have all posted: at each scale it starts
         when the last arrives (and its ports are free) and costs what its algorithm costs."""
         ends = tuple(self.collective_end(c, j, scale) for j, scale in enumerate(self.scales))
         ports, zero = self.ports, self.zero
         for r in c["ranks"]:
-            for klass in self.topo.links:
+            for klass in self.parts.topo.links:
                 for way in ("out", "in"):
                     ports[(r, way, klass)] = _latest(ports.get((r, way, klass), zero), ends)
         for rid in c["requests"]:
@@ -276,16 +367,16 @@ class _Walk:
     def collective_end(self, c: Collective, j: int, scale: float) -> Stamp:
         """When collective ``c`` ends at scale ``j``; notes who posted last, its span and the
         bytes it moves."""
-        posted, requests = self.posted, self.requests
+        posted, requests, topo = self.posted, self.parts.requests, self.parts.topo
         start = max(posted[rid][j] for rid in c["requests"])
         last = max(c["requests"], key=lambda rid: (posted[rid][j][0], -requests[rid]["rank"]))
         self.last_to_post[j][c["id"]] = requests[last]["rank"]
-        if self.contention:  # after what its members' ports carry already (an earlier async one)
+        contention = self.parts.contention
+        if contention:  # after what its members' ports carry already (an earlier async one)
             start = max([start, *(self.ports.get((r, way, klass), self.zero)[j] for r in c["ranks"]
-                                  for klass in self.topo.links for way in ("out", "in"))])
+                                  for klass in topo.links for way in ("out", "in"))])
         cost = collective_cost(c["kind"], c["ranks"], [b * scale for b in c["size"]],
-                               [b * scale for b in c["bytes"]], c["root"], self.topo,
-                               self.contention)
+                               [b * scale for b in c["bytes"]], c["root"], topo, contention)
         end = _after(start, cost.latency + cost.transfer, cost.steps, cost.latency, cost.transfer)
         if self.spans is not None:
             self.spans[j][("c", c["id"])] = (start[0], end[0])
@@ -294,74 +385,76 @@ class _Walk:
             link_bytes[klass] = link_bytes.get(klass, 0.0) + nbytes
         return end
 
-    def transfer(self, m: Message) -> None:
-        """Move message ``m``, ready once both its ends are posted: at each scale it starts when
-        its ports are free and ends α + bytes/β later."""
-        ready = _latest(self.posted[m["send"]], self.posted[m["recv"]])
+    def transfer(self, mid: int) -> None:
+        """Move message ``mid``, ready once both its ends are posted: at each scale it starts
+        when its ports are free and ends α + bytes/β later."""
+        m, ready = self.parts.messages[mid], self.ready.pop(mid)
         starts: Sequence[Stamp]
-        if m["src"] == m["dst"]:
+        wire = self.parts.wires.get(mid)
+        if wire is None:  # a rank's message to itself
             starts = ends = ready
         else:
-            starts, ends = self.on_link(m, ready)
+            starts, ends = self.on_link(m["bytes"], wire, ready)
         if self.spans is not None:
-            for j in range(self.k):
-                self.spans[j][("m", m["id"])] = (starts[j][0], ends[j][0])
+            key = ("m", mid)
+            for spans, start, end in zip(self.spans, starts, ends, strict=True):
+                spans[key] = (start[0], end[0])
         self.complete(m["send"], ends)
         self.complete(m["recv"], ends)
 
-    def on_link(self, m: Message, ready: Stamps) -> tuple[list[Stamp], Stamps]:
-        """Per scale, when message ``m`` between two ranks starts and ends; its ports are busy
-        until it is through them, and its link class carries its bytes."""
-        klass = self.topo.link_class(m["src"], m["dst"])
-        link = self.topo.links[klass]
-        out, into = (m["src"], "out", klass), (m["dst"], "in", klass)
-        was_out, was_in = self.ports.get(out, self.zero), self.ports.get(into, self.zero)
-        contention = self.contention
+    def on_link(self, size: int, wire: _Wire, ready: Stamps) -> tuple[list[Stamp], Stamps]:
+        """Per scale, when a message of ``size`` bytes (in the run) on ``wire`` starts and ends;
+        its ports are busy until it is through them, and its link class carries its bytes."""
+        klass, alpha, beta, gap = wire.klass, wire.link.alpha, wire.link.beta, wire.link.gap
+        contention, ports = self.parts.contention, self.ports
+        was_out, was_in = ports.get(wire.out, self.zero), ports.get(wire.into, self.zero)
         begun: list[Stamp] = []
         frees, finish = [], []
         for j, scale in enumerate(self.scales):
-            nbytes = m["bytes"] * scale
+            nbytes = size * scale
             link_bytes = self.link_bytes[j]
             link_bytes[klass] = link_bytes.get(klass, 0.0) + nbytes
             start = max(ready[j], was_out[j], was_in[j]) if contention else ready[j]
-            busy, xfer = link.busy(nbytes), nbytes / link.beta
-            frees.append(_after(start, busy, 0, busy - xfer, xfer))
-            finish.append(_after(start, link.seconds(nbytes), 1, link.alpha, xfer))
+            t, steps, latency, transfer, compute = start
+            xfer = nbytes / beta
+            busy = gap if gap > xfer else xfer  # the port's: bytes/β, at least the gap
+            frees.append((t + busy, steps, latency + (busy - xfer), transfer + xfer, compute))
+            finish.append((t + (alpha + xfer), steps + 1, latency + alpha, transfer + xfer,
+                           compute))
             begun.append(start)
         if contention:
-            self.ports[out] = self.ports[into] = tuple(frees)
+            ports[wire.out] = ports[wire.into] = tuple(frees)
         return begun, tuple(finish)
 
-    def results(self) -> list[Replay]:
-        """Each scale's :class:`Replay`: this walk's, or, for a scale whose schedule differs,
-        its own walk's."""
-        lost = any(r["completed"] is not None and r["id"] not in self.done
-                   for r in self.requests.values())
-        complete_run = not lost and not self.blocked and all(
-            self.pc[r] == len(self.program_of[r]) for r in range(self.world))
-        out: list[Replay] = []
-        for j in range(self.k):
-            if j in self.diverged:
-                out.append(replay(self.trace, self.topo, self.scales[j], self.contention,
-                                  self.spans is not None, self.computes[j]))
-                continue
-            ends = self.rank_ends(j)
-            last = max(ends, default=ZERO)
-            out.append(Replay(last[0], last[1], last[2], last[3], last[4], self.link_bytes[j],
-                              [e[0] for e in ends], self.last_to_post[j], complete_run,
-                              self.spans[j] if self.spans is not None else {}))
-        return out
+    def result(self, j: int) -> Replay:
+        """Scale ``j``'s :class:`Replay`: this walk's or, where the schedules parted, that of
+        the walk its scale went on in."""
+        if self.parted:
+            child, i = self.parted[j]
+            return child.result(i)
+        ends = [stamps[j] for stamps in self.rank_ends]
+        last = max(ends, default=ZERO)
+        return Replay(last[0], last[1], last[2], last[3], last[4], self.link_bytes[j],
+                      [e[0] for e in ends], self.last_to_post[j], self.complete_run,
+                      self.spans[j] if self.spans is not None else {})
 
-    def rank_ends(self, j: int) -> list[Stamp]:
-        """Per rank, at scale ``j``: when it finished, its clock or the last end of a request
-        it posted, whichever is later."""
-        ends: list[Stamp] = []
+    @cached_property
+    def complete_run(self) -> bool:
+        """Whether every rank ran to its end and every request the switch completed ended."""
+        parts, done = self.parts, self.done
+        lost = any(r["completed"] is not None and r["id"] not in done
+                   for r in parts.requests.values())
+        return not lost and not self.blocked and all(
+            self.pc[r] == len(parts.program_of[r]) for r in range(self.world))
+
+    @cached_property
+    def rank_ends(self) -> list[Stamps]:
+        """Per rank, at each scale: when it finished, its clock or the last end of a request it
+        posted, whichever is later."""
         done = self.done
-        for rank in range(self.world):
-            mine = [done[s.request][j] for s in self.program_of[rank]
-                    if s.kind is StepKind.POST and s.request in done]
-            ends.append(max([self.clock[rank][j], *mine]))
-        return ends
+        return [tuple(map(max, zip(clock, *(done[rid] for rid in posts if rid in done),
+                                   strict=True)))
+                for clock, posts in zip(self.clock, self.parts.posts, strict=True)]
 
 
 def _latest(a: Stamps, b: Stamps) -> Stamps:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from functools import cache
 from importlib import resources
 from pathlib import Path
 from typing import NotRequired, TypedDict
@@ -88,7 +89,8 @@ class Topology:
 
     def link_class(self, a: int, b: int) -> str:
         """``intra`` when ranks ``a`` and ``b`` share a node, else ``inter``."""
-        return INTRA if self.node(a) == self.node(b) else INTER
+        g = self.gpus_per_node  # (:meth:`node` of each, without two calls: the replay asks often)
+        return INTRA if a // g == b // g else INTER
 
     def link(self, a: int, b: int) -> Link:
         """The link between ranks ``a`` and ``b``."""
@@ -174,12 +176,20 @@ def topology_from_json(name: str, entry: Mapping[str, object]) -> Topology:
     return Topology(name, str(entry.get("title", name)), g, nodes, links, str(entry.get("source", "")))
 
 
+@cache
+def _catalog() -> dict[str, Topology]:
+    """The repository's catalog, read once (every modelled case looks its topology up)."""
+    raw = json.loads(CATALOG.read_text(encoding="utf-8"))
+    return {name: topology_from_json(name, entry) for name, entry in raw.items()}
+
+
 def load_topologies(extra: Path | None = None) -> dict[str, Topology]:
     """The repository's catalog, plus the entries of ``extra`` (a fitted machine) if it exists."""
-    raw = json.loads(CATALOG.read_text(encoding="utf-8"))
+    known = dict(_catalog())
     if extra is not None and extra.is_file():
-        raw.update(json.loads(extra.read_text(encoding="utf-8")))
-    return {name: topology_from_json(name, entry) for name, entry in raw.items()}
+        raw = json.loads(extra.read_text(encoding="utf-8"))
+        known.update({name: topology_from_json(name, entry) for name, entry in raw.items()})
+    return known
 
 
 def get_topology(name: str, extra: Path | None = None) -> Topology:
