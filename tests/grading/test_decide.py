@@ -1,5 +1,5 @@
 """A case's verdict is decided without words (``grading.decide``) and its message written once
-from that decision (``grading.words``)."""
+from that decision (``grading.words``) and the run's evidence (``grading.diagnosis``)."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import pytest
 
 from cjudge.grading import grade as grade_module
 from cjudge.grading.decide import Decision, Reason, decide
+from cjudge.grading.diagnosis.case import Runs, explain
 from cjudge.grading.facts import CaseFacts
 from cjudge.grading.grade import grade_case, plan_cases
 from cjudge.grading.submission import judge_code
@@ -64,6 +65,31 @@ def test_words_are_written_once_per_case(monkeypatch):
     result = judge_code(ex, code, "learner.py", run_case, "sim", all_cases=True)
     assert len(calls) == len(result["cases"])
     assert [c.verdict for c in calls] == [c["verdict"] for c in result["cases"]]
+
+
+def test_the_evidences_cause_is_in_the_one_message_grade_case_writes(monkeypatch):
+    file = "wrong/allgather_adds_instead_of_copy.py"
+    explained: list[str] = []
+
+    def counting(facts, verdict, message, runs):
+        explained.append(facts.spec["name"])
+        return explain(facts, verdict, message, runs)
+
+    monkeypatch.setattr(grade_module, "explain", counting)
+    ex = exercise(RING)
+    code = (ex.path / file).read_text(encoding="utf-8")
+    result = judge_code(ex, code, "learner.py", run_case, "sim", explore=run_case)
+    names = [case["name"] for case in result["cases"]]
+    assert [name for name in explained if name in names] == names  # once a case (and once for
+    assert result["cases"][-1]["smallest"]["name"] in explained  # the smallest that fails so)
+    failing = next(case for case in result["cases"] if case["verdict"] != "accepted")
+    facts = _facts(RING, file)
+    assert facts.spec["name"] == failing["name"]
+    graded = grade_case(facts, Runs(run_case, run_case, ex.job_spec(code, "learner.py")))
+    assert "Cause: " in graded["message"] and "原因：" in graded["message_zh"]
+    assert (graded["message"], graded["message_zh"]) == (failing["message"],
+                                                         failing["message_zh"])
+    assert (graded["message"], graded["message_zh"]) != words(facts, decide(facts))
 
 
 def test_a_decision_without_its_evidence_is_the_judges_defect():

@@ -11,9 +11,9 @@ receiver needed is the exercise's to say, in its own terms: a grader may define
 only block p of rank 0's row (1 element)".
 
 Bytes are counted as the grader counts them, once per call: a collective by its kind (the
-learner's ``all_gather_into_tensor`` and a runtime's ``all_gather_single`` are one
-``all_gather``), a load from or a store into another rank's symmetric memory as a load or a
-store (never a send: the switch records its message only for the cost model).
+learner's ``all_gather_into_tensor`` and ``all_gather`` are one ``all_gather``), a load from or
+a store into another rank's symmetric memory as a load or a store (never a send: the switch
+records its message only for the cost model).
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections import Counter
 
 from ..contract.primitives import DISPLAY
+from ..contract.primitives import call_name as named
 from ..contract.units import plural
 from ..switch.reduce import DTYPES
 from ..switch.trace import Message, Request, SwitchTrace, recorded_values
@@ -36,19 +37,9 @@ def ranks_text(ranks: list[int], zh: bool = False) -> str:
     return f"ranks {', '.join(map(str, ranks))}"
 
 
-#: names a runtime records for the call the learner wrote under another (the real runtime's
-#: ``all_gather_into_tensor`` reaches its process group as ``all_gather_single``)
-RUNTIME_ALIASES = frozenset({"all_gather_single", "reduce_scatter_single", "_allgather_base",
-                             "_reduce_scatter_base"})
-
-
 def call_name(req: Request) -> str:
-    """The call as messages name it: what the learner called, or the kind's one name where the
-    runtime recorded an alias of it; a symmetric-memory access by its method."""
-    api = req["api"].removeprefix("ProcessGroup.") if req["api"] else ""
-    if req["kind"] in ACCESS or not api or api in RUNTIME_ALIASES:
-        return DISPLAY.get(req["kind"], req["kind"])
-    return req["api"]
+    """The call as every message names it (``primitives.call_name``)."""
+    return named(req["api"], req["kind"])
 
 
 def _moves(req: Request, rank: int) -> bool:

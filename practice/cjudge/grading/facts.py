@@ -61,8 +61,6 @@ class CaseFacts:
     #: leaves'), not one for all
     bounds: list[int]
     per_rank: bool
-    #: the time limit the case ran under: the exercise's, or a diagnosis run's shorter one
-    time_limit_s: float
     #: the case's one replay at every modelled size, made by grading for a finished, correct
     #: run with input tensors; None for any other
     modelled: CaseModel | None = field(default=None)
@@ -74,15 +72,12 @@ class CaseFacts:
     memory: MemoryUse | None = field(default=None)
 
     @classmethod
-    def of(cls, exercise: Exercise, spec: CaseSpec, raw: RawCase,
-           time_limit_s: float | None = None) -> CaseFacts:
-        """The facts of ``raw``, the run of ``spec`` (a case of ``exercise``) under
-        ``time_limit_s`` (by default the exercise's)."""
+    def of(cls, exercise: Exercise, spec: CaseSpec, raw: RawCase) -> CaseFacts:
+        """The facts of ``raw``, the run of ``spec`` (a case of ``exercise``)."""
         sent, messages = bytes_per_rank(raw["trace"])
         bound = exercise.grader.bytes_bound(spec["params"], spec["world_size"])
         bounds = bound if isinstance(bound, list) else [bound] * spec["world_size"]
-        limit = exercise.time_limit_s if time_limit_s is None else time_limit_s
-        return cls(exercise, spec, raw, sent, messages, bounds, isinstance(bound, list), limit)
+        return cls(exercise, spec, raw, sent, messages, bounds, isinstance(bound, list))
 
     @cached_property
     def schedule(self) -> Schedule:

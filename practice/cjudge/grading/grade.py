@@ -20,14 +20,11 @@ from ..contract.verdicts import Verdict
 from ..exercise.exercises import Case, Exercise
 from ..switch.accounting import graded_calls
 from ..switch.explain import deadlock_facts
-from .decide import decide
+from .decide import Decision, decide
+from .diagnosis.case import Runs, explain
 from .facts import CaseFacts
+from .seeds import case_seed
 from .words import words
-
-
-def case_seed(seed: int, case_name: str) -> int:
-    """A per-case seed: changing the exercise seed (a secret one on the server) changes every case."""
-    return random.Random(f"{seed}:{case_name}").getrandbits(63)
 
 
 class PlannedCase(NamedTuple):
@@ -94,15 +91,19 @@ def check_compiles(code: str, filename: str) -> tuple[str, str, int | None, int 
     return None
 
 
-def grade_case(facts: CaseFacts) -> CaseResult:
+def grade_case(facts: CaseFacts, runs: Runs | None = None,
+               decision: Decision | None = None) -> CaseResult:
     """One case of the verdict JSON from the facts of a runtime's report: its verdict, decided
-    from the facts (:func:`~.decide.decide`), and its message, written from that decision
-    (:func:`~.words.words`); the case's replay, when grading makes it, is kept in
-    ``facts.modelled``. What the case shows beside it (its timeline) is drawn afterwards from the
-    same facts (``cjudge.view.present``)."""
+    from the facts (:func:`~.decide.decide`, unless ``decision`` is it already), and its
+    message, written once from that decision (:func:`~.words.words`) and, given ``runs``, the
+    run's evidence (:func:`~.diagnosis.case.explain`); the case's replay, when grading makes it,
+    is kept in ``facts.modelled``. What the case shows beside it (its timeline) is drawn
+    afterwards from the same facts (``cjudge.view.present``)."""
     spec, raw = facts.spec, facts.raw
-    decision = decide(facts)
+    decision = decide(facts) if decision is None else decision
     en, zh = words(facts, decision)
+    if runs is not None:
+        en, zh = explain(facts, decision.verdict, (en, zh), runs)
     result = CaseResult(name=spec["name"], world_size=spec["world_size"], bytes_sent=facts.sent,
                         bytes_bound=max(facts.bounds), messages_sent=facts.messages,
                         wall_ms=round(raw["wall_ms"], 1), trace=graded_calls(raw["trace"]),

@@ -10,7 +10,7 @@ from ..contract.verdict_json import CaseResult, VerdictJSON
 from ..contract.verdicts import Verdict
 from ..exercise.exercises import Exercise
 from ..view.present import present_case
-from .diagnosis.case import explain
+from .diagnosis.case import Runs
 from .diagnosis.smallest import smallest_failing
 from .facts import CaseFacts
 from .grade import PlannedCase, check_compiles, grade_case, lazy_cases, summarize
@@ -25,19 +25,19 @@ def judge_code(exercise: Exercise, code: str, filename: str, run_case: RunCase, 
                seed: int | None = None, only_samples: bool = False, all_cases: bool = False,
                on_case: Callable[[CaseResult], None] | None = None,
                cases: list[CaseSpec] | None = None, explore: RunCase | None = None,
-               reference: RunCase | None = None, present: Present = present_case) -> VerdictJSON:
+               reference: RunCase | None = None, rerun: RunCase | None = None,
+               present: Present = present_case) -> VerdictJSON:
     """The verdict JSON for ``code``, running each case with ``run_case`` (a runtime's).
 
     Cases (``cases`` if planned already with ``seed``, else planned here, each one's inputs
     made just before it runs) run in order (the sample first) and stop at the first that fails
     unless ``all_cases``; the cases not run are listed under ``skipped``. A wrong answer's
-    message names its cause from the run's evidence (``cjudge.grading.diagnosis``); with ``explore``
-    (the simulated runtime: trusted code runs there,
-    and the learner's only where it may run unconfined) the reference's run on the same inputs
-    is part of that evidence, and the first failing case gets the smallest case that fails the
-    same way (``smallest``). Without ``explore``, ``reference`` (the simulated runtime, where
-    only the reference's code runs: the server's sandboxed learner) gives the diagnosis the
-    reference's run all the same. ``present`` adds what a case shows beside its verdict (its
+    message names its cause from the run's evidence (``cjudge.grading.diagnosis``): the
+    reference's run on the same inputs, on ``explore`` (the simulated runtime, where the
+    learner's code may also run unconfined: it then also finds the smallest case that fails the
+    same way, ``smallest``) or else ``reference`` (where only the reference's code runs: the
+    server's), and the learner's code run again on a generic draw, on ``explore`` or ``rerun``
+    (the server's sandbox). ``present`` adds what a case shows beside its verdict (its
     timeline); a front door that draws it only when asked (the browser) keeps the facts instead.
     """
     seed = exercise.seed if seed is None else seed
@@ -45,6 +45,7 @@ def judge_code(exercise: Exercise, code: str, filename: str, run_case: RunCase, 
     if error is not None:
         return summarize(exercise, [], runtime, seed, compile_error=error)
     job = exercise.job_spec(code, filename)
+    runs = Runs(explore or reference, explore or rerun, job)
     planned = lazy_cases(exercise, seed, only_samples=only_samples) if cases is None else \
         [PlannedCase.made(spec) for spec in cases]
     results: list[CaseResult] = []
@@ -55,7 +56,7 @@ def judge_code(exercise: Exercise, code: str, filename: str, run_case: RunCase, 
             continue
         spec = case.make()
         raw = valid_text(run_case(job, spec))  # the ranks' text, where it enters the judge
-        results.append(_graded(exercise, job, spec, raw, explore or reference, explore, present))
+        results.append(_graded(exercise, spec, raw, runs, present))
         if raw["stdout"]:
             output.append(f"--- {spec['name']} ---\n{raw['stdout']}")
         if on_case is not None:
@@ -70,17 +71,17 @@ def judge_code(exercise: Exercise, code: str, filename: str, run_case: RunCase, 
     return verdict
 
 
-def _graded(exercise: Exercise, job: JobSpec, spec: CaseSpec, raw: RawCase, evidence: RunCase | None,
-            rerun: RunCase | None, present: Present = present_case) -> CaseResult:
-    """One case's result from the ranks' text, its message naming the cause (``evidence``: the
-    runtime that runs the reference beside it); ``judge_error`` where grading itself fails."""
+def _graded(exercise: Exercise, spec: CaseSpec, raw: RawCase, runs: Runs,
+            present: Present = present_case) -> CaseResult:
+    """One case's result from the ranks' text, its message naming the cause from ``runs`` (the
+    reference's beside it, the learner's again on a generic draw); ``judge_error`` where grading
+    itself fails."""
     try:
         facts = CaseFacts.of(exercise, spec, raw)
-        result = grade_case(facts)
+        result = grade_case(facts, runs)
         present(facts, result)
     except Exception as exc:  # noqa: BLE001 - the judge's defect: say so, blame nobody
         return _judge_error(exercise, spec, raw, exc)
-    explain(facts, result, evidence, job, rerun=rerun)  # a judge error has no cause to find in it
     return result
 
 

@@ -2,14 +2,16 @@
 (:mod:`.decide`) and its facts: which rank, line and call, what the judge stopped, how far over a
 bound and why (``budget``, ``model.slow``), or what the grader's hook said.
 
-A wrong answer's cause from the run's evidence is added afterwards by the diagnosis
-(``grading.diagnosis.case.explain``), which reads the same facts.
+Where grading is given the runs to compare with (``grade_case(facts, runs)``), the diagnosis
+(``grading.diagnosis.case.explain``) puts the run's evidence into these words before the case's
+result is made: a wrong answer's cause, where an over_budget rank sent more than the reference,
+where a failing run left the reference's.
 """
 
 from __future__ import annotations
 
 from ..contract import values
-from ..contract.primitives import CANONICAL, DISPLAY, PROCESS_GROUP_METHODS
+from ..contract.primitives import DISPLAY, call_name
 from ..contract.protocol import RankReport, RawCase
 from ..contract.units import plural
 from ..contract.verdicts import Verdict
@@ -46,7 +48,7 @@ def words(facts: CaseFacts, decision: Decision) -> tuple[str, str]:
     if reason is Reason.REFUSED and decision.refusal is not None:
         return _refused(exercise, decision.refusal)
     if reason is Reason.STOPPED:
-        return _stop_message(raw, decision.verdict, facts.time_limit_s)
+        return _stop_message(raw, decision.verdict)
     if reason is Reason.RANK_FAILED and decision.report is not None:
         return _rank_failure(exercise, raw, decision.report)
     if reason is Reason.WRONG_RESULT and facts.wrong is not None:
@@ -156,7 +158,7 @@ def _failed_call(raw: RawCase, rank: int, line: int | None) -> str | None:
     if not failed:
         return None
     last = max(failed, key=lambda q: q["posted"])
-    return _call_name(last["api"], last["kind"])
+    return call_name(last["api"], last["kind"])
 
 
 def _refused(exercise: Exercise, first: Refusal) -> tuple[str, str]:
@@ -165,21 +167,9 @@ def _refused(exercise: Exercise, first: Refusal) -> tuple[str, str]:
     r, line = first["rank"], first["line"]
     at = f"rank {r}, line {line}" if line else f"rank {r}"
     at_zh = f"rank {r} 第 {line} 行" if line else f"rank {r}"
-    en, zh = _forbidden(exercise, at, at_zh, _call_name(first["api"], first["kind"]))
+    en, zh = _forbidden(exercise, at, at_zh, call_name(first["api"], first["kind"]))
     then = instead(first["kind"], exercise.allowed)  # the idiom's replacement, where known
     return (f"{en}; {then[0]}", f"{zh}；{then[1]}") if then else (en, zh)
-
-
-def _call_name(api: str, kind: str) -> str:
-    """The torch.distributed function or process group method the learner wrote, when it
-    names a call of the switch's ``kind``; else the switch's own name for the kind (never free
-    text a rank reported)."""
-    if CANONICAL.get(api) == kind:
-        return api
-    if PROCESS_GROUP_METHODS.get(api.removeprefix("ProcessGroup.")) == kind and \
-            api.startswith("ProcessGroup."):
-        return f"{api} ({kind})"
-    return DISPLAY.get(kind, "?")
 
 
 def _forbidden(exercise: Exercise, at: str, at_zh: str, call: str) -> tuple[str, str]:
@@ -189,11 +179,13 @@ def _forbidden(exercise: Exercise, at: str, at_zh: str, call: str) -> tuple[str,
             f"{at_zh}：调用了本题禁止的 {call}（只允许：{'、'.join(exercise.allowed)}）")
 
 
-def _stop_message(raw: RawCase, verdict: Verdict, limit: float) -> tuple[str, str]:
+def _stop_message(raw: RawCase, verdict: Verdict) -> tuple[str, str]:
     if verdict is Verdict.DEADLOCK:
         return deadlock_message(deadlock_facts(raw["trace"], raw["ranks"]))
     if verdict is Verdict.TIME_LIMIT:
-        return _late_message(raw) or stuck_message(raw["trace"], raw["ranks"], limit)
+        # the limit the ranks ran under, as their record says (a diagnosis's runs have less)
+        return _late_message(raw) or stuck_message(raw["trace"], raw["ranks"],
+                                                   raw["trace"]["limit_s"])
     if raw["stop"] == "trace_limit" and raw["trace"].get("limit") == "record":
         return ("the case's record (its results, errors and calls) is larger than the judge "
                 "keeps; the judge cut it",

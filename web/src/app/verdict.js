@@ -98,7 +98,7 @@
  * @typedef {object} Blocked
  * @property {number} rank
  * @property {string} kind the switch's kind of call (recv, send, all_reduce, ...)
- * @property {string} api the call as the learner wrote it
+ * @property {string} api the call as every message names it (`primitives.call_name`)
  * @property {number|null} line where the call was posted
  * @property {number|null} waited where the rank waits on it (`req.wait()`; a blocking call's: its
  *   own line), if known

@@ -31,6 +31,7 @@ from cjudge.sim.rank import install_modules, run_rank
 from cjudge.switch.core import Switch
 from cjudge.switch.ending import ended, start_clock, time_limit_s
 
+assert sys.__stdout__ is not None  # Pyodide's stdout, where no rank is running
 sys.stdout = sys.stderr = Router(sys.__stdout__)
 
 #: what the scheduler resolves a blocked rank's promise with
@@ -139,6 +140,8 @@ class BrowserCase:
 
     def run_rank(self, rank: int, scheduler: Any) -> None:
         """Run ``rank`` here to its end (call it with ``callPromising``)."""
+        if self.code is None:  # it did not compile: every rank's report is in, none runs
+            return
         port = StackPort(self, rank, scheduler)
         try:
             report = run_rank(self.job, rank, port, self.code, self.capture)

@@ -1,21 +1,23 @@
 """A wrong answer's cause from its run: a request never waited, else the first message or
 collective call where the run departs from the reference's on the same inputs, else that every
 exchange matched; the stock guess from one element is dropped when the evidence contradicts it
-or names the cause."""
+or names the cause. Over a byte bound or after a runtime error, where the run left the
+reference's. Each is part of the case's message, which grading writes once from it
+(:func:`explain`)."""
 
 from __future__ import annotations
 
 import functools
 import logging
 from collections.abc import Callable
-from typing import Any, NamedTuple, Protocol, TypeVar
+from typing import Any, NamedTuple, Protocol
 
 from ...contract.protocol import CaseSpec, JobSpec, RawCase
 from ...contract.units import plural
-from ...contract.verdict_json import CaseResult
+from ...contract.verdicts import Verdict
 from ...switch.trace import SwitchTrace
 from ..budget import against_reference
-from ..facts import CaseFacts, WrongAnswer
+from ..facts import CaseFacts
 from . import calls, divergence, given
 from .generic import generic_spec, worth_a_second_draw
 from .matched import matched
@@ -26,22 +28,34 @@ from .values import graded_dtype
 from .waits import never_waited
 
 RunCase = Callable[[JobSpec, CaseSpec], RawCase]
-#: (the reference's runner, the learner's runner for a second draw, the learner's job)
-Runs = tuple[RunCase | None, RunCase | None, JobSpec | None]
-T = TypeVar("T")
+#: a message, (English, Chinese)
+Message = tuple[str, str]
 log = logging.getLogger(__name__)
 
 
-def _total(explainer: Callable[[Any, CaseSpec, RawCase, CaseResult, T], None]
-           ) -> Callable[[Any, CaseSpec, RawCase, CaseResult, T], None]:
-    """``explainer`` made total: a diagnosis that fails is logged and dropped, never the verdict."""
+class Runs(NamedTuple):
+    """What the diagnosis may run: the reference on a case (trusted code), the learner's
+    ``job`` again on a generic draw (where it may run), and that job."""
+
+    reference: RunCase | None = None
+    rerun: RunCase | None = None
+    job: JobSpec | None = None
+
+
+Explainer = Callable[[CaseFacts, Message, Runs], Message]
+
+
+def _total(explainer: Explainer) -> Explainer:
+    """``explainer`` made total: a diagnosis that fails is logged and dropped (the message stays
+    as grading wrote it), never the verdict."""
     @functools.wraps(explainer)
-    def total(exercise: Any, spec: CaseSpec, raw: RawCase, result: CaseResult, more: T) -> None:
+    def total(facts: CaseFacts, message: Message, runs: Runs) -> Message:
         try:
-            explainer(exercise, spec, raw, result, more)
+            return explainer(facts, message, runs)
         except Exception:  # noqa: BLE001 - a diagnosis is dropped, never the verdict
-            log.exception("%s, case %s: dropped a diagnosis that failed", exercise.id,
-                          spec["name"])
+            log.exception("%s, case %s: dropped a diagnosis that failed", facts.exercise.id,
+                          facts.spec["name"])
+            return message
     return total
 
 
@@ -60,12 +74,12 @@ def reference_run(exercise: Any, spec: CaseSpec, run: RunCase) -> RawCase | None
     return raw
 
 
-def _append(result: CaseResult, en: str, zh: str) -> None:
-    """The case's message followed by one more sentence (in place), in both languages."""
-    first, first_zh = result["message"], result["message_zh"]
+def _then(message: Message, en: str, zh: str) -> Message:
+    """``message`` followed by one more sentence, in both languages."""
+    first, first_zh = message
     first = first if first.endswith((".", "?", "!")) else f"{first}."
     first_zh = first_zh if first_zh.endswith(("。", "？", "！")) else f"{first_zh}。"
-    result["message"], result["message_zh"] = f"{first} {en}", f"{first_zh}{zh}"
+    return f"{first} {en}", f"{first_zh}{zh}"
 
 
 class Compare(Protocol):
@@ -155,34 +169,30 @@ def _cause(exercise: Any, spec: CaseSpec, raw: RawCase, runs: Runs) -> Found | N
 
 
 @_total
-def _explain_bytes(exercise: Any, spec: CaseSpec, raw: RawCase, result: CaseResult,
-                   run: RunCase | None) -> None:
+def _explain_bytes(facts: CaseFacts, message: Message, runs: Runs) -> Message:
     """Over the byte bound, where the grader does not say what the receivers needed: where the
-    rank sent more than the reference's same rank on the same inputs (in place)."""
-    sent = result.get("bytes_sent")
-    if run is None or getattr(exercise.grader, "needs", None) is not None or \
-            not isinstance(sent, list):
-        return
-    bounds = result.get("bytes_bounds") or [result["bytes_bound"]] * len(sent)
+    rank sent more than the reference's same rank on the same inputs, after ``message``."""
+    exercise, sent, bounds, run = facts.exercise, facts.sent, facts.bounds, runs.reference
+    if run is None or getattr(exercise.grader, "needs", None) is not None:
+        return message
     over = [r for r, b in enumerate(sent) if b > bounds[r]]
     if not over:
-        return  # over a bound on messages, said by the grader
-    ref = reference_run(exercise, spec, run)
+        return message  # over a bound on messages, said by the grader
+    ref = reference_run(exercise, facts.spec, run)
     algo = algorithm(exercise)
     worst = max(over, key=lambda r: sent[r] - bounds[r])
-    why = against_reference(raw["trace"], ref["trace"], worst, algo) if ref else None
-    if why is not None:
-        _append(result, f"{why[0][0].upper()}{why[0][1:]}", why[1])
+    why = against_reference(facts.raw["trace"], ref["trace"], worst, algo) if ref else None
+    return message if why is None else _then(message, f"{why[0][0].upper()}{why[0][1:]}", why[1])
 
 
 @_total
-def _explain_error(exercise: Any, spec: CaseSpec, raw: RawCase, result: CaseResult,
-                   run: RunCase | None) -> None:
+def _explain_error(facts: CaseFacts, message: Message, runs: Runs) -> Message:
     """A runtime error after the run already left the reference's (the error is where it shows,
-    the departure where it began): that departure, in place."""
+    the departure where it began): that departure, after ``message``."""
+    exercise, spec, raw, run = facts.exercise, facts.spec, facts.raw, runs.reference
     ref = reference_run(exercise, spec, run) if run is not None else None
     if ref is None:
-        return
+        return message
     dtype = graded_dtype(spec)
     sent = divergence.first_departure(raw["trace"], ref["trace"], dtype)
     # a rank that stopped sending stopped because of the error: no departure before it
@@ -198,8 +208,8 @@ def _explain_error(exercise: Any, spec: CaseSpec, raw: RawCase, result: CaseResu
     then, then_zh = ("Cause: ", "原因：") if at_error else ("Before it, ", "在此之前，")
     if cause is None:
         cause, then, then_zh = _matched_until(exercise, raw, ref), "", ""
-    if cause is not None:
-        _append(result, f"{then}{cause[0]}", f"{then_zh}{cause[1]}")
+    return message if cause is None else _then(message, f"{then}{cause[0]}",
+                                                  f"{then_zh}{cause[1]}")
 
 
 def _matched_until(exercise: Any, raw: RawCase, ref: RawCase) -> Cause | None:
@@ -231,42 +241,36 @@ def _error_lines(raw: RawCase) -> set[int]:
 
 
 @_total
-def _explain_wrong(exercise: Any, spec: CaseSpec, raw: RawCase, result: CaseResult,
-                   more: tuple[Runs, WrongAnswer | None]) -> None:
-    """A wrong answer's cause from the evidence, in place of the guesses from its result; for a
-    wrong output (not a race) that ``job``'s function returned, the line it came from.
-    ``more``: the runs, and the parts grading wrote the message from (None: it did not)."""
-    runs, answer = more
-    job = runs[2]
-    found = _cause(exercise, spec, raw, runs)
+def _explain_wrong(facts: CaseFacts, message: Message, runs: Runs) -> Message:
+    """A wrong answer's cause from the evidence, in place of the guesses from its result
+    (``facts.wrong``, the parts grading wrote ``message`` from, when it did); for a wrong output
+    (not a race) that the job's function returned, the line it came from."""
+    spec, answer, job = facts.spec, facts.wrong, runs.job
+    found = _cause(facts.exercise, spec, facts.raw, runs)
     if found is not None:
         # the evidence names the cause: what the chunk pattern suggests goes, and the grader's
         # hint unless the evidence leaves it standing (:class:`Found`)
         en, zh = answer.message(hint=found.keep and not found.after, guess=False) \
-            if answer is not None else (result["message"], result["message_zh"])
+            if answer is not None else message
         hint = answer.hint if answer is not None and found.keep and found.after else None
-        result["message"] = f"{en}. Cause: {found.cause[0]}" + (f". Hint: {hint[0]}" if hint else "")
-        result["message_zh"] = f"{zh}。原因：{found.cause[1]}" + (f"。提示：{hint[1]}" if hint else "")
+        message = (f"{en}. Cause: {found.cause[0]}" + (f". Hint: {hint[0]}" if hint else ""),
+                   f"{zh}。原因：{found.cause[1]}" + (f"。提示：{hint[1]}" if hint else ""))
     said = returned_from(job, spec) if answer is not None and job is not None else None
-    if said is not None:
-        _append(result, said.en, said.zh)
+    return message if said is None else _then(message, said.en, said.zh)
 
 
-#: the diagnosis of each verdict that has one besides a wrong answer's
-EXPLAINERS = {"over_budget": _explain_bytes, "runtime_error": _explain_error}
+#: the diagnosis of each verdict that has one
+EXPLAINERS: dict[Verdict, Explainer] = {Verdict.WRONG_ANSWER: _explain_wrong,
+                                        Verdict.OVER_BUDGET: _explain_bytes,
+                                        Verdict.RUNTIME_ERROR: _explain_error}
 
 
-def explain(facts: CaseFacts, result: CaseResult, run: RunCase | None,
-            job: JobSpec | None = None, rerun: RunCase | None = None) -> None:
-    """Put the evidence's cause into a wrong answer's, an over_budget or a runtime error's
-    message (in place), and for a wrong returned value where ``job``'s function returned it;
-    total: a diagnosis that fails is logged and dropped. ``run`` runs the reference (trusted
-    code); ``rerun``, where the learner's code may run again, runs ``job`` on a generic draw
-    to confirm a departure."""
-    exercise, spec, raw = facts.exercise, facts.spec, facts.raw
-    if result["verdict"] == "wrong_answer":
-        _explain_wrong(exercise, spec, raw, result, ((run, rerun, job), facts.wrong))
-        return
-    explainer = EXPLAINERS.get(result["verdict"])
-    if explainer is not None:
-        explainer(exercise, spec, raw, result, run)
+def explain(facts: CaseFacts, verdict: Verdict, message: Message, runs: Runs) -> Message:
+    """The case's message with the evidence's cause in a wrong answer's, an over_budget's or a
+    runtime error's ``message`` (as grading wrote it for ``verdict``), and for a wrong
+    returned value where the job's function returned it; total: a diagnosis that fails is
+    logged and dropped. ``runs.reference`` runs the reference (trusted code); ``runs.rerun``,
+    where the learner's code may run again, runs ``runs.job`` on a generic draw to confirm a
+    departure."""
+    explainer = EXPLAINERS.get(verdict)
+    return message if explainer is None else explainer(facts, message, runs)

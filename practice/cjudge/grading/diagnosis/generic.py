@@ -10,7 +10,7 @@ from typing import Any
 
 from ...contract.protocol import CaseSpec
 from ...contract.values import is_tensor
-from ..grade import case_seed
+from ..seeds import case_seed
 
 #: the generic draw's seed, this far after the exercise's own (never a graded draw's)
 OFFSET = 7919

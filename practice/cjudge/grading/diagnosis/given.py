@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ...contract.primitives import call_name
 from ...contract.protocol import CaseSpec
 from ...switch.functions import digest
 from ...switch.trace import SwitchTrace, recorded_bytes
@@ -94,7 +95,7 @@ def _unfinished(learner: SwitchTrace, call: Given, wanted: str) -> tuple[str, in
         done = [w["end"] for w in learner["waits"] if w["request"] == req["id"]]
         if done and all(end is not None and end <= call.t for end in done):
             continue
-        return req["api"] or req["kind"], req["line"]
+        return call_name(req["api"], req["kind"]), req["line"]
     return None
 
 

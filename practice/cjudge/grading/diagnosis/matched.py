@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ...contract import values
+from ...contract.primitives import call_name
 from ...contract.protocol import CaseSpec, RawCase
 from ...switch.trace import SwitchTrace
 from ..compare import compare
@@ -122,7 +123,7 @@ def _through(trace: SwitchTrace, rank: int, collective: bool) -> tuple[str, str]
         carries = req["kind"] not in ("send", "recv", "barrier") if collective \
             else req["kind"] == "recv"
         if req["graded"] and req["rank"] == rank and carries and req["line"]:
-            at = lines.setdefault(req["api"], [])
+            at = lines.setdefault(call_name(req["api"], req["kind"]), [])
             if req["line"] not in at:
                 at.append(req["line"])
     named = list(lines.items())[:NAMED]

@@ -16,10 +16,11 @@ from typing import Any
 
 from ...contract.protocol import CaseSpec, JobSpec, RawCase, valid_text
 from ...contract.verdict_json import CaseResult
-from ...switch.ending import clamped, time_limit_s
+from ...switch.ending import clamped
+from ..decide import decide
 from ..facts import CaseFacts
 from ..grade import grade_case
-from .case import explain
+from .case import Runs
 from .generic import drawn_inputs
 
 RunCase = Callable[[JobSpec, CaseSpec], RawCase]
@@ -70,11 +71,11 @@ def smallest_failing(exercise: Any, job: JobSpec, failed: CaseSpec, verdict: str
                 return None
             spec = _spec(exercise, world, params)
             raw = valid_text(run(fast, spec))
-            facts = CaseFacts.of(exercise, spec, raw, time_limit_s(fast))
-            case = grade_case(facts)
-            if case["verdict"] != verdict:
+            facts = CaseFacts.of(exercise, spec, raw)
+            decision = decide(facts)
+            if decision.verdict != verdict:
                 continue
-            explain(facts, case, run, fast, rerun=run)
+            case = grade_case(facts, Runs(run, run, fast), decision)
             en = case["message"].removeprefix(f"case {spec['name']}, ")
             zh = case["message_zh"].removeprefix(f"用例 {spec['name']}，")
             case["message"] = f"fails already at {spec['name']}: {en}"

@@ -4,7 +4,7 @@ wait that came after the buffer was read (a receive's buffer sent on before its 
 
 from __future__ import annotations
 
-from ...contract.primitives import DISPLAY
+from ...contract.primitives import call_name
 from ...switch.trace import SwitchTrace, recorded_values
 from .sends import Send
 from .values import shown_list
@@ -19,7 +19,7 @@ def never_waited(trace: SwitchTrace) -> tuple[str, str] | None:
     if not missed:
         return None
     first = min(missed, key=lambda r: (r["posted"], r["rank"]))
-    call = first["api"] or DISPLAY.get(first["kind"], first["kind"])
+    call = call_name(first["api"], first["kind"])
     at, at_zh = (f" (line {first['line']})", f"（第 {first['line']} 行）") if first["line"] \
         else ("", "")
     more = len(missed) - 1
@@ -47,7 +47,7 @@ def read_before_wait(trace: SwitchTrace, send: Send, want: Send | None) -> tuple
         got = delivered.get(req["id"])
         if got is None or tuple(got) != want.values:
             continue
-        call = req["api"] or DISPLAY["recv"]
+        call = call_name(req["api"], req["kind"])
         at, at_zh = (f" (line {req['line']})", f"（第 {req['line']} 行）") if req["line"] else ("", "")
         by, by_zh = (f" (line {send.line})", f"（第 {send.line} 行）") if send.line else ("", "")
         return (f"rank {send.rank}'s send{by} reads the buffer of its {call}{at} before waiting "
