@@ -285,10 +285,11 @@ class Worker:
         try:
             # the kernel's grading, exactly as practice/judge.py's, with the cases in a sandbox;
             # the reference's runs (trusted code) on the simulated runtime say where a wrong
-            # answer departs from it, as the CLI's message does
+            # answer departs from it, and the learner's code rerun in a sandbox of its own on a
+            # generic draw confirms the departure, as the CLI's message does
             result = judge_code(exercise, claim.code, claim.filename, runner, RUNTIME,
                                 seed=claim.seed, on_case=lambda case: on_case(case.copy()),
-                                cases=runner.cases, reference=simulated)
+                                cases=runner.cases, reference=simulated, rerun=runner.rerun)
             return Judged(result, runner.log, retry=False, put_back=False)
         except SandboxError as exc:
             log_text = f"sandbox: {exc}"

@@ -3,14 +3,21 @@
 
 from __future__ import annotations
 
+import logging
+import time
+
 from cjudge.contract.protocol import CaseSpec, JobSpec, RankError, RankState, RawCase, Stop
 from cjudge.exercise.exercises import Exercise
 from cjudge.grading.grade import plan_cases
-from cjudge.switch.core import unreported
-from cjudge.switch.ending import time_limit_s
+from cjudge.switch.ending import report_due, unreported
 
 from .pool import WarmPool
-from .process import Sandbox, SandboxStop
+from .process import Sandbox, SandboxError, SandboxStop
+
+log = logging.getLogger(__name__)
+#: seconds the worker waits for a case's report beyond its time limit (loading the learner's
+#: module, forking): ``ending.report_due``'s slack
+CASE_SLACK_S = 5.0
 
 #: the runtime a sandbox runs cases with (real processes, torch.distributed over the switch)
 RUNTIME = "torch"
@@ -30,7 +37,8 @@ class SandboxCases:
 
     The runner takes one job with every case, so the first call takes a sandbox and sends
     them all; each call then returns the next case's raw report. After the sandbox stopped
-    early, the case it stopped in is reported with the reason.
+    early, the case it stopped in is reported with the reason. ``rerun`` runs the job on one
+    more case in a sandbox of its own, for the diagnosis.
     """
 
     def __init__(self, pool: WarmPool, cases: list[CaseSpec]) -> None:
@@ -39,27 +47,50 @@ class SandboxCases:
         self.sandbox: Sandbox | None = None
         self.oom_kills = 0
         self.log: str | None = None  # the sandbox's own account of an early stop, for admins
+        self.extra: SandboxCases | None = None  # the rerun running now, if one is
+        self.aborted = False
 
     def __call__(self, job: JobSpec, spec: CaseSpec) -> RawCase:
         if self.sandbox is None:
             self.sandbox = self.pool.take()
             self.sandbox.send(job, self.cases)
-        raw = self.sandbox.next_raw(time_limit_s(job))
+        raw = self.sandbox.next_raw(report_due(job, time.monotonic(), CASE_SLACK_S))
         if raw is None:
             self.log = self.sandbox.log()
-            return self._stopped(spec, self.sandbox.stop or "killed")
+            return self._stopped(job, spec, self.sandbox.stop or "killed")
         if raw.get("name") != spec["name"]:
             self.sandbox.kill()
             self.log = f"answer for case {raw.get('name')!r} instead of {spec['name']!r}"
-            return self._stopped(spec, "tampered")
+            return self._stopped(job, spec, "tampered")
         if self._oom_killed(self.sandbox) and raw.get("stop") in OOM_CONSEQUENCES:
             raw["stop"] = "memory_limit"  # the OOM killer fired in this case: the first cause
         return raw  # type: ignore[return-value]  # the runner's report: a RawCase, as JSON
 
+    def rerun(self, job: JobSpec, spec: CaseSpec) -> RawCase:
+        """``job`` run on ``spec`` alone (the diagnosis's generic draw) in a fresh sandbox from
+        the pool, with the same confinement and limits, killed once answered: never a case of
+        the submission. A rerun that did not run to its end reports a stop, which leaves the
+        diagnosis unconfirmed (the message as the case's own evidence has it)."""
+        extra = self.extra = SandboxCases(self.pool, [spec])
+        try:
+            if self.aborted:
+                return _unfinished(job, spec)
+            raw = extra(job, spec)
+        except (SandboxError, OSError) as exc:
+            log.warning("%s: the diagnosis's rerun failed (%s)", spec["name"], exc)
+            return _unfinished(job, spec)
+        finally:
+            self.extra = None
+            extra.close()
+        return _unfinished(job, spec) if extra.log is not None else raw
+
     def abort(self) -> None:
-        """Kill the sandbox now (the lease was lost, or the worker is stopping)."""
-        if self.sandbox is not None:
-            self.sandbox.kill()
+        """Kill the sandbox now, and a rerun's (the lease was lost, or the worker is
+        stopping)."""
+        self.aborted = True
+        for runner in (self, self.extra):
+            if runner is not None and runner.sandbox is not None:
+                runner.sandbox.kill()
 
     def close(self) -> None:
         """Kill and clean up the sandbox, if one was taken."""
@@ -73,7 +104,7 @@ class SandboxCases:
         before, self.oom_kills = self.oom_kills, sandbox.oom_kills()
         return self.oom_kills > before
 
-    def _stopped(self, spec: CaseSpec, stop: SandboxStop) -> RawCase:
+    def _stopped(self, job: JobSpec, spec: CaseSpec, stop: SandboxStop) -> RawCase:
         """The report of the case the sandbox stopped in (``judge_code`` runs no later case)."""
         state: RankState
         raw_stop: Stop | None
@@ -84,7 +115,12 @@ class SandboxCases:
                               line=None)
         else:
             state, raw_stop, error = "running", stop, None
-        return unreported(spec["name"], [state] * spec["world_size"], raw_stop, 0.0, error)
+        return unreported(job, spec["name"], [state] * spec["world_size"], raw_stop, 0.0, error)
+
+
+def _unfinished(job: JobSpec, spec: CaseSpec) -> RawCase:
+    """A rerun's report where its sandbox gave none (killed, failed, no sandbox to run in)."""
+    return unreported(job, spec["name"], ["killed"] * spec["world_size"], "time_limit", 0.0)
 
 
 def submission_cases(exercise: Exercise, seed: int) -> list[CaseSpec]:

@@ -29,7 +29,7 @@ class FakeSandbox:
     def send(self, job: dict[str, Any], cases: list[dict[str, Any]]) -> None:
         pass
 
-    def next_raw(self, time_limit_s: float) -> dict[str, Any]:
+    def next_raw(self, due: float) -> dict[str, Any]:
         error = {"kind": "signal", "type": self.signal, "message": f"killed by {self.signal}",
                  "traceback": "", "line": None}
         ranks = [{"rank": 0, "state": "blocked", "output": None, "error": None},
@@ -87,7 +87,7 @@ class StoppedSandbox(FakeSandbox):
 
     stop = "killed"
 
-    def next_raw(self, time_limit_s: float) -> None:
+    def next_raw(self, due: float) -> None:
         return None
 
     def log(self) -> str:
