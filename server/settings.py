@@ -111,6 +111,7 @@ class Settings(BaseSettings):
     # sandbox
     sandbox: Literal["bwrap", "docker", "none"] = "bwrap"  # none: a trusted single user only
     pool_size: int = 2  # warm sandboxes per worker
+    sandbox_fork: bool = True  # bwrap: sandboxes forked from one that imported torch once
     memory_limit_mb: int = 1536  # a sandbox's memory, all its ranks together
     pids_limit: int = 1024  # processes and threads in a sandbox
     tmpfs_mb: int = 64  # a sandbox's writable /tmp

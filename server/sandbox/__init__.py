@@ -11,12 +11,13 @@ from ..settings import Settings
 from . import docker_backend
 from .cgroups import Hierarchies, Limits, discover
 from .diagnose import USERNS, explain_start_failure
+from .forked import ForkedSandbox, ForkServer
 from .launch import RLimits, bwrap_argv, missing_tools
 from .pool import PoolHealth, SandboxUnavailable, WarmPool
 from .process import Sandbox, SandboxError, SandboxProcess, SandboxSpec
 
-__all__ = ["PoolHealth", "Sandbox", "SandboxError", "SandboxProcess", "SandboxUnavailable", "WarmPool",
-           "make_pool", "preflight"]
+__all__ = ["ForkedSandbox", "PoolHealth", "Sandbox", "SandboxError", "SandboxProcess", "SandboxUnavailable",
+           "WarmPool", "make_pool", "preflight", "sandbox_factory"]
 
 #: CPU seconds any one sandboxed process may use (a backstop: wall limits come first)
 CPU_SECONDS = 300
@@ -50,10 +51,22 @@ def make_pool(settings: Settings, on_change: Callable[[], None] | None = None) -
     if settings.sandbox == "docker":
         return docker_backend.make_pool(settings, CPU_SECONDS, on_change)
     hier = discover()
+    factory, close = sandbox_factory(settings, hier)
+    return WarmPool(factory, settings.pool_size, settings.ready_timeout_s,
+                    settings.sandbox_start_attempts, settings.sandbox_backoff_max_s, on_change,
+                    on_close=close)
+
+
+def sandbox_factory(settings: Settings, hier: Hierarchies
+                    ) -> tuple[Callable[[], Sandbox], Callable[[], None] | None]:
+    """What starts one sandbox for ``settings`` (bubblewrap or none), and what to call once no
+    more are started: forked by a fork server of their own (``CJUDGE_SANDBOX_FORK``, bwrap
+    only), else each an interpreter of its own."""
     spec = spec_from(settings, hier)
-    return WarmPool(lambda: SandboxProcess(spec, hier), settings.pool_size,
-                    settings.ready_timeout_s, settings.sandbox_start_attempts,
-                    settings.sandbox_backoff_max_s, on_change)
+    if settings.sandbox == "bwrap" and settings.sandbox_fork:
+        server = ForkServer(spec)
+        return lambda: ForkedSandbox(server, spec, hier), server.close
+    return lambda: SandboxProcess(spec, hier), None
 
 
 def preflight(settings: Settings, start_runner: bool = True) -> tuple[list[str], str]:
@@ -70,8 +83,12 @@ def preflight(settings: Settings, start_runner: bool = True) -> tuple[list[str],
         problems += _probe_bwrap()
     hier = discover()
     if start_runner and not problems:
-        spec = spec_from(settings, hier)
-        problems += start_one(settings, lambda: SandboxProcess(spec, hier))
+        factory, close = sandbox_factory(settings, hier)
+        try:
+            problems += start_one(settings, factory)
+        finally:
+            if close is not None:
+                close()
     return problems, hier.describe()
 
 

@@ -76,7 +76,8 @@ def plain_argv(inner: list[str]) -> list[str]:
     return ["env", "-i", *(f"{k}={v}" for k, v in env.items()), *inner]
 
 
-def bwrap_argv(inner: list[str], tmpfs_bytes: int, python: str = sys.executable) -> list[str]:
+def bwrap_argv(inner: list[str], tmpfs_bytes: int, python: str = sys.executable,
+               fork_server: bool = False) -> list[str]:
     """The runner inside bubblewrap: no network but loopback, a read-only view of the kernel,
     Python and its packages, a private size-bounded tmpfs, uid/gid 65534, no capabilities,
     fresh user/pid/ipc/uts/cgroup namespaces, killed with its parent.
@@ -84,8 +85,14 @@ def bwrap_argv(inner: list[str], tmpfs_bytes: int, python: str = sys.executable)
     The runner is the sandbox's PID 1 (``--as-pid-1``): bwrap's own reaper would otherwise be
     PID 1, dumpable and holding the sandbox's stdin/stdout/stderr pipes, which any rank could
     reopen for writing through ``/proc/1/fd``; the undumpable runner's cannot be reopened.
-    ``python`` is the interpreter ``inner`` runs: its installation is bound in too."""
-    args = ["bwrap", "--unshare-all", "--unshare-user", "--disable-userns", "--cap-drop", "ALL",
+    ``python`` is the interpreter ``inner`` runs: its installation is bound in too.
+
+    With ``fork_server``, the sandbox of the fork server (``cjudge.rank.forkserver``), which
+    runs no submission itself: each sandbox it forks makes its own namespaces, so it may create
+    user namespaces, and it sees the host's /proc whole (the kernel mounts a new /proc in a user
+    namespace only where one is fully visible); its /dev is read-only."""
+    nested = [] if fork_server else ["--disable-userns"]
+    args = ["bwrap", "--unshare-all", "--unshare-user", *nested, "--cap-drop", "ALL",
             "--as-pid-1", "--die-with-parent", "--new-session", "--hostname", "judge",
             "--uid", "65534", "--gid", "65534", "--clearenv"]
     for key, value in {**SANDBOX_ENV, "PYTHONPATH": "/judge"}.items():
@@ -100,13 +107,21 @@ def bwrap_argv(inner: list[str], tmpfs_bytes: int, python: str = sys.executable)
         args += ["--ro-bind", str(_etc_dir() / name), f"/etc/{name}"]
     # the dynamic linker's cache: how the ranks find libseccomp to confine themselves
     args += ["--ro-bind-try", "/etc/ld.so.cache", "/etc/ld.so.cache"]
-    args += ["--proc", "/proc"]
+    args += _proc_and_dev(fork_server)
+    args += ["--remount-ro", "/", "--chdir", "/tmp", "--", *inner]
+    return args
+
+
+def _proc_and_dev(fork_server: bool) -> list[str]:
+    """/proc and /dev: the sandbox's own, or the fork server's (see ``bwrap_argv``)."""
+    if fork_server:
+        return ["--bind", "/proc", "/proc", "--dev", "/dev", "--remount-ro", "/dev"]
+    args = ["--proc", "/proc"]
     # the sandbox's uid is the server's outside its user namespace: its kernel knobs under /proc
     # (global sysctls such as core_pattern) must not be writable
     for knob in ("sys", "sysrq-trigger", "fs"):
         args += ["--ro-bind-try", f"/proc/{knob}", f"/proc/{knob}"]
-    args += ["--dev", "/dev", "--remount-ro", "/", "--chdir", "/tmp", "--", *inner]
-    return args
+    return [*args, "--dev", "/dev"]
 
 
 def _system_binds() -> list[str]:

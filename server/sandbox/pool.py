@@ -51,12 +51,15 @@ def backoff_s(failures: int, cap_s: float) -> float:
 
 
 class WarmPool:
-    """Keeps ``size`` ready sandboxes; ``take`` hands one out and starts its replacement."""
+    """Keeps ``size`` ready sandboxes; ``take`` hands one out and starts its replacement;
+    ``on_close`` is called once it is closed."""
 
     def __init__(self, factory: Callable[[], Sandbox], size: int,
                  ready_timeout_s: float, give_up_after: int = 3, backoff_max_s: float = 30.0,
-                 on_change: Callable[[], None] | None = None) -> None:
+                 on_change: Callable[[], None] | None = None,
+                 on_close: Callable[[], None] | None = None) -> None:
         self.factory = factory
+        self.on_close = on_close  # called once the pool is closed (a fork server to stop)
         self.size = max(1, size)
         self.ready_timeout_s = ready_timeout_s
         self.give_up_after = max(1, give_up_after)
@@ -105,6 +108,8 @@ class WarmPool:
         self.thread.join(timeout=self.ready_timeout_s)
         while not self.ready.empty():
             self.ready.get_nowait().close()
+        if self.on_close is not None:
+            self.on_close()
 
     def _fill(self) -> None:
         while True:

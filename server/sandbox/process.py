@@ -9,7 +9,6 @@ import socket
 import subprocess
 import sys
 import threading
-import time
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -22,8 +21,6 @@ from .channel import ChannelError, FrameChannel, await_ready
 from .drain import Drain
 from .launch import RLimits, bwrap_argv, launcher_argv, plain_argv, runner_argv
 
-#: seconds allowed per case beyond its own time limit (loading the learner's module, forking)
-CASE_SLACK_S = 5.0
 LOG_KEEP = 16 * 1024
 #: how long a runner that closed its result channel early may take to exit (a loaded machine)
 EXIT_WAIT_S = 10.0
@@ -52,8 +49,8 @@ SandboxStop = Literal["time_limit", "memory_limit", "output_limit", "killed", "t
 
 
 class Sandbox(ABC):
-    """A warm runner in a sandbox, of either backend (``SandboxProcess``, ``DockerSandbox``).
-    What both do with the runner's result channel is here: one raw report per case, or None
+    """A warm runner in a sandbox, of any backend (``HostSandbox``s, ``DockerSandbox``).
+    What all do with the runner's result channel is here: one raw report per case, or None
     once the runner stopped early (``self.stop`` says why: "time_limit", "memory_limit",
     "output_limit", "killed", or "tampered" when something in the sandbox broke the channel's
     protocol after the job was sent). Subclasses provide ``channel``, ``stop`` and the rest."""
@@ -102,12 +99,13 @@ class Sandbox(ABC):
         self.kill()
         self.stop = "tampered"
 
-    def next_raw(self, limit_s: float) -> dict[str, Any] | None:
-        """The next case's raw report, or None once the runner stopped early."""
+    def next_raw(self, due: float) -> dict[str, Any] | None:
+        """The next case's raw report, waited for until ``due`` (``time.monotonic()``), or None
+        once the runner stopped early."""
         if self.stop is not None:
             return None
         try:
-            raw = self.channel.read(time.monotonic() + limit_s + CASE_SLACK_S)
+            raw = self.channel.read(due)
         except TimeoutError:
             self.kill()
             self.stop = "time_limit"
@@ -122,7 +120,53 @@ class Sandbox(ABC):
         return raw
 
 
-class SandboxProcess(Sandbox):
+class HostSandbox(Sandbox):
+    """A sandbox of this host's processes in cgroups of its own (``SandboxProcess``, and
+    ``forked.ForkedSandbox``, forked by a fork server): killed by its cgroup and its first
+    process, closed once and in this order. Subclasses provide ``cgroup`` and ``closed``."""
+
+    cgroup: Cgroup | None
+    closed: bool
+
+    def kill(self) -> None:
+        """Kill every process of the sandbox (safe to call from any thread, repeatedly)."""
+        if self.cgroup:
+            self.cgroup.kill()
+        self._kill_first()
+
+    def close(self) -> None:
+        """Kill everything, reap, and free the cgroups and descriptors."""
+        if self.closed:
+            return
+        self.closed = True
+        self.kill()
+        self._reap()
+        self._remove_cgroup()
+        self.channel.close()
+        self._close_pipes()
+
+    def oom_kills(self) -> int:
+        """How many of the sandbox's processes the OOM killer has killed so far."""
+        return self.cgroup.oom_kills() if self.cgroup else 0
+
+    def _remove_cgroup(self) -> None:
+        if self.cgroup:
+            self.cgroup.remove()
+
+    @abstractmethod
+    def _kill_first(self) -> None:
+        """Signal the sandbox's first process (whatever it started dies with it)."""
+
+    @abstractmethod
+    def _reap(self) -> None:
+        """Wait until the killed first process is gone."""
+
+    @abstractmethod
+    def _close_pipes(self) -> None:
+        """Close this side's ends of the sandbox's own pipes."""
+
+
+class SandboxProcess(HostSandbox):
     """A runner started in its own sandbox and cgroups, waiting (warm) for its one job."""
 
     def __init__(self, spec: SandboxSpec, hier: Hierarchies) -> None:
@@ -171,37 +215,25 @@ class SandboxProcess(Sandbox):
 
     def _give(self, frame: list[packed.Raw]) -> None:
         """Hand the runner its request (from a thread: a runner that does not read can't block)."""
-        if self.cgroup:
-            self.cgroup.set_priority(high=True)
-        threading.Thread(target=self._send, args=(frame,), daemon=True).start()
+        stdin = self.proc.stdin
+        assert isinstance(stdin, io.BufferedWriter)  # Popen(stdin=PIPE)
+        give_in_thread(self.cgroup, stdin, frame)
 
-    def kill(self) -> None:
-        """Kill every process of the sandbox (safe to call from any thread, repeatedly)."""
-        if self.cgroup:
-            self.cgroup.kill()
+    def _kill_first(self) -> None:
         try:
             os.killpg(self.proc.pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
 
-    def close(self) -> None:
-        """Kill everything, reap, and free the cgroups and pipes."""
-        if self.closed:
-            return
-        self.closed = True
-        self.kill()
+    def _reap(self) -> None:
         self.proc.wait()
-        self._remove_cgroup()
-        self.channel.close()
+
+    def _close_pipes(self) -> None:
         if self.proc.stdin:
             try:
                 self.proc.stdin.close()
             except OSError:
                 pass
-
-    def oom_kills(self) -> int:
-        """How many of the sandbox's processes the OOM killer has killed so far."""
-        return self.cgroup.oom_kills() if self.cgroup else 0
 
     def log(self) -> str:
         """Exit status and the head of the runner's stderr, for the judge log."""
@@ -216,22 +248,33 @@ class SandboxProcess(Sandbox):
         except subprocess.TimeoutExpired:
             self.kill()
             status = self.proc.wait()
-        if self.stdout.flooded:
-            return "output_limit"
-        if self.oom_kills():
-            return "memory_limit"
-        killed = status < 0 or status > 128  # a signal; bwrap reports one as 128 + signal
-        return "killed" if killed else None
+        return stop_reason(self.stdout.flooded, self.oom_kills(), status)
 
-    def _send(self, frame: list[packed.Raw]) -> None:
-        stdin = self.proc.stdin
-        assert stdin is not None  # Popen(stdin=PIPE)
-        try:
-            stdin.writelines(frame)
-            stdin.close()
-        except (BrokenPipeError, ValueError, OSError):
-            pass  # the runner is gone; run() sees that on the result channel
 
-    def _remove_cgroup(self) -> None:
-        if self.cgroup:
-            self.cgroup.remove()
+def stop_reason(flooded: bool, oom_kills: int, status: int) -> SandboxStop | None:
+    """Why a runner that exited with ``status`` stopped early: its output flooded, the OOM
+    killer, a signal (the learner's code killed it), or None (it exited by itself: the judge's
+    fault)."""
+    if flooded:
+        return "output_limit"
+    if oom_kills:
+        return "memory_limit"
+    killed = status < 0 or status > 128  # a signal; bwrap reports one as 128 + signal
+    return "killed" if killed else None
+
+
+def give_in_thread(cgroup: Cgroup | None, stdin: io.BufferedWriter,
+                   frame: list[packed.Raw]) -> None:
+    """Raise the sandbox's CPU priority and write its request to ``stdin`` from a thread (a
+    runner that does not read cannot block the worker), then close it."""
+    if cgroup:
+        cgroup.set_priority(high=True)
+    threading.Thread(target=_send, args=(stdin, frame), daemon=True).start()
+
+
+def _send(stdin: io.BufferedWriter, frame: list[packed.Raw]) -> None:
+    try:
+        stdin.writelines(frame)
+        stdin.close()
+    except (BrokenPipeError, ValueError, OSError):
+        pass  # the runner is gone; run() sees that on the result channel

@@ -166,8 +166,10 @@ def test_a_sandbox_broken_after_start_is_reported_and_ends_submissions(tmp_path:
     wrapper = _wrapper(tmp_path / "runner")
     exercises = tmp_path / "exercises"  # the seed exercise alone (others may be half-written)
     shutil.copytree(EXERCISES / "ring-allreduce", exercises / "ring-allreduce")
+    # each sandbox an interpreter of its own: a fork server started before the interpreter
+    # went away would go on forking sandboxes
     server = start_server(tmp_path / "data", workers=1, pool_size=1, runner_python=wrapper,
-                          exercises_dir=exercises,
+                          exercises_dir=exercises, sandbox_fork=False,
                           sandbox_backoff_max_s=2, heartbeat_s=1, stall_s=600)
     try:
         token = server.register()
