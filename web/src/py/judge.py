@@ -29,7 +29,7 @@ from cjudge.exercise.exercises import load_exercises
 from cjudge.grading.facts import CaseFacts
 from cjudge.grading.grade import grade_case, plan_cases, summarize
 from cjudge.grading.submission import judge_code
-from cjudge.switch.core import unreported
+from cjudge.switch.ending import time_limit_s, unreported
 from cjudge.view.present import present_case
 
 from .case import BrowserCase, settled
@@ -117,8 +117,9 @@ def timed_out(exercise_id: str, samples: bool, name: str, graded_json: str) -> s
     if at is None:
         result = summarize(exercise, graded, RUNTIME, exercise.seed)
         return dumps(result | {"skipped": [s["name"] for s in specs[len(graded):]]})
-    raw = unreported(name, ["running"] * specs[at]["world_size"], "time_limit",
-                     exercise.time_limit_s * 1000)
+    job = exercise.job_spec("", file_name(exercise_id))  # the page's job, for its limit
+    raw = unreported(job, name, ["running"] * specs[at]["world_size"], "time_limit",
+                     time_limit_s(job) * 1000)
     facts = CaseFacts.of(exercise, specs[at], raw)
     case = grade_case(facts)
     present_case(facts, case)
