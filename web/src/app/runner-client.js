@@ -107,7 +107,8 @@ export class RunnerClient {
     this.#load();
   }
 
-  #start() {
+  /** A fresh worker; `warm`: it warms its Python up once ready (not when it only grades a time limit). */
+  #start(warm = true) {
     this.readyMode = null;
     this.onStatus("loading");
     this.worker = new Worker(new URL("./worker.js", import.meta.url), { type: "module" });
@@ -131,7 +132,7 @@ export class RunnerClient {
         else this.job?.onMessage(data);
       };
     });
-    this.worker.postMessage({ type: "boot", mode: this.mode });
+    this.worker.postMessage({ type: "boot", mode: this.mode, warm });
     return ready;
   }
 
@@ -175,7 +176,7 @@ export class RunnerClient {
     clearTimeout(this.watchdog);
     this.watchdog = setTimeout(async () => {
       const job = this.job;
-      this.#restart();
+      this.#restart(false); // not warmed up: the verdict waits for this worker
       this.job = job;
       try {
         await this.ready;
@@ -187,10 +188,10 @@ export class RunnerClient {
     }, limitS * 1000 + GRACE_MS);
   }
 
-  #restart() {
+  #restart(warm = true) {
     this.worker?.terminate();
     for (const answer of [...this.#asked.values()]) answer({ error: "the runner was restarted" });
-    this.ready = this.#start();
+    this.ready = this.#start(warm);
     this.ready.catch(() => {});
   }
 

@@ -8,7 +8,10 @@ import { WorkersHub } from "./workers-hub.js";
 
 const dist = new URL(".", import.meta.url).href;
 const WARM_RANKS = 4; // rank workers started with the page (the sample case's world size)
-let hub, kernel, version;
+let hub, kernel, version, warmCases;
+// the warm-up (cjudge_web/warm.py) the JSPI path runs once Python is ready: every request waits for it
+let warming = Promise.resolve();
+let requested = false; // a request came: the warm-up ends after its current case
 
 /**
  * When each stage of the boot ended (ms since the epoch, comparable with the page's clock):
@@ -26,6 +29,7 @@ async function boot(mode) {
   version = kernelVersion(py);
   if (!workers) {
     hub = new JspiHub((message) => postMessage(message));
+    warmCases = py.pyimport("cjudge_web.warm").warm_up;
     return "JSPI";
   }
   if (!crossOriginIsolated) {
@@ -42,8 +46,10 @@ async function boot(mode) {
 Object.defineProperty(self.bootMarks, "rank_boots", { enumerable: true, get: () => hub?.rankBoots ?? [] });
 
 const handlers = {
-  async boot({ mode }) {
+  // `warm`: warm Python up once ready (cjudge_web/warm.py); not for a worker that grades a time limit
+  async boot({ mode, warm }) {
     postMessage({ type: "ready", mode: await boot(mode), kernel: version });
+    if (warm && warmCases) warming = warmUp();
   },
   async run({ exercise, code, samples }) {
     const result = await hub.judge(kernel.judge, exercise, code, samples);
@@ -62,8 +68,27 @@ const handlers = {
   },
 };
 
+/**
+ * The warm-up's cases, on a hub of their own whose messages go nowhere (the page hears of none);
+ * `bootMarks.warm_end` says when it ended, if it did not fail (web/scripts/runall.mjs reads it).
+ */
+async function warmUp() {
+  try {
+    await new JspiHub(() => {}).judge(warmCases, () => requested);
+    mark("warm_end");
+  } catch (error) {
+    console.warn("the warm-up failed:", error);
+  } finally {
+    warmCases.destroy();
+  }
+}
+
 onmessage = async ({ data }) => {
   try {
+    if (data.type !== "boot") {
+      requested = true;
+      await warming;
+    }
     await handlers[data.type](data);
   } catch (error) {
     const type = { boot: "failed", perfetto: "perfetto", timeline: "timeline" }[data.type] ?? "error";
