@@ -6,7 +6,8 @@
 2. throughput: 100 submissions queued at once; sustained submissions per minute until the
    last verdict (issue 37's target on 2 cores: >= 90/min), that none is lost or judged twice,
    and where the CPU goes: the server's and its workers' own CPU seconds per verdict, and a
-   sandbox's start (interpreter and torch imported, zygote forked) measured on its own;
+   sandbox's start (forked by a fork server, or with ``CJUDGE_SANDBOX_FORK=false`` an
+   interpreter of its own importing torch; its zygote forked) measured on its own;
 3. reads: 50 concurrent clients GETting a submission; latency p99 (target < 50 ms).
 
 It starts its own server (SQLite in a temporary directory, bubblewrap sandbox, embedded
@@ -36,6 +37,7 @@ sys.path.insert(0, str(REPO / "practice"))
 import httpx  # noqa: E402
 
 from server.localserver import EXERCISES, JudgeServer, start_server  # noqa: E402
+from server.settings import Settings  # noqa: E402
 
 SOLUTION = (EXERCISES / "ring-allreduce" / "solution.py").read_text()
 TARGET_P50_S = 0.6
@@ -64,21 +66,26 @@ def tree(pid: int) -> list[int]:
 
 def sandbox_start_cpu_s(starts: int = 3) -> float:
     """Median CPU seconds of starting one sandbox, as the workers' pools start theirs, until its
-    runner says it is ready (every process of the sandbox counted)."""
-    from server.sandbox import SandboxProcess, spec_from
+    runner says it is ready (every process of the sandbox counted; a fork server's own start,
+    once per worker, not)."""
+    from server.sandbox import ForkedSandbox, SandboxProcess, sandbox_factory
     from server.sandbox.cgroups import discover
-    from server.settings import Settings
 
-    hier = discover()
-    spec = spec_from(Settings(), hier)
+    factory, close = sandbox_factory(Settings(), discover())
     used = []
-    for _ in range(starts):
-        sandbox = SandboxProcess(spec, hier)
-        try:
-            sandbox.wait_ready()
-            used.append(sum(cpu_s(p, with_reaped=True) for p in tree(sandbox.proc.pid)))
-        finally:
-            sandbox.close()
+    try:
+        for _ in range(starts):
+            sandbox = factory()
+            try:
+                sandbox.wait_ready()
+                assert isinstance(sandbox, ForkedSandbox | SandboxProcess)
+                first = sandbox.pid if isinstance(sandbox, ForkedSandbox) else sandbox.proc.pid
+                used.append(sum(cpu_s(p, with_reaped=True) for p in tree(first)))
+            finally:
+                sandbox.close()
+    finally:
+        if close is not None:
+            close()
     return statistics.median(used)
 
 
@@ -221,9 +228,11 @@ def main() -> None:
           f"per minute / target {thr['per_minute'] / TARGET_PER_MINUTE:.2f}   "
           f"[target >= {TARGET_PER_MINUTE}/min on 2 cores (issue 37), none lost]")
     cores = os.cpu_count() or 1
+    fork = "forked by a fork server" if Settings().sandbox_fork else "its own interpreter"
+    cap = f"{60 * cores / start_s:.0f}" if start_s > 0 else "no limit on"
     print(f"CPU seconds a verdict: server and workers {thr['server_workers_cpu_s_per_verdict']:.2f}; "
-          f"a sandbox's start {start_s:.2f} (each submission gets a fresh one), so at most "
-          f"{60 * cores / start_s:.0f} verdicts/min on {cores} cores from the starts alone")
+          f"a sandbox's start {start_s:.2f} (each submission gets a fresh one, {fork}), so at most "
+          f"{cap} verdicts/min on {cores} cores from the starts alone")
     for message in thr["not_accepted"]:
         print(f"  the reference NOT accepted: {message}")
     print(f"GET /api/submissions/ID, {rd['clients']} clients: p50 {rd['p50_ms']:.1f} ms, "
