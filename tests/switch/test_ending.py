@@ -103,3 +103,13 @@ def test_a_case_that_could_not_report_is_recorded_under_its_jobs_limit():
     raw = unreported(job, spec["name"], ["running"] * spec["world_size"], "time_limit", 250.0)
     assert raw["trace"]["limit_s"] == 0.25
     assert grade_case(CaseFacts.of(ex, spec, raw))["message"].endswith("after the 0.25 s limit")
+
+
+def test_a_case_killed_at_its_limit_ran_for_that_limit():
+    """``wall_ms`` None (the page's watchdog killed the case): the record's wall time is the
+    job's own limit, not one its caller computed."""
+    ex = EXERCISES["ring-allreduce"]
+    spec = plan_cases(ex, only_samples=True)[0]
+    raw = unreported(clamped(ex.job_spec("", "learner.py"), 0.25), spec["name"],
+                     ["running"] * spec["world_size"], "time_limit", None)
+    assert raw["wall_ms"] == 250.0 and raw["trace"]["limit_s"] == 0.25

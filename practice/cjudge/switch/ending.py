@@ -54,17 +54,17 @@ def report_due(job: JobSpec, start: float, slack_s: float) -> float:
 
 
 def unreported(job: JobSpec, name: str, states: Sequence[RankState], stop: Stop | None,
-               wall_ms: float, error: RankError | None = None, stdout: str = "") -> RawCase:
+               wall_ms: float | None, error: RankError | None = None, stdout: str = "") -> RawCase:
     """The record of ``job``'s case ``name`` whose ranks could not report (killed at a limit,
     dead, or cut at the judge's record limit): each rank in its state of ``states``, with
     ``error`` and no output, and the trace of a case in which nothing reached the switch, under
-    ``job``'s time limit."""
+    ``job``'s time limit; ``wall_ms`` None: it ran until that limit passed."""
     ranks = [RankReport(rank=r, state=state, output=None, error=error)
              for r, state in enumerate(states)]
     trace = empty_trace(len(ranks))
-    trace["limit_s"] = time_limit_s(job)
+    trace["limit_s"] = limit = time_limit_s(job)
     return RawCase(name=name, ranks=ranks, trace=trace, stdout=stdout, stop=stop,
-                   wall_ms=wall_ms)
+                   wall_ms=limit * 1000 if wall_ms is None else wall_ms)
 
 
 def ended(switch: Switch, now: float, printed_too_much: bool) -> Ended | None:

@@ -29,7 +29,7 @@ from cjudge.rank.learner import compile_learner, learner_error
 from cjudge.sim.capture import Capture, Router
 from cjudge.sim.rank import install_modules, run_rank
 from cjudge.switch.core import Switch
-from cjudge.switch.ending import ended, start_clock, time_limit_s
+from cjudge.switch.ending import ended, start_clock
 
 assert sys.__stdout__ is not None  # Pyodide's stdout, where no rank is running
 sys.stdout = sys.stderr = Router(sys.__stdout__)
@@ -73,7 +73,6 @@ class BrowserCase:
         self.raw: RawCase | None = None
         self.started = time.monotonic()
         self.deadline = start_clock(self.switch, job, self.started)
-        self.limit_s = time_limit_s(job)
         self.code: types.CodeType | None = None
         try:
             self.code = compiled(job["code"], job["filename"])
@@ -82,6 +81,12 @@ class BrowserCase:
             self.reports = [RankReport(rank=r, state="failed", output=None, error=error)
                             for r in range(self.world)]
             self._close(None)
+
+    @property
+    def limit_s(self) -> float:
+        """The time limit the ranks run under (the page's watchdog waits past it)."""
+        assert self.switch.limit_s is not None  # set with the clock, in __init__
+        return self.switch.limit_s
 
     @property
     def over(self) -> bool:

@@ -29,7 +29,7 @@ from cjudge.exercise.exercises import load_exercises
 from cjudge.grading.facts import CaseFacts
 from cjudge.grading.grade import grade_case, plan_cases, summarize
 from cjudge.grading.submission import judge_code
-from cjudge.switch.ending import time_limit_s, unreported
+from cjudge.switch.ending import unreported
 from cjudge.view.present import present_case
 
 from .case import BrowserCase, settled
@@ -118,8 +118,7 @@ def timed_out(exercise_id: str, samples: bool, name: str, graded_json: str) -> s
         result = summarize(exercise, graded, RUNTIME, exercise.seed)
         return dumps(result | {"skipped": [s["name"] for s in specs[len(graded):]]})
     job = exercise.job_spec("", file_name(exercise_id))  # the page's job, for its limit
-    raw = unreported(job, name, ["running"] * specs[at]["world_size"], "time_limit",
-                     time_limit_s(job) * 1000)
+    raw = unreported(job, name, ["running"] * specs[at]["world_size"], "time_limit", None)
     facts = CaseFacts.of(exercise, specs[at], raw)
     case = grade_case(facts)
     present_case(facts, case)
