@@ -323,6 +323,71 @@ def test_a_reply_payload_travels_in_the_receivers_area(pair: tuple[Rank, Rank, S
     assert header == {"ok": True, "src": 0, "shm": [0, 1024]} and data == b""
 
 
+def reply(rank: Rank) -> tuple[dict[str, Any], bytes]:
+    """The reply the rank is owed, the judge polled meanwhile (its payload from the area)."""
+    header, data = rank.polled(lambda: read_frame(rank.sock))
+    assert rank.segment is not None
+    rank.segment.replied()
+    if "shm" in header:
+        data = rank.segment.reply(header.pop("shm"))
+    return header, bytes(data)
+
+
+def blocking_pair(tmp_path: Path, joined: bool) -> tuple[list[tuple[dict[str, Any], bytes]],
+                                                         dict[str, Any]]:
+    """Rank 1 receives 4 KiB from rank 0, both by blocking calls: each quiet post's wait in the
+    post's frame (``joined``) or in a frame of its own after it. The ranks' replies and the
+    switch's trace."""
+    tmp_path.mkdir()
+    ranks = two_ranks(tmp_path, Switch(2, ALL))
+    sender, receiver, server = next(ranks)
+
+    def blocking(rank: Rank, request: str, payload: bytes = b"", **fields: Any) -> None:
+        if joined:
+            rank.send(request, payload, quiet=True, wait=True, wait_line=5, **fields)
+        else:
+            rank.send(request, payload, quiet=True, **fields)
+            rank.send("wait", handle=fields["handle"], line=5)
+
+    try:
+        blocking(receiver, "post_recv", handle=1, group=0, src=0, tag=0, capacity=4096,
+                 dtype="float32", line=4, api="recv")
+        for _ in range(5):
+            server.poll(0.01)
+        assert server.switch.waiting.keys() == {1}  # no reply yet: rank 1 waits
+        blocking(sender, "post_send", bytes(range(256)) * 16, handle=1, group=0, dst=1, tag=0,
+                 dtype="float32", line=4, api="send")
+        return [reply(sender), reply(receiver)], dict(server.switch.trace())
+    finally:
+        server.close()
+
+
+def test_a_quiet_post_carrying_its_wait_is_its_post_then_its_wait(tmp_path: Path):
+    """One frame or two, the same replies and the same trace: the waits recorded, rank 1's
+    begun before rank 0's send and ended by it, rank 0's done at once."""
+    joined = blocking_pair(tmp_path / "joined", True)
+    assert joined == blocking_pair(tmp_path / "apart", False)
+    replies, trace = joined
+    assert replies == [({"ok": True, "src": None}, b""),
+                       ({"ok": True, "src": 0}, bytes(range(256)) * 16)]
+    recv, send = trace["requests"]
+    waits = {w["rank"]: w for w in trace["waits"]}
+    assert waits[1]["request"] == recv["id"] and waits[1]["begin"] < waits[1]["end"]
+    assert waits[0]["request"] == send["id"] and waits[0]["begin"] == waits[0]["end"]
+    assert [w["line"] for w in trace["waits"]] == [5, 5]
+    assert waits[1]["end"] == trace["messages"][0]["matched"]
+
+
+def test_only_a_quiet_post_carries_its_wait(pair: tuple[Rank, Rank, SwitchServer]):
+    """A loud post is answered at once: one that would also be waited on is refused unposted."""
+    sender, _, server = pair
+    header = sender.call("post_send", b"\x01" * 8, handle=1, quiet=False, wait=True,
+                         wait_line=None, group=0, dst=1, tag=0, dtype="float32", line=1,
+                         api="send")
+    assert header["error"].startswith("only a quiet post")
+    assert server.switch.trace()["requests"] == []
+
+
 @pytest.mark.parametrize("at", [[0, 0], [shm.MIN_AREA - 8, 16], [-1, 8], [0, True], "0 8",
                                 [0, 8, 8]])
 def test_a_place_outside_the_rank_area_is_refused_and_the_channel_goes_on(

@@ -52,7 +52,9 @@ class ChannelPort:
         self.allowed, self.filename = frozenset(allowed), filename
         self.graded = False  # inside the graded call: the exercise's rules apply
         self.posts = 0  # this rank's request numbers so far
-        self._held: list[memoryview] = []  # frames of quiet posts not sent yet (``hold``)
+        #: quiet posts not sent yet (``hold``): each one's header and payload, encoded only as
+        #: they are sent, so that a wait on the last one can still join its header (``wait``)
+        self._held: list[tuple[dict[str, object], Sequence[packed.Raw]]] = []
         self._held_bytes = 0
         self._writing = False  # inside ``send``, ``hold`` or ``_flush``: the alarm waits
         self._armed = False  # an alarm is set to send what is held (``_on_alarm``)
@@ -67,7 +69,7 @@ class ChannelPort:
         after the quiet posts held back (one write, one wake-up of the judge, for all)."""
         self._writing = True
         try:
-            self._held += self._frame(header, parts)
+            self._held.append(self._frame(header, parts))
             self._flush()
         finally:
             self._writing = False
@@ -78,7 +80,7 @@ class ChannelPort:
         meanwhile; past :data:`HELD_BYTES` held it goes now."""
         self._writing = True
         try:
-            self._held += self._frame(header, (payload,))
+            self._held.append(self._frame(header, (payload,)))
             self._held_bytes += memoryview(payload).nbytes
             if self._held_bytes > HELD_BYTES:
                 self._flush()
@@ -88,12 +90,13 @@ class ChannelPort:
             self._writing = False
 
     def _frame(self, header: Mapping[str, object],
-               parts: Sequence[packed.Raw]) -> list[memoryview]:
-        """A request's frame, its payload placed in the shared segment if it fits there."""
+               parts: Sequence[packed.Raw]) -> tuple[dict[str, object], Sequence[packed.Raw]]:
+        """A request's header and payload, the payload placed in the shared segment if it fits
+        there (the header then names its place, and the frame carries none)."""
         at = None if self.segment is None else self.segment.place(parts)
         if at is None:  # in the frame: a copy, as the tensor may change before it is sent
-            return _frame(header, [p if isinstance(p, bytes) else bytes(p) for p in parts])
-        return _frame({**header, shm.FIELD: at}, ())
+            return dict(header), [p if isinstance(p, bytes) else bytes(p) for p in parts]
+        return {**header, shm.FIELD: at}, ()
 
     def hello(self) -> None:
         """Join the switch as this rank; map the segment it shares with this rank, if any."""
@@ -122,7 +125,8 @@ class ChannelPort:
 
     def _flush(self) -> None:
         """Write every frame held, in order."""
-        out, self._held, self._held_bytes = self._held, [], 0
+        out = [piece for header, parts in self._held for piece in _frame(header, parts)]
+        self._held, self._held_bytes = [], 0
         while out:
             sent = self.sock.sendmsg(out[:64])
             while sent and sent >= out[0].nbytes:
@@ -135,6 +139,10 @@ class ChannelPort:
         """One request (its payload ``payload``, or ``parts``) and its reply; the switch's
         refusal raised as torch would raise it."""
         self.send({"request": request, **fields}, parts or (payload,))
+        return self._answer()
+
+    def _answer(self) -> tuple[Reply, bytearray | memoryview]:
+        """The reply to the request just sent; the switch's refusal raised as torch would."""
         header, framed = read_frame(self.sock)
         data: bytearray | memoryview = framed
         if self.segment is not None:
@@ -203,7 +211,20 @@ class ChannelPort:
         return cast(bool, self.call("test", handle=handle)[0]["ok"])
 
     def wait(self, handle: int, line: int | None = None) -> tuple[int | None, bytes]:
-        header, data = self.call("wait", handle=handle, line=line)
+        """Wait on request ``handle`` (at the learner's ``line``). A wait on the quiet post held
+        last, a blocking call's, joins that post's frame: one frame for the judge to read and
+        handle, post then wait, as two frames in a row would be."""
+        self._writing = True  # the alarm must not send the post before the wait joins it
+        try:
+            last = self._held[-1][0] if self._held else None
+            if last is not None and last["handle"] == handle:
+                last.update(wait=True, wait_line=line)
+                self._flush()
+            else:
+                self.send({"request": "wait", "handle": handle, "line": line}, ())
+        finally:
+            self._writing = False
+        header, data = self._answer()
         # the frame's bytearray, or a view of the shared area that the caller's ``done`` copies
         # out before the rank's next request
         return header["src"], data  # type: ignore[return-value]

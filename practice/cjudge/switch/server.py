@@ -2,9 +2,10 @@
 
 Every request a rank's process group makes arrives here as a frame (``wire``), is checked field
 by field, and becomes one call of the :class:`~cjudge.switch.core.Switch`; the reply goes back on
-the same connection (a ``wait`` is answered when the request completes). Nothing a rank sends
-can break the judge: a malformed request is answered with an error, a malformed stream ends that
-rank's channel, and both are the rank's own ``runtime_error``.
+the same connection (a ``wait``, or a quiet post that carries its wait, is answered when the
+request completes). Nothing a rank sends can break the judge: a malformed request is answered
+with an error, a malformed stream ends that rank's channel, and both are the rank's own
+``runtime_error``.
 """
 
 from __future__ import annotations
@@ -29,17 +30,19 @@ from .wire import EndRecord, FrameReader, FrameTooLarge, Header, MalformedFrame,
 
 _INT, _OPT_INT, _STR, _OPT_STR, _LIST, _OPT_LIST = "int", "int?", "str", "str?", "list", "list?"
 _OPT_BOOL = "bool?"
+#: a post's own fields beside its kind's: whether it is quiet (answered at its wait, not now),
+#: and whether the rank waits on it at once (``wait``, at the learner's ``wait_line``)
+_POST = {"handle": _INT, "quiet": _OPT_BOOL, "wait": _OPT_BOOL, "wait_line": _OPT_INT}
 #: request name -> its fields and their types
 SCHEMA: dict[str, dict[str, str]] = {
     "hello": {"rank": _INT},
     "new_group": {"ranks": _LIST},
-    "post_send": {"handle": _INT, "quiet": _OPT_BOOL, "group": _INT, "dst": _INT, "tag": _INT,
+    "post_send": {**_POST, "group": _INT, "dst": _INT, "tag": _INT, "dtype": _STR,
+                  "line": _OPT_INT, "api": _STR},
+    "post_recv": {**_POST, "group": _INT, "src": _OPT_INT, "tag": _INT, "capacity": _INT,
                   "dtype": _STR, "line": _OPT_INT, "api": _STR},
-    "post_recv": {"handle": _INT, "quiet": _OPT_BOOL, "group": _INT, "src": _OPT_INT,
-                  "tag": _INT, "capacity": _INT, "dtype": _STR, "line": _OPT_INT, "api": _STR},
-    "post_collective": {"handle": _INT, "quiet": _OPT_BOOL, "group": _INT, "kind": _STR,
-                        "dtype": _STR, "line": _OPT_INT, "api": _STR, "op": _OPT_STR,
-                        "root": _OPT_INT, "splits": _OPT_LIST},
+    "post_collective": {**_POST, "group": _INT, "kind": _STR, "dtype": _STR, "line": _OPT_INT,
+                        "api": _STR, "op": _OPT_STR, "root": _OPT_INT, "splits": _OPT_LIST},
     "test": {"handle": _INT}, "wait": {"handle": _INT, "line": _OPT_INT}, "begin": {}, "end": {},
     "compute": {"handle": _INT, "dtype": _STR, "shape": _LIST, "args": _OPT_LIST,
                 "line": _OPT_INT},
@@ -54,6 +57,8 @@ class Fields(TypedDict, total=False):
     ranks: list[int]
     handle: int
     quiet: bool | None
+    wait: bool | None
+    wait_line: int | None
     group: int
     dst: int
     src: int | None
@@ -345,7 +350,12 @@ class SwitchServer:
             parcel = self._parcel(conn, header[shm.FIELD], payload) if shm.FIELD in header \
                 else None
             if op.startswith("post_"):
+                if f["wait"] and not f["quiet"]:
+                    raise BadRequest("only a quiet post can be waited on in its own frame",
+                                     "只有静默提交的请求才能在同一帧中等待")
                 self._post(conn, op, f, payload if parcel is None else parcel)
+                if f["wait"] and conn.sock.fileno() >= 0:  # the post's wait, in its frame
+                    self._reply(conn, *self._waited(conn, f["handle"], f["wait_line"]))
             elif op in self._handlers:
                 if parcel is not None:
                     payload = parcel.take()
@@ -446,9 +456,14 @@ class SwitchServer:
 
     def _wait(self, conn: _Conn, rank: int, f: Fields, header: Header,
               payload: bytes) -> tuple[Reply, bytes]:
-        made = self._request(conn, f["handle"])
-        del conn.handles[f["handle"]]
-        if not self.switch.wait(rank, made, f["line"]):
+        return self._waited(conn, f["handle"], f["line"])
+
+    def _waited(self, conn: _Conn, local: int, line: int | None) -> tuple[Reply, bytes]:
+        """The rank waits on its request ``local`` at ``line``: its outcome, or nothing yet."""
+        assert conn.rank is not None  # a rank's request
+        made = self._request(conn, local)
+        del conn.handles[local]
+        if not self.switch.wait(conn.rank, made, line):
             conn.waiting = made
             return {}, b""
         return self._outcome(conn, made)
