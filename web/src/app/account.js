@@ -32,7 +32,8 @@ const reasonOf = (check) => (check.warning ? advice(check.warning) : check.sugge
 /**
  * The Register form's live verdict on the password: the server's own estimator and threshold
  * (`POST /api/auth/password-check`, docs/server.md), asked when typing pauses; an answer to an
- * older keystroke is dropped. `check()` asks now and resolves to the answer (null if none).
+ * older keystroke is dropped. `check()` asks now and resolves to the answer (null if none);
+ * `cancel()` drops a check not yet asked (sign-up is about to judge the password itself).
  */
 function strengthMeter(dialog, form) {
   let out = dialog.querySelector("#password-strength");
@@ -61,7 +62,8 @@ function strengthMeter(dialog, form) {
     if (dialog.dataset.mode !== "register" || !password) return render(null), null;
     let answer = null;
     try {
-      answer = await api.call("POST", "/api/auth/password-check", { username: form.username.value.trim(), password });
+      // never asked again when busy: by then the password may have changed, or sign-up judges it
+      answer = await api.call("POST", "/api/auth/password-check", { username: form.username.value.trim(), password }, { retries: 0 });
     } catch {} // offline or rate-limited: sign-up itself still says why
     if (n === asked) render(answer);
     return answer;
@@ -72,7 +74,7 @@ function strengthMeter(dialog, form) {
   };
   form.password.oninput = soon;
   form.username.oninput = () => form.password.value && soon();
-  return { check };
+  return { check, cancel: () => clearTimeout(timer) };
 }
 
 /**
@@ -84,12 +86,13 @@ export function openAuthDialog(dialog, onDone, { reason = "", mode = "login" } =
   const form = dialog.querySelector("form");
   const meter = strengthMeter(dialog, form);
   const error = dialog.querySelector("#auth-error");
+  const submit = dialog.querySelector("#auth-submit");
   const setMode = (next) => {
     mode = next;
     dialog.dataset.mode = mode;
     for (const tab of dialog.querySelectorAll("[data-mode-tab]")) tab.setAttribute("aria-selected", String(tab.dataset.modeTab === mode));
     dialog.querySelector("#auth-title").textContent = t(mode === "login" ? "exercise.login" : "exercise.register");
-    dialog.querySelector("#auth-submit").textContent = t(mode === "login" ? "exercise.login" : "exercise.registerAction");
+    submit.textContent = t(mode === "login" ? "exercise.login" : "exercise.registerAction");
     form.password.autocomplete = mode === "login" ? "current-password" : "new-password";
     for (const rule of dialog.querySelectorAll(".rule")) rule.hidden = mode !== "register";
     clearErrors();
@@ -108,7 +111,11 @@ export function openAuthDialog(dialog, onDone, { reason = "", mode = "login" } =
   setMode(mode);
   form.onsubmit = async (event) => {
     event.preventDefault();
+    if (submit.disabled) return; // one request at a time: Enter pressed again while it runs
+    meter.cancel(); // its hashing slot would be taken from this request's
     clearErrors();
+    submit.disabled = true;
+    submit.setAttribute("aria-busy", "true");
     try {
       await api.authenticate(mode, form.username.value.trim(), form.password.value);
       form.password.value = "";
@@ -125,6 +132,9 @@ export function openAuthDialog(dialog, onDone, { reason = "", mode = "login" } =
       }
       if (fields.length) form.elements[fields[0][0]]?.focus();
       else error.textContent = api.describe(e);
+    } finally {
+      submit.disabled = false;
+      submit.removeAttribute("aria-busy");
     }
   };
   if (!dialog.open) dialog.showModal();

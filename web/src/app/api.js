@@ -44,8 +44,27 @@ export function describe(error) {
 
 const token = () => load("token");
 
-/** One request to the API: its JSON answer, an HttpError, or Unreachable. */
-export async function call(method, path, body) {
+/** A 503 `busy` means the server did nothing (every hashing slot or the queue was full): the
+ * request is asked again this many times, after its `Retry-After` (at most `BUSY_WAIT_MAX_S`). */
+export const BUSY_RETRIES = 3;
+const BUSY_WAIT_MAX_S = 5;
+
+/**
+ * One request to the API: its JSON answer, an HttpError, or Unreachable. A `busy` answer is
+ * asked again up to `retries` times (docs/server.md); pass 0 where a later answer is worthless.
+ */
+export async function call(method, path, body, { retries = BUSY_RETRIES } = {}) {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await callOnce(method, path, body);
+    } catch (e) {
+      if (!(e instanceof HttpError && e.code === "busy") || attempt >= retries) throw e;
+      await new Promise((resolve) => setTimeout(resolve, Math.min(e.retryAfter ?? 1, BUSY_WAIT_MAX_S) * 1000));
+    }
+  }
+}
+
+async function callOnce(method, path, body) {
   const headers = { Accept: "application/json" };
   if (body !== undefined) headers["Content-Type"] = "application/json";
   if (token()) headers.Authorization = `Bearer ${token()}`;
