@@ -16,7 +16,7 @@ import json
 import sys
 import time
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypedDict, TypeVar, cast
 
 from pyodide.ffi import to_js
 
@@ -25,31 +25,55 @@ from cjudge.rank.learner import compile_learner, learner_error
 from cjudge.sim.capture import Capture, Router
 from cjudge.sim.rank import install_modules, run_rank
 from cjudge.switch.core import Flooded, Forbidden, SwitchError
-from cjudge.switch.wire import decode, encode
+from cjudge.switch.wire import Header, decode, encode
 
 from .case import Aborted, BrowserCase
 
+assert sys.__stdout__ is not None  # Pyodide's stdout, where no rank is running
 sys.stdout = sys.stderr = Router(sys.__stdout__)
 
 #: the switch's calls a rank may request, and whether the request carries a payload
 CALLS = {"new_group": False, "post_send": True, "post_recv": False, "post_collective": True,
          "test": False, "wait": False, "begin": False, "end": False, "compute": True}
 
+T = TypeVar("T")
+
+
+class Answer(TypedDict, total=False):
+    """The judge's answer to a rank's request, as :class:`Server` writes it and
+    :class:`WirePort` reads it: ``ok``, ``abort``, or the switch's error."""
+
+    ok: object  # the call's answer: a group or request number, True, a source rank, an input
+    abort: bool  # the case is over: the rank unwinds (:class:`Aborted`)
+    error: str  # the switch's error's class name; ``en`` and ``zh`` its message
+    en: str
+    zh: str
+    kind: str  # a :class:`Forbidden`'s call kind and API
+    api: str
+
 
 def _error(exc: SwitchError) -> bytes:
-    fields = {"error": type(exc).__name__, "en": exc.en, "zh": exc.zh}
+    fields: Answer = {"error": type(exc).__name__, "en": exc.en, "zh": exc.zh}
     if isinstance(exc, Forbidden):
         fields |= {"kind": exc.kind, "api": exc.api}
     return encode(fields)
 
 
-def _raise(header: dict) -> None:
-    """Raise the switch's error that ``header`` carries, as the switch raised it."""
-    if header.get("abort"):
+def _raise(answer: Answer) -> None:
+    """Raise the switch's error that ``answer`` carries, as the switch raised it."""
+    if answer.get("abort"):
         raise Aborted()
-    if header["error"] == "Forbidden":
-        raise Forbidden(header["kind"], header["api"])
-    raise (Flooded if header["error"] == "Flooded" else SwitchError)(header["en"], header["zh"])
+    if answer["error"] == "Forbidden":
+        raise Forbidden(answer["kind"], answer["api"])
+    raise (Flooded if answer["error"] == "Flooded" else SwitchError)(answer["en"], answer["zh"])
+
+
+def _as(kind: type[T], answer: object) -> T:
+    """The judge's ``answer``, which is a ``kind`` (a rank's call answered by the switch's method
+    of that return type)."""
+    if not isinstance(answer, kind):
+        raise TypeError(f"the judge answered {answer!r}, not a {kind.__name__}")
+    return answer
 
 
 # ---- the rank's side (in its worker) --------------------------------------------------------
@@ -74,36 +98,38 @@ class WirePort:
     def __init__(self, request: Any, rank: int, world: int) -> None:
         self._request, self.rank, self.world = request, rank, world
 
-    def _call(self, method: str, data: bytes = b"", /, **kw: Any) -> tuple[Any, bytes]:
+    def _call(self, method: str, data: bytes = b"", /, **kw: object) -> tuple[object, bytes]:
         header, got = decode(self._request(to_js(encode({"op": method, "kw": kw}, data))).to_bytes())
-        if "ok" not in header:
-            _raise(header)
-        return header["ok"], got
+        answer = cast(Answer, header)  # the judge wrote it (``Server``), as an ``Answer``
+        if "ok" not in answer:
+            _raise(answer)
+        return answer["ok"], got
 
     def new_group(self, ranks: Sequence[int]) -> int:
-        return self._call("new_group", ranks=list(ranks))[0]
+        return _as(int, self._call("new_group", ranks=list(ranks))[0])
 
     def post_send(self, group: int, dst: int, tag: int, payload: bytes, dtype: str,
                   line: int | None, api: str) -> int:
-        return self._call("post_send", payload, group=group, dst=dst, tag=tag, dtype=dtype,
-                          line=line, api=api)[0]
+        return _as(int, self._call("post_send", payload, group=group, dst=dst, tag=tag,
+                                   dtype=dtype, line=line, api=api)[0])
 
     def post_recv(self, group: int, src: int | None, tag: int, capacity: int, dtype: str,
                   line: int | None, api: str) -> int:
-        return self._call("post_recv", group=group, src=src, tag=tag, capacity=capacity,
-                          dtype=dtype, line=line, api=api)[0]
+        return _as(int, self._call("post_recv", group=group, src=src, tag=tag, capacity=capacity,
+                                   dtype=dtype, line=line, api=api)[0])
 
     def post_collective(self, group: int, kind: str, payload: bytes, dtype: str, *,
                         line: int | None, api: str, op: str | None = None,
                         root: int | None = None, splits: list[int] | None = None) -> int:
-        return self._call("post_collective", payload, group=group, kind=kind, dtype=dtype,
-                          line=line, api=api, op=op, root=root, splits=splits)[0]
+        return _as(int, self._call("post_collective", payload, group=group, kind=kind, dtype=dtype,
+                                   line=line, api=api, op=op, root=root, splits=splits)[0])
 
     def test(self, handle: int) -> bool:
-        return self._call("test", handle=handle)[0]
+        return _as(bool, self._call("test", handle=handle)[0])
 
     def wait(self, handle: int, line: int | None = None) -> tuple[int | None, bytes]:
-        return self._call("wait", handle=handle, line=line)
+        src, data = self._call("wait", handle=handle, line=line)
+        return (None if src is None else _as(int, src)), data
 
     def compute(self, handle: int, payload: bytes, dtype: str, shape: list[int],
                 args: list[int] | None, line: int | None) -> bytes:
@@ -111,7 +137,8 @@ class WirePort:
                           line=line)[1]
 
     def begin(self) -> TensorData | None:
-        return self._call("begin")[0]
+        # the judge's ``Switch.begin`` as JSON: this rank's case input, or None
+        return cast("TensorData | None", self._call("begin")[0])
 
     def end(self) -> None:
         self._call("end")
@@ -214,7 +241,7 @@ class Server:
             return _error(SwitchError(f"malformed request to the judge: {exc!r}",
                                       f"发给评测机的请求格式错误：{exc!r}"))
 
-    def _finish(self, rank: int, header: dict) -> None:
+    def _finish(self, rank: int, header: Header) -> None:
         case = self.case
         output = header.get("output")
         if isinstance(output, str) and output and not case.over:
@@ -224,15 +251,24 @@ class Server:
                 pass
         if header.get("exceeded"):
             case.capture.exceeded = True
-        report = header.get("report")
-        if report is None and case.over:
+        sent = header.get("report")
+        if sent is None and case.over:
             return  # it unwound after the case was over
-        if not isinstance(report, dict) or report.get("rank") != rank or \
-                report.get("state") not in ("returned", "failed", "killed"):
+        report = _report(rank, sent)
+        if report is None:
             report = RankReport(rank=rank, state="failed", output=None, error=learner_error(
                 RuntimeError("the rank ended without a valid report to the judge"),
                 case.job["filename"]))
         case.finish(rank, report)
+
+
+def _report(rank: int, sent: object) -> RankReport | None:
+    """``sent`` as rank ``rank``'s report (None: it is none): an object naming this rank and a
+    state a rank ends in. Its output and error are passed on as the rank's worker wrote them."""
+    if not isinstance(sent, dict) or sent.get("rank") != rank or \
+            sent.get("state") not in ("returned", "failed", "killed"):
+        return None
+    return cast(RankReport, sent)  # its rank and state checked just above
 
 
 def serve(case: BrowserCase, board: Any) -> None:
