@@ -7,17 +7,20 @@ setup:
 serve: setup
 	.venv/bin/python -m server
 
-# ruff, then mypy over cjudge and server ([tool.mypy] in pyproject.toml) and mypy --strict over
-# every exercise's grader (one call each: all are modules named grader): zero errors
+# ruff, then mypy over cjudge and server ([tool.mypy] in pyproject.toml), mypy --strict over
+# every exercise's grader (one call each: all are modules named grader) and over the browser's
+# Python, web/src/py as the package cjudge_web (stubs: web/typings): zero errors
 lint: setup
 	.venv/bin/ruff check .
 	.venv/bin/mypy
 	.venv/bin/python scripts/mypy_graders.py
+	.venv/bin/python scripts/mypy_web.py
 
 test: setup
 	.venv/bin/ruff check .
 	.venv/bin/mypy
 	.venv/bin/python scripts/mypy_graders.py
+	.venv/bin/python scripts/mypy_web.py
 	.venv/bin/python scripts/lowest_deps.py
 	.venv/bin/python -m pytest -q
 	cd web && npm test

@@ -32,6 +32,7 @@ from cjudge.exercise.exercises import is_private  # noqa: E402
 SERVER_ONLY = ("real", "bench", "cli", "rank/runner.py")
 EPOCH = (1980, 1, 1, 0, 0, 0)
 
+#: the package ``cjudge_exercises``'s module (typed for mypy by web/typings/cjudge_exercises: keep alike)
 EXERCISES_INIT = '''"""The exercises' published files (statements, starters, graders; no solutions)."""
 
 from pathlib import Path

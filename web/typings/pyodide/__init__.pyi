@@ -1,0 +1,1 @@
+# Pyodide's own package, present only in the browser: see web/typings/README.md
