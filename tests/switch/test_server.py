@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import fcntl
 import os
 import socket
 import struct
@@ -408,13 +409,16 @@ def test_a_payload_in_both_the_frame_and_the_area_is_refused(
 
 
 def test_a_rank_can_neither_shrink_nor_grow_its_segment(pair: tuple[Rank, Rank, SwitchServer]):
-    """Its size is sealed: the judge's reads and writes never meet a shorter file, and the
-    rank's shared memory never grows past its two areas."""
+    """Its size is sealed, and so are its seals: the judge's copies in its mapping never meet a
+    shorter file (a fault) or a segment sealed against writes, and the rank's shared memory never
+    grows past its two areas."""
     sender, _, server = pair
     assert sender.fd is not None
     for size in (0, 4 * server.area):
         with pytest.raises(PermissionError):
             os.ftruncate(sender.fd, size)
+    with pytest.raises(PermissionError):  # F_SEAL_SEAL: no seal can be added, not even this one
+        fcntl.fcntl(sender.fd, fcntl.F_ADD_SEALS, fcntl.F_SEAL_WRITE)
 
 
 def test_no_request_is_read_while_a_reply_waits_to_be_read(tmp_path: Path):

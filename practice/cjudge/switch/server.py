@@ -10,7 +10,6 @@ with an error, a malformed stream ends that rank's channel, and both are the ran
 
 from __future__ import annotations
 
-import os
 import selectors
 import socket
 import struct
@@ -177,7 +176,7 @@ def _broken(why: str, why_zh: str) -> RankError:
 
 def _close_segment(conn: _Conn) -> None:
     if conn.segment is not None:
-        os.close(conn.segment)
+        conn.segment.close()
         conn.segment = None
 
 
@@ -196,7 +195,7 @@ class _Conn:
     writing: bool = False  # registered for writability (not readability): replies are queued
     #: the rank's own request numbers -> the switch's request, or why the switch refused it
     handles: dict[int, int | SwitchError] = field(default_factory=dict)
-    segment: int | None = None  # the rank's shared segment (``shm``), once it said hello
+    segment: shm.Mapped | None = None  # the rank's shared segment (``shm``), once it said hello
     #: the rank's area as the judge fills it (``shm.room``): payloads sends handed straight in
     #: (``_Parcel.hand``), by the switch's receive whose result each is, and what replies named
     #: there, the rank's to read until it sends its next request
@@ -207,14 +206,14 @@ class _Conn:
 class _Parcel(Parcel):
     """A send's payload in its rank's shared area, as the switch copies it (``core.Parcel``)."""
 
-    def __init__(self, server: SwitchServer, segment: int, at: tuple[int, int]) -> None:
+    def __init__(self, server: SwitchServer, segment: shm.Mapped, at: tuple[int, int]) -> None:
         self.server, self.segment, self.at = server, segment, at
 
     def __len__(self) -> int:
         return self.at[1]
 
     def take(self) -> bytes:
-        return shm.taken(self.segment, self.at)
+        return self.segment.take(self.at)
 
     def hand(self, rank: int, request: int) -> bool:
         conn = self.server.by_rank.get(rank)
@@ -223,10 +222,7 @@ class _Parcel(Parcel):
         offset = self.server.room(conn, len(self))
         if offset is None:
             return False
-        try:
-            shm.handed(self.segment, self.at, conn.segment, offset, self.server.area)
-        except OSError:  # no copy in the kernel here: the switch takes it
-            return False
+        self.segment.hand(self.at, conn.segment, offset)
         conn.handed[request] = (offset, len(self))
         return True
 
@@ -378,13 +374,14 @@ class SwitchServer:
             raise BadRequest(f"rank {rank} cannot join")
         conn.rank = rank
         self.by_rank[rank] = conn
-        conn.segment = shm.create(self.area) if self.area else None
-        if conn.segment is None:
+        fd = shm.create(self.area) if self.area else None
+        if fd is None:
             self._reply(conn, {"ok": True, "area": 0})
             return
+        conn.segment = shm.Mapped(fd, self.area)
         frame = encode({"ok": True, "area": self.area})  # the first reply: the socket takes it
         try:
-            sent = socket.send_fds(conn.sock, [frame], [conn.segment])
+            sent = socket.send_fds(conn.sock, [frame], [fd])
         except OSError:
             sent = 0
         if sent != len(frame):
@@ -539,7 +536,7 @@ class SwitchServer:
         """A reply's payload written into the rank's area where it has room; its place."""
         assert conn.segment is not None
         offset = self.room(conn, len(payload))
-        at = None if offset is None else shm.given(conn.segment, self.area, payload, offset)
+        at = None if offset is None else conn.segment.give(payload, offset)
         if at is not None:
             conn.lent.append((at[0], at[1]))
         return at

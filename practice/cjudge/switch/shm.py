@@ -4,15 +4,18 @@ The judge makes one segment per rank (:func:`create`: a memfd sealed at its size
 side can shrink or grow it) and hands it to the rank with its answer to ``hello``. The segment is
 two areas of ``area`` bytes. In the first the rank writes a request's payload (:meth:`Segment.place`)
 and its frame names it, ``"shm": [offset, size]``; the judge copies it out when it handles the
-request (:func:`taken`, ``os.pread``): from then on the bytes are the switch's, whatever the rank
+request (:meth:`Mapped.take`): from then on the bytes are the switch's, whatever the rank
 writes there later (copy on send). In the second the judge writes a reply's payload
-(:func:`given`) and the rank copies it out when it reads the reply. The judge never maps the
-segment, so nothing a rank does to it can fault the judge.
+(:meth:`Mapped.give`) and the rank copies it out when it reads the reply. The judge maps each
+segment too (:class:`Mapped`): its copies are memory copies, no system call (a kernel copy between
+two memfds, ``copy_file_range``, took ~5 times as long a MiB). The seals keep the segment's size,
+so nothing a rank does to it can fault the judge; a rank that writes while the judge copies
+changes only the bytes it sends, as it could have before sending them.
 
 A send that meets a posted receive skips the judge's own copy: as it handles the post, the judge
-copies the payload from the sender's area straight into the receiver's (:func:`handed`, in the
-kernel), where it waits for the reply that completes the receive to name it; the sender's later
-writes change nothing there either. The judge places what it writes in a rank's area beside
+copies the payload from the sender's area straight into the receiver's (:meth:`Mapped.hand`),
+where it waits for the reply that completes the receive to name it; the sender's later writes
+change nothing there either. The judge places what it writes in a rank's area beside
 what the rank may still read there (:func:`room`).
 
 A rank reuses its area once a reply arrives: the judge handles a rank's frames in order, so every
@@ -69,15 +72,6 @@ def span(at: Any, area: int) -> tuple[int, int]:
     return at[0], at[1]
 
 
-def taken(fd: int, at: tuple[int, int]) -> bytes:
-    """A request's payload copied out of the rank's area at ``at`` (a :func:`span`)."""
-    offset, size = at
-    data = os.pread(fd, size, offset)
-    if len(data) != size:
-        raise ValueError("the shared area ended early")
-    return data
-
-
 def room(used: Iterable[tuple[int, int]], size: int, area: int) -> int | None:
     """Where ``size`` bytes fit in the judge's area of a segment beside the ranges ``used``
     (``(offset, size)`` each): the lowest such offset (aligned), or None if nowhere."""
@@ -89,29 +83,40 @@ def room(used: Iterable[tuple[int, int]], size: int, area: int) -> int | None:
     return at if at + size <= area else None
 
 
-def handed(fd: int, at: tuple[int, int], to: int, offset: int, area: int) -> None:
-    """Copy a request's payload from the rank's area at ``at`` (a :func:`span`) into the judge's
-    area of the segment ``to`` (another rank's) at ``offset``, in the kernel: one copy."""
-    start, size = at
-    done = 0
-    while done < size:
-        moved = os.copy_file_range(fd, to, size - done, start + done, area + offset + done)
-        if not moved:
-            raise OSError("the shared area ended early")
-        done += moved
+class Mapped:
+    """The judge's side of a segment made by :func:`create` (its descriptor, for the rank, and
+    its mapping): a place in the rank's area is a :func:`span`, one in the judge's an offset."""
 
+    def __init__(self, fd: int, area: int) -> None:
+        self.fd, self.area = fd, area
+        self._memory = mmap.mmap(fd, 2 * area)
+        self._view = memoryview(self._memory)
 
-def given(fd: int, area: int, payload: bytes, offset: int) -> list[int] | None:
-    """Write a reply's payload into the judge's area at ``offset``; its place, or None if it
-    does not fit (it then travels in the reply's frame)."""
-    size = len(payload)
-    if not 0 < size <= area - offset:
-        return None
-    try:
-        written = os.pwrite(fd, payload, area + offset)
-    except OSError:
-        return None
-    return [offset, size] if written == size else None
+    def take(self, at: tuple[int, int]) -> bytes:
+        """A request's payload copied out of the rank's area."""
+        offset, size = at
+        return bytes(self._view[offset:offset + size])
+
+    def hand(self, at: tuple[int, int], to: Mapped, offset: int) -> None:
+        """Copy a request's payload from this rank's area into the judge's area of ``to``
+        (another rank's segment) at ``offset``: one copy."""
+        start, size = at
+        to._view[to.area + offset:to.area + offset + size] = self._view[start:start + size]
+
+    def give(self, payload: bytes, offset: int) -> list[int] | None:
+        """Write a reply's payload into the judge's area at ``offset``; its place, or None if it
+        does not fit (it then travels in the reply's frame)."""
+        size = len(payload)
+        if not 0 < size <= self.area - offset:
+            return None
+        self._view[self.area + offset:self.area + offset + size] = payload
+        return [offset, size]
+
+    def close(self) -> None:
+        """Unmap the segment and close its descriptor."""
+        self._view.release()
+        self._memory.close()
+        os.close(self.fd)
 
 
 class Segment:
