@@ -73,9 +73,13 @@ def encode(header: Mapping[str, object], payload: bytes = b"") -> bytes:
     return head_of(header, len(payload)) + payload
 
 
+#: one encoder for every header (``json.dumps`` with its own separators builds one a call)
+_COMPACT = json.JSONEncoder(separators=(",", ":"))
+
+
 def head_of(header: Mapping[str, object], payload_len: int) -> bytes:
     """A frame's bytes before its payload (the payload then follows as it is, uncopied)."""
-    head = json.dumps(header, separators=(",", ":")).encode()
+    head = _COMPACT.encode(header).encode()
     return _HEAD.pack(len(head), payload_len) + head
 
 
