@@ -9,6 +9,7 @@ The table and the chart are drawn from this document only, so they always agree 
 from __future__ import annotations
 
 import json
+import os
 import statistics
 from collections.abc import Callable
 from dataclasses import asdict
@@ -135,14 +136,24 @@ def compare(series: list[SeriesResult]) -> list[Comparison]:
             for b, m in pairs]
 
 
+def shown_path(path: str) -> str:
+    """``path`` relative to the working directory when it lies under it, else as it is: a
+    report names no more of the machine's folders than its command line did."""
+    relative = os.path.relpath(path)
+    return path if relative == ".." or relative.startswith(".." + os.sep) else relative
+
+
 def build(cfg: BenchConfig, outcome: Outcome, meta: RunMeta) -> BenchDoc:
     """The whole document."""
     series = group([derive(r, cfg.aggregate) for r in outcome.rows])
     wrong = [r["wrong"] for s in series for r in s["rows"] if r["wrong"] is not None]
+    config = asdict(cfg)
+    if config["learner"] is not None:
+        config["learner"]["file"] = shown_path(config["learner"]["file"])
     return {
         "tool": "cjudge bench", "version": __version__, "status": outcome.status,
         "message": outcome.message, "unfinished_ranks": outcome.unfinished,
-        "rank_states": outcome.where, **meta, "config": asdict(cfg),
+        "rank_states": outcome.where, **meta, "config": config,
         "environment": outcome.env, "series": series, "comparison": compare(series),
         "wrong_total": sum(wrong) if wrong else None,
     }
