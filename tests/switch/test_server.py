@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import os
 import socket
@@ -419,6 +420,27 @@ def test_a_rank_can_neither_shrink_nor_grow_its_segment(pair: tuple[Rank, Rank, 
             os.ftruncate(sender.fd, size)
     with pytest.raises(PermissionError):  # F_SEAL_SEAL: no seal can be added, not even this one
         fcntl.fcntl(sender.fd, fcntl.F_ADD_SEALS, fcntl.F_SEAL_WRITE)
+
+
+def test_a_segment_the_judge_cannot_map_leaves_payloads_to_the_channel(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """Out of address space for a mapping, the judge greets the rank with no segment (its
+    payloads then travel in their frames, as ``served`` shows) and keeps no descriptor of it:
+    a limit of the judge's, never a failed case."""
+    def refused(*_args: Any, **_kwargs: Any) -> None:
+        raise OSError(errno.ENOMEM, "no room to map")
+
+    open_before = len(os.listdir("/proc/self/fd"))
+    monkeypatch.setattr(shm.mmap, "mmap", refused)
+    path = tmp_path / "switch.sock"
+    server = SwitchServer(path, Switch(1, ALL))
+    try:
+        rank = Rank(server, path, 0)  # asserts the greeting: area 0 with no descriptor
+        assert rank.fd is None and server.by_rank[0].segment is None
+        rank.sock.close()
+    finally:
+        server.close()
+    assert len(os.listdir("/proc/self/fd")) == open_before
 
 
 def test_no_request_is_read_while_a_reply_waits_to_be_read(tmp_path: Path):

@@ -374,14 +374,13 @@ class SwitchServer:
             raise BadRequest(f"rank {rank} cannot join")
         conn.rank = rank
         self.by_rank[rank] = conn
-        fd = shm.create(self.area) if self.area else None
-        if fd is None:
+        conn.segment = shm.create(self.area) if self.area else None
+        if conn.segment is None:
             self._reply(conn, {"ok": True, "area": 0})
             return
-        conn.segment = shm.Mapped(fd, self.area)
         frame = encode({"ok": True, "area": self.area})  # the first reply: the socket takes it
         try:
-            sent = socket.send_fds(conn.sock, [frame], [fd])
+            sent = socket.send_fds(conn.sock, [frame], [conn.segment.fd])
         except OSError:
             sent = 0
         if sent != len(frame):

@@ -47,9 +47,9 @@ def area_for(input_bytes: int) -> int:
     return min(max(MIN_AREA, input_bytes), MAX_AREA)
 
 
-def create(area: int) -> int | None:
-    """A sealed segment of two areas of ``area`` bytes (the judge's side); its descriptor, or
-    None where the system makes none (the channel then carries every payload)."""
+def create(area: int) -> Mapped | None:
+    """A sealed segment of two areas of ``area`` bytes, mapped (the judge's side), or None where
+    the system makes or maps none (the channel then carries every payload)."""
     try:
         fd = os.memfd_create("cjudge-channel", os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
     except OSError:
@@ -57,10 +57,10 @@ def create(area: int) -> int | None:
     try:
         os.ftruncate(fd, 2 * area)
         fcntl.fcntl(fd, fcntl.F_ADD_SEALS, _SEALS)
+        return Mapped(fd, area)
     except OSError:
         os.close(fd)
         return None
-    return fd
 
 
 def span(at: Any, area: int) -> tuple[int, int]:
