@@ -8,9 +8,9 @@ request (:meth:`Mapped.take`): from then on the bytes are the switch's, whatever
 writes there later (copy on send). In the second the judge writes a reply's payload
 (:meth:`Mapped.give`) and the rank copies it out when it reads the reply. The judge maps each
 segment too (:class:`Mapped`): its copies are memory copies, no system call (a kernel copy between
-two memfds, ``copy_file_range``, took ~5 times as long a MiB). The seals keep the segment's size,
-so nothing a rank does to it can fault the judge; a rank that writes while the judge copies
-changes only the bytes it sends, as it could have before sending them.
+two memfds, ``copy_file_range``, takes ~5 times as long: ``benchmarks/shm_copy.py``). The seals
+keep the segment's size, so nothing a rank does to it can fault the judge; a rank that writes
+while the judge copies changes only the bytes it sends, as it could have before sending them.
 
 A send that meets a posted receive skips the judge's own copy: as it handles the post, the judge
 copies the payload from the sender's area straight into the receiver's (:meth:`Mapped.hand`),
