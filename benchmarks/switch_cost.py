@@ -78,5 +78,6 @@ def main() -> int:
               f"per round trip, median of {args.runs}")
     return 0
 
+
 if __name__ == "__main__":
     sys.exit(main())
