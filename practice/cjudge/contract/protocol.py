@@ -111,16 +111,25 @@ class RankReport(TypedDict):
     waiting: NotRequired[str | None]  # canonical op it was blocked in, if blocked at the stop
 
 
+#: the classes of plain JSON's numbers and null: no text to make valid, nothing to walk into
+_NO_TEXT = frozenset({int, float, bool, type(None)})
+
+
 def valid_text(value: Any) -> Any:
     """``value`` (plain JSON, e.g. a :class:`RawCase`) with every string made valid UTF-8: a lone
     surrogate, which no UTF-8 text holds, becomes its escape (``\\ud800``). The elements of a
-    tensor's ``data`` are numbers and are not looked at."""
+    tensor's ``data`` are numbers and are not looked at.
+
+    A case's trace holds tens of thousands of numbers: they are passed over where they stand,
+    without a call each."""
     if isinstance(value, str):
         return value if value.isascii() else value.encode("utf-8", "backslashreplace").decode()
     if isinstance(value, list):
-        return [valid_text(v) for v in value]
+        return [v if v.__class__ in _NO_TEXT else valid_text(v) for v in value]
     if isinstance(value, dict):
-        return {valid_text(k): v if k == "data" and "shape" in value else valid_text(v)
+        tensor = "shape" in value
+        return {k if k.__class__ is str and k.isascii() else valid_text(k):
+                v if v.__class__ in _NO_TEXT or tensor and k == "data" else valid_text(v)
                 for k, v in value.items()}
     return value
 
