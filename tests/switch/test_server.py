@@ -18,7 +18,7 @@ import pytest
 
 from cjudge.switch import shm
 from cjudge.switch.core import Limits, Switch
-from cjudge.switch.server import SCHEMA, SwitchServer
+from cjudge.switch.server import SCHEMA, BadRequest, SwitchServer, checked
 from cjudge.switch.trace import recorded_bytes
 from cjudge.switch.wire import encode, read_frame, read_hello
 
@@ -79,6 +79,45 @@ def test_every_request_but_hello_and_the_posts_has_a_handler_by_name(
     server, _ = served
     named = {op for op in SCHEMA if op != "hello" and not op.startswith("post_")}
     assert set(server._handlers) == named
+
+
+#: a post_recv whose every field is well typed (``src``, ``line``, ``wait_line`` may be None)
+RECV = {"request": "post_recv", "handle": 3, "quiet": True, "wait": True, "wait_line": None,
+        "group": 0, "src": None, "tag": 0, "capacity": 16, "dtype": "float32", "line": 7,
+        "api": "recv"}
+
+
+def test_a_request_is_checked_field_by_field_against_its_schema() -> None:
+    op, fields = checked({**RECV, "extra": "ignored"})
+    assert op == "post_recv" and fields == {k: v for k, v in RECV.items() if k != "request"}
+    assert checked({"request": "new_group", "ranks": [0, 1]})[1] == {"ranks": [0, 1]}
+    assert checked({"request": "post_collective", **{k: RECV[k] for k in (
+        "handle", "group", "dtype", "api")}, "kind": "all_to_all", "splits": [4, 0]})[1][
+        "splits"] == [4, 0]
+
+
+@pytest.mark.parametrize(("field", "value"), [
+    ("handle", True), ("handle", None), ("handle", "3"), ("handle", 3.0),  # int
+    ("src", False), ("line", [7]),  # int or None
+    ("quiet", 1), ("wait", "yes"),  # bool or None
+    ("dtype", None), ("dtype", "f" * 201), ("api", 5),  # str, at most 200 characters
+])
+def test_a_field_of_the_wrong_type_is_a_bad_request(field: str, value: Any) -> None:
+    with pytest.raises(BadRequest, match=f"field '{field}' is malformed"):
+        checked({**RECV, field: value})
+
+
+@pytest.mark.parametrize("ranks", [None, [0, True], [0, None], [0, "1"], list(range(4097))])
+def test_a_list_field_holds_at_most_4096_ints(ranks: Any) -> None:
+    with pytest.raises(BadRequest, match="field 'ranks' is malformed"):
+        checked({"request": "new_group", "ranks": ranks})
+
+
+def test_an_unknown_request_is_a_bad_request() -> None:
+    headers: list[dict[str, object]] = [{"request": "shutdown"}, {"request": 3}, {}]
+    for header in headers:
+        with pytest.raises(BadRequest, match="unknown request"):
+            checked(header)
 
 
 def test_a_second_hello_is_refused_and_does_not_end_the_rank(served: tuple[SwitchServer, Path]):

@@ -82,27 +82,40 @@ class BadRequest(SwitchError):
     """A request that is not one the judge understands."""
 
 
-def _typed(value: object, kind: str) -> bool:
-    if value is None:
-        return kind.endswith("?")
-    if kind.startswith("bool"):
-        return isinstance(value, bool)
-    if kind.startswith("int"):
-        return isinstance(value, int) and not isinstance(value, bool)
-    if kind.startswith("str"):
-        return isinstance(value, str) and len(value) <= 200
-    return isinstance(value, list) and len(value) <= 4096 and all(_typed(v, _INT) for v in value)
+def _is_bool(value: object) -> bool:
+    return isinstance(value, bool)
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_str(value: object) -> bool:
+    return isinstance(value, str) and len(value) <= 200
+
+
+def _is_list(value: object) -> bool:
+    return isinstance(value, list) and len(value) <= 4096 and all(map(_is_int, value))
+
+
+#: each type ``SCHEMA`` names -> the test of a value of it (``?``: None is one too)
+_TESTS: dict[str, Callable[[object], bool]] = {"bool": _is_bool, "int": _is_int, "str": _is_str,
+                                               "list": _is_list}
+#: ``SCHEMA`` read once, not at every frame: request name -> each field, whether it may be
+#: None and its type's test
+_CHECKS = {op: [(name, kind.endswith("?"), _TESTS[kind.rstrip("?")])
+                for name, kind in fields.items()] for op, fields in SCHEMA.items()}
 
 
 def checked(header: Header) -> tuple[str, Fields]:
     """The request's name and fields, or :class:`BadRequest`."""
     op = header.get("request")
-    if not isinstance(op, str) or op not in SCHEMA:
+    if not isinstance(op, str) or op not in _CHECKS:
         raise BadRequest(f"unknown request {str(op)[:40]!r}", f"未知的请求 {str(op)[:40]!r}")
     fields: dict[str, object] = {}
-    for name, kind in SCHEMA[op].items():
+    for name, nullable, test in _CHECKS[op]:
         value = header.get(name)
-        if not _typed(value, kind):
+        if not (nullable if value is None else test(value)):
             raise BadRequest(f"request {op}: field {name!r} is malformed",
                              f"请求 {op}：字段 {name!r} 格式错误")
         fields[name] = value
