@@ -4,6 +4,7 @@ verdict. Run embedded by the server, or standalone: ``python -m server.worker``.
 from __future__ import annotations
 
 import argparse
+import gc
 import logging
 import os
 import signal
@@ -403,6 +404,7 @@ def main(argv: list[str] | None = None) -> None:
         report_running(engine)
         engine.dispose()
     worker = Worker(settings, args.id or f"{socket.gethostname()}:{os.getpid()}")
+    gc.freeze()  # the imports and exercises stay: no full collection scans them again
     signal.signal(signal.SIGTERM, lambda *_: worker.stop())
     signal.signal(signal.SIGINT, lambda *_: worker.stop())
     worker.run(args.parent_pid)
