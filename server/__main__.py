@@ -4,6 +4,7 @@ SQLite in the data directory and the bubblewrap sandbox (checked before anything
 from __future__ import annotations
 
 import argparse
+import gc
 import logging
 import os
 import sys
@@ -53,7 +54,9 @@ def main(argv: list[str] | None = None) -> None:
     if settings.sandbox == "none":
         print(NO_SANDBOX_BANNER, file=sys.stderr)
     print(f"sandbox: {settings.sandbox}; {isolation}", file=sys.stderr)
-    serve(create_app(settings), settings, args.host, args.port)
+    app = create_app(settings)
+    gc.freeze()  # the imports stay: a full collection, which stalls every request, skips them
+    serve(app, settings, args.host, args.port)
 
 
 if __name__ == "__main__":
