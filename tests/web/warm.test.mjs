@@ -1,7 +1,7 @@
-// The runner worker's warm-up (web/src/py/warm.py) under Node: its program runs on the simulated
-// ranks to its end (every rank returns, its messages go round the ring), so that the warm-up
-// exercises what a learner's run does, and warm_up runs it within its bounds; and the page's
-// runner worker runs it once Python is ready.
+// The runner worker's warm-up (web/src/py/warm.py) under Node: its program is judged on every
+// case of the ring all-reduce as a learner's run is (inputs made, ranks simulated, the case
+// graded), its all-reduce right on each, so that the warm-up exercises what a learner's run
+// does; warm_up judges within its bounds; and the page's runner worker runs it once Python is ready.
 import assert from "node:assert/strict";
 import { before, test } from "node:test";
 import { bootPython } from "../../web/src/runner/boot.js";
@@ -14,24 +14,29 @@ before(async () => {
   warm = py.pyimport("cjudge_web.warm");
   py.runPython(`
 import json
-from cjudge_web.judge import run_case
-from cjudge_web.warm import warm_case
+from cjudge.grading.grade import lazy_cases
+from cjudge_web.warm import EXERCISE, warm_case
+from cjudge_web.judge import EXERCISES
 
-def warm_raw(hub):
-    return json.dumps(run_case(hub, *warm_case()))
+def warm_results(hub):
+    exercise = EXERCISES[EXERCISE]
+    return json.dumps([[case.name, warm_case(hub, exercise, case)["verdict"]]
+                       for case in lazy_cases(exercise)])
 `);
 });
 
-test("the warm-up's case runs to its end: every rank returns, messages go round the ring", async () => {
+test("the warm-up judges every case of the ring: its all-reduce is right, over the bound past 2 ranks", async () => {
   const messages = [];
-  const raw = JSON.parse(await new JspiHub((m) => messages.push(m)).judge(py.globals.get("warm_raw")));
-  assert.equal(raw.stop, null);
-  assert.deepEqual(raw.ranks.map((r) => [r.state, r.error]), Array(warm.WORLD).fill(["returned", null]));
-  assert.equal(raw.trace.messages.length, warm.WORLD * 2 * warm.WORLD);
-  assert.deepEqual(messages.map((m) => m.type), ["case-start"]);
+  const results = JSON.parse(await new JspiHub((m) => messages.push(m)).judge(py.globals.get("warm_results")));
+  assert.deepEqual(results, [
+    ["sample-4-ranks", "over_budget"], ["2-ranks-odd", "accepted"], ["3-ranks-float64", "over_budget"],
+    ["3-ranks-one-each", "over_budget"], ["4-ranks-uneven", "over_budget"], ["8-ranks", "over_budget"],
+    ["8-ranks-uneven-float64", "over_budget"],
+  ]);
+  assert.deepEqual(new Set(messages.map((m) => m.type)), new Set(["case-start"]));
 });
 
-test("warm_up runs its case at least once and at most CASES times; once when a request waits", async () => {
+test("warm_up judges at least one case and at most CASES; one when a request waits", async () => {
   const ran = await new JspiHub(() => {}).judge(warm.warm_up, () => false);
   assert.ok(ran >= 1 && ran <= warm.CASES, `ran ${ran} times`);
   assert.equal(await new JspiHub(() => {}).judge(warm.warm_up, () => true), 1);

@@ -3,63 +3,73 @@
 Chromium first runs WebAssembly through its baseline compiler and compiles a function to
 optimized code only once it has run a while, on a background thread: the first "Run all" on a
 page took two to four times as long as the later ones, the same cases on the same code (issue 37).
-So the worker simulates a few cases of a small program of its own as soon as Python is ready,
-while the learner reads the statement: the interpreter's loop, the simulated ranks, the switch
-and the stack switches get hot through the same code as a learner's run. Nothing of the
-learner's is run and nothing is kept: the next run compiles its own code and makes its own cases.
+So as soon as Python is ready, while the learner reads the statement, the worker judges a small
+program of its own on the ring all-reduce's cases, each as a learner's run judges a case: its
+inputs made, its ranks simulated on the switch, the case graded (bytes, values, the model). The
+interpreter's loop and the functions every step calls get hot through the same code as a
+learner's run. Nothing of the learner's is run and nothing is kept: the next run compiles its own
+code and makes its own cases.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from itertools import cycle, islice
 from typing import Any
 
-from cjudge.contract.protocol import CaseSpec, JobSpec
+from cjudge.contract.protocol import valid_text
+from cjudge.contract.verdict_json import CaseResult
+from cjudge.exercise.exercises import Exercise
+from cjudge.grading.facts import CaseFacts
+from cjudge.grading.grade import PlannedCase, grade_case, lazy_cases
 
-from .judge import run_case
+from .judge import EXERCISES, run_case
 
-#: every rank passes its tensor around the ring in slices, adding what it receives
+#: the exercise whose cases the warm-up judges (the chapter's worked example)
+EXERCISE = "ring-allreduce"
+#: every rank sends its whole tensor to every other and adds what it receives: the all-reduce,
+#: correct, but over the ring's bytes bound (the exercise's answer is not in the page)
 PROGRAM = """
 import torch
 import torch.distributed as dist
 
-def warm(t):
+def ring_all_reduce(t):
     rank, n = dist.get_rank(), dist.get_world_size()
-    parts = list(t.chunk(n))
-    got = torch.zeros_like(parts[0])
-    for step in range(2 * n):
-        sent = dist.isend(parts[(rank + step) % n], (rank + 1) % n)
-        dist.recv(got, (rank - 1) % n)
+    sends = [dist.isend(t, peer) for peer in range(n) if peer != rank]
+    total, got = t.clone(), torch.empty_like(t)
+    for peer in range(n):
+        if peer != rank:
+            dist.irecv(got, peer).wait()
+            total.add_(got)
+    for sent in sends:
         sent.wait()
-        parts[(rank + step + 1) % n].add_(got)
-    return t
+    t.copy_(total)
 """
-WORLD, SIZE = 8, 4096
 #: how long the warm-up may take at most (it stops after the case that passes it, or after the
-#: case during which a request came), and how many cases it runs at most
-BUDGET_S, CASES = 1.5, 6
+#: case during which a request came), and how many cases it judges at most (each case 3 times)
+BUDGET_S, CASES = 1.5, 21
 
 
-def warm_case() -> tuple[JobSpec, CaseSpec]:
-    """The warm-up program's job and its one case."""
-    job = JobSpec(function="warm", output="return", allowed=["recv", "send"],
-                  code=PROGRAM, filename="warm_up.py", time_limit_s=10.0,
-                  output_limit_bytes=4000)
-    spec = CaseSpec(name="warm-up", world_size=WORLD, sample=False, params={},
-                    inputs=[{"shape": [SIZE], "dtype": "float32", "data": [float(r)] * SIZE}
-                            for r in range(WORLD)])
-    return job, spec
+def warm_case(hub: Any, exercise: Exercise, case: PlannedCase) -> CaseResult:
+    """Judge the warm-up program on ``case`` of ``exercise``, its ranks run by ``hub``; the
+    case's result, which nothing keeps."""
+    spec = case.make()
+    try:
+        raw = valid_text(run_case(hub, exercise.job_spec(PROGRAM, "warm_up.py"), spec))
+        return grade_case(CaseFacts.of(exercise, spec, raw))
+    finally:
+        exercise.grader.forget()
 
 
 def warm_up(wanted: Callable[[], bool], hub: Any) -> int:
-    """Simulate the warm-up program's case on ``hub`` (one whose messages go nowhere) until it
-    ran :data:`CASES` times, :data:`BUDGET_S` passed or ``wanted()`` says a request waits for
-    the worker; the number of times it ran."""
-    job, spec = warm_case()
+    """Judge the warm-up program on the exercise's cases in turn, on ``hub`` (one whose messages
+    go nowhere), until :data:`CASES` were judged, :data:`BUDGET_S` passed or ``wanted()`` says
+    a request waits for the worker; the number of cases judged."""
+    exercise = EXERCISES[EXERCISE]
     start = time.monotonic()
-    for done in range(1, CASES + 1):
-        run_case(hub, job, spec)
+    for done, case in enumerate(islice(cycle(lazy_cases(exercise)), CASES), start=1):
+        warm_case(hub, exercise, case)
         if time.monotonic() - start > BUDGET_S or wanted():
             return done
     return CASES
