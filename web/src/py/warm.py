@@ -15,16 +15,17 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from functools import partial
 from itertools import cycle, islice
 from typing import Any
 
-from cjudge.contract.protocol import valid_text
 from cjudge.contract.verdict_json import CaseResult
 from cjudge.exercise.exercises import Exercise
 from cjudge.grading.facts import CaseFacts
-from cjudge.grading.grade import PlannedCase, grade_case, lazy_cases
+from cjudge.grading.grade import PlannedCase, lazy_cases
+from cjudge.grading.submission import judge_code
 
-from .judge import EXERCISES, run_case
+from .judge import EXERCISES, RUNTIME, run_case
 
 #: the exercise whose cases the warm-up judges (the chapter's worked example)
 EXERCISE = "ring-allreduce"
@@ -52,14 +53,15 @@ BUDGET_S, CASES = 1.5, 21
 
 
 def warm_case(hub: Any, exercise: Exercise, case: PlannedCase) -> CaseResult:
-    """Judge the warm-up program on ``case`` of ``exercise``, its ranks run by ``hub``; the
-    case's result, which nothing keeps."""
-    spec = case.make()
-    try:
-        raw = valid_text(run_case(hub, exercise.job_spec(PROGRAM, "warm_up.py"), spec))
-        return grade_case(CaseFacts.of(exercise, spec, raw))
-    finally:
-        exercise.grader.forget()
+    """Judge the warm-up program on ``case`` of ``exercise`` (``judge_code``, as a learner's
+    run is judged), its ranks run by ``hub``; the case's result, which nothing keeps."""
+    verdict = judge_code(exercise, PROGRAM, "warm_up.py", partial(run_case, hub), RUNTIME,
+                         cases=[case.make()], present=_shown_nowhere)
+    return verdict["cases"][0]
+
+
+def _shown_nowhere(_facts: CaseFacts, _case: CaseResult) -> None:
+    """The warm-up's cases are shown nowhere: nothing is drawn or kept for them."""
 
 
 def warm_up(wanted: Callable[[], bool], hub: Any) -> int:
