@@ -11,7 +11,9 @@ from zxcvbn import zxcvbn
 
 MIN_LENGTH = 8
 MAX_LENGTH = 256
-ESTIMATED = 100  # zxcvbn reads this many characters (its time grows with the length)
+#: zxcvbn reads this many characters: its time grows with the length, and 4.5 refuses (raises)
+#: a password of more than 72
+ESTIMATED = 72
 
 #: zxcvbn 4.5's advice (zxcvbn/feedback.py), each message with the code the web app translates
 ADVICE = {

@@ -32,6 +32,15 @@ def check(c: TestClient, password: str, username: str = "") -> httpx.Response:
     return c.post("/api/auth/password-check", json={"username": username, "password": password})
 
 
+def test_a_password_past_what_zxcvbn_reads_is_judged_on_its_start(tmp_path: Path) -> None:
+    long_weak, long_strong = "password" * 25, STRONG + "x" * 200  # zxcvbn 4.5 raises past 72
+    with client(tmp_path) as c:
+        assert check(c, long_weak).json()["acceptable"] is False
+        assert check(c, long_strong).json()["acceptable"] is True
+        made = c.post("/api/auth/register", json={"username": "lengthy", "password": long_strong})
+        assert made.status_code == 201, made.text
+
+
 def test_common_password_refused_with_its_reason_and_a_passphrase_accepted(tmp_path: Path) -> None:
     with client(tmp_path) as c:
         weak = check(c, "password123").json()
