@@ -1,23 +1,33 @@
-"""A doorbell between the API and the idle workers of one machine: a new submission wakes them
-at once, so that an idle worker can wait long between looks at the queue (no load on the
-database) without a job waiting for its next look.
+"""Doorbells between the API and the workers of one machine. A new submission wakes the idle
+workers at once, so that an idle worker can wait long between looks at the queue (no load on the
+database) without a job waiting for its next look; and a worker that wrote a submission's change
+(claimed, cases so far, verdict) tells the API processes, whose event streams of that
+submission then look at once instead of at their next poll.
 
 Each worker listens on a Unix datagram socket in a folder named after the database (every
 process that shares the queue on this machine finds the same folder); the API rings every
-socket there after it queued a job. On Postgres a worker also ``LISTEN``s on the queue's
-channel, which the transaction that queues (or puts back) a job notifies when it commits: that
-wakes the workers of every machine. A bell is only a hint: a lost ring costs one idle wait,
-never a job (a worker whose listening connection fails keeps looking by itself).
+socket there after it queued a job; each API process that follows submissions listens likewise
+(``*.watch``), and a worker rings those after each commit. A bell whose process died is
+removed by the next ring that finds no socket behind its name. On Postgres a worker also
+``LISTEN``s on the queue's channel, which the transaction that queues (or puts back) a job
+notifies when it commits: that wakes the workers of every machine. A bell is only a hint: a
+lost ring costs one idle wait, never a job (a worker whose listening connection fails keeps
+looking by itself); a lost announcement costs a stream one poll (``api.watch``), and on
+Postgres a worker of another machine announces nothing here: its changes are seen at the next
+poll.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import hashlib
 import os
+import secrets
 import select
 import socket
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 import psycopg
@@ -26,27 +36,45 @@ from sqlmodel import Session
 
 #: the Postgres channel a committed job is announced on
 CHANNEL = "cjudge_jobs"
+#: the bells of idle workers, and of API processes following submissions, in :func:`folder`
+WORKERS, WATCHERS = ".sock", ".watch"
 
 
 def folder(database_url: str) -> Path:
-    """The doorbells of the workers of this queue on this machine (a short path: socket paths
-    are limited to about 100 bytes)."""
+    """The doorbells of this queue's workers and API processes on this machine (a short path:
+    socket paths are limited to about 100 bytes)."""
     digest = hashlib.sha256(database_url.encode()).hexdigest()[:12]
     return Path(tempfile.gettempdir()) / f"cjudge-bell-{os.getuid()}-{digest}"
 
 
 def ring(database_url: str) -> None:
     """Wake every worker listening for this queue; never raises."""
+    _ring_all(database_url, WORKERS, b"!")
+
+
+def announce(database_url: str, submission_id: int) -> None:
+    """Tell every API process following this queue on this machine that ``submission_id``
+    changed (a commit of the worker's); never raises."""
+    _ring_all(database_url, WATCHERS, str(submission_id).encode())
+
+
+def _ring_all(database_url: str, suffix: str, message: bytes) -> None:
+    """Send ``message`` to every bell of this queue named ``*suffix``; never raises."""
     place = folder(database_url)
     try:
-        bells = list(place.glob("*.sock"))
+        bells = list(place.glob(f"*{suffix}"))
     except OSError:
         return
     with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as sender:
         sender.setblocking(False)
         for bell in bells:
-            with contextlib.suppress(OSError):  # gone, or its queue full: it is awake
-                sender.sendto(b"!", str(bell))
+            try:
+                sender.sendto(message, str(bell))
+            except ConnectionRefusedError:  # no socket behind the name: its process died
+                with contextlib.suppress(OSError):
+                    bell.unlink()
+            except OSError:  # gone, or its queue full: it is awake
+                pass
 
 
 def notify(session: Session) -> None:
@@ -105,7 +133,7 @@ class Doorbell:
     def __init__(self, database_url: str, name: str) -> None:
         place = folder(database_url)
         place.mkdir(mode=0o700, exist_ok=True)
-        self.path = place / f"{name}.sock"
+        self.path = place / f"{name}{WORKERS}"
         with contextlib.suppress(FileNotFoundError):
             self.path.unlink()
         self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
@@ -140,5 +168,40 @@ class Doorbell:
         self.sock.close()
         if self.listener is not None:
             self.listener.close()
+        with contextlib.suppress(FileNotFoundError):
+            self.path.unlink()
+
+
+class WatchBell:
+    """An API process's bell, read in its event loop: ``on_changed`` is called with the ids of
+    the submissions announced (:func:`announce`) since the last read."""
+
+    def __init__(self, database_url: str, on_changed: Callable[[set[int]], None]) -> None:
+        place = folder(database_url)
+        place.mkdir(mode=0o700, exist_ok=True)
+        # the pid alone could be another process's where pid namespaces share a /tmp
+        self.path = place / f"{os.getpid()}-{secrets.token_hex(4)}{WATCHERS}"
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        self.sock.bind(str(self.path))
+        self.sock.setblocking(False)
+        self.on_changed = on_changed
+        self.loop = asyncio.get_running_loop()
+        self.loop.add_reader(self.sock.fileno(), self._read)
+
+    def _read(self) -> None:
+        changed: set[int] = set()
+        while True:
+            try:
+                message = self.sock.recv(32)
+            except BlockingIOError:
+                break
+            if message.isdigit():
+                changed.add(int(message))
+        self.on_changed(changed)
+
+    def close(self) -> None:
+        """Stop listening."""
+        self.loop.remove_reader(self.sock.fileno())
+        self.sock.close()
         with contextlib.suppress(FileNotFoundError):
             self.path.unlink()

@@ -26,7 +26,7 @@ from cjudge.sim.runtime import run_case as simulated
 
 from . import course, health, jobqueue, outage
 from .db import make_engine, schema_ready, write_session
-from .doorbell import Doorbell
+from .doorbell import Doorbell, announce
 from .lease import LeaseKeeper
 from .models import Submission
 from .sandbox import SandboxError, SandboxUnavailable, WarmPool, make_pool
@@ -130,8 +130,11 @@ def claim_next(engine: Engine, worker_id: str, settings: Settings,
         if not jobqueue.waiting(session, waited_s):
             return None
     with write_session(engine) as session:
-        return jobqueue.claim(session, worker_id, settings.lease_s, settings.max_attempts,
-                              waited_s)
+        claim = jobqueue.claim(session, worker_id, settings.lease_s, settings.max_attempts,
+                               waited_s)
+    if claim is not None:
+        announce(settings.url, claim.id)  # committed: its streams say it runs
+    return claim
 
 
 def idle_waits(first_s: float, most_s: float) -> Iterator[float]:
@@ -275,6 +278,7 @@ class Worker:
                 OUTAGE.failed(f"writing submission {claim.id}'s cases so far", exc)
                 return
             written[0] = time.monotonic()
+            announce(self.settings.url, claim.id)
             if not kept:
                 runner.abort()
 
@@ -348,6 +352,7 @@ class Worker:
                 elif jobqueue.finish(session, claim, result, log_text,
                                      self.settings.verdict_limit_bytes):
                     course.record_score(session, session.get_one(Submission, claim.id))
+            announce(self.settings.url, claim.id)  # committed: its streams send it now
 
         until = time.monotonic() + self.settings.lease_s if until is None else until
         outage.persist(store, until, OUTAGE, f"storing submission {claim.id}",

@@ -63,6 +63,8 @@ def _lifespan(settings: Settings,
             yield
         finally:
             supervisor.stop()
+            if hasattr(app.state, "watches"):
+                app.state.watches.close()
             app.state.hash_slots.close()
             engine.dispose()
 

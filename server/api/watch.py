@@ -1,7 +1,9 @@
 """One poller per submission in this process: every event stream of a submission shares one
 loop that reads the submission's one-row stamp every ``poll_s`` and, when it changed, the row;
 the streams wait for its next version. Two hundred streams of one submission (tabs, reloads,
-a class watching one submission) cost one database look per ``poll_s``, not two hundred."""
+a class watching one submission) cost one database look per ``poll_s``, not two hundred. A
+worker of this machine announces each change it commits (``doorbell.announce``): the poller
+looks at once, so a verdict reaches its streams without waiting out a poll."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ from sqlalchemy import Engine, Text, cast, func
 from sqlmodel import Session, select
 from starlette.concurrency import run_in_threadpool
 
+from ..doorbell import WatchBell
 from ..models import DONE, Submission
 
 
@@ -26,6 +29,7 @@ class Watch:
         self.version = 0
         self.followers = 0
         self._changed = asyncio.Event()
+        self._announced = asyncio.Event()
         self.task: asyncio.Task[None] | None = None
 
     def publish(self, row: Submission | None, error: BaseException | None = None) -> None:
@@ -34,6 +38,17 @@ class Watch:
         self.version += 1
         changed, self._changed = self._changed, asyncio.Event()
         changed.set()
+
+    def announce(self) -> None:
+        """A worker says the submission changed: the poller looks now."""
+        self._announced.set()
+
+    async def until_announced(self, timeout_s: float) -> None:
+        """The poller's wait between looks: ``timeout_s``, or until a change is announced (one
+        announced while it looked ends the next wait at once)."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._announced.wait(), timeout_s)
+        self._announced.clear()
 
     async def after(self, version: int, timeout_s: float) -> bool:
         """Wait up to ``timeout_s`` for a version after ``version``; True if there is one."""
@@ -52,11 +67,25 @@ class Watch:
 
 
 class Watches:
-    """This process's pollers, one per submission followed, each gone with its last stream."""
+    """This process's pollers, one per submission followed, each gone with its last stream;
+    with ``database_url``, woken by this machine's workers' announcements (made in the event
+    loop, with the first stream)."""
 
-    def __init__(self, engine: Engine, poll_s: float) -> None:
+    def __init__(self, engine: Engine, poll_s: float, database_url: str | None = None) -> None:
         self.engine, self.poll_s = engine, poll_s
         self.watches: dict[int, Watch] = {}
+        self.bell = None if database_url is None else WatchBell(database_url, self._announced)
+
+    def _announced(self, submission_ids: set[int]) -> None:
+        for submission_id in submission_ids:
+            watch = self.watches.get(submission_id)
+            if watch is not None:
+                watch.announce()
+
+    def close(self) -> None:
+        """Stop listening for announcements."""
+        if self.bell is not None:
+            self.bell.close()
 
     @contextlib.asynccontextmanager
     async def follow(self, submission_id: int) -> AsyncIterator[Watch]:
@@ -101,7 +130,7 @@ class Watches:
                     watch.publish(row)
                     if row.status == DONE:
                         return  # a finished submission changes no more
-                await asyncio.sleep(self.poll_s)
+                await watch.until_announced(self.poll_s)
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # noqa: BLE001 - each stream raises it, as its own look would

@@ -4,6 +4,7 @@ queued (or put back) job wakes them through LISTEN/NOTIFY."""
 
 from __future__ import annotations
 
+import socket
 from collections.abc import Iterator
 
 import pytest
@@ -74,3 +75,18 @@ def test_on_postgres_a_committed_job_wakes_the_workers_of_that_database(
         bell.close()
         elsewhere.close()
         engine.dispose()
+
+
+def test_a_bell_left_by_a_dead_process_is_cleared_by_the_next_ring(tmp_path) -> None:
+    url = f"sqlite:///{tmp_path}/judge.db"
+    live = Doorbell(url, "live")
+    dead = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    left = folder(url) / "dead.sock"
+    dead.bind(str(left))
+    dead.close()  # its name stays, as when a worker is killed
+    try:
+        ring(url)
+        assert live.wait(30)
+        assert not left.exists()
+    finally:
+        live.close()

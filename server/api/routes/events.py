@@ -94,7 +94,7 @@ async def submission_events(submission_id: SubmissionId, request: Request, user:
     deadline = time.monotonic() + settings.stream_max_s
 
     async def followed() -> AsyncIterator[bytes]:
-        async with _watches(request, engine).follow(submission_id) as watch:
+        async with _watches(request, engine, settings.url).follow(submission_id) as watch:
             async for chunk in _stream(first, watch, lambda row: present(row, user), remember,
                                        seen, request, deadline):
                 yield chunk
@@ -102,11 +102,11 @@ async def submission_events(submission_id: SubmissionId, request: Request, user:
     return EventSourceResponse(_counted(followed(), streams, user.id), headers=HEADERS)
 
 
-def _watches(request: Request, engine: Engine) -> Watches:
-    """This app's pollers (made with its first stream, in its event loop)."""
+def _watches(request: Request, engine: Engine, database_url: str) -> Watches:
+    """This app's pollers (made with its first stream, in its event loop; closed with the app)."""
     state = request.app.state
     if not hasattr(state, "watches"):
-        state.watches = Watches(engine, POLL_S)
+        state.watches = Watches(engine, POLL_S, database_url)
     watches: Watches = state.watches
     return watches
 
