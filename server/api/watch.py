@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 from collections.abc import AsyncIterator
 
 from sqlalchemy import Engine, Text, cast, func
@@ -17,6 +18,8 @@ from starlette.concurrency import run_in_threadpool
 
 from ..doorbell import WatchBell
 from ..models import DONE, Submission
+
+log = logging.getLogger(__name__)
 
 
 class Watch:
@@ -74,7 +77,12 @@ class Watches:
     def __init__(self, engine: Engine, poll_s: float, database_url: str | None = None) -> None:
         self.engine, self.poll_s = engine, poll_s
         self.watches: dict[int, Watch] = {}
-        self.bell = None if database_url is None else WatchBell(database_url, self._announced)
+        self.bell: WatchBell | None = None
+        if database_url is not None:
+            try:
+                self.bell = WatchBell(database_url, self._announced)
+            except OSError as exc:  # a hint only: without it, the streams see changes by polling
+                log.warning("event streams poll without workers' announcements: %s", exc)
 
     def _announced(self, submission_ids: set[int]) -> None:
         for submission_id in submission_ids:

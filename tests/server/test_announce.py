@@ -10,6 +10,7 @@ import socket
 from sqlalchemy import update
 from test_queue import db, enqueue, graded_by_a_worker_failing_with  # noqa: F401 - db: fixture
 
+from server import doorbell
 from server.api.watch import Watches
 from server.db import write_session
 from server.doorbell import WATCHERS, announce, folder
@@ -64,3 +65,21 @@ def test_an_announcement_wakes_its_submissions_poller_and_no_other(db) -> None: 
     assert counts == {changed: 2, quiet: 1}
     assert not list(folder(settings.url).glob(f"*{WATCHERS}"))  # closed: its bell is gone
 
+
+
+def test_streams_poll_on_when_no_bell_can_be_made(db, tmp_path, monkeypatch) -> None:  # noqa: F811
+    engine, settings, _ = db
+    (sid,) = enqueue(db)
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    monkeypatch.setattr(doorbell, "folder", lambda url: blocker / "bells")  # cannot be made
+
+    async def scenario() -> tuple[bool, bool]:
+        watches = Watches(engine, 0.01, settings.url)
+        try:
+            async with watches.follow(sid) as watch:
+                return watches.bell is None, await watch.after(0, WAIT_S)
+        finally:
+            watches.close()
+
+    assert asyncio.run(scenario()) == (True, True)
