@@ -25,8 +25,6 @@ from server.exercise_sync import sync_exercises
 from server.localserver import EXERCISES, START_S
 from server.models import DONE, RUNNING, Submission
 
-SOLUTION = (EXERCISES / "ring-allreduce/solution.py").read_text()
-
 
 @pytest.mark.needs_sandbox
 def test_a_killed_workers_job_goes_before_a_queue_of_50(db, tmp_path: Path) -> None:  # noqa: F811
@@ -46,8 +44,9 @@ def test_a_killed_workers_job_goes_before_a_queue_of_50(db, tmp_path: Path) -> N
         expired_at = row(engine, orphan).lease_expires_at
         with write_session(engine) as s:
             other = create_user(s, "other", "password")
-            queue = [jobqueue.enqueue(s, settings, other.id, "ring-allreduce", "h", SOLUTION,
-                                      "solution.py").id for _ in range(50)]
+            # slow jobs (≥ 2.8 s each): a fast host cannot clear the queue within the lease
+            queue = [jobqueue.enqueue(s, settings, other.id, "ring-allreduce", "h",
+                                      SLOW_SOLUTION, "solution.py").id for _ in range(50)]
         wait_until(lambda: row(engine, orphan).status == DONE, settings.lease_s + START_S,
                    "the survivor finishes the orphan", logs)
         done = row(engine, orphan)
