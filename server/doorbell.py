@@ -77,6 +77,27 @@ def _ring_all(database_url: str, suffix: str, message: bytes) -> None:
                 pass
 
 
+def _bind(database_url: str, name: str) -> tuple[Path, socket.socket]:
+    """A non-blocking datagram socket bound as bell ``name`` of this queue (a stale file of
+    that name replaced)."""
+    place = folder(database_url)
+    place.mkdir(mode=0o700, exist_ok=True)
+    path = place / name
+    with contextlib.suppress(FileNotFoundError):
+        path.unlink()
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    sock.bind(str(path))
+    sock.setblocking(False)
+    return path, sock
+
+
+def _unbind(path: Path, sock: socket.socket) -> None:
+    """Close a bell's socket and remove its name."""
+    sock.close()
+    with contextlib.suppress(FileNotFoundError):
+        path.unlink()
+
+
 def notify(session: Session) -> None:
     """Announce a job to every worker of a Postgres queue when ``session``'s transaction
     commits (``NOTIFY`` is delivered at commit, never for a rolled-back job); nothing on SQLite,
@@ -131,14 +152,7 @@ class Doorbell:
     job is announced)."""
 
     def __init__(self, database_url: str, name: str) -> None:
-        place = folder(database_url)
-        place.mkdir(mode=0o700, exist_ok=True)
-        self.path = place / f"{name}{WORKERS}"
-        with contextlib.suppress(FileNotFoundError):
-            self.path.unlink()
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-        self.sock.bind(str(self.path))
-        self.sock.setblocking(False)
+        self.path, self.sock = _bind(database_url, f"{name}{WORKERS}")
         self.listener = Listener(database_url) if database_url.startswith("postgresql") else None
 
     def wait(self, timeout_s: float) -> bool:
@@ -165,11 +179,9 @@ class Doorbell:
 
     def close(self) -> None:
         """Stop listening."""
-        self.sock.close()
+        _unbind(self.path, self.sock)
         if self.listener is not None:
             self.listener.close()
-        with contextlib.suppress(FileNotFoundError):
-            self.path.unlink()
 
 
 class WatchBell:
@@ -177,13 +189,9 @@ class WatchBell:
     the submissions announced (:func:`announce`) since the last read."""
 
     def __init__(self, database_url: str, on_changed: Callable[[set[int]], None]) -> None:
-        place = folder(database_url)
-        place.mkdir(mode=0o700, exist_ok=True)
         # the pid alone could be another process's where pid namespaces share a /tmp
-        self.path = place / f"{os.getpid()}-{secrets.token_hex(4)}{WATCHERS}"
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-        self.sock.bind(str(self.path))
-        self.sock.setblocking(False)
+        name = f"{os.getpid()}-{secrets.token_hex(4)}{WATCHERS}"
+        self.path, self.sock = _bind(database_url, name)
         self.on_changed = on_changed
         self.loop = asyncio.get_running_loop()
         self.loop.add_reader(self.sock.fileno(), self._read)
@@ -202,6 +210,4 @@ class WatchBell:
     def close(self) -> None:
         """Stop listening."""
         self.loop.remove_reader(self.sock.fileno())
-        self.sock.close()
-        with contextlib.suppress(FileNotFoundError):
-            self.path.unlink()
+        _unbind(self.path, self.sock)

@@ -80,11 +80,11 @@ class Watches:
         self.bell: WatchBell | None = None
         if database_url is not None:
             try:
-                self.bell = WatchBell(database_url, self._announced)
+                self.bell = WatchBell(database_url, self._on_announced)
             except OSError as exc:  # a hint only: without it, the streams see changes by polling
                 log.warning("event streams poll without workers' announcements: %s", exc)
 
-    def _announced(self, submission_ids: set[int]) -> None:
+    def _on_announced(self, submission_ids: set[int]) -> None:
         for submission_id in submission_ids:
             watch = self.watches.get(submission_id)
             if watch is not None:

@@ -66,7 +66,6 @@ def test_an_announcement_wakes_its_submissions_poller_and_no_other(db) -> None: 
     assert not list(folder(settings.url).glob(f"*{WATCHERS}"))  # closed: its bell is gone
 
 
-
 def test_streams_poll_on_when_no_bell_can_be_made(db, tmp_path, monkeypatch) -> None:  # noqa: F811
     engine, settings, _ = db
     (sid,) = enqueue(db)
