@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -51,3 +52,11 @@ def test_every_benchmark_is_listed_with_its_recorded_page() -> None:
     for script in scripts:
         assert f"`benchmarks/{script.name}" in page, f"{script.name} missing from docs/benchmarks.md"
         assert f"(benchmark-results/{script.stem}.md)" in page
+
+
+def test_every_results_page_the_docs_link_was_recorded() -> None:
+    page = (ROOT / "docs" / "benchmarks.md").read_text()
+    linked = re.findall(r"\(benchmark-results/([\w-]+\.md)\)", page)
+    assert len(linked) >= 20
+    missing = [name for name in linked if not (ROOT / "docs" / "benchmark-results" / name).is_file()]
+    assert not missing, f"linked from docs/benchmarks.md, never recorded: {missing}"
