@@ -13,7 +13,7 @@ from that mechanism (its ``# names:`` lines, asserted by :mod:`.test_mistakes`, 
 4. over_budget by collective kind and by loads (``budget.against_reference``), never a load
    called a send, with the call to make instead.
 5. Deadlock advice (``switch.explain``): the cycle's shape matched to its fix (non-blocking
-   sends or parity, a step count, tags).
+   sends or parity, a step count, tags, the source a receive should name).
 6. Local faults by structure when every exchange matched (``diagnosis.structure``, a grader's
    catalogued mistake): reverse order, the first non-finite element, a missing rescale.
 """
@@ -35,7 +35,8 @@ PATTERNS: dict[int, list[str]] = {
         "zero1_step/gathers_every_gradient.py"],
     5: ["ring_allreduce/blocking_send_to_the_right.py", "all_gather/cuda_habits_send_first.py",
         "double_binary_tree/tags_by_piece_not_tree.py",
-        "reduce_scatter/root_rank_one_step_short.py"],
+        "reduce_scatter/root_rank_one_step_short.py", "ring_allreduce/receives_from_the_right.py",
+        "pipeline_gpipe/receives_from_next_stage.py", "all_gather/irecv_from_the_right.py"],
     6: ["bucketed_allreduce/split_back_reversed.py", "ddp_overlap/buckets_split_back_reversed.py",
         "ring_attention/exp_without_running_max.py", "ring_attention/out_never_rescaled.py"],
 }

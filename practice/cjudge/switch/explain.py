@@ -373,15 +373,41 @@ def _two_flows(trace: SwitchTrace, blocked: list[Blocked]) -> Sentence | None:
     return None
 
 
+def _crossed(trace: SwitchTrace) -> Sentence | None:
+    """A receive still open from one rank while a send to its rank from another rank, on the
+    same tag and group, waits unreceived: the receive names the wrong source, or that send the
+    wrong destination (a send from its source on another tag is ``_tags``'s)."""
+    requests = trace["requests"]
+    for mine in sorted(requests, key=lambda r: (r["rank"], r["id"])):  # the same on every runtime
+        if mine["kind"] != "recv" or mine["completed"] is not None or mine["peer"] is None:
+            continue
+        rank, peer = mine["rank"], mine["peer"]
+        other = next((r for r in requests if r["kind"] == "send" and r["message"] is None and
+                      r["peer"] == rank and r["rank"] != peer and r["group"] == mine["group"]
+                      and r["tag"] == mine["tag"]), None)
+        if other is not None:
+            at, at_zh = _at(mine["line"])
+            them, them_at, them_zh = other["rank"], *_at(other["line"])
+            return Sentence(
+                en=f"fix: rank {rank} receives from rank {peer}{at} while rank {them}'s send to "
+                   f"rank {rank}{them_at} is never received: receive from the rank that sends "
+                   f"to you (here rank {them}), or send to the rank that waits for you",
+                zh=f"改法：rank {rank} 等待接收来自 rank {peer} 的数据{at_zh}，而 rank {them} "
+                   f"发给 rank {rank} 的消息{them_zh}一直没有被接收：从真正给你发送的 rank 接收"
+                   f"（这里是 rank {them}），或者发给真正在等你的 rank")
+    return None
+
+
 def advice(trace: SwitchTrace, cycle: list[int], blocked: list[Blocked],
            ranks: list[RankReport]) -> list[Sentence]:
-    """The usual fix for the deadlock's shape, where it has one: both ends of a pair blocking
-    the same way (non-blocking calls, or order by parity); a rank that returned while another
-    waits on it (the ranks' call counts differ: the step or warm-up count); two flows on one
-    pair and tag at once (tags)."""
+    """The usual fix for the deadlock's shape, where it has one: a receive from one rank while
+    another's send to it waits unreceived (the source); both ends of a pair blocking the same
+    way (non-blocking calls, or order by parity); a rank that returned while another waits on
+    it (the ranks' call counts differ: the step or warm-up count); two flows on one pair and
+    tag at once (tags)."""
     by_rank = {b["rank"]: b for b in blocked}
-    found = [_two_flows(trace, blocked), _head_on(cycle, by_rank) if cycle else None,
-             _uneven(blocked, ranks, by_rank)]
+    found = [_two_flows(trace, blocked), _crossed(trace),
+             _head_on(cycle, by_rank) if cycle else None, _uneven(blocked, ranks, by_rank)]
     return [s for s in found if s is not None][:1]
 
 
