@@ -350,6 +350,26 @@ def test_sum_mean_amax_over_dims(dtype, dim, keepdim):
         both(lambda T, x: x.mean(dim=dim, keepdim=keepdim), t)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("dim", [None, 0, -1, (0, 2)])
+@pytest.mark.parametrize("keepdim", [False, True])
+def test_var_and_std_biased_and_not(dtype, dim, keepdim):
+    t = pair((2, 3, 4), dtype)
+    tol = 1e-6 if dtype == "float32" else 1e-12  # the division rounds after sums in torch's order
+    if dim is None:
+        both(lambda T, x: x.var(), t, tol=tol)
+        both(lambda T, x: x.std(False), t, tol=tol)  # the ``unbiased`` overload
+        return
+    both(lambda T, x: x.var(dim=dim, keepdim=keepdim), t, tol=tol)
+    both(lambda T, x: x.var(dim, unbiased=False, keepdim=keepdim), t, tol=tol)
+    both(lambda T, x: T.var(x, dim=dim, correction=0, keepdim=keepdim), t, tol=tol)
+    both(lambda T, x: T.std(x, dim, keepdim=keepdim), t, tol=tol)
+
+
+def test_var_of_integers_fails_on_both():
+    both_raise(lambda T, x: x.var(), pair((2, 3), "int64"))
+
+
 def test_sum_over_a_repeated_dim_fails_on_both():
     both_raise(lambda T, x: x.sum(dim=(0, 0)), pair((2, 3)))
 

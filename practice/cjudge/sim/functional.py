@@ -178,7 +178,7 @@ NN_FUNCTIONAL = ("gelu", "layer_norm")
 
 #: torch functions that are the tensor method of the same name applied to the first argument
 METHODS = (
-    "add", "sub", "mul", "div", "abs", "neg", "sqrt", "clamp", "clip", "sum", "prod", "mean",
+    "add", "sub", "mul", "div", "abs", "neg", "sqrt", "clamp", "clip", "sum", "prod", "mean", "var", "std",
     "max", "min", "amax", "amin", "argmax", "argmin", "all", "any", "eq", "ne", "maximum",
     "minimum", "exp", "log", "round", "softmax", "logsumexp", "chunk", "split", "tensor_split",
     "narrow", "select", "unbind", "flatten", "reshape", "transpose", "swapaxes", "t", "permute",

@@ -368,6 +368,32 @@ class TensorMath:
             )
         return self._reduce(lambda v: sum(v) / len(v) if len(v) else math.nan, out, dim, keepdim)
 
+    def var(self, dim: Any = None, unbiased: bool | None = None, keepdim: bool = False, *,
+            correction: int | None = None) -> Tensor:
+        """The variance of all elements, or along ``dim``: the squared deviations' sum over
+        N − ``correction`` (1 by default, torch's unbiased estimate; ``unbiased=False`` or
+        ``correction=0``: over N, as layer norm divides). ``var(False)`` is ``unbiased=False``."""
+        if isinstance(dim, bool):
+            dim, unbiased = None, dim
+        if unbiased is not None and correction is not None:
+            raise RuntimeError("var: can't specify both unbiased and correction")
+        if self._dtype.kind != 2:
+            raise RuntimeError("std and var only support floating point and complex dtypes")
+        less = (1 if unbiased in (None, True) else 0) if correction is None else correction
+
+        def spread(lane: array[Any]) -> float:
+            if len(lane) - less <= 0:
+                return math.nan
+            mean = math.fsum(lane) / len(lane)
+            return math.fsum((v - mean) ** 2 for v in lane) / (len(lane) - less)
+
+        return self._reduce(spread, self._dtype, dim, keepdim)
+
+    def std(self, dim: Any = None, unbiased: bool | None = None, keepdim: bool = False, *,
+            correction: int | None = None) -> Tensor:
+        """The standard deviation: the square root of :meth:`var`, with its arguments."""
+        return self.var(dim, unbiased, keepdim, correction=correction).sqrt()
+
     def _extreme(self, pick: Callable[..., Number], name: str, dim: Any, keepdim: bool) -> Any:
         if isinstance(dim, TensorMath):
             return _elementwise(self, dim, pick)
