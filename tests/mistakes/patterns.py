@@ -15,7 +15,8 @@ from that mechanism (its ``# names:`` lines, asserted by :mod:`.test_mistakes`, 
 5. Deadlock advice (``switch.explain``): the cycle's shape matched to its fix (non-blocking
    sends or parity, a step count, tags, the source a receive should name).
 6. Local faults by structure when every exchange matched (``diagnosis.structure``, a grader's
-   catalogued mistake): reverse order, the first non-finite element, a missing rescale.
+   catalogued mistake): reverse order, the first non-finite element, a missing rescale, a row
+   normalised by the unbiased variance.
 """
 
 from __future__ import annotations
@@ -38,5 +39,6 @@ PATTERNS: dict[int, list[str]] = {
         "reduce_scatter/root_rank_one_step_short.py", "ring_allreduce/receives_from_the_right.py",
         "pipeline_gpipe/receives_from_next_stage.py", "all_gather/irecv_from_the_right.py"],
     6: ["bucketed_allreduce/split_back_reversed.py", "ddp_overlap/buckets_split_back_reversed.py",
-        "ring_attention/exp_without_running_max.py", "ring_attention/out_never_rescaled.py"],
+        "ring_attention/exp_without_running_max.py", "ring_attention/out_never_rescaled.py",
+        "sequence_parallel/unbiased_variance.py"],
 }

@@ -42,7 +42,8 @@ def reversed_blocks(got: Any, want: Any, world: int) -> tuple[str, str] | None:
 
 
 def one_factor(got: Any, want: Any) -> tuple[str, str] | None:
-    """"every element is 0.5 times the expected one": one factor, other than 1, throughout."""
+    """"every element is 0.5 times the expected one": one factor, other than 1, throughout;
+    named where it is √((d − 1)/d) for rows of d: a row normalised by the unbiased variance."""
     pairs = [(g, w) for g, w in zip(got["data"], want["data"], strict=True) if w]
     if not pairs or any(not g for g, w in pairs) or len(pairs) != len(want["data"]):
         return None
@@ -51,6 +52,14 @@ def one_factor(got: Any, want: Any) -> tuple[str, str] | None:
             not all(values.close(g, w * factor, 1e-5, 1e-9) for g, w in pairs):
         return None
     f = shown(float(factor))
+    row = want["shape"][-1] if want["shape"] else 0
+    if row > 1 and values.close(factor * factor, (row - 1) / row, 1e-5, 0.0):
+        return (f"every element is {f} = √(({row} − 1)/{row}) times the expected one: each row of "
+                f"{row} was normalised by a variance divided by {row} − 1 (torch.var's default, "
+                f"unbiased) where it is divided by {row}: use var(unbiased=False)",
+                f"每个元素都是应得值的 {f} = √(({row} − 1)/{row}) 倍：每行 {row} 个元素归一化时用的方差"
+                f"除以了 {row} − 1（torch.var 默认的无偏方差），而应当除以 {row}：请用 "
+                "var(unbiased=False)")
     return (f"every element is {f} times the expected one: a scale applied once too often, or a "
             "rescale left out",
             f"每个元素都是应得值的 {f} 倍：多乘了一次缩放因子，或漏掉了一次重新缩放")
