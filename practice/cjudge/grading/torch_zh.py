@@ -23,6 +23,8 @@ TABLE: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(en), zh) for 
     (r"(src|dst) rank must be given", "必须给出 {1} rank"),
     (r"(\w+): rank (-?\d+) is not in the group \(ranks (\[.*\])\)",
      "{1}：rank {2} 不在该组中（组内 rank：{3}）"),
+    (r"Tensor's dim 0 does not divide equally across group size",
+     "张量的第 0 维无法在组内各 rank 之间平均切分"),
     (r"Split sizes doesn't match total dim 0 size",
      "切分大小（split sizes）之和与张量第 0 维的大小不符"),
     (r"Tensors must be contiguous", "张量必须是连续存储的（contiguous）"),

@@ -27,6 +27,7 @@ from .compare import said_by
 from .decide import Decision, Reason
 from .facts import CaseFacts
 from .instead import instead
+from .torch_advice import advice
 from .torch_zh import in_chinese
 
 #: why a rank's code may be refused an OS call: it is confined (``cjudge.real.confine``)
@@ -141,6 +142,9 @@ def _rank_failure(exercise: Exercise, raw: RawCase, report: RankReport) -> tuple
         return (f"rank {r} was killed: {err['message']}",
                 f"rank {r} {err.get('message_zh') or '被终止：' + err['message']}")
     hint, hint_zh = CONFINED_HINT if err["type"] == "PermissionError" else ("", "")
+    fix = advice(err["message"])
+    if fix is not None:
+        hint, hint_zh = f"{hint}. Fix: {fix[0]}", f"{hint_zh}。改法：{fix[1]}"
     call = _failed_call(raw, r, err["line"])
     if call is not None:
         at, at_zh = f"rank {r}'s {call} at line {err['line']}", f"rank {r} 第 {err['line']} 行的 {call}"
