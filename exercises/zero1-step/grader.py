@@ -53,7 +53,7 @@ def example_inputs(case: Case) -> list[dict[str, Any]]:
 
 def _step(inputs: list[dict[str, Any]]) -> tuple[list[float], list[list[float]], dict[str, list[float]]]:
     """The new parameters, each rank's new momentum shard, and the alternatives a mistake gives:
-    the sum instead of the mean, no momentum, each element's old value."""
+    the sum instead of the mean, no momentum, the old momentum, each element's old value."""
     world = len(inputs)
     param, _, _, lr, beta = inputs[0]["call"]
     grads = [i["call"][1]["data"] for i in inputs]
@@ -67,6 +67,7 @@ def _step(inputs: list[dict[str, Any]]) -> tuple[list[float], list[list[float]],
                                                              strict=True)],
         "no_momentum": [p - lr * s / world for p, s in zip(param["data"], sums, strict=True)],
         "old": list(param["data"]),
+        "old_momentum": [p - lr * m for p, m in zip(param["data"], moments, strict=True)],
         "sum_m": [beta * m + s for m, s in zip(moments, sums, strict=True)],
         "old_m": moments,
     }
@@ -93,7 +94,8 @@ def _close(a: float, b: float) -> bool:
 def diagnose(case: Case, inputs: list[dict[str, Any]], rank: int, index: int,
              got: object, path: str = "") -> tuple[str, str] | None:
     """Say which part of the step the element skipped: the all-gather (another rank's shard
-    still old), the mean (the sum), the momentum, the update itself."""
+    still old), the mean (the sum), the momentum (or its update, before the step), the update
+    itself."""
     if path not in ("[0]", "[1]") or not isinstance(got, (int, float)):
         return None
     shard = case["numel"] // case.world
@@ -128,6 +130,11 @@ def diagnose(case: Case, inputs: list[dict[str, Any]], rank: int, index: int,
                 f"reduce-scattered shard by n = {case.world}",
                 f"{where_zh}按梯度之和移动了；更新要用平均值：把 reduce-scatter 得到的分片除以 "
                 f"n = {case.world}")
+    if _close(got, other["old_momentum"][index]) and not _close(got, param[index]):
+        return (f"{where} moved by lr times the momentum as it was before this step: update the "
+                "momentum first, m ← beta·m + g, then step with the new one, p ← p − lr·m",
+                f"{where_zh}按 lr 乘以本步更新之前的动量移动了：要先更新动量，m ← beta·m + g，"
+                "再用新的动量更新参数，p ← p − lr·m")
     if _close(got, other["no_momentum"][index]) and not _close(got, param[index]):
         if owner != rank:
             return (f"{where} moved by lr·g alone: its momentum lives on rank {owner}, not here; "
