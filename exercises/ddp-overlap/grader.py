@@ -12,11 +12,13 @@ from cjudge.kit.case import Case
 from cjudge.kit.pieces import exact_inputs, item_of
 
 
-def buckets(case: Case) -> list[int]:
+def buckets(case: Case, past: bool = False) -> list[int]:
     """The layers in each bucket, in the order backward yields them: a gradient joins the open
-    bucket, which is reduced once it holds at least bucket_bytes; the rest after the last."""
+    bucket, which is reduced once it holds at least bucket_bytes (``past``: only once it holds
+    more, a mistake); the rest after the last."""
     layer_bytes = case["numel"] * case.itemsize
-    per = max(1, -(-case["bucket_bytes"] // layer_bytes))
+    per = case["bucket_bytes"] // layer_bytes + 1 if past else \
+        max(1, -(-case["bucket_bytes"] // layer_bytes))
     layers = case["layers"]
     return [min(per, layers - start) for start in range(0, layers, per)]
 
@@ -65,14 +67,20 @@ def check_traffic(case: Case, calls: list[dict[str, Any]]) -> tuple[str, str] | 
     for rank in range(case.world):
         got = [c["count"] for c in calls if c["rank"] == rank and c["op"] == "all_reduce"]
         if got != want:
+            past = got == [k * case["numel"] for k in buckets(case, past=True)]
+            why, why_zh = (f"; yours close only once they hold more than {case['bucket_bytes']}"
+                           " bytes: reduce a bucket as soon as it holds at least that many (>=, "
+                           "not >)",
+                           f"；你的桶要超过 {case['bucket_bytes']} 字节才发出：桶一旦装满至少这么多"
+                           "字节就应立即 all_reduce（用 >=，不是 >）") if past else ("", "")
             return (f"rank {rank}'s all_reduce calls carry {' + '.join(map(str, got))} "
                     f"elements; the buckets of at least {case['bucket_bytes']} bytes, filled in "
                     f"the order backward yields the gradients, hold {' + '.join(map(str, want))}"
-                    ": one all_reduce per bucket (each pays 2(n − 1) α)",
+                    f": one all_reduce per bucket (each pays 2(n − 1) α){why}",
                     f"rank {rank} 的 all_reduce 调用分别携带 {' + '.join(map(str, got))} 个元素；"
                     f"按 backward 产出梯度的顺序装桶、每桶至少 {case['bucket_bytes']} 字节，"
                     f"应为 {' + '.join(map(str, want))}：每个桶一次 all_reduce（每次都要付 "
-                    "2(n − 1) 个 α）")
+                    f"2(n − 1) 个 α）{why_zh}")
     return None
 
 
