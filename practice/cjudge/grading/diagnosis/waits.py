@@ -12,13 +12,16 @@ from .values import shown_list
 
 def never_waited(trace: SwitchTrace) -> tuple[str, str] | None:
     """The first graded request that delivers data (a receive or a collective) and that its
-    rank never waited on, named with its line; None if every such request was waited on."""
+    rank never waited on, named with its line; None if every such request was waited on. The
+    first of the lowest rank that missed one, in its own order: the same on every run (ranks'
+    posts interleave as they happen to be scheduled), and the rank a wrong result is first
+    looked for in."""
     waited = {w["request"] for w in trace["waits"]}
     missed = [r for r in trace["requests"]
               if r["graded"] and r["kind"] != "send" and r["id"] not in waited]
     if not missed:
         return None
-    first = min(missed, key=lambda r: (r["posted"], r["rank"]))
+    first = min(missed, key=lambda r: (r["rank"], r["posted"]))
     call = call_name(first["api"], first["kind"])
     at, at_zh = (f" (line {first['line']})", f"（第 {first['line']} 行）") if first["line"] \
         else ("", "")
