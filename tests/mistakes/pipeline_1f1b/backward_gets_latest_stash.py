@@ -1,8 +1,9 @@
 # expect: wrong_answer
 # gloo: wrong on sample-4-stages-8-microbatches
-# names: (line 33) was given, as its 1st tensor, the one a stage of 1F1B gives its 4th call of bwd
-# names: hand each call its own
-# names_zh: 第 1 次调用 bwd（第 33 行）; 请把每次调用自己的那份交给它
+# names: (line 34) was given, as its 1st tensor, what its 4th call of fwd was given
+# names: where it needs what its 1st call of fwd was given
+# names: keep each fwd call's input (a stash per microbatch or layer)
+# names_zh: 第 1 次调用 bwd（第 34 行）; 把每次调用 fwd 的输入保存下来
 # Keeps only the latest stashed input: after the warm-up, a backward gets another microbatch's.
 import torch
 import torch.distributed as dist

@@ -99,6 +99,20 @@ def _unfinished(learner: SwitchTrace, call: Given, wanted: str) -> tuple[str, in
     return None
 
 
+def _kept(learner: SwitchTrace, call: Given, got: str,
+          wanted: str) -> tuple[Given, Given] | None:
+    """The rank's earlier calls of another of the judge's functions that were given ``got``
+    (what ``call`` was given) and ``wanted`` (what it needed): an input kept for the wrong call,
+    e.g. a forward's for another microbatch's backward; None where either is not found."""
+    calls = [c for name, made in given(learner)[call.rank].items() if name != call.name
+             for c in made if c.t < call.t]
+    had = next((c for c in reversed(calls) if got in c.inputs), None)
+    needed = next((c for c in calls if wanted in c.inputs), None)
+    if had is None or needed is None or had.name != needed.name:
+        return None
+    return had, needed
+
+
 def _parameter(exercise: Any, spec: CaseSpec, rank: int, name: str) -> str:
     """The learner's name for the judge's function ``name`` (its parameter in the exercise's
     signature: ``stage_fn``, ``bwd``); ``name`` where the inputs do not say."""
@@ -151,6 +165,18 @@ def explain(exercise: Any, spec: CaseSpec, learner: SwitchTrace,
         return None
     what, what_zh = ("input", "输入") if len(mine.inputs) == 1 else \
         (f"{ordinal(k + 1)} tensor", f"第 {k + 1} 个张量")
+    kept = _kept(learner, mine, mine.inputs[k], want.inputs[k])
+    if kept is not None:
+        had, needed = kept
+        source = _parameter(exercise, spec, mine.rank, had.name)
+        return Cause(f"{call} was given, as its {what}, what its {ordinal(had.index + 1)} call "
+                     f"of {source} was given, where it needs what its "
+                     f"{ordinal(needed.index + 1)} call of {source} was given: keep each "
+                     f"{source} call's input (a stash per microbatch or layer) and hand {fn} the "
+                     "one of its own",
+                     f"{call_zh}的{what_zh}是第 {had.index + 1} 次调用 {source} 时传入的那个，而它需要的是"
+                     f"第 {needed.index + 1} 次调用 {source} 时传入的：把每次调用 {source} 的输入保存"
+                     f"下来（按微批次或按层各存一份），交给与之对应的那次 {fn} 调用", named=True)
     return Cause(f"{call} was given, as its {what}, the one {algo} gives its "
                  f"{ordinal(other.index + 1)} call of {fn}, not its {ordinal(want.index + 1)}: "
                  "another microbatch's or layer's; hand each call its own",
