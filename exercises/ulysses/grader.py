@@ -14,6 +14,24 @@ CALLS = {"seq_to_heads": ["seq_to_heads"], "heads_to_seq": ["heads_to_seq"],
          "round_trip": ["seq_to_heads", "heads_to_seq"]}
 
 
+#: the learner's function that makes the result -> how its all_to_all_single's blocks lie
+BLOCKS = {
+    "seq_to_heads": (
+        "block p of what all_to_all_single sends must be rank p's heads of your positions (view "
+        "x as [s/n, n, H/n, D], permute(1, 0, 2, 3), .contiguous()); block j received is rank "
+        "j's positions, so the result is the received [n, s/n, H/n, D] read as [s, H/n, D]",
+        "all_to_all_single 发出的第 p 块必须是你的各位置上 rank p 负责的头（把 x view 成 "
+        "[s/n, n, H/n, D]，permute(1, 0, 2, 3)，再 .contiguous()）；收到的第 j 块是 rank j "
+        "的各位置，所以结果就是把收到的 [n, s/n, H/n, D] 当作 [s, H/n, D]"),
+    "heads_to_seq": (
+        "block j of what all_to_all_single receives is your positions of rank j's heads: view "
+        "the received buffer as [n, s/n, H/n, D] (the source rank first), permute(1, 0, 2, 3), "
+        "then reshape to [s/n, H, D]",
+        "all_to_all_single 收到的第 j 块是你的各位置上 rank j 负责的头：把接收缓冲区 view 成 "
+        "[n, s/n, H/n, D]（来源 rank 在最前），permute(1, 0, 2, 3)，再 reshape 成 [s/n, H, D]"),
+}
+
+
 def _dims(case: Case) -> tuple[int, int, int, int, int]:
     """s, H, D and the shards: s/n positions and H/n heads per rank."""
     s, heads, dim = case["seq"], case["heads"], case["dim"]
@@ -135,6 +153,8 @@ def diagnose(case: Case, inputs: list[dict[str, Any]], rank: int, index: int,
         return (f"{should}, but holds a value found in no rank's input",
                 f"{should_zh}，但实际值不在任何 rank 的输入中")
     gp, gh, gd = where[got]
+    fix, fix_zh = BLOCKS[CALLS[case.texts["grade"]][-1]]
     return (f"{should}, but holds position {gp}, head {gh}, d {gd} (rank "
-            f"{owner[gp, gh, gd]}'s)",
-            f"{should_zh}，但实际是位置 {gp}、头 {gh}、d {gd}（rank {owner[gp, gh, gd]} 的）")
+            f"{owner[gp, gh, gd]}'s): {fix}",
+            f"{should_zh}，但实际是位置 {gp}、头 {gh}、d {gd}（rank {owner[gp, gh, gd]} 的）："
+            f"{fix_zh}")
