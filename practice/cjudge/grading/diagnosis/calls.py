@@ -39,35 +39,61 @@ class Call:
     line: int | None
     request: int = 0  # its request's id
     splits: Splits | None = None  # all_to_all: elements for each member, when recorded
+    op: str | None = None  # a reduction's op ("sum", "max", ...)
+    root: int | None = None  # a rooted collective's root (global rank)
 
 
 def calls(trace: SwitchTrace) -> list[list[Call]]:
     """Per rank, its graded collective calls in program order, with their inputs."""
     inputs: dict[int, tuple[float | int, ...] | None] = {}
+    made: dict[int, tuple[str | None, int | None]] = {}  # request -> its collective's op, root
     for coll in trace["collectives"]:
         for i, rid in enumerate(coll["requests"]):
             data = coll.get("data")
             got = recorded_values(data[i]) if data and i < len(data) else None
             inputs[rid] = None if got is None else tuple(got)
+            made[rid] = coll["op"], coll["root"]
     out: list[list[Call]] = [[] for _ in range(trace["world_size"])]
     for req in sorted(trace["requests"], key=lambda r: r["posted"]):
         if req["graded"] and req["kind"] not in ("send", "recv") and req["kind"] in DISPLAY:
             rank = req["rank"]
             out[rank].append(Call(rank, len(out[rank]), req["kind"],
                                   call_name(req["api"], req["kind"]), inputs.get(req["id"]),
-                                  req["line"], req["id"], elements(req)))
+                                  req["line"], req["id"], elements(req),
+                                  *made.get(req["id"], (None, None))))
     return out
 
 
 def differs(mine: Call, theirs: Call, dtype: str = "float64") -> bool:
-    """Whether a call departs from the reference's at its place: another call, other split
-    sizes, or another input (where both are recorded) beyond ``dtype``'s tolerance."""
-    if mine.kind != theirs.kind:
+    """Whether a call departs from the reference's at its place: another call, another
+    reduction op or root, other split sizes, or another input (where both are recorded) beyond
+    ``dtype``'s tolerance."""
+    if mine.kind != theirs.kind or _other_op_or_root(mine, theirs):
         return True
     if mine.splits is not None and theirs.splits is not None and mine.splits != theirs.splits:
         return True
     return mine.values is not None and theirs.values is not None and \
         not same(mine.values, theirs.values, dtype)
+
+
+def _other_op_or_root(mine: Call, theirs: Call) -> bool:
+    """Whether the two calls (of one kind) reduce with another op or have another root."""
+    return (mine.op, mine.root) != (theirs.op, theirs.root)
+
+
+def _op_or_root(mine: Call, want: Call, algo: tuple[str, str]) -> Cause:
+    """The words for a call of the reference's kind made with another op or root."""
+    a, a_zh = algo
+    if mine.op != want.op:
+        default, default_zh = (", the default: leave op out", "，即默认值：不要传 op") \
+            if want.op == "sum" else ("", "")
+        wanted = str(want.op).upper()
+        return Cause(f"it reduces with {str(mine.op).upper()} where {a} reduces with {wanted}: "
+                     f"pass op=ReduceOp.{wanted}{default}",
+                     f"它用 {str(mine.op).upper()} 归约，而{a_zh}用 {wanted}：应传 "
+                     f"op=ReduceOp.{wanted}{default_zh}", named=True)
+    return Cause(f"its root is rank {mine.root} where {a}'s is rank {want.root}",
+                 f"它的根是 rank {mine.root}，而{a_zh}的根是 rank {want.root}", named=True)
 
 
 def first_departure(learner: SwitchTrace, reference: SwitchTrace, dtype: str = "float64"
@@ -206,6 +232,8 @@ def describe(exercise: Any, spec: CaseSpec, learner: SwitchTrace, reference: Swi
         why = Cause(f"{a} makes no such call", f"{a_zh}没有这次调用")
     elif mine.kind != want.kind:
         why = Cause(f"{a} calls {want.api} there", f"{a_zh}此处调用的是 {want.api}")
+    elif _other_op_or_root(mine, want):
+        why = _op_or_root(mine, want, algo)
     elif mine.splits is not None and want.splits is not None and mine.splits != want.splits \
             and (mine.values is None or want.values is None or mine.values == want.values):
         why = Cause(*departure(mine.splits, want.splits, reference, want.request, mine.api, algo),
