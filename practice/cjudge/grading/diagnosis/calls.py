@@ -19,12 +19,16 @@ from ...contract.primitives import DISPLAY, call_name
 from ...contract.protocol import CaseSpec
 from ...contract.units import plural
 from ...contract.values import close, element_matches
+from ...switch.symm import KINDS as SYMM_KINDS
 from ...switch.trace import SwitchTrace, recorded_values
 from .padding import unpadded
 from .said import Cause, algorithm
 from .sources import arguments, other_slice, returned
 from .splits import Splits, departure, elements
 from .values import graded_dtype, ordinal, same, shown_apart
+
+#: the symmetric-memory calls that touch one rank's buffer
+SYMM_ACCESS = frozenset(SYMM_KINDS.values())
 
 
 @dataclass(frozen=True)
@@ -41,6 +45,7 @@ class Call:
     splits: Splits | None = None  # all_to_all: elements for each member, when recorded
     op: str | None = None  # a reduction's op ("sum", "max", ...)
     root: int | None = None  # a rooted collective's root (global rank)
+    buffer: int | None = None  # a symmetric-memory load's or store's: whose buffer (global rank)
 
 
 def calls(trace: SwitchTrace) -> list[list[Call]]:
@@ -60,7 +65,8 @@ def calls(trace: SwitchTrace) -> list[list[Call]]:
             out[rank].append(Call(rank, len(out[rank]), req["kind"],
                                   call_name(req["api"], req["kind"]), inputs.get(req["id"]),
                                   req["line"], req["id"], elements(req),
-                                  *made.get(req["id"], (None, None))))
+                                  *made.get(req["id"], (None, None)),
+                                  req["peer"] if req["kind"] in SYMM_ACCESS else None))
     return out
 
 
@@ -77,12 +83,13 @@ def differs(mine: Call, theirs: Call, dtype: str = "float64") -> bool:
 
 
 def _other_op_or_root(mine: Call, theirs: Call) -> bool:
-    """Whether the two calls (of one kind) reduce with another op or have another root."""
-    return (mine.op, mine.root) != (theirs.op, theirs.root)
+    """Whether the two calls (of one kind) reduce with another op, have another root, or load
+    from (store into) another rank's buffer."""
+    return (mine.op, mine.root, mine.buffer) != (theirs.op, theirs.root, theirs.buffer)
 
 
 def _op_or_root(mine: Call, want: Call, algo: tuple[str, str]) -> Cause:
-    """The words for a call of the reference's kind made with another op or root."""
+    """The words for a call of the reference's kind made with another op, root or buffer."""
     a, a_zh = algo
     if mine.op != want.op:
         default, default_zh = (", the default: leave op out", "，即默认值：不要传 op") \
@@ -92,6 +99,12 @@ def _op_or_root(mine: Call, want: Call, algo: tuple[str, str]) -> Cause:
                      f"pass op=ReduceOp.{wanted}{default}",
                      f"它用 {str(mine.op).upper()} 归约，而{a_zh}用 {wanted}：应传 "
                      f"op=ReduceOp.{wanted}{default_zh}", named=True)
+    if mine.buffer != want.buffer:
+        verb, verb_zh = ("stores into", "写入") if mine.kind == "symm_write" else \
+            ("loads from", "读取")
+        return Cause(f"it {verb} rank {mine.buffer}'s buffer where {a} {verb} rank "
+                     f"{want.buffer}'s", f"它{verb_zh}的是 rank {mine.buffer} 的缓冲区，而{a_zh}"
+                     f"{verb_zh}的是 rank {want.buffer} 的", named=True)
     return Cause(f"its root is rank {mine.root} where {a}'s is rank {want.root}",
                  f"它的根是 rank {mine.root}，而{a_zh}的根是 rank {want.root}", named=True)
 
@@ -226,8 +239,11 @@ def describe(exercise: Any, spec: CaseSpec, learner: SwitchTrace, reference: Swi
                      f"rank {want.rank} 只做了 {want.index} 次集合通信{at_zh}；而{a_zh}接着做第 "
                      f"{want.index + 1} 次：{want.api}")
     at, at_zh = (f" (line {mine.line})", f"（第 {mine.line} 行）") if mine.line else ("", "")
-    call = f"rank {mine.rank}'s {ordinal(mine.index + 1)} collective call, {mine.api}{at}"
-    call_zh = f"rank {mine.rank} 的第 {mine.index + 1} 次集合通信 {mine.api}{at_zh}"
+    # a load, a store or a barrier of symmetric memory is a call, not a collective
+    noun, noun_zh = ("call", "调用") if mine.kind.startswith("symm") else \
+        ("collective call", "集合通信")
+    call = f"rank {mine.rank}'s {ordinal(mine.index + 1)} {noun}, {mine.api}{at}"
+    call_zh = f"rank {mine.rank} 的第 {mine.index + 1} 次{noun_zh} {mine.api}{at_zh}"
     if want is None:
         why = Cause(f"{a} makes no such call", f"{a_zh}没有这次调用")
     elif mine.kind != want.kind:
