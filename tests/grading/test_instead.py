@@ -1,6 +1,7 @@
 """A refused idiom says what to write instead, in the exercise's allowed calls (simulated
-runtime): sizes exchanged with a small collective before an all-to-all, an all_reduce where the
-exercise composes one, a barrier."""
+runtime): sizes exchanged with a small collective before an all-to-all, a whole tensor gathered
+where an all-to-all sends each rank its block, an all_reduce where the exercise composes one, a
+barrier."""
 
 from __future__ import annotations
 
@@ -40,6 +41,22 @@ def zero1_step(param, grad, momentum, lr, beta):
     dist.all_reduce(grad)
 """
 
+GATHER_ALL = """
+import torch
+import torch.distributed as dist
+
+def seq_to_heads(x):
+    n = dist.get_world_size()
+    whole = torch.empty(n * x.shape[0], *x.shape[1:], dtype=x.dtype)
+    dist.all_gather_into_tensor(whole, x.contiguous())
+    mine = x.shape[1] // n
+    return whole[:, dist.get_rank() * mine:(dist.get_rank() + 1) * mine].contiguous()
+
+
+def heads_to_seq(y):
+    return y
+"""
+
 BARRIER = """
 import torch.distributed as dist
 
@@ -51,6 +68,9 @@ CASES = [
     ("moe-dispatch-combine", SIZES_FIRST, "calls all_gather",
      "use all_to_all_single itself: an int64 tensor with one count per rank",
      "交换大小或计数也用 all_to_all_single"),
+    ("ulysses", GATHER_ALL, "calls all_gather_into_tensor",
+     "all_to_all_single sends each rank only the block it needs",
+     "只把每个 rank 需要的那一块发给它"),
     ("zero1-step", ALL_REDUCE, "calls all_reduce",
      "an all-reduce is a reduce_scatter_tensor followed by an all_gather_into_tensor",
      "先 reduce_scatter_tensor，再对归约后的分片做 all_gather_into_tensor"),
