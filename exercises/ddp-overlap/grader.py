@@ -73,15 +73,26 @@ def check_traffic(case: Case, calls: list[dict[str, Any]]) -> tuple[str, str] | 
                            "not >)",
                            f"；你的桶要超过 {case['bucket_bytes']} 字节才发出：桶一旦装满至少这么多"
                            "字节就应立即 all_reduce（用 >=，不是 >）") if past else ("", "")
+            cost, cost_zh = _cost(len(got), len(want))
             return (f"rank {rank}'s all_reduce calls carry {' + '.join(map(str, got))} "
                     f"elements; the buckets of at least {case['bucket_bytes']} bytes, filled in "
                     f"the order backward yields the gradients, hold {' + '.join(map(str, want))}"
-                    f": one all_reduce per bucket (each pays 2(n − 1) α){why}",
+                    f": one all_reduce per bucket{cost}{why}",
                     f"rank {rank} 的 all_reduce 调用分别携带 {' + '.join(map(str, got))} 个元素；"
                     f"按 backward 产出梯度的顺序装桶、每桶至少 {case['bucket_bytes']} 字节，"
-                    f"应为 {' + '.join(map(str, want))}：每个桶一次 all_reduce（每次都要付 "
-                    f"2(n − 1) 个 α）{why_zh}")
+                    f"应为 {' + '.join(map(str, want))}：每个桶一次 all_reduce{cost_zh}{why_zh}")
     return None
+
+
+def _cost(made: int, due: int) -> tuple[str, str]:
+    """What ``made`` all_reduce calls cost against the buckets' ``due``: more calls pay more
+    latencies; fewer, larger buckets start later, so less of the reduction overlaps backward."""
+    if made > due:
+        return " (each call pays 2(n − 1) α)", "（每次调用都要付 2(n − 1) 个 α）"
+    if made < due:
+        return (" (fewer, larger buckets start their all_reduce later, so less of it overlaps "
+                "backward)", "（桶更少更大，all_reduce 开始得更晚，与 backward 重叠的部分更少）")
+    return "", ""
 
 
 def diagnose(case: Case, inputs: list[dict[str, Any]], rank: int, index: int, got: float,
