@@ -316,7 +316,7 @@ def _head_on(cycle: list[int], blocked: dict[int, Blocked]) -> Sentence | None:
            "发送之后再等待它，或按奇偶排序（偶数 rank 先发后收，奇数 rank 先收后发）")
 
 
-def _uneven(blocked: list[Blocked], ranks: list[RankReport],
+def _uneven(trace: SwitchTrace, blocked: list[Blocked], ranks: list[RankReport],
             by_rank: dict[int, Blocked]) -> Sentence | None:
     """A rank waits on one that returned: the ranks made different numbers of calls (unless a
     rank failed: its error is the cause)."""
@@ -325,15 +325,41 @@ def _uneven(blocked: list[Blocked], ranks: list[RankReport],
     for b in blocked:
         gone = [p for p in b["on"] if _state(p, ranks, by_rank)[0] == "has returned"]
         if gone and not b["any_source"]:
+            counts, counts_zh = _pair_counts(trace, b, gone[0])
             return Sentence(
                 en=f"fix: rank {gone[0]} returned while rank {b['rank']} still expects a call of "
-                   "it, so the ranks make different numbers of calls; count each rank's loop "
-                   "(the number of steps, a pipeline's warm-up count, who skips a round) so "
+                   f"it, so the ranks make different numbers of calls{counts}; count each rank's "
+                   "loop (the number of steps, a pipeline's warm-up count, who skips a round) so "
                    "that every call has its partner",
                 zh=f"改法：rank {gone[0]} 已经返回，而 rank {b['rank']} 仍在等它的调用，说明各 "
-                   "rank 的调用次数不同；逐个 rank 数一数循环的次数（步数、流水线的预热次数、"
-                   "谁跳过了某一轮），让每次调用都有对应的另一方")
+                   f"rank 的调用次数不同{counts_zh}；逐个 rank 数一数循环的次数（步数、流水线的预热"
+                   "次数、谁跳过了某一轮），让每次调用都有对应的另一方")
     return None
+
+
+def _pair_counts(trace: SwitchTrace, b: Blocked, gone: int) -> tuple[str, str]:
+    """" (rank 3 sends rank 2 8 messages, line 34; rank 2 posts 7 receives from it, line 31)":
+    the two ends' point-to-point calls in the direction ``b``'s blocked call waits on, with
+    their lines; nothing for a collective."""
+    if b["kind"] not in P2P_OPS:
+        return "", ""
+    src, dst = (b["rank"], gone) if b["kind"] == "send" else (gone, b["rank"])
+    graded = [r for r in trace["requests"] if r["graded"]]
+    sends = [r for r in graded if r["kind"] == "send" and r["rank"] == src and r["peer"] == dst]
+    recvs = [r for r in graded if r["kind"] == "recv" and r["rank"] == dst
+             and r["peer"] in (src, None)]
+
+    def lines(calls: list[Request]) -> tuple[str, str]:
+        at = sorted({r["line"] for r in calls if r["line"]})
+        return (f", line{'s' if len(at) > 1 else ''} {', '.join(map(str, at))}",
+                f"，第 {'、'.join(map(str, at))} 行") if at else ("", "")
+
+    (s_at, s_zh), (r_at, r_zh) = lines(sends), lines(recvs)
+    return (f" (rank {src} sends rank {dst} {len(sends)} message{'s' if len(sends) != 1 else ''}"
+            f"{s_at}; rank {dst} posts {len(recvs)} receive{'s' if len(recvs) != 1 else ''} from "
+            f"it{r_at})",
+            f"（rank {src} 向 rank {dst} 发送了 {len(sends)} 条消息{s_zh}；rank {dst} 挂出了 "
+            f"{len(recvs)} 次来自它的接收{r_zh}）")
 
 
 def _overlap(a: Request, b: Request) -> bool:
@@ -407,7 +433,7 @@ def advice(trace: SwitchTrace, cycle: list[int], blocked: list[Blocked],
     tag at once (tags)."""
     by_rank = {b["rank"]: b for b in blocked}
     found = [_two_flows(trace, blocked), _crossed(trace),
-             _head_on(cycle, by_rank) if cycle else None, _uneven(blocked, ranks, by_rank)]
+             _head_on(cycle, by_rank) if cycle else None, _uneven(trace, blocked, ranks, by_rank)]
     return [s for s in found if s is not None][:1]
 
 
