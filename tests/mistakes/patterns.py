@@ -9,7 +9,8 @@ from that mechanism (its ``# names:`` lines, asserted by :mod:`.test_mistakes`, 
    a gradient twice its parameters, an unwritten 0 read as the input's element 0), one that
    holds on any draw (a scale by n) is kept.
 3. What the judge's functions were given (``diagnosis.given``): another microbatch's or layer's
-   input, a buffer used before the request that fills it completed.
+   input (the forward call whose input it was; the gather that was never made), a buffer used
+   before the request that fills it completed.
 4. over_budget by collective kind and by loads (``budget.against_reference``), never a load
    called a send, with the call to make instead.
 5. Deadlock advice (``switch.explain``): the cycle's shape matched to its fix (non-blocking
@@ -31,7 +32,8 @@ PATTERNS: dict[int, list[str]] = {
     3: ["pipeline_1f1b/backward_gets_latest_stash.py",
         "pipeline_gpipe/computes_before_irecv_waited.py",
         "pipeline_gpipe/feeds_previous_microbatch.py",
-        "fsdp_prefetch/layer_before_gather_waited.py", "fsdp_prefetch/uses_prefetched_layer.py"],
+        "fsdp_prefetch/layer_before_gather_waited.py", "fsdp_prefetch/uses_prefetched_layer.py",
+        "fsdp_prefetch/prefetch_stops_one_short.py"],
     4: ["fsdp_prefetch/gathers_with_the_list_form.py", "oneshot_twoshot/loads_whole_buffers.py",
         "zero1_step/gathers_every_gradient.py"],
     5: ["ring_allreduce/blocking_send_to_the_right.py", "all_gather/cuda_habits_send_first.py",

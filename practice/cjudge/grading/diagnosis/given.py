@@ -99,6 +99,26 @@ def _unfinished(learner: SwitchTrace, call: Given, wanted: str) -> tuple[str, in
     return None
 
 
+def _never_made(learner: SwitchTrace, reference: SwitchTrace, rank: int,
+                wanted: str) -> tuple[str, int, int] | None:
+    """(api, how many of that kind the rank made, which of them in the reference delivers
+    ``wanted``) where a receive or an all-gather of the reference's ``rank`` delivers
+    ``wanted`` and the learner's rank made fewer calls of that kind than that one's place;
+    None otherwise."""
+    filled = _filled(reference)
+    mine = [r for r in learner["requests"] if r["rank"] == rank and r["graded"]]
+    for req in sorted(reference["requests"], key=lambda r: r["posted"]):
+        if req["rank"] != rank or not req["graded"] or filled.get(req["id"]) != wanted:
+            continue
+        kind = [r for r in reference["requests"] if r["rank"] == rank and r["graded"]
+                and r["kind"] == req["kind"] and r["posted"] <= req["posted"]]
+        made = sum(1 for r in mine if r["kind"] == req["kind"])
+        if made < len(kind):
+            return call_name(req["api"], req["kind"]), made, len(kind)
+        return None
+    return None
+
+
 def _kept(learner: SwitchTrace, call: Given, got: str,
           wanted: str) -> tuple[Given, Given] | None:
     """The rank's earlier calls of another of the judge's functions that were given ``got``
@@ -165,6 +185,17 @@ def explain(exercise: Any, spec: CaseSpec, learner: SwitchTrace,
         return None
     what, what_zh = ("input", "输入") if len(mine.inputs) == 1 else \
         (f"{ordinal(k + 1)} tensor", f"第 {k + 1} 个张量")
+    missing = _never_made(learner, reference, mine.rank, want.inputs[k])
+    if missing is not None:
+        api, made, due = missing
+        return Cause(f"{call} was given, as its {what}, the one {algo} gives its "
+                     f"{ordinal(other.index + 1)} call of {fn}: what it needs is what {algo}'s "
+                     f"{ordinal(due)} {api} delivers, and rank {mine.rank} makes only {made} "
+                     f"{api} call{'s' if made != 1 else ''}: make that one too (a loop that stops "
+                     "one short?)",
+                     f"{call_zh}的{what_zh}是{algo_zh}第 {other.index + 1} 次调用 {fn} 时的那个：它需要"
+                     f"的是{algo_zh}第 {due} 次 {api} 送来的数据，而 rank {mine.rank} 只做了 {made} "
+                     f"次 {api}：把那一次也做了（循环少跑了一次？）", named=True)
     kept = _kept(learner, mine, mine.inputs[k], want.inputs[k])
     if kept is not None:
         had, needed = kept
