@@ -49,7 +49,8 @@ class Call:
 
 
 def calls(trace: SwitchTrace) -> list[list[Call]]:
-    """Per rank, its graded collective calls in program order, with their inputs."""
+    """Per rank, its graded collective calls in program order (a run of symmetric-memory
+    accesses in (kind, buffer) order), with their inputs."""
     inputs: dict[int, tuple[float | int, ...] | None] = {}
     made: dict[int, tuple[str | None, int | None]] = {}  # request -> its collective's op, root
     for coll in trace["collectives"]:
@@ -67,6 +68,24 @@ def calls(trace: SwitchTrace) -> list[list[Call]]:
                                   req["line"], req["id"], elements(req),
                                   *made.get(req["id"], (None, None)),
                                   req["peer"] if req["kind"] in SYMM_ACCESS else None))
+    return [_accesses_in_any_order(row) for row in out]
+
+
+def _accesses_in_any_order(row: list[Call]) -> list[Call]:
+    """``row`` with each run of symmetric-memory loads and stores (between barriers and other
+    calls) put in (kind, buffer) order, stably: the order of a rank's accesses between two
+    barriers is its own to choose, so only which buffers it loads from and stores into is
+    compared with the reference's."""
+    out: list[Call] = []
+    run: list[Call] = []
+    for call in [*row, None]:
+        if call is not None and call.kind in SYMM_ACCESS:
+            run.append(call)
+            continue
+        out += sorted(run, key=lambda c: (c.kind, c.buffer or 0))
+        run = []
+        if call is not None:
+            out.append(call)
     return out
 
 
