@@ -5,6 +5,7 @@ NaN or an infinity first appears. Each reading is exact (checked on every elemen
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from typing import Any
 
 from ...contract import values
@@ -41,9 +42,11 @@ def reversed_blocks(got: Any, want: Any, world: int) -> tuple[str, str] | None:
     return None
 
 
-def one_factor(got: Any, want: Any) -> tuple[str, str] | None:
+def one_factor(got: Any, want: Any, world: int) -> tuple[str, str] | None:
     """"every element is 0.5 times the expected one": one factor, other than 1, throughout;
-    named where it is √((d − 1)/d) for rows of d: a row normalised by the unbiased variance."""
+    named where it is √((d − 1)/d) for rows of d (a row normalised by the unbiased variance),
+    said as a scale where it is a ratio of numbers up to the world size, else None (values
+    mixed up, not scaled: the grader's reading of the element says more)."""
     pairs = [(g, w) for g, w in zip(got["data"], want["data"], strict=True) if w]
     if not pairs or any(not g for g, w in pairs) or len(pairs) != len(want["data"]):
         return None
@@ -60,9 +63,20 @@ def one_factor(got: Any, want: Any) -> tuple[str, str] | None:
                 f"每个元素都是应得值的 {f} = √(({row} − 1)/{row}) 倍：每行 {row} 个元素归一化时用的方差"
                 f"除以了 {row} − 1（torch.var 默认的无偏方差），而应当除以 {row}：请用 "
                 "var(unbiased=False)")
+    if not _simple(factor, max(world, 2)):
+        return None  # not a scale code applies (11, 1110/1111): values mixed up, not scaled
     return (f"every element is {f} times the expected one: a scale applied once too often, or a "
             "rescale left out",
             f"每个元素都是应得值的 {f} 倍：多乘了一次缩放因子，或漏掉了一次重新缩放")
+
+
+def _simple(factor: float, most: int) -> bool:
+    """Whether ``factor`` is a ratio of whole numbers up to ``most`` (the world size: n, 1/n,
+    2, 3/8), as a scale in code is; not 11 or 1110/1111, which sums of the wrong values give."""
+    if not math.isfinite(factor) or factor == 0:
+        return False
+    near = Fraction(factor).limit_denominator(most)
+    return abs(near.numerator) <= most and values.close(float(near), factor, 1e-6, 0.0)
 
 
 def first_non_finite(got: Any, want: Any) -> tuple[str, str] | None:
@@ -116,4 +130,4 @@ def structural(got: Any, want: Any, world: int) -> tuple[str, str] | None:
             or not want["data"]:
         return None
     return first_non_finite(got, want) or reversed_blocks(got, want, world) or \
-        one_factor(got, want)
+        one_factor(got, want, world)
