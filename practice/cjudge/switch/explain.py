@@ -405,12 +405,14 @@ def _crossed(trace: SwitchTrace) -> Sentence | None:
     wrong destination (a send from its source on another tag is ``_tags``'s)."""
     requests = trace["requests"]
     for mine in sorted(requests, key=lambda r: (r["rank"], r["id"])):  # the same on every runtime
-        if mine["kind"] != "recv" or mine["completed"] is not None or mine["peer"] is None:
+        if mine["kind"] != "recv" or not mine["graded"] or mine["completed"] is not None or \
+                mine["peer"] is None:
             continue
         rank, peer = mine["rank"], mine["peer"]
-        other = next((r for r in requests if r["kind"] == "send" and r["message"] is None and
-                      r["peer"] == rank and r["rank"] != peer and r["group"] == mine["group"]
-                      and r["tag"] == mine["tag"]), None)
+        other = min((r for r in requests if r["graded"] and r["kind"] == "send" and
+                     r["message"] is None and r["peer"] == rank and r["rank"] != peer and
+                     r["group"] == mine["group"] and r["tag"] == mine["tag"]),
+                    key=lambda r: (r["rank"], r["id"]), default=None)
         if other is not None:
             at, at_zh = _at(mine["line"])
             them, them_at, them_zh = other["rank"], *_at(other["line"])

@@ -63,11 +63,12 @@ def calls(trace: SwitchTrace) -> list[list[Call]]:
     for req in sorted(trace["requests"], key=lambda r: r["posted"]):
         if req["graded"] and req["kind"] not in ("send", "recv") and req["kind"] in DISPLAY:
             rank = req["rank"]
+            op, root = made.get(req["id"], (None, None))
             out[rank].append(Call(rank, len(out[rank]), req["kind"],
                                   call_name(req["api"], req["kind"]), inputs.get(req["id"]),
                                   req["line"], req["id"], elements(req),
-                                  *made.get(req["id"], (None, None)),
-                                  req["peer"] if req["kind"] in SYMM_ACCESS else None))
+                                  op=op, root=root,
+                                  buffer=req["peer"] if req["kind"] in SYMM_ACCESS else None))
     return [_accesses_in_any_order(row) for row in out]
 
 
@@ -93,7 +94,7 @@ def differs(mine: Call, theirs: Call, dtype: str = "float64") -> bool:
     """Whether a call departs from the reference's at its place: another call, another
     reduction op or root, other split sizes, or another input (where both are recorded) beyond
     ``dtype``'s tolerance."""
-    if mine.kind != theirs.kind or _other_op_or_root(mine, theirs):
+    if mine.kind != theirs.kind or _made_otherwise(mine, theirs):
         return True
     if mine.splits is not None and theirs.splits is not None and mine.splits != theirs.splits:
         return True
@@ -101,13 +102,13 @@ def differs(mine: Call, theirs: Call, dtype: str = "float64") -> bool:
         not same(mine.values, theirs.values, dtype)
 
 
-def _other_op_or_root(mine: Call, theirs: Call) -> bool:
+def _made_otherwise(mine: Call, theirs: Call) -> bool:
     """Whether the two calls (of one kind) reduce with another op, have another root, or load
     from (store into) another rank's buffer."""
     return (mine.op, mine.root, mine.buffer) != (theirs.op, theirs.root, theirs.buffer)
 
 
-def _op_or_root(mine: Call, want: Call, algo: tuple[str, str]) -> Cause:
+def _otherwise_words(mine: Call, want: Call, algo: tuple[str, str]) -> Cause:
     """The words for a call of the reference's kind made with another op, root or buffer."""
     a, a_zh = algo
     if mine.op != want.op:
@@ -267,8 +268,8 @@ def describe(exercise: Any, spec: CaseSpec, learner: SwitchTrace, reference: Swi
         why = Cause(f"{a} makes no such call", f"{a_zh}没有这次调用")
     elif mine.kind != want.kind:
         why = Cause(f"{a} calls {want.api} there", f"{a_zh}此处调用的是 {want.api}")
-    elif _other_op_or_root(mine, want):
-        why = _op_or_root(mine, want, algo)
+    elif _made_otherwise(mine, want):
+        why = _otherwise_words(mine, want, algo)
     elif mine.splits is not None and want.splits is not None and mine.splits != want.splits \
             and (mine.values is None or want.values is None or mine.values == want.values):
         why = Cause(*departure(mine.splits, want.splits, reference, want.request, mine.api, algo),
